@@ -1,0 +1,34 @@
+// What every servescope-cli subcommand shares: how it prints (text or --json) and how it ends.
+// Exit status: 0 success, 2 bad input or usage (with a message naming the file and the place),
+// 1 anything else.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+
+namespace servescope::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct GlobalOptions {
+  bool json = false;
+};
+
+// A subcommand's body: returns the exit status. Errors thrown out of it are turned into
+// messages and statuses by main().
+using CommandBody = std::function<int()>;
+
+// Each command file registers its subcommand; `run` receives the body to execute.
+void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_info_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_import_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_demo_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+
+void print_json(const nlohmann::json& j);
+
+}  // namespace servescope::cli

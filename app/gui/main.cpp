@@ -1,0 +1,31 @@
+// servescope: the desktop application. Opens the file given on the command line, else the
+// built-in demo project.
+#include <QApplication>
+#include <QCommandLineParser>
+
+#include "ui/main_window.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("ServeScope"));
+  QApplication::setApplicationName(QStringLiteral("ServeScope"));
+  QApplication::setApplicationVersion(QStringLiteral(SERVESCOPE_VERSION));
+  QApplication::setDesktopFileName(QStringLiteral("org.servescope.ServeScope"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Plan, simulate and watch DNN inference serving on heterogeneous GPU clusters"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("file"),
+                               QStringLiteral("Project or scenario to open (default: the built-in demo)"));
+  parser.process(app);
+
+  servescope::ui::MainWindow window;
+  const auto args = parser.positionalArguments();
+  const auto location = args.isEmpty() ? QStringLiteral("builtin:projects/demo.json") : args.first();
+  if (!window.open_location(location) && location != QStringLiteral("builtin:projects/demo.json"))
+    window.open_location(QStringLiteral("builtin:projects/demo.json"), false);
+  window.show();
+  return QApplication::exec();
+}

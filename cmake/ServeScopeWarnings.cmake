@@ -1,0 +1,14 @@
+# One place for the warning and sanitizer flags every ServeScope target gets.
+add_library(servescope_options INTERFACE)
+target_compile_options(servescope_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
+  -Woverloaded-virtual -Wconversion -Wsign-conversion -Wdouble-promotion
+  -Wformat=2 -Wimplicit-fallthrough)
+if(SERVESCOPE_WERROR)
+  target_compile_options(servescope_options INTERFACE -Werror)
+endif()
+if(SERVESCOPE_SANITIZE)
+  target_compile_options(servescope_options INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(servescope_options INTERFACE -fsanitize=address,undefined)
+endif()

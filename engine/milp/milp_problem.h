@@ -1,0 +1,75 @@
+// A small builder over GLPK's MILP solver, shared by the planners that solve integer programs
+// (PPipe's control plane, seed 000 §2.6; Symphony's sub-cluster partitioning, seed 002 §2.9).
+// It owns no GLPK state between solves, so problems can be built on any thread, and it reports
+// what a user needs to trust an answer: status, objective, best bound, gap and time.
+#pragma once
+
+#include <atomic>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace servescope::engine {
+
+enum class VarKind { Continuous, Integer, Binary };
+enum class Sense { Maximize, Minimize };
+
+struct MilpOptions {
+  double time_limit_s = 60;
+  double relative_gap = 1e-6;  // stop when (bound − incumbent)/|incumbent| is below this
+  const std::atomic<bool>* cancel = nullptr;  // polled during branch and bound
+};
+
+enum class MilpStatus {
+  Optimal,     // proven within relative_gap
+  Feasible,    // stopped (time, cancel) with an incumbent
+  Infeasible,  // proven: no integer solution
+  Unbounded,
+  NoSolution,  // stopped before finding an incumbent
+};
+std::string to_string(MilpStatus status);
+
+struct MilpResult {
+  MilpStatus status = MilpStatus::NoSolution;
+  double objective = 0;
+  double best_bound = 0;  // from the search tree; equals objective when optimal
+  double gap = 0;         // relative, as GLPK defines it
+  double solve_seconds = 0;
+  std::vector<double> values;  // one per variable, when there is a solution
+  bool has_solution() const { return status == MilpStatus::Optimal || status == MilpStatus::Feasible; }
+};
+
+class MilpProblem {
+ public:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  explicit MilpProblem(Sense sense) : sense_(sense) {}
+
+  // Returns the variable's index. Bounds may be ±kInf; binaries ignore them.
+  int add_variable(VarKind kind, double lower, double upper, double objective, std::string name = {});
+  // lower ≤ Σ coefficient·x ≤ upper; either bound may be infinite.
+  void add_row(std::vector<std::pair<int, double>> terms, double lower, double upper, std::string name = {});
+
+  int variable_count() const { return static_cast<int>(vars_.size()); }
+  int row_count() const { return static_cast<int>(rows_.size()); }
+
+  MilpResult solve(const MilpOptions& options = {}) const;
+
+ private:
+  struct Var {
+    VarKind kind;
+    double lower, upper, objective;
+    std::string name;
+  };
+  struct Row {
+    std::vector<std::pair<int, double>> terms;
+    double lower, upper;
+    std::string name;
+  };
+  Sense sense_;
+  std::vector<Var> vars_;
+  std::vector<Row> rows_;
+};
+
+}  // namespace servescope::engine

@@ -1,0 +1,47 @@
+// A multi-DNN application as a DAG of modules under one end-to-end latency SLO: DNN modules
+// that run a profiled model, and CPU steps with a fixed cost (Piccolo seed 001 §2, Harpagon
+// seed 004 §2, the glet "game" and "traffic" apps seed 003 §6.3). A request completes when
+// every sink module has finished.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/core/time.h"
+
+namespace servescope {
+
+enum class ModuleKind { Dnn, Cpu };
+
+struct AppModule {
+  std::string id;
+  ModuleKind kind = ModuleKind::Dnn;
+  std::string model;    // for DNN modules: the profiled model it runs
+  Duration cpu_latency;  // for CPU steps
+  bool operator==(const AppModule&) const = default;
+};
+
+struct AppEdge {
+  std::string from;
+  std::string to;
+  bool operator==(const AppEdge&) const = default;
+};
+
+struct Application {
+  std::string name;
+  std::string description;
+  Duration slo;  // end to end
+  std::vector<AppModule> modules;
+  std::vector<AppEdge> edges;
+
+  const AppModule* find(std::string_view id) const;
+  // Module indices in an order where every edge goes forward; nullopt when there is a cycle.
+  std::optional<std::vector<std::size_t>> topological_order() const;
+  std::vector<std::size_t> sources() const;
+  std::vector<std::size_t> sinks() const;
+
+  bool operator==(const Application&) const = default;
+};
+
+}  // namespace servescope

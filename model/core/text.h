@@ -1,0 +1,31 @@
+// Small text helpers shared by the file readers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace servescope {
+
+// True when `s` is well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+// Byte offset of the first ill-formed UTF-8 sequence, or nullopt.
+std::optional<std::size_t> first_invalid_utf8(std::string_view s);
+
+// Strict decimal parsing: the whole string must be a finite number. "nan", "inf", "1e999",
+// "12abc" and "" are all rejected (nullopt).
+std::optional<double> parse_finite_double(std::string_view s);
+std::optional<long long> parse_integer(std::string_view s);
+
+// Shortest readable form of a number: 12, 0.25, 1.5e+09.
+std::string format_number(double v);
+
+std::string_view trim(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+
+// Shows a value from a file inside an error message: cut to a readable length, control and
+// non-UTF-8 bytes escaped.
+std::string quote_for_message(std::string_view s);
+
+}  // namespace servescope

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include "engine/milp/milp_problem.h"
+
+#include <cmath>
+
+using namespace servescope::engine;
+
+TEST(MilpProblem, SolvesASmallIntegerProgramToOptimality) {
+  // max 5x + 4y + 3z  s.t. 2x + 3y + z ≤ 5, 4x + y + 2z ≤ 11, 3x + 4y + 2z ≤ 8, x,y,z ∈ ℕ.
+  MilpProblem p(Sense::Maximize);
+  const int x = p.add_variable(VarKind::Integer, 0, MilpProblem::kInf, 5, "x");
+  const int y = p.add_variable(VarKind::Integer, 0, MilpProblem::kInf, 4, "y");
+  const int z = p.add_variable(VarKind::Integer, 0, MilpProblem::kInf, 3, "z");
+  p.add_row({{x, 2}, {y, 3}, {z, 1}}, -MilpProblem::kInf, 5);
+  p.add_row({{x, 4}, {y, 1}, {z, 2}}, -MilpProblem::kInf, 11);
+  p.add_row({{x, 3}, {y, 4}, {z, 2}}, -MilpProblem::kInf, 8);
+  const auto r = p.solve();
+  ASSERT_EQ(r.status, MilpStatus::Optimal);
+  EXPECT_DOUBLE_EQ(r.objective, 13);
+  EXPECT_DOUBLE_EQ(r.values[0], 2);
+  EXPECT_DOUBLE_EQ(r.values[1], 0);
+  EXPECT_DOUBLE_EQ(r.values[2], 1);
+  EXPECT_DOUBLE_EQ(r.gap, 0);
+}
+
+TEST(MilpProblem, BranchesWhenTheRelaxationIsFractional) {
+  // max x + y  s.t. 2x + 2y ≤ 3 with binaries: the LP gives 1.5, the integer optimum is 1.
+  MilpProblem p(Sense::Maximize);
+  const int x = p.add_variable(VarKind::Binary, 0, 1, 1);
+  const int y = p.add_variable(VarKind::Binary, 0, 1, 1);
+  p.add_row({{x, 2}, {y, 2}}, -MilpProblem::kInf, 3);
+  const auto r = p.solve();
+  ASSERT_EQ(r.status, MilpStatus::Optimal);
+  EXPECT_DOUBLE_EQ(r.objective, 1);
+}
+
+TEST(MilpProblem, ReportsInfeasibleAndUnbounded) {
+  MilpProblem infeasible(Sense::Minimize);
+  const int b = infeasible.add_variable(VarKind::Binary, 0, 1, 1);
+  infeasible.add_row({{b, 1}}, 2, MilpProblem::kInf);
+  EXPECT_EQ(infeasible.solve().status, MilpStatus::Infeasible);
+
+  MilpProblem unbounded(Sense::Maximize);
+  const int x = unbounded.add_variable(VarKind::Continuous, 0, MilpProblem::kInf, 1);
+  unbounded.add_row({{x, 1}}, 1, MilpProblem::kInf);
+  EXPECT_EQ(unbounded.solve().status, MilpStatus::Unbounded);
+
+  MilpProblem unbounded_int(Sense::Maximize);
+  const int n = unbounded_int.add_variable(VarKind::Integer, 0, MilpProblem::kInf, 1);
+  unbounded_int.add_row({{n, 1}}, 1, MilpProblem::kInf);
+  EXPECT_EQ(unbounded_int.solve().status, MilpStatus::Unbounded);
+}
+
+TEST(MilpProblem, RejectsMalformedInput) {
+  MilpProblem p(Sense::Minimize);
+  EXPECT_THROW(p.add_variable(VarKind::Continuous, 1, 0, 0), std::invalid_argument);
+  EXPECT_THROW(p.add_variable(VarKind::Continuous, 0, 1, std::nan("")), std::invalid_argument);
+  const int x = p.add_variable(VarKind::Continuous, 0, 1, 1);
+  EXPECT_THROW(p.add_row({{x + 1, 1.0}}, 0, 1), std::invalid_argument);
+  EXPECT_THROW(p.add_row({{x, std::nan("")}}, 0, 1), std::invalid_argument);
+  EXPECT_THROW(p.add_row({{x, 1.0}}, 2, 1), std::invalid_argument);
+}
+
+TEST(MilpProblem, CancelledSearchStopsWithoutProvingOptimality) {
+  // A knapsack with many similar items needs branching; a pre-set cancel flag stops it early.
+  MilpProblem p(Sense::Maximize);
+  std::vector<std::pair<int, double>> weights;
+  for (int i = 0; i < 40; ++i) {
+    const int v = p.add_variable(VarKind::Binary, 0, 1, 10.0 + (i * 7 % 13));
+    weights.emplace_back(v, 11.0 + (i * 5 % 17));
+  }
+  p.add_row(weights, -MilpProblem::kInf, 200.5);
+  std::atomic<bool> cancel{true};
+  MilpOptions options;
+  options.cancel = &cancel;
+  const auto r = p.solve(options);
+  EXPECT_NE(r.status, MilpStatus::Infeasible);
+  const auto full = p.solve();
+  ASSERT_EQ(full.status, MilpStatus::Optimal);
+  if (r.has_solution()) {
+    EXPECT_LE(r.objective, full.objective + 1e-9);
+  }
+}

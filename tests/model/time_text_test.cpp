@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "model/core/text.h"
+#include "model/core/time.h"
+
+using namespace servescope;
+
+TEST(Duration, UnitsAndRounding) {
+  EXPECT_EQ(Duration::microseconds(3).count_ns(), 3000);
+  EXPECT_EQ(Duration::milliseconds(2) + Duration::microseconds(5), Duration::nanoseconds(2'005'000));
+  EXPECT_EQ(Duration::from_us(4194.304).count_ns(), 4'194'304);
+  EXPECT_EQ(Duration::from_us(0.0004).count_ns(), 0);
+  EXPECT_EQ(Duration::from_us(0.0006).count_ns(), 1);
+  EXPECT_EQ(Duration::from_ms(1.053).count_ns(), 1'053'000);
+  EXPECT_DOUBLE_EQ(Duration::microseconds(1500).to_ms(), 1.5);
+  EXPECT_THROW(Duration::from_us(std::numeric_limits<double>::quiet_NaN()), std::out_of_range);
+  EXPECT_THROW(Duration::from_us(1e300), std::out_of_range);
+}
+
+TEST(Duration, Formatting) {
+  EXPECT_EQ(format_duration(Duration::nanoseconds(850)), "850 ns");
+  EXPECT_EQ(format_duration(Duration::from_us(12.4)), "12.4 µs");
+  EXPECT_EQ(format_duration(Duration::from_ms(3.25)), "3.25 ms");
+  EXPECT_EQ(format_duration(Duration::from_s(1.5)), "1.5 s");
+}
+
+TEST(Text, StrictNumbers) {
+  EXPECT_EQ(parse_finite_double("12.5"), 12.5);
+  EXPECT_EQ(parse_finite_double(" +3 "), 3.0);
+  EXPECT_FALSE(parse_finite_double("nan"));
+  EXPECT_FALSE(parse_finite_double("inf"));
+  EXPECT_FALSE(parse_finite_double("1e999"));
+  EXPECT_FALSE(parse_finite_double("12abc"));
+  EXPECT_FALSE(parse_finite_double(""));
+  EXPECT_EQ(parse_integer("42"), 42);
+  EXPECT_FALSE(parse_integer("4.2"));
+  EXPECT_FALSE(parse_integer("99999999999999999999"));
+}
+
+TEST(Text, Utf8Validation) {
+  EXPECT_TRUE(is_valid_utf8("plain ascii"));
+  EXPECT_TRUE(is_valid_utf8("µs → ✓ 😀"));
+  EXPECT_FALSE(is_valid_utf8("\xff"));
+  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("ab\xe2\x82"));        // truncated
+  EXPECT_EQ(first_invalid_utf8("ab\xff"), 2u);
+}
+
+TEST(Text, QuoteForMessageEscapesAndCuts) {
+  EXPECT_EQ(quote_for_message("a\nb"), "'a\\x0Ab'");
+  EXPECT_EQ(quote_for_message("\xff"), "'\\xFF'");
+  const std::string long_text(100, 'x');
+  EXPECT_EQ(quote_for_message(long_text).size(), 60u + 5u);
+  // Never cuts a multi-byte character in half.
+  std::string accents;
+  for (int i = 0; i < 40; ++i) accents += "é";
+  EXPECT_TRUE(is_valid_utf8(quote_for_message(accents)));
+}

@@ -1,0 +1,57 @@
+#include "tests/support/test_support.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace servescope::test {
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto p = fs::temp_directory_path() / ("servescope-test-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    if (fs::create_directory(p)) {
+      path_ = p;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary folder");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string TempDir::write(const std::string& name, std::string_view contents) const {
+  const auto p = path_ / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+  return p.string();
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path shared_data_dir() {
+  if (const char* env = std::getenv("SERVESCOPE_SHARED_DATA"); env && *env) {
+    if (fs::is_directory(env)) return env;
+    return {};
+  }
+  const fs::path built_in = SERVESCOPE_SHARED_DATA_DIR;
+  if (fs::is_directory(built_in)) return built_in;
+  return {};
+}
+
+}  // namespace servescope::test

@@ -1,0 +1,38 @@
+// Helpers shared by the test executables: scratch folders, small file writers, and the
+// location of the published reference data (absent in a user's clone: tests then skip).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace servescope::test {
+
+// A fresh folder under the system temp dir, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `contents` to path()/name and returns the full path.
+  std::string write(const std::string& name, std::string_view contents) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_file(const std::filesystem::path& path);
+
+// ../shared/data beside the checkout, or $SERVESCOPE_SHARED_DATA; empty when neither exists.
+std::filesystem::path shared_data_dir();
+
+}  // namespace servescope::test
+
+// Skips the current GoogleTest test with a message when the reference data is absent.
+#define SERVESCOPE_REQUIRE_SHARED_DATA(subdir)                                                         \
+  const auto shared_data = ::servescope::test::shared_data_dir();                                      \
+  if (shared_data.empty() || !std::filesystem::exists(shared_data / (subdir)))                         \
+  GTEST_SKIP() << "reference data " << (subdir) << " not found (looked for ../shared/data beside the " \
+               << "checkout and $SERVESCOPE_SHARED_DATA); this test needs it"
