@@ -17,7 +17,8 @@ ModelProfile blocks_profile() {
   BlockTable t{"V100", GpuShare::whole(), {}};
   for (int b = 0; b < 10; ++b) {
     std::vector<Duration> l;
-    for (int batch = 1; batch <= 8; ++batch) l.push_back(Duration::microseconds(300 * batch + 100 * b));
+    for (int batch = 1; batch <= 8; ++batch)
+      l.push_back(Duration::microseconds(300 * batch + 100 * b));
     t.blocks.emplace_back(batch_range(8), l);
   }
   p.block_tables.push_back(std::move(t));
@@ -51,11 +52,11 @@ void BM_InterpolatedTableLatency(benchmark::State& state) {
   ModelProfile p;
   p.name = "table";
   p.form = ProfileForm::Table;
-  p.batch_tables.push_back({"RTX2080Ti", GpuShare::percent(40),
-                            BatchCurve({1, 2, 4, 8, 16, 32},
-                                       {Duration::microseconds(2000), Duration::microseconds(2600),
-                                        Duration::microseconds(3800), Duration::microseconds(6100),
-                                        Duration::microseconds(11000), Duration::microseconds(21000)})});
+  p.batch_tables.push_back(
+      {"RTX2080Ti", GpuShare::percent(40),
+       BatchCurve({1, 2, 4, 8, 16, 32},
+                  {Duration::microseconds(2000), Duration::microseconds(2600), Duration::microseconds(3800),
+                   Duration::microseconds(6100), Duration::microseconds(11000), Duration::microseconds(21000)})});
   int batch = 1;
   for (auto _ : state) {
     benchmark::DoNotOptimize(p.latency({"RTX2080Ti", GpuShare::percent(40), batch, std::nullopt}));

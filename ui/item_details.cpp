@@ -7,15 +7,23 @@
 namespace servescope::ui {
 namespace {
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-QString tr(const char* text) { return QCoreApplication::translate("ItemDetails", text); }
-QString ms(Duration d) { return QString::number(d.to_ms(), 'g', 5) + QStringLiteral(" ms"); }
+QString esc(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
+QString tr(const char* text) {
+  return QCoreApplication::translate("ItemDetails", text);
+}
+QString ms(Duration d) {
+  return QString::number(d.to_ms(), 'g', 5) + QStringLiteral(" ms");
+}
 
 QString row(const QString& key, const QString& value) {
   return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(key, value);
 }
 
-QString table(const QString& rows) { return QStringLiteral("<table cellspacing=4>%1</table>").arg(rows); }
+QString table(const QString& rows) {
+  return QStringLiteral("<table cellspacing=4>%1</table>").arg(rows);
+}
 
 QString node_html(const Node& n) {
   return QStringLiteral("<h3>%1</h3>").arg(esc(n.name)) +
@@ -41,16 +49,18 @@ QString profile_html(const ModelProfile& m) {
   if (m.form == ProfileForm::Blocks) rows += row(tr("Blocks"), QString::number(m.block_count));
   if (!m.origin.empty()) rows += row(tr("From"), esc(m.origin));
   if (!m.description.empty()) rows += row(tr("Notes"), esc(m.description));
-  QString configs = QStringLiteral("<tr><th>GPU</th><th>share</th><th>smallest batch</th><th>max batch</th><th>at max</th></tr>");
+  QString configs =
+      QStringLiteral("<tr><th>GPU</th><th>share</th><th>smallest batch</th><th>max batch</th><th>at max</th></tr>");
   for (const auto& [gpu, share] : m.configurations()) {
     const int minb = m.min_batch(gpu, share), maxb = m.max_batch(gpu, share);
     const auto lmin = m.latency({gpu, share, minb, std::nullopt});
     const auto lmax = m.latency({gpu, share, maxb, std::nullopt});
-    configs += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3 (b=%4)</td><td>%5</td><td>%6</td></tr>")
-                   .arg(esc(gpu), esc(share.to_string()), ms(lmin), QString::number(minb), QString::number(maxb),
-                        ms(lmax));
+    configs +=
+        QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3 (b=%4)</td><td>%5</td><td>%6</td></tr>")
+            .arg(esc(gpu), esc(share.to_string()), ms(lmin), QString::number(minb), QString::number(maxb), ms(lmax));
   }
-  return QStringLiteral("<h3>%1</h3>").arg(esc(m.name)) + table(rows) + QStringLiteral("<h4>%1</h4>").arg(tr("Latency")) +
+  return QStringLiteral("<h3>%1</h3>").arg(esc(m.name)) + table(rows) +
+         QStringLiteral("<h4>%1</h4>").arg(tr("Latency")) +
          QStringLiteral("<table border=1 cellspacing=0 cellpadding=3>%1</table>").arg(configs);
 }
 
@@ -60,7 +70,8 @@ QString app_html(const Application& a) {
     mods += QStringLiteral("<li>%1: %2</li>")
                 .arg(esc(m.id), m.kind == ModuleKind::Dnn ? esc(m.model) : tr("CPU step, %1").arg(ms(m.cpu_latency)));
   QString edges;
-  for (const auto& e : a.edges) edges += QStringLiteral("<li>%1 → %2</li>").arg(esc(e.from), esc(e.to));
+  for (const auto& e : a.edges)
+    edges += QStringLiteral("<li>%1 → %2</li>").arg(esc(e.from), esc(e.to));
   return QStringLiteral("<h3>%1</h3>").arg(esc(a.name)) + table(row(tr("End-to-end SLO"), ms(a.slo))) +
          QStringLiteral("<h4>%1</h4><ul>%2</ul><h4>%3</h4><ul>%4</ul>").arg(tr("Modules"), mods, tr("Edges"), edges);
 }
@@ -78,7 +89,8 @@ QString workload_html(const Scenario& s, const Workload& w) {
   return QStringLiteral("<h3>%1</h3>").arg(esc(w.name)) +
          table(row(tr("Rate"), QStringLiteral("%1 req/s").arg(w.rate_rps)) +
                row(tr("Arrivals"), esc(describe(w.arrivals)))) +
-         QStringLiteral("<table border=1 cellspacing=0 cellpadding=3><tr><th>%1</th><th>%2</th><th>%3</th></tr>%4</table>")
+         QStringLiteral(
+             "<table border=1 cellspacing=0 cellpadding=3><tr><th>%1</th><th>%2</th><th>%3</th></tr>%4</table>")
              .arg(tr("target"), tr("rate"), tr("SLO"), targets);
 }
 
@@ -93,10 +105,12 @@ QString artifact_html(const SavedArtifact& a) {
 QString project_overview_html(const Project& p) {
   const auto& s = p.scenario;
   QString gpus;
-  for (const auto& [type, n] : s.cluster.gpus_by_type()) gpus += QStringLiteral("%1× %2 ").arg(n).arg(esc(type));
+  for (const auto& [type, n] : s.cluster.gpus_by_type())
+    gpus += QStringLiteral("%1× %2 ").arg(n).arg(esc(type));
   return QStringLiteral("<h2>%1</h2><p>%2</p>").arg(esc(p.name), esc(s.description)) +
          table(row(tr("Scenario"), esc(s.name)) +
-               row(tr("Cluster"), tr("%1 servers, %2 GPUs: %3").arg(s.cluster.total_servers()).arg(s.cluster.total_gpus()).arg(gpus)) +
+               row(tr("Cluster"),
+                   tr("%1 servers, %2 GPUs: %3").arg(s.cluster.total_servers()).arg(s.cluster.total_gpus()).arg(gpus)) +
                row(tr("Models"), QString::number(s.profiles.models.size())) +
                row(tr("Applications"), QString::number(s.applications.size())) +
                row(tr("Workloads"), QString::number(s.workloads.size())) +

@@ -73,7 +73,8 @@ void MainWindow::build_actions() {
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
   auto* view = menuBar()->addMenu(tr("&View"));
-  for (auto* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+  for (auto* dock : findChildren<QDockWidget*>())
+    view->addAction(dock->toggleViewAction());
   auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About ServeScope"), this, [this] {
     QMessageBox::about(this, tr("About ServeScope"),
@@ -83,7 +84,9 @@ void MainWindow::build_actions() {
   });
 }
 
-QString MainWindow::log_text() const { return log_->toPlainText(); }
+QString MainWindow::log_text() const {
+  return log_->toPlainText();
+}
 
 void MainWindow::log(const QString& line) {
   log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
@@ -93,7 +96,8 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
   std::unique_ptr<Project> loaded;
   try {
     auto doc = load_document(location.toStdString());
-    for (const auto& w : doc.warnings) log(tr("warning: %1").arg(QString::fromStdString(w)));
+    for (const auto& w : doc.warnings)
+      log(tr("warning: %1").arg(QString::fromStdString(w)));
     loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
   } catch (const Error& e) {
     const auto message = QString::fromStdString(e.what());
@@ -142,7 +146,8 @@ void MainWindow::open_dialog() {
 }
 
 void MainWindow::save_as_dialog() {
-  const auto path = QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
+  const auto path =
+      QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
   if (!path.isEmpty()) save_to(path);
 }
 

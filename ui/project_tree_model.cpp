@@ -12,9 +12,13 @@ namespace {
 // internalId: 0 for section rows; (section + 1) for entries, so parent() is one lookup.
 constexpr quintptr kSectionId = 0;
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
-QString ms(Duration d) { return QString::number(d.to_ms(), 'g', 4) + QStringLiteral(" ms"); }
+QString ms(Duration d) {
+  return QString::number(d.to_ms(), 'g', 4) + QStringLiteral(" ms");
+}
 
 }  // namespace
 
@@ -26,7 +30,8 @@ void ProjectTreeModel::set_project(const Project* project) {
   used_gpus_.clear();
   if (project) {
     const auto catalog = project->scenario.catalog();
-    for (const auto& id : project->scenario.gpu_types_in_use()) used_gpus_.push_back(*catalog.find(id));
+    for (const auto& id : project->scenario.gpu_types_in_use())
+      used_gpus_.push_back(*catalog.find(id));
   }
   endResetModel();
 }
@@ -92,7 +97,9 @@ int ProjectTreeModel::rowCount(const QModelIndex& parent) const {
   return entry_count(static_cast<Section>(parent.row()));
 }
 
-int ProjectTreeModel::columnCount(const QModelIndex&) const { return 1; }
+int ProjectTreeModel::columnCount(const QModelIndex&) const {
+  return 1;
+}
 
 QVariant ProjectTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation == Qt::Horizontal && role == Qt::DisplayRole && section == 0) return tr("Project");
@@ -130,8 +137,7 @@ QVariant ProjectTreeModel::entry_data(Section s, int row, int role) const {
       if (role == Qt::DisplayRole)
         return n.count > 1 ? tr("%1 ×%2: %3× %4").arg(qs(n.name)).arg(n.count).arg(n.gpu_count).arg(qs(n.gpu))
                            : tr("%1: %2× %3").arg(qs(n.name)).arg(n.gpu_count).arg(qs(n.gpu));
-      if (role == Qt::ToolTipRole)
-        return tr("NIC %1 Gbps up, %2 Gbps down").arg(n.nic_up_gbps).arg(n.nic_down_gbps);
+      if (role == Qt::ToolTipRole) return tr("NIC %1 Gbps up, %2 Gbps down").arg(n.nic_up_gbps).arg(n.nic_down_gbps);
       if (role == Qt::DecorationRole) return widgets::color_for_name(qs(n.gpu), QApplication::palette());
       return {};
     }

@@ -4,7 +4,9 @@
 
 namespace servescope::widgets {
 
-bool is_dark(const QPalette& palette) { return palette.color(QPalette::Window).lightnessF() < 0.5f; }
+bool is_dark(const QPalette& palette) {
+  return palette.color(QPalette::Window).lightnessF() < 0.5f;
+}
 
 QColor color_for_name(const QString& name, const QPalette& palette) {
   // FNV-1a over the UTF-16 text: stable across runs and platforms, unlike qHash's seed.

@@ -4,6 +4,8 @@
 
 namespace servescope::cli {
 
-void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
+void print_json(const nlohmann::json& j) {
+  std::cout << j.dump(2) << "\n";
+}
 
 }  // namespace servescope::cli

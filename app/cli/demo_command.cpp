@@ -30,7 +30,9 @@ void add_demo_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
           const auto it = gpus.find(gpu);
           if (!share.is_whole() || it == gpus.end()) continue;
           const auto c = engine::staggered_capacity(m, gpu, it->second, *m.default_slo);
-          capacity.push_back({{"model", m.name}, {"gpu", gpu}, {"gpus", c.gpus},
+          capacity.push_back({{"model", m.name},
+                              {"gpu", gpu},
+                              {"gpus", c.gpus},
                               {"slo_ms", m.default_slo->to_ms()},
                               {"batch_no_coordination", c.batch_no_coordination},
                               {"throughput_no_coordination_rps", c.throughput_no_coordination_rps},
@@ -49,7 +51,8 @@ void add_demo_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
                    "batches alone (SLO/2 budget) and when the GPUs are staggered (SLO/(1+1/N) budget)\n\n";
       std::cout << std::left << std::setw(20) << "model" << std::right << std::setw(9) << "SLO ms" << std::setw(7)
                 << "b_nc" << std::setw(12) << "req/s nc" << std::setw(7) << "b_st" << std::setw(12) << "req/s st"
-                << std::setw(8) << "gain" << "\n";
+                << std::setw(8) << "gain"
+                << "\n";
       for (const auto& c : capacity) {
         const double nc = c["throughput_no_coordination_rps"].get<double>();
         const double st = c["throughput_staggered_rps"].get<double>();

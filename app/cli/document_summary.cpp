@@ -9,7 +9,8 @@ namespace {
 
 nlohmann::json summarize(const Cluster& c) {
   nlohmann::json by_type = nlohmann::json::object();
-  for (const auto& [type, n] : c.gpus_by_type()) by_type[type] = n;
+  for (const auto& [type, n] : c.gpus_by_type())
+    by_type[type] = n;
   return {{"name", c.name}, {"servers", c.total_servers()}, {"gpus", c.total_gpus()}, {"gpus_by_type", by_type}};
 }
 
@@ -19,13 +20,17 @@ nlohmann::json summarize(const ProfileSet& set) {
     nlohmann::json configs = nlohmann::json::array();
     for (const auto& [gpu, share] : m.configurations())
       configs.push_back({{"gpu", gpu}, {"share", share.to_string()}, {"max_batch", m.max_batch(gpu, share)}});
-    nlohmann::json j = {{"name", m.name}, {"form", std::string(to_string(m.form))}, {"blocks", m.blocks()},
+    nlohmann::json j = {{"name", m.name},
+                        {"form", std::string(to_string(m.form))},
+                        {"blocks", m.blocks()},
                         {"configurations", configs}};
     if (m.default_slo) j["default_slo_ms"] = m.default_slo->to_ms();
     if (!m.origin.empty()) j["origin"] = m.origin;
     models.push_back(std::move(j));
   }
-  return {{"name", set.name}, {"models", models}, {"utilisation_profiles", set.utilisation.size()},
+  return {{"name", set.name},
+          {"models", models},
+          {"utilisation_profiles", set.utilisation.size()},
           {"interference_models", set.interference.size()}};
 }
 
@@ -46,7 +51,9 @@ nlohmann::json summarize(const Scenario& s) {
     apps.push_back({{"name", a.name}, {"modules", a.modules.size()}, {"slo_ms", a.slo.to_ms()}});
   nlohmann::json workloads = nlohmann::json::array();
   for (const auto& w : s.workloads)
-    workloads.push_back({{"name", w.name}, {"rate_rps", w.rate_rps}, {"arrivals", describe(w.arrivals)},
+    workloads.push_back({{"name", w.name},
+                         {"rate_rps", w.rate_rps},
+                         {"arrivals", describe(w.arrivals)},
                          {"targets", w.targets.size()}});
   return {{"name", s.name},
           {"cluster", summarize(s.cluster)},
@@ -62,8 +69,12 @@ nlohmann::json summarize(const Document& doc) {
     case DocumentKind::GpuCatalog: {
       nlohmann::json gpus = nlohmann::json::array();
       for (const auto& g : std::get<GpuCatalog>(doc.content).gpus())
-        gpus.push_back({{"id", g.id}, {"name", g.name}, {"sm_count", g.sm_count}, {"fp16_tflops", g.fp16_tflops},
-                        {"memory_gib", g.memory_gib}, {"mps", g.mps}});
+        gpus.push_back({{"id", g.id},
+                        {"name", g.name},
+                        {"sm_count", g.sm_count},
+                        {"fp16_tflops", g.fp16_tflops},
+                        {"memory_gib", g.memory_gib},
+                        {"mps", g.mps}});
       out["gpus"] = gpus;
       break;
     }
@@ -107,8 +118,8 @@ void print_profiles(std::ostream& out, const nlohmann::json& p, const char* inde
   if (p["interference_models"] > 0) out << ", " << p["interference_models"] << " interference models";
   out << "\n";
   for (const auto& m : p["models"]) {
-    out << indent << "  " << std::left << std::setw(28) << m["name"].get<std::string>() << " "
-        << std::setw(6) << m["form"].get<std::string>() << " " << configs_text(m["configurations"]);
+    out << indent << "  " << std::left << std::setw(28) << m["name"].get<std::string>() << " " << std::setw(6)
+        << m["form"].get<std::string>() << " " << configs_text(m["configurations"]);
     if (m.contains("default_slo_ms")) out << "  SLO " << format_number(m["default_slo_ms"].get<double>()) << " ms";
     out << "\n";
   }
@@ -117,7 +128,8 @@ void print_profiles(std::ostream& out, const nlohmann::json& p, const char* inde
 void print_scenario(std::ostream& out, const nlohmann::json& s) {
   out << "scenario: " << s["name"].get<std::string>() << "\n";
   print_cluster(out, s["cluster"], "  ");
-  for (const auto& inc : s["profile_includes"]) out << "  includes " << inc.get<std::string>() << "\n";
+  for (const auto& inc : s["profile_includes"])
+    out << "  includes " << inc.get<std::string>() << "\n";
   print_profiles(out, s["profiles"], "  ");
   for (const auto& a : s["applications"])
     out << "  application " << a["name"].get<std::string>() << ": " << a["modules"] << " modules, SLO "
@@ -147,7 +159,8 @@ void print_summary(std::ostream& out, const nlohmann::json& s) {
     out << "project: " << s["name"].get<std::string>() << " (" << s["plans"] << " plans, " << s["runs"] << " runs)\n";
     print_scenario(out, s["scenario"]);
   }
-  for (const auto& w : s["warnings"]) out << "warning: " << w.get<std::string>() << "\n";
+  for (const auto& w : s["warnings"])
+    out << "warning: " << w.get<std::string>() << "\n";
 }
 
 }  // namespace servescope::cli

@@ -24,7 +24,8 @@ int finish(const GlobalOptions& global, const ImportOutput& output, const Profil
            const std::vector<std::string>& warnings) {
   if (output.out.empty()) {
     print_json(to_json(set));
-    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+    for (const auto& w : warnings)
+      std::cerr << "warning: " << w << "\n";
     return kExitOk;
   }
   save_profiles(output.out, set);
@@ -45,7 +46,8 @@ void add_out_option(CLI::App* cmd, ImportOutput& output) {
 }
 
 void add_ppipe(CLI::App& parent, const GlobalOptions& global, CommandBody& run) {
-  auto* cmd = parent.add_subcommand("ppipe", "Import PPipe block timings and boundary sizes (the artifact's data/ folder)");
+  auto* cmd =
+      parent.add_subcommand("ppipe", "Import PPipe block timings and boundary sizes (the artifact's data/ folder)");
   struct Args {
     std::string dir;
     std::vector<std::string> models;
@@ -71,7 +73,8 @@ void add_ppipe(CLI::App& parent, const GlobalOptions& global, CommandBody& run) 
         if (global.json)
           print_json(models);
         else
-          for (const auto& m : models) std::cout << m << "\n";
+          for (const auto& m : models)
+            std::cout << m << "\n";
         return kExitOk;
       }
       auto models = args->models;
@@ -118,7 +121,8 @@ void add_alphabeta(CLI::App& parent, const GlobalOptions& global, CommandBody& r
     ImportOutput output;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("file", args->file, "CSV with columns model,gpu,alpha_ms|alpha_us,beta_ms|beta_us[,slo_ms|slo_us][,max_batch]")
+  cmd->add_option("file", args->file,
+                  "CSV with columns model,gpu,alpha_ms|alpha_us,beta_ms|beta_us[,slo_ms|slo_us][,max_batch]")
       ->required();
   add_out_option(cmd, args->output);
   cmd->callback([&global, &run, args] {

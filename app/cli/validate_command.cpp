@@ -25,7 +25,8 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBod
           entry["warnings"] = doc.warnings;
           if (!global.json) {
             std::cout << f << ": ok (" << to_string(doc.kind) << ")\n";
-            for (const auto& w : doc.warnings) std::cout << "  warning: " << w << "\n";
+            for (const auto& w : doc.warnings)
+              std::cout << "  warning: " << w << "\n";
           }
         } catch (const InputError& e) {
           all_ok = false;

@@ -143,7 +143,8 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
     }
     if (result.has_solution()) {
       result.objective = glp_mip_obj_val(lp.get());
-      for (int j = 1; j <= variable_count(); ++j) result.values.push_back(glp_mip_col_val(lp.get(), j));
+      for (int j = 1; j <= variable_count(); ++j)
+        result.values.push_back(glp_mip_col_val(lp.get(), j));
     }
   } else {
     glp_smcp parm;
@@ -164,7 +165,8 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
     }
     if (result.has_solution()) {
       result.objective = glp_get_obj_val(lp.get());
-      for (int j = 1; j <= variable_count(); ++j) result.values.push_back(glp_get_col_prim(lp.get(), j));
+      for (int j = 1; j <= variable_count(); ++j)
+        result.values.push_back(glp_get_col_prim(lp.get(), j));
     }
   }
   if (result.has_solution()) {

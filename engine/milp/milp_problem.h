@@ -17,7 +17,7 @@ enum class Sense { Maximize, Minimize };
 
 struct MilpOptions {
   double time_limit_s = 60;
-  double relative_gap = 1e-6;  // stop when (bound − incumbent)/|incumbent| is below this
+  double relative_gap = 1e-6;                 // stop when (bound − incumbent)/|incumbent| is below this
   const std::atomic<bool>* cancel = nullptr;  // polled during branch and bound
 };
 

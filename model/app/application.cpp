@@ -48,16 +48,14 @@ std::optional<std::vector<std::size_t>> Application::topological_order() const {
 std::vector<std::size_t> Application::sources() const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < modules.size(); ++i)
-    if (std::ranges::none_of(edges, [&](const AppEdge& e) { return e.to == modules[i].id; }))
-      out.push_back(i);
+    if (std::ranges::none_of(edges, [&](const AppEdge& e) { return e.to == modules[i].id; })) out.push_back(i);
   return out;
 }
 
 std::vector<std::size_t> Application::sinks() const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < modules.size(); ++i)
-    if (std::ranges::none_of(edges, [&](const AppEdge& e) { return e.from == modules[i].id; }))
-      out.push_back(i);
+    if (std::ranges::none_of(edges, [&](const AppEdge& e) { return e.from == modules[i].id; })) out.push_back(i);
   return out;
 }
 

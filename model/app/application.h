@@ -17,7 +17,7 @@ enum class ModuleKind { Dnn, Cpu };
 struct AppModule {
   std::string id;
   ModuleKind kind = ModuleKind::Dnn;
-  std::string model;    // for DNN modules: the profiled model it runs
+  std::string model;     // for DNN modules: the profiled model it runs
   Duration cpu_latency;  // for CPU steps
   bool operator==(const AppModule&) const = default;
 };

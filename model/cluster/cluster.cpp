@@ -4,19 +4,22 @@ namespace servescope {
 
 int Cluster::total_gpus() const {
   int n = 0;
-  for (const auto& node : nodes) n += node.gpu_count * node.count;
+  for (const auto& node : nodes)
+    n += node.gpu_count * node.count;
   return n;
 }
 
 int Cluster::total_servers() const {
   int n = 0;
-  for (const auto& node : nodes) n += node.count;
+  for (const auto& node : nodes)
+    n += node.count;
   return n;
 }
 
 std::map<std::string, int> Cluster::gpus_by_type() const {
   std::map<std::string, int> out;
-  for (const auto& node : nodes) out[node.gpu] += node.gpu_count * node.count;
+  for (const auto& node : nodes)
+    out[node.gpu] += node.gpu_count * node.count;
   return out;
 }
 

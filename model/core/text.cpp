@@ -42,7 +42,9 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view s) {
   return std::nullopt;
 }
 
-bool is_valid_utf8(std::string_view s) { return !first_invalid_utf8(s).has_value(); }
+bool is_valid_utf8(std::string_view s) {
+  return !first_invalid_utf8(s).has_value();
+}
 
 std::optional<double> parse_finite_double(std::string_view s) {
   s = trim(s);
@@ -71,17 +73,17 @@ std::string format_number(double v) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
   return s;
 }
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
   return true;
 }
 

@@ -29,8 +29,7 @@ const GpuSpec* GpuCatalog::find(std::string_view id_or_alias) const {
 
 const std::string& GpuCatalog::canonical_id(std::string_view id_or_alias) const {
   if (const auto* g = find(id_or_alias)) return g->id;
-  throw QueryError("unknown GPU type " + quote_for_message(id_or_alias) +
-                   " (known: " + known_ids() + ")");
+  throw QueryError("unknown GPU type " + quote_for_message(id_or_alias) + " (known: " + known_ids() + ")");
 }
 
 void GpuCatalog::add_or_replace(GpuSpec spec) {
@@ -43,7 +42,8 @@ void GpuCatalog::add_or_replace(GpuSpec spec) {
 
 std::string GpuCatalog::known_ids() const {
   std::string out;
-  for (const auto& g : gpus_) out += (out.empty() ? "" : ", ") + g.id;
+  for (const auto& g : gpus_)
+    out += (out.empty() ? "" : ", ") + g.id;
   return out;
 }
 

@@ -71,7 +71,8 @@ ProfileSet parse_alphabeta_csv(const std::string& text, const std::string& file,
     if (std::ranges::any_of(it->linear_fits, [&](const LinearFit& f) { return f.gpu == fit.gpu; }))
       doc.fail(row, "a second fit for model '" + model + "' on " + fit.gpu);
     if (slo) {
-      const auto value = Duration::from_us(doc.number(row, slo->first, 1e-3, kMaxFileDurationUs / slo->second) * slo->second);
+      const auto value =
+          Duration::from_us(doc.number(row, slo->first, 1e-3, kMaxFileDurationUs / slo->second) * slo->second);
       if (it->default_slo && *it->default_slo != value)
         doc.fail(row, slo->first, "model '" + model + "' already has a different SLO");
       it->default_slo = value;

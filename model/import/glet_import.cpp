@@ -37,8 +37,7 @@ std::vector<UtilisationProfile> parse_glet_utilisation(const std::string& text, 
   return out;
 }
 
-InterferenceModel parse_glet_interference(const std::string& text, const std::string& file,
-                                          const std::string& gpu) {
+InterferenceModel parse_glet_interference(const std::string& text, const std::string& file, const std::string& gpu) {
   const CsvDocument doc(text, file);
   const CsvRow* values = nullptr;
   for (const auto& row : doc.rows()) {
@@ -72,8 +71,8 @@ PartitionImportResult parse_partition_latency_csv(const std::string& text, const
     const auto pct = static_cast<int>(doc.integer(row, 2, 1, 100));
     const auto seconds = doc.number(row, 6, 0, 1e6);
     if (!table[model][pct].emplace(batch, Duration::from_s(seconds)).second)
-      doc.fail(row, "a second row for '" + model + "' at " + std::to_string(pct) + "% and batch " +
-                        std::to_string(batch));
+      doc.fail(row,
+               "a second row for '" + model + "' at " + std::to_string(pct) + "% and batch " + std::to_string(batch));
   }
   if (table.empty()) throw InputError(file, "", "no latency rows");
   PartitionImportResult result;
@@ -101,8 +100,7 @@ PartitionImportResult parse_partition_latency_csv(const std::string& text, const
 }
 
 GletImportResult import_glet(const std::string& util_csv, const std::string& interference_csv,
-                             const std::string& partition_csv, const std::string& gpu_name,
-                             const GpuCatalog& catalog) {
+                             const std::string& partition_csv, const std::string& gpu_name, const GpuCatalog& catalog) {
   const auto& gpu = catalog.canonical_id(gpu_name);
   GletImportResult result;
   result.profiles.name = "glet profiles (" + gpu + ")";
@@ -111,8 +109,7 @@ GletImportResult import_glet(const std::string& util_csv, const std::string& int
     result.profiles = std::move(part.profiles);
     result.monotone_fixes = part.monotone_fixes;
   }
-  if (!util_csv.empty())
-    result.profiles.utilisation = parse_glet_utilisation(read_text_file(util_csv), util_csv, gpu);
+  if (!util_csv.empty()) result.profiles.utilisation = parse_glet_utilisation(read_text_file(util_csv), util_csv, gpu);
   if (!interference_csv.empty())
     result.profiles.interference.push_back(
         parse_glet_interference(read_text_file(interference_csv), interference_csv, gpu));

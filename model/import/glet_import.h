@@ -15,8 +15,7 @@ namespace servescope {
 // UTIL.CSV: percentages become fractions; rows are grouped by model and sorted by batch.
 std::vector<UtilisationProfile> parse_glet_utilisation(const std::string& text, const std::string& file,
                                                        const std::string& gpu);
-InterferenceModel parse_glet_interference(const std::string& text, const std::string& file,
-                                          const std::string& gpu);
+InterferenceModel parse_glet_interference(const std::string& text, const std::string& file, const std::string& gpu);
 
 struct PartitionImportResult {
   ProfileSet profiles;     // one "table" profile per model, one table per partition size
@@ -31,7 +30,6 @@ struct GletImportResult {
   int monotone_fixes = 0;
 };
 GletImportResult import_glet(const std::string& util_csv, const std::string& interference_csv,
-                             const std::string& partition_csv, const std::string& gpu,
-                             const GpuCatalog& catalog);
+                             const std::string& partition_csv, const std::string& gpu, const GpuCatalog& catalog);
 
 }  // namespace servescope

@@ -7,8 +7,8 @@
 
 namespace servescope {
 
-NexusImportResult parse_nexus_profile(const std::string& text, const std::string& file,
-                                      const GpuCatalog& catalog, const std::string& name) {
+NexusImportResult parse_nexus_profile(const std::string& text, const std::string& file, const GpuCatalog& catalog,
+                                      const std::string& name) {
   const CsvDocument doc(text, file);
   const auto& rows = doc.rows();
   if (rows.size() < 2) throw InputError(file, "", "truncated: expected a model id line and a GPU line");
@@ -67,7 +67,7 @@ NexusImportResult parse_nexus_profile(const std::string& text, const std::string
            : first_colon == std::string::npos
                ? model_id
                : model_id.substr(first_colon + 1, second_colon == std::string::npos ? std::string::npos
-                                                                                  : second_colon - first_colon - 1);
+                                                                                    : second_colon - first_colon - 1);
   p.description = "Nexus profile " + model_id + " on " + gpu_name;
   p.form = ProfileForm::Table;
   p.preprocess = pre.value_or(Duration());
@@ -77,8 +77,7 @@ NexusImportResult parse_nexus_profile(const std::string& text, const std::string
   return result;
 }
 
-NexusImportResult import_nexus_profile(const std::string& path, const GpuCatalog& catalog,
-                                       const std::string& name) {
+NexusImportResult import_nexus_profile(const std::string& path, const GpuCatalog& catalog, const std::string& name) {
   return parse_nexus_profile(read_text_file(path), path, catalog, name);
 }
 

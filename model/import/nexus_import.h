@@ -18,7 +18,7 @@ struct NexusImportResult {
 // `name` overrides the model name (default: the model part of "framework:model:version").
 NexusImportResult import_nexus_profile(const std::string& path, const GpuCatalog& catalog,
                                        const std::string& name = {});
-NexusImportResult parse_nexus_profile(const std::string& text, const std::string& file,
-                                      const GpuCatalog& catalog, const std::string& name = {});
+NexusImportResult parse_nexus_profile(const std::string& text, const std::string& file, const GpuCatalog& catalog,
+                                      const std::string& name = {});
 
 }  // namespace servescope

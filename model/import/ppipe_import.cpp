@@ -34,8 +34,8 @@ std::optional<TimingFile> parse_timing_name(const fs::path& path) {
   if (gpu_dash == std::string::npos || gpu_dash == 0) return std::nullopt;
   const auto k = parse_integer(std::string_view(stem).substr(k_dash + 1));
   if (!k || *k < 1 || *k > 64) return std::nullopt;
-  return TimingFile{stem.substr(0, gpu_dash), stem.substr(gpu_dash + 1, k_dash - gpu_dash - 1),
-                    static_cast<int>(*k), path};
+  return TimingFile{stem.substr(0, gpu_dash), stem.substr(gpu_dash + 1, k_dash - gpu_dash - 1), static_cast<int>(*k),
+                    path};
 }
 
 std::vector<TimingFile> timing_files(const fs::path& data) {
@@ -58,8 +58,8 @@ std::vector<std::vector<Duration>> read_block_timing(const fs::path& path) {
     for (std::size_t c = 0; c < row.cells.size(); ++c)
       cells.push_back(Duration::from_us(doc.number(row, c, 0, kMaxFileDurationUs)));
     if (!rows.empty() && cells.size() != rows.front().size())
-      doc.fail(row, "expected " + std::to_string(rows.front().size()) +
-                        " batch sizes like the first row, found " + std::to_string(cells.size()));
+      doc.fail(row, "expected " + std::to_string(rows.front().size()) + " batch sizes like the first row, found " +
+                        std::to_string(cells.size()));
     if (cells.size() > static_cast<std::size_t>(kMaxBatchSize)) doc.fail(row, "too many batch sizes");
     rows.push_back(std::move(cells));
   }
@@ -86,7 +86,8 @@ fs::path trans_size_file(const fs::path& data, const std::string& dnn, const std
   if (found.empty())
     throw InputError(dir.string(), "", "no " + std::string(kTransPrefix) + (wanted.empty() ? "*" : wanted) + ".csv");
   std::string list;
-  for (const auto& f : found) list += " " + f.filename().string();
+  for (const auto& f : found)
+    list += " " + f.filename().string();
   throw InputError(dir.string(), "", "several boundary-size files; choose one with --prepartition:" + list);
 }
 
@@ -114,7 +115,8 @@ std::optional<Duration> l4_mean_latency(const fs::path& data, const std::string&
     const auto n = root.size();
     if (n == 0) root.fail("no timing iterations");
     double sum_ms = 0;
-    for (std::size_t i = 0; i < n; ++i) sum_ms += root[i].at("computeMs").as_double(0, 1e7);
+    for (std::size_t i = 0; i < n; ++i)
+      sum_ms += root[i].at("computeMs").as_double(0, 1e7);
     return Duration::from_ms(sum_ms / static_cast<double>(n));
   }
   return std::nullopt;
@@ -131,7 +133,8 @@ fs::path ppipe_data_dir(const fs::path& dir) {
 
 std::vector<std::string> list_ppipe_models(const fs::path& dir) {
   std::set<std::string> names;
-  for (const auto& t : timing_files(ppipe_data_dir(dir))) names.insert(t.dnn);
+  for (const auto& t : timing_files(ppipe_data_dir(dir)))
+    names.insert(t.dnn);
   return {names.begin(), names.end()};
 }
 
@@ -145,13 +148,15 @@ ModelProfile import_ppipe_model(const fs::path& dir, const std::string& dnn, con
   for (const auto& t : timing_files(data)) {
     if (t.dnn != dnn) continue;
     const auto* gpu = catalog.find(t.gpu);
-    if (!gpu) throw InputError(t.path.string(), "", "unknown GPU type '" + t.gpu + "' (known: " + catalog.known_ids() + ")");
+    if (!gpu)
+      throw InputError(t.path.string(), "", "unknown GPU type '" + t.gpu + "' (known: " + catalog.known_ids() + ")");
     const auto rows = read_block_timing(t.path);
     if (p.block_tables.empty()) {
       p.block_count = static_cast<int>(rows.size());
     } else if (static_cast<int>(rows.size()) != p.block_count) {
-      throw InputError(t.path.string(), "", "has " + std::to_string(rows.size()) + " blocks; the other tables of '" +
-                                                dnn + "' have " + std::to_string(p.block_count));
+      throw InputError(t.path.string(), "",
+                       "has " + std::to_string(rows.size()) + " blocks; the other tables of '" + dnn + "' have " +
+                           std::to_string(p.block_count));
     }
     BlockTable table{gpu->id, GpuShare::mps(t.mps), {}};
     const auto batches = batch_range(static_cast<int>(rows.front().size()));
@@ -169,9 +174,10 @@ ModelProfile import_ppipe_model(const fs::path& dir, const std::string& dnn, con
   const auto trans = trans_size_file(data, dnn, options.prepartition);
   p.boundary_bytes = read_trans_sizes(trans);
   if (p.boundary_bytes.size() != static_cast<std::size_t>(p.block_count - 1))
-    throw InputError(trans.string(), "", "has " + std::to_string(p.boundary_bytes.size()) +
-                                             " boundary sizes; the model has " + std::to_string(p.block_count) +
-                                             " blocks, so " + std::to_string(p.block_count - 1) + " are needed");
+    throw InputError(trans.string(), "",
+                     "has " + std::to_string(p.boundary_bytes.size()) + " boundary sizes; the model has " +
+                         std::to_string(p.block_count) + " blocks, so " + std::to_string(p.block_count - 1) +
+                         " are needed");
   if (auto l4 = l4_mean_latency(data, dnn)) {
     p.default_slo = Duration::from_us(l4->to_us() * options.slo_multiplier);
   }
@@ -184,7 +190,8 @@ ProfileSet import_ppipe(const fs::path& dir, const std::vector<std::string>& dnn
   set.name = "PPipe block profiles";
   set.source = "PPipe artifact (github.com/JonnyKong/PPipe) data/: block timings, boundary bytes, SLO = " +
                format_number(options.slo_multiplier) + " x mean L4 latency at batch 1";
-  for (const auto& dnn : dnns) set.models.push_back(import_ppipe_model(dir, dnn, catalog, options));
+  for (const auto& dnn : dnns)
+    set.models.push_back(import_ppipe_model(dir, dnn, catalog, options));
   return set;
 }
 

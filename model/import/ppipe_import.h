@@ -24,8 +24,8 @@ struct PpipeImportOptions {
 // `data_dir` is the artifact's data/ folder (or the repository root that contains it).
 std::filesystem::path ppipe_data_dir(const std::filesystem::path& dir);
 std::vector<std::string> list_ppipe_models(const std::filesystem::path& dir);
-ModelProfile import_ppipe_model(const std::filesystem::path& dir, const std::string& dnn,
-                                const GpuCatalog& catalog, const PpipeImportOptions& options = {});
+ModelProfile import_ppipe_model(const std::filesystem::path& dir, const std::string& dnn, const GpuCatalog& catalog,
+                                const PpipeImportOptions& options = {});
 ProfileSet import_ppipe(const std::filesystem::path& dir, const std::vector<std::string>& dnns,
                         const GpuCatalog& catalog, const PpipeImportOptions& options = {});
 

@@ -19,7 +19,8 @@ std::vector<ReferenceModelPlan> load_ppipe_reference_plan(const std::string& pat
     plan.bw_gbps = config.at("bw_gbps").as_double(1e-6, 1e6);
     if (auto rt = model.find("runtime")) plan.runtime_s = rt->as_double(0, 1e9);
     const auto gpus = config.at("gpu_name_arr");
-    for (std::size_t g = 0; g < gpus.size(); ++g) plan.gpu_types.push_back(gpus[g].as_string());
+    for (std::size_t g = 0; g < gpus.size(); ++g)
+      plan.gpu_types.push_back(gpus[g].as_string());
     const auto pipelines = model.at("pipelines");
     for (std::size_t l = 0; l < pipelines.size(); ++l) {
       ReferencePipeline pipe;
@@ -34,8 +35,8 @@ std::vector<ReferenceModelPlan> load_ppipe_reference_plan(const std::string& pat
         part.batch = static_cast<int>(p.at("bs").as_int(1, 4096));
         const auto layers = p.at("layers");
         if (layers.size() != 2) layers.fail("expected [begin, end]");
-        part.blocks = BlockRange{static_cast<int>(layers[0].as_int(0, 1024)),
-                                 static_cast<int>(layers[1].as_int(1, 1024))};
+        part.blocks =
+            BlockRange{static_cast<int>(layers[0].as_int(0, 1024)), static_cast<int>(layers[1].as_int(1, 1024))};
         part.num_gpu = p.at("num_gpu").as_double(0, 1e6);
         part.lat_infer_us = p.at("lat_infer").as_double(0, 1e12);
         part.lat_trans_us = p.at("lat_trans").as_double(0, 1e12);

@@ -14,7 +14,7 @@ namespace servescope {
 
 struct ReferencePartition {
   std::string dnn;
-  std::string gpu;   // as written in the file ("V100")
+  std::string gpu;      // as written in the file ("V100")
   int mps_divisor = 1;  // the file's `mps` + 1
   int batch = 1;
   BlockRange blocks;

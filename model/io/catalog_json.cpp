@@ -4,14 +4,15 @@
 namespace servescope {
 
 GpuSpec gpu_spec_from_json(const JsonCursor& c) {
-  c.expect_object({"id", "name", "architecture", "aliases", "sm_count", "fp32_tflops",
-                   "fp16_tflops", "memory_gib", "memory_bandwidth_gbs", "mps"});
+  c.expect_object({"id", "name", "architecture", "aliases", "sm_count", "fp32_tflops", "fp16_tflops", "memory_gib",
+                   "memory_bandwidth_gbs", "mps"});
   GpuSpec g;
   g.id = c.at("id").as_string();
   g.name = c.string_or("name", g.id);
   g.architecture = c.string_or("architecture", "");
   if (auto aliases = c.find("aliases"))
-    for (std::size_t i = 0; i < aliases->size(); ++i) g.aliases.push_back((*aliases)[i].as_string());
+    for (std::size_t i = 0; i < aliases->size(); ++i)
+      g.aliases.push_back((*aliases)[i].as_string());
   g.sm_count = static_cast<int>(c.at("sm_count").as_int(1, 100'000));
   g.fp32_tflops = c.at("fp32_tflops").as_double(0.001, 1e6);
   g.fp16_tflops = c.at("fp16_tflops").as_double(0.001, 1e6);
@@ -55,7 +56,8 @@ nlohmann::json to_json(const GpuSpec& g) {
 
 nlohmann::json to_json(const GpuCatalog& c, const std::string& name) {
   nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : c.gpus()) gpus.push_back(to_json(g));
+  for (const auto& g : c.gpus())
+    gpus.push_back(to_json(g));
   return {{"schema_version", kSchemaVersion}, {"kind", "gpu-catalog"}, {"name", name}, {"gpus", gpus}};
 }
 

@@ -5,8 +5,7 @@
 
 namespace servescope {
 
-CsvDocument::CsvDocument(std::string text, std::string file)
-    : text_(std::move(text)), file_(std::move(file)) {
+CsvDocument::CsvDocument(std::string text, std::string file) : text_(std::move(text)), file_(std::move(file)) {
   if (auto bad = first_invalid_utf8(text_)) {
     int line = 1;
     for (std::size_t i = 0; i < *bad; ++i)
@@ -38,8 +37,7 @@ CsvDocument::CsvDocument(std::string text, std::string file)
 }
 
 void CsvDocument::fail(const CsvRow& row, std::size_t col, const std::string& reason) const {
-  throw InputError(file_, "line " + std::to_string(row.line) + ", column " + std::to_string(col + 1),
-                   reason);
+  throw InputError(file_, "line " + std::to_string(row.line) + ", column " + std::to_string(col + 1), reason);
 }
 
 void CsvDocument::fail(const CsvRow& row, const std::string& reason) const {
@@ -48,13 +46,11 @@ void CsvDocument::fail(const CsvRow& row, const std::string& reason) const {
 
 void CsvDocument::expect_columns(const CsvRow& row, std::size_t at_least) const {
   if (row.cells.size() < at_least)
-    fail(row, "expected at least " + std::to_string(at_least) + " columns, found " +
-                  std::to_string(row.cells.size()));
+    fail(row, "expected at least " + std::to_string(at_least) + " columns, found " + std::to_string(row.cells.size()));
 }
 
 std::string_view CsvDocument::cell(const CsvRow& row, std::size_t col) const {
-  if (col >= row.cells.size())
-    fail(row, col, "missing column (the row has " + std::to_string(row.cells.size()) + ")");
+  if (col >= row.cells.size()) fail(row, col, "missing column (the row has " + std::to_string(row.cells.size()) + ")");
   return row.cells[col];
 }
 
@@ -63,21 +59,16 @@ double CsvDocument::number(const CsvRow& row, std::size_t col, double min, doubl
   const auto v = parse_finite_double(text);
   if (!v) fail(row, col, "expected a number, got " + quote_for_message(text));
   if (*v < min || *v > max)
-    fail(row, col,
-         "value " + std::string(text) + " is outside " + format_number(min) + " .. " +
-             format_number(max));
+    fail(row, col, "value " + std::string(text) + " is outside " + format_number(min) + " .. " + format_number(max));
   return *v;
 }
 
-long long CsvDocument::integer(const CsvRow& row, std::size_t col, long long min,
-                               long long max) const {
+long long CsvDocument::integer(const CsvRow& row, std::size_t col, long long min, long long max) const {
   const auto text = cell(row, col);
   const auto v = parse_integer(text);
   if (!v) fail(row, col, "expected an integer, got " + quote_for_message(text));
   if (*v < min || *v > max)
-    fail(row, col,
-         "value " + std::string(text) + " is outside " + std::to_string(min) + " .. " +
-             std::to_string(max));
+    fail(row, col, "value " + std::string(text) + " is outside " + std::to_string(min) + " .. " + std::to_string(max));
   return *v;
 }
 

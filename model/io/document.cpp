@@ -11,7 +11,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_builtin(std::string_view location) { return location.starts_with(kBuiltinPrefix); }
+bool is_builtin(std::string_view location) {
+  return location.starts_with(kBuiltinPrefix);
+}
 
 std::string read_location(const std::string& location) {
   if (is_builtin(location)) {
@@ -47,9 +49,9 @@ IncludeResolver resolver_for(const std::string& base, LoadReport& report, int de
       where.fail("cannot include '" + ref + "': " + e.what());
     }
     if (doc.kind != DocumentKind::Profiles)
-      where.fail("'" + ref + "' is a " + std::string(to_string(doc.kind)) +
-                 " file; only profiles can be included");
-    for (auto& w : doc.warnings) report.warnings.push_back(std::move(w));
+      where.fail("'" + ref + "' is a " + std::string(to_string(doc.kind)) + " file; only profiles can be included");
+    for (auto& w : doc.warnings)
+      report.warnings.push_back(std::move(w));
     return std::get<ProfileSet>(std::move(doc.content));
   };
 }
@@ -57,9 +59,9 @@ IncludeResolver resolver_for(const std::string& base, LoadReport& report, int de
 const std::string& expect_kind(const Document& doc, DocumentKind kind, const std::string& location) {
   static const std::string empty;
   if (doc.kind != kind)
-    throw InputError(location, "$.kind",
-                     "expected a " + std::string(to_string(kind)) + " file, got a " +
-                         std::string(to_string(doc.kind)) + " file");
+    throw InputError(
+        location, "$.kind",
+        "expected a " + std::string(to_string(kind)) + " file, got a " + std::string(to_string(doc.kind)) + " file");
   return empty;
 }
 
@@ -74,8 +76,7 @@ void check_traces(const Scenario& s, const std::string& location, const std::str
     const auto* trace = std::get_if<TraceArrivals>(&s.workloads[i].arrivals);
     if (!trace) continue;
     const auto where = root + ".workloads[" + std::to_string(i) + "].arrival.path";
-    if (is_builtin(location))
-      throw InputError(location, where, "built-in files cannot refer to trace files");
+    if (is_builtin(location)) throw InputError(location, where, "built-in files cannot refer to trace files");
     const fs::path p(trace->path);
     const auto target = p.is_absolute() ? p : fs::path(location).parent_path() / p;
     try {
@@ -131,8 +132,7 @@ Document parse_document(std::string_view text, const std::string& location) {
     check_traces(project.scenario, location, "$.scenario");
     doc.content = std::move(project);
   } else {
-    root.at("kind").fail("unknown kind '" + kind +
-                         "' (expected gpu-catalog, cluster, profiles, scenario or project)");
+    root.at("kind").fail("unknown kind '" + kind + "' (expected gpu-catalog, cluster, profiles, scenario or project)");
   }
   doc.warnings = std::move(report.warnings);
   return doc;
@@ -171,13 +171,12 @@ Project project_from_document(Document doc, const std::string& location) {
     p.name = p.scenario.name;
     return p;
   }
-  throw InputError(location, "$.kind",
-                   "a " + std::string(to_string(doc.kind)) +
-                       " file cannot be opened as a project; open a project or a scenario");
+  throw InputError(
+      location, "$.kind",
+      "a " + std::string(to_string(doc.kind)) + " file cannot be opened as a project; open a project or a scenario");
 }
 
-void rebase_profile_includes(Scenario& scenario, const std::string& from_location,
-                             const fs::path& to) {
+void rebase_profile_includes(Scenario& scenario, const std::string& from_location, const fs::path& to) {
   if (is_builtin(from_location)) return;
   const fs::path from_dir = fs::absolute(fs::path(from_location)).parent_path();
   const fs::path to_dir = fs::absolute(to).parent_path();
@@ -199,7 +198,9 @@ void save_json_file(const fs::path& path, const nlohmann::json& json) {
   write_file_atomic(path, json.dump(2) + "\n");
 }
 
-void save_project(const fs::path& path, const Project& project) { save_json_file(path, to_json(project)); }
+void save_project(const fs::path& path, const Project& project) {
+  save_json_file(path, to_json(project));
+}
 
 void save_scenario(const fs::path& path, const Scenario& scenario) {
   save_json_file(path, to_json(scenario, true));

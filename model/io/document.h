@@ -44,8 +44,7 @@ void save_profiles(const std::filesystem::path& path, const ProfileSet& profiles
 
 // Rewrites relative profile includes read from `from_location` so they still point at the
 // same files from `to` ("Save As" into another folder).
-void rebase_profile_includes(Scenario& scenario, const std::string& from_location,
-                             const std::filesystem::path& to);
+void rebase_profile_includes(Scenario& scenario, const std::string& from_location, const std::filesystem::path& to);
 
 // A project around a scenario document, so the GUI can open either kind.
 Project project_from_document(Document doc, const std::string& location);

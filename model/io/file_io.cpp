@@ -1,12 +1,12 @@
 #include "model/io/file_io.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sys/stat.h>
 #include <vector>
 
 #include "model/core/error.h"
@@ -22,9 +22,8 @@ std::string read_text_file(const fs::path& path, std::size_t max_bytes) {
   if (fs::is_directory(status)) throw InputError(name, "", "is a directory, not a file");
   const auto size = fs::file_size(path, ec);
   if (!ec && size > max_bytes)
-    throw InputError(name, "",
-                     "file is " + std::to_string(size) + " bytes; the limit is " +
-                         std::to_string(max_bytes) + " bytes");
+    throw InputError(
+        name, "", "file is " + std::to_string(size) + " bytes; the limit is " + std::to_string(max_bytes) + " bytes");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(name, "", std::string("cannot open: ") + std::strerror(errno));
   std::string data;
@@ -42,8 +41,7 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
   buf.push_back('\0');
   const int fd = ::mkstemp(buf.data());
   if (fd < 0)
-    throw Error(path.string() + ": cannot create a temporary file in " + dir.string() + ": " +
-                std::strerror(errno));
+    throw Error(path.string() + ": cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
   const std::string tmp(buf.data());
   auto fail = [&](const char* what) {
     const int err = errno;

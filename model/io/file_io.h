@@ -14,8 +14,7 @@ inline constexpr std::size_t kMaxInputFileBytes = 256u << 20;  // 256 MiB
 
 // Throws InputError naming the file when it is missing, unreadable, a directory, or larger
 // than `max_bytes`.
-std::string read_text_file(const std::filesystem::path& path,
-                           std::size_t max_bytes = kMaxInputFileBytes);
+std::string read_text_file(const std::filesystem::path& path, std::size_t max_bytes = kMaxInputFileBytes);
 
 // Replaces `path` atomically with `contents`. Throws Error naming the file on failure; the
 // previous file, if any, is then left untouched.

@@ -67,7 +67,9 @@ std::string describe_json(const nlohmann::json& value) {
   }
 }
 
-void JsonCursor::fail(const std::string& reason) const { throw InputError(*file_, path_, reason); }
+void JsonCursor::fail(const std::string& reason) const {
+  throw InputError(*file_, path_, reason);
+}
 
 JsonCursor JsonCursor::at(std::string_view key) const {
   if (!value_->is_object()) fail("expected an object, got " + describe_json(*value_));
@@ -99,9 +101,9 @@ void JsonCursor::expect_object(std::initializer_list<std::string_view> allowed) 
   for (const auto& [key, _] : value_->items()) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string list;
-      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      throw InputError(*file_, path_ + "." + key,
-                       "unknown member (expected one of: " + list + ")");
+      for (auto a : allowed)
+        list += (list.empty() ? "" : ", ") + std::string(a);
+      throw InputError(*file_, path_ + "." + key, "unknown member (expected one of: " + list + ")");
     }
   }
 }
@@ -140,8 +142,8 @@ std::int64_t JsonCursor::as_int(std::int64_t min, std::int64_t max) const {
     v = static_cast<std::int64_t>(d);
   }
   if (!ok || v < min || v > max)
-    fail("expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
-         ", got " + describe_json(*value_));
+    fail("expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
+         describe_json(*value_));
   return v;
 }
 
@@ -165,14 +167,12 @@ std::string JsonCursor::string_or(std::string_view key, std::string fallback) co
   return fallback;
 }
 
-double JsonCursor::double_or(std::string_view key, double fallback, double min,
-                             double max) const {
+double JsonCursor::double_or(std::string_view key, double fallback, double min, double max) const {
   if (auto c = find(key)) return c->as_double(min, max);
   return fallback;
 }
 
-std::int64_t JsonCursor::int_or(std::string_view key, std::int64_t fallback, std::int64_t min,
-                                std::int64_t max) const {
+std::int64_t JsonCursor::int_or(std::string_view key, std::int64_t fallback, std::int64_t min, std::int64_t max) const {
   if (auto c = find(key)) return c->as_int(min, max);
   return fallback;
 }
@@ -187,11 +187,10 @@ void expect_document_header(const JsonCursor& root, std::string_view kind) {
   const auto version = root.at("schema_version").as_int(1, 1'000'000);
   if (version != kSchemaVersion)
     root.at("schema_version")
-        .fail("unsupported schema_version " + std::to_string(version) +
-              " (this build reads version " + std::to_string(kSchemaVersion) + ")");
+        .fail("unsupported schema_version " + std::to_string(version) + " (this build reads version " +
+              std::to_string(kSchemaVersion) + ")");
   const auto k = root.at("kind").as_string();
-  if (k != kind)
-    root.at("kind").fail("expected kind '" + std::string(kind) + "', got '" + k + "'");
+  if (k != kind) root.at("kind").fail("expected kind '" + std::string(kind) + "', got '" + k + "'");
 }
 
 }  // namespace servescope

@@ -3,10 +3,9 @@
 // integer from 1 to 4096, got -2").
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +47,7 @@ class JsonCursor {
   // Shorthands for optional members with defaults.
   std::string string_or(std::string_view key, std::string fallback) const;
   double double_or(std::string_view key, double fallback, double min, double max) const;
-  std::int64_t int_or(std::string_view key, std::int64_t fallback, std::int64_t min,
-                      std::int64_t max) const;
+  std::int64_t int_or(std::string_view key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
   bool bool_or(std::string_view key, bool fallback) const;
 
   [[noreturn]] void fail(const std::string& reason) const;

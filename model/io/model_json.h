@@ -3,9 +3,8 @@
 // writers produce the same shapes, so load(save(x)) == x.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,10 +33,8 @@ ModelProfile model_profile_from_json(const JsonCursor& c, LoadReport& report);
 ProfileSet profile_set_from_json(const JsonCursor& root, LoadReport& report);  // "profiles" doc
 Application application_from_json(const JsonCursor& c);
 Workload workload_from_json(const JsonCursor& c);
-Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeResolver& includes,
-                            LoadReport& report);
-Project project_from_json(const JsonCursor& root, const IncludeResolver& includes,
-                          LoadReport& report);
+Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeResolver& includes, LoadReport& report);
+Project project_from_json(const JsonCursor& root, const IncludeResolver& includes, LoadReport& report);
 
 nlohmann::json to_json(const GpuSpec& g);
 nlohmann::json to_json(const GpuCatalog& c, const std::string& name);

@@ -28,14 +28,14 @@ std::vector<int> batches_from_json(const JsonCursor& c) {
   return out;
 }
 
-BatchCurve curve_from_json(const JsonCursor& latency, const std::vector<int>& batches,
-                           LoadReport& report) {
+BatchCurve curve_from_json(const JsonCursor& latency, const std::vector<int>& batches, LoadReport& report) {
   if (latency.size() != batches.size())
     latency.fail("expected " + std::to_string(batches.size()) + " latencies (one per batch size), got " +
                  std::to_string(latency.size()));
   std::vector<Duration> values;
   values.reserve(batches.size());
-  for (std::size_t i = 0; i < latency.size(); ++i) values.push_back(latency[i].as_duration_us());
+  for (std::size_t i = 0; i < latency.size(); ++i)
+    values.push_back(latency[i].as_duration_us());
   int raised = 0;
   BatchCurve curve(batches, std::move(values), &raised);
   if (raised > 0)
@@ -57,8 +57,8 @@ void read_blocks_form(const JsonCursor& c, ModelProfile& p, LoadReport& report) 
   p.block_count = static_cast<int>(c.at("blocks").as_int(1, kMaxBlocks));
   const auto bytes = c.at("boundary_bytes");
   if (bytes.size() != static_cast<std::size_t>(p.block_count - 1))
-    bytes.fail("expected " + std::to_string(p.block_count - 1) +
-               " values (one per internal block boundary), got " + std::to_string(bytes.size()));
+    bytes.fail("expected " + std::to_string(p.block_count - 1) + " values (one per internal block boundary), got " +
+               std::to_string(bytes.size()));
   for (std::size_t i = 0; i < bytes.size(); ++i)
     p.boundary_bytes.push_back(bytes[i].as_int(0, std::int64_t{1} << 40));
   const auto tables = c.at("tables");
@@ -122,21 +122,26 @@ void read_table_form(const JsonCursor& c, ModelProfile& p, LoadReport& report) {
   }
 }
 
-nlohmann::json share_json(GpuShare s) { return s.to_string(); }
+nlohmann::json share_json(GpuShare s) {
+  return s.to_string();
+}
 
 nlohmann::json curve_latency_json(const BatchCurve& c) {
   nlohmann::json out = nlohmann::json::array();
-  for (auto l : c.latency()) out.push_back(us_to_json(l));
+  for (auto l : c.latency())
+    out.push_back(us_to_json(l));
   return out;
 }
 
-bool is_dense(const std::vector<int>& batches) { return batches == batch_range(static_cast<int>(batches.size())); }
+bool is_dense(const std::vector<int>& batches) {
+  return batches == batch_range(static_cast<int>(batches.size()));
+}
 
 }  // namespace
 
 ModelProfile model_profile_from_json(const JsonCursor& c, LoadReport& report) {
-  c.expect_object({"name", "description", "form", "default_slo_us", "preprocess_us",
-                   "postprocess_us", "blocks", "boundary_bytes", "tables", "fits"});
+  c.expect_object({"name", "description", "form", "default_slo_us", "preprocess_us", "postprocess_us", "blocks",
+                   "boundary_bytes", "tables", "fits"});
   ModelProfile p;
   p.name = c.at("name").as_string();
   p.description = c.string_or("description", "");
@@ -173,8 +178,7 @@ ModelProfile model_profile_from_json(const JsonCursor& c, LoadReport& report) {
 
 namespace {
 
-void read_profile_lists(const JsonCursor& c, ProfileSet& set, LoadReport& report,
-                        std::string_view models_key) {
+void read_profile_lists(const JsonCursor& c, ProfileSet& set, LoadReport& report, std::string_view models_key) {
   if (auto models = c.find(models_key)) {
     if (models->size() > 100'000) models->fail("more than 100000 profiles");
     for (std::size_t i = 0; i < models->size(); ++i) {
@@ -257,7 +261,8 @@ nlohmann::json to_json(const ModelProfile& p) {
         const auto& batches = t.blocks.front().batches();
         if (!is_dense(batches)) tj["batches"] = batches;
         nlohmann::json rows = nlohmann::json::array();
-        for (const auto& b : t.blocks) rows.push_back(curve_latency_json(b));
+        for (const auto& b : t.blocks)
+          rows.push_back(curve_latency_json(b));
         tj["latency_us"] = std::move(rows);
         tables.push_back(std::move(tj));
       }
@@ -267,8 +272,10 @@ nlohmann::json to_json(const ModelProfile& p) {
     case ProfileForm::Linear: {
       nlohmann::json fits = nlohmann::json::array();
       for (const auto& f : p.linear_fits) {
-        nlohmann::json fj = {{"gpu", f.gpu}, {"share", share_json(f.share)},
-                             {"alpha_us", us_to_json(f.alpha)}, {"beta_us", us_to_json(f.beta)}};
+        nlohmann::json fj = {{"gpu", f.gpu},
+                             {"share", share_json(f.share)},
+                             {"alpha_us", us_to_json(f.alpha)},
+                             {"beta_us", us_to_json(f.beta)}};
         if (f.max_batch > 0) fj["max_batch"] = f.max_batch;
         fits.push_back(std::move(fj));
       }
@@ -301,17 +308,20 @@ void write_inline_profiles(const ProfileSet& set, nlohmann::json& j, std::string
     if (!u.origin.empty()) continue;
     nlohmann::json samples = nlohmann::json::array();
     for (const auto& s : u.samples)
-      samples.push_back({{"batch", s.batch}, {"sm_util", s.sm_util}, {"l2_util", s.l2_util},
-                         {"dram_util", s.dram_util}});
+      samples.push_back(
+          {{"batch", s.batch}, {"sm_util", s.sm_util}, {"l2_util", s.l2_util}, {"dram_util", s.dram_util}});
     util.push_back({{"model", u.model}, {"gpu", u.gpu}, {"samples", std::move(samples)}});
   }
   if (!util.empty()) j["utilisation"] = std::move(util);
   nlohmann::json intf = nlohmann::json::array();
   for (const auto& m : set.interference) {
     if (!m.origin.empty()) continue;
-    nlohmann::json mj = {{"gpu", m.gpu},           {"l2_self", m.l2_self},
-                         {"l2_other", m.l2_other}, {"dram_self", m.dram_self},
-                         {"dram_other", m.dram_other}, {"constant", m.constant}};
+    nlohmann::json mj = {{"gpu", m.gpu},
+                         {"l2_self", m.l2_self},
+                         {"l2_other", m.l2_other},
+                         {"dram_self", m.dram_self},
+                         {"dram_other", m.dram_other},
+                         {"constant", m.constant}};
     if (!m.source.empty()) mj["source"] = m.source;
     intf.push_back(std::move(mj));
   }

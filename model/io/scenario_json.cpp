@@ -39,12 +39,8 @@ ArrivalProcess arrivals_from_json(const JsonCursor& c) {
 nlohmann::json to_json(const ArrivalProcess& a) {
   struct Visitor {
     nlohmann::json operator()(const PoissonArrivals&) const { return {{"process", "poisson"}}; }
-    nlohmann::json operator()(const GammaArrivals& g) const {
-      return {{"process", "gamma"}, {"shape", g.shape}};
-    }
-    nlohmann::json operator()(const TraceArrivals& t) const {
-      return {{"process", "trace"}, {"path", t.path}};
-    }
+    nlohmann::json operator()(const GammaArrivals& g) const { return {{"process", "gamma"}, {"shape", g.shape}}; }
+    nlohmann::json operator()(const TraceArrivals& t) const { return {{"process", "trace"}, {"path", t.path}}; }
     nlohmann::json operator()(const PiecewiseArrivals& p) const {
       nlohmann::json segs = nlohmann::json::array();
       for (const auto& s : p.segments)
@@ -103,7 +99,8 @@ nlohmann::json to_json(const Application& a) {
       modules.push_back({{"id", m.id}, {"kind", "cpu"}, {"latency_us", us_to_json(m.cpu_latency)}});
   }
   nlohmann::json edges = nlohmann::json::array();
-  for (const auto& e : a.edges) edges.push_back({e.from, e.to});
+  for (const auto& e : a.edges)
+    edges.push_back({e.from, e.to});
   nlohmann::json j = {{"name", a.name}};
   if (!a.description.empty()) j["description"] = a.description;
   j["slo_us"] = us_to_json(a.slo);
@@ -173,19 +170,18 @@ nlohmann::json to_json(const Workload& w) {
   return j;
 }
 
-Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeResolver& includes,
-                            LoadReport& report) {
+Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeResolver& includes, LoadReport& report) {
   if (document) expect_document_header(c, "scenario");
-  c.expect_object({"schema_version", "kind", "name", "description", "gpu_types", "cluster",
-                   "profile_includes", "profiles", "utilisation", "interference", "applications",
-                   "workloads"});
+  c.expect_object({"schema_version", "kind", "name", "description", "gpu_types", "cluster", "profile_includes",
+                   "profiles", "utilisation", "interference", "applications", "workloads"});
   if (!document && (c.find("kind") || c.find("schema_version")))
     c.fail("an embedded scenario takes its schema_version from the enclosing document");
   Scenario s;
   s.name = c.at("name").as_string();
   s.description = c.string_or("description", "");
   if (auto gpus = c.find("gpu_types"))
-    for (std::size_t i = 0; i < gpus->size(); ++i) s.custom_gpus.push_back(gpu_spec_from_json((*gpus)[i]));
+    for (std::size_t i = 0; i < gpus->size(); ++i)
+      s.custom_gpus.push_back(gpu_spec_from_json((*gpus)[i]));
   if (auto cluster = c.find("cluster")) s.cluster = cluster_from_json(*cluster, false);
   read_inline_profiles(c, s.profiles, report);
   if (auto inc = c.find("profile_includes")) {
@@ -203,9 +199,11 @@ Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeRes
     }
   }
   if (auto apps = c.find("applications"))
-    for (std::size_t i = 0; i < apps->size(); ++i) s.applications.push_back(application_from_json((*apps)[i]));
+    for (std::size_t i = 0; i < apps->size(); ++i)
+      s.applications.push_back(application_from_json((*apps)[i]));
   if (auto wls = c.find("workloads"))
-    for (std::size_t i = 0; i < wls->size(); ++i) s.workloads.push_back(workload_from_json((*wls)[i]));
+    for (std::size_t i = 0; i < wls->size(); ++i)
+      s.workloads.push_back(workload_from_json((*wls)[i]));
 
   const auto problems = check_scenario(s, c.path());
   if (!problems.empty()) throw InputError(c.file(), problems.front().path, problems.front().message);
@@ -222,17 +220,20 @@ nlohmann::json to_json(const Scenario& s, bool document) {
   if (!s.description.empty()) j["description"] = s.description;
   if (!s.custom_gpus.empty()) {
     nlohmann::json gpus = nlohmann::json::array();
-    for (const auto& g : s.custom_gpus) gpus.push_back(to_json(g));
+    for (const auto& g : s.custom_gpus)
+      gpus.push_back(to_json(g));
     j["gpu_types"] = std::move(gpus);
   }
   j["cluster"] = to_json(s.cluster, false);
   if (!s.profile_includes.empty()) j["profile_includes"] = s.profile_includes;
   write_inline_profiles(s.profiles, j, "profiles");
   nlohmann::json apps = nlohmann::json::array();
-  for (const auto& a : s.applications) apps.push_back(to_json(a));
+  for (const auto& a : s.applications)
+    apps.push_back(to_json(a));
   j["applications"] = std::move(apps);
   nlohmann::json wls = nlohmann::json::array();
-  for (const auto& w : s.workloads) wls.push_back(to_json(w));
+  for (const auto& w : s.workloads)
+    wls.push_back(to_json(w));
   j["workloads"] = std::move(wls);
   return j;
 }
@@ -279,9 +280,12 @@ Project project_from_json(const JsonCursor& root, const IncludeResolver& include
 }
 
 nlohmann::json to_json(const Project& p) {
-  return {{"schema_version", kSchemaVersion}, {"kind", "project"},
-          {"name", p.name},                   {"scenario", to_json(p.scenario, false)},
-          {"plans", artifacts_to_json(p.plans)}, {"runs", artifacts_to_json(p.runs)}};
+  return {{"schema_version", kSchemaVersion},
+          {"kind", "project"},
+          {"name", p.name},
+          {"scenario", to_json(p.scenario, false)},
+          {"plans", artifacts_to_json(p.plans)},
+          {"runs", artifacts_to_json(p.runs)}};
 }
 
 }  // namespace servescope

@@ -15,8 +15,10 @@ std::vector<Duration> parse_trace(const std::string& text, const std::string& fi
   for (const auto& row : doc.rows()) {
     if (row.cells.size() != 1) doc.fail(row, "expected one timestamp (seconds) per line");
     const double t = doc.number(row, 0, -1e9, 1e9);
-    if (out.empty()) first = t;
-    else if (t < last) doc.fail(row, 0, "timestamps must not decrease (" + format_number(t) + " after " + format_number(last) + ")");
+    if (out.empty())
+      first = t;
+    else if (t < last)
+      doc.fail(row, 0, "timestamps must not decrease (" + format_number(t) + " after " + format_number(last) + ")");
     last = t;
     out.push_back(Duration::from_s(t - first));
   }

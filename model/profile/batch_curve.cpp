@@ -7,12 +7,10 @@ namespace servescope {
 
 BatchCurve::BatchCurve(std::vector<int> batches, std::vector<Duration> latency, int* adjusted)
     : batches_(std::move(batches)), latency_(std::move(latency)) {
-  if (batches_.size() != latency_.size())
-    throw std::invalid_argument("batch sizes and latencies differ in number");
+  if (batches_.size() != latency_.size()) throw std::invalid_argument("batch sizes and latencies differ in number");
   for (std::size_t i = 0; i < batches_.size(); ++i) {
     if (batches_[i] < 1) throw std::invalid_argument("batch sizes must be at least 1");
-    if (i > 0 && batches_[i] <= batches_[i - 1])
-      throw std::invalid_argument("batch sizes must be strictly increasing");
+    if (i > 0 && batches_[i] <= batches_[i - 1]) throw std::invalid_argument("batch sizes must be strictly increasing");
     if (latency_[i] < Duration()) throw std::invalid_argument("latencies must not be negative");
   }
   int raised = 0;
@@ -41,7 +39,8 @@ std::optional<Duration> BatchCurve::at(int batch) const {
 
 std::vector<int> batch_range(int n) {
   std::vector<int> out(static_cast<std::size_t>(std::max(n, 0)));
-  for (int i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = i + 1;
+  for (int i = 0; i < n; ++i)
+    out[static_cast<std::size_t>(i)] = i + 1;
   return out;
 }
 

@@ -14,7 +14,7 @@ class GpuShare {
  public:
   constexpr GpuShare() = default;
   static constexpr GpuShare whole() { return GpuShare(1, 1); }
-  static GpuShare mps(int divisor);     // 1/divisor, divisor 1..64
+  static GpuShare mps(int divisor);      // 1/divisor, divisor 1..64
   static GpuShare percent(int percent);  // percent/100, 1..100
   // "1", "1/3", "40%", as written in profile files; nullopt when malformed.
   static std::optional<GpuShare> parse(std::string_view text);

@@ -10,8 +10,7 @@ namespace servescope {
 namespace {
 
 std::string describe(const ModelProfile& p, const LatencyQuery& q) {
-  return "model '" + p.name + "' on " + std::string(q.gpu) + " at share " +
-         q.share.to_string();
+  return "model '" + p.name + "' on " + std::string(q.gpu) + " at share " + q.share.to_string();
 }
 
 template <typename T>
@@ -23,22 +22,21 @@ const T* find_config(const std::vector<T>& tables, std::string_view gpu, GpuShar
 
 template <typename T>
 void add_configs(const std::vector<T>& tables, std::vector<std::pair<std::string, GpuShare>>& out) {
-  for (const auto& t : tables) out.emplace_back(t.gpu, t.share);
+  for (const auto& t : tables)
+    out.emplace_back(t.gpu, t.share);
 }
 
 [[noreturn]] void not_profiled(const ModelProfile& p, const LatencyQuery& q) {
   std::string have;
   for (const auto& [gpu, share] : p.configurations())
     have += (have.empty() ? "" : ", ") + gpu + "@" + share.to_string();
-  throw QueryError(describe(p, q) + ": not profiled (profiled: " +
-                   (have.empty() ? std::string("nothing") : have) + ")");
+  throw QueryError(describe(p, q) + ": not profiled (profiled: " + (have.empty() ? std::string("nothing") : have) +
+                   ")");
 }
 
-[[noreturn]] void batch_out_of_range(const ModelProfile& p, const LatencyQuery& q, int lo,
-                                     int hi) {
-  throw QueryError(describe(p, q) + ": batch " + std::to_string(q.batch) +
-                   " is outside the profiled range " + std::to_string(lo) + ".." +
-                   std::to_string(hi));
+[[noreturn]] void batch_out_of_range(const ModelProfile& p, const LatencyQuery& q, int lo, int hi) {
+  throw QueryError(describe(p, q) + ": batch " + std::to_string(q.batch) + " is outside the profiled range " +
+                   std::to_string(lo) + ".." + std::to_string(hi));
 }
 
 }  // namespace
@@ -65,8 +63,8 @@ Duration ModelProfile::latency(const LatencyQuery& q) const {
   const BlockRange range = q.blocks.value_or(BlockRange{0, blocks()});
   if (range.begin < 0 || range.end > blocks() || range.begin >= range.end)
     throw QueryError(describe(*this, q) + ": block range [" + std::to_string(range.begin) + ", " +
-                     std::to_string(range.end) + ") is not within the model's " +
-                     std::to_string(blocks()) + " block(s)");
+                     std::to_string(range.end) + ") is not within the model's " + std::to_string(blocks()) +
+                     " block(s)");
   switch (form) {
     case ProfileForm::Blocks: {
       const auto* t = find_config(block_tables, q.gpu, q.share);
@@ -115,8 +113,7 @@ int ModelProfile::min_batch(std::string_view gpu, GpuShare share) const {
 int ModelProfile::max_batch(std::string_view gpu, GpuShare share) const {
   if (const auto* t = find_config(block_tables, gpu, share))
     return t->blocks.empty() ? 0 : t->blocks.front().max_batch();
-  if (const auto* f = find_config(linear_fits, gpu, share))
-    return f->max_batch > 0 ? f->max_batch : kMaxBatchSize;
+  if (const auto* f = find_config(linear_fits, gpu, share)) return f->max_batch > 0 ? f->max_batch : kMaxBatchSize;
   if (const auto* t = find_config(batch_tables, gpu, share)) return t->curve.max_batch();
   return 0;
 }
@@ -146,8 +143,7 @@ void ProfileSet::merge(ProfileSet other, const std::string& origin) {
   for (auto& m : other.models) {
     if (find(m.name))
       throw QueryError("model '" + m.name + "' from " + origin + " is already defined" +
-                       (find(m.name)->origin.empty() ? std::string()
-                                                     : " by " + find(m.name)->origin));
+                       (find(m.name)->origin.empty() ? std::string() : " by " + find(m.name)->origin));
     m.origin = origin;
     models.push_back(std::move(m));
   }
@@ -163,8 +159,7 @@ void ProfileSet::merge(ProfileSet other, const std::string& origin) {
 
 Duration transfer_time(std::int64_t bytes, double gbps) {
   // Gbps is bits per nanosecond.
-  return Duration::nanoseconds(
-      static_cast<std::int64_t>(std::llround(static_cast<double>(bytes) * 8.0 / gbps)));
+  return Duration::nanoseconds(static_cast<std::int64_t>(std::llround(static_cast<double>(bytes) * 8.0 / gbps)));
 }
 
 }  // namespace servescope

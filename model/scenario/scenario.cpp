@@ -7,7 +7,8 @@ namespace servescope {
 
 GpuCatalog Scenario::catalog() const {
   GpuCatalog c = GpuCatalog::builtin();
-  for (const auto& g : custom_gpus) c.add_or_replace(g);
+  for (const auto& g : custom_gpus)
+    c.add_or_replace(g);
   return c;
 }
 
@@ -18,11 +19,14 @@ const Application* Scenario::find_application(std::string_view app) const {
 
 std::vector<std::string> Scenario::gpu_types_in_use() const {
   std::set<std::string> used;
-  for (const auto& n : cluster.nodes) used.insert(n.gpu);
+  for (const auto& n : cluster.nodes)
+    used.insert(n.gpu);
   for (const auto& m : profiles.models)
-    for (const auto& [gpu, share] : m.configurations()) used.insert(gpu);
+    for (const auto& [gpu, share] : m.configurations())
+      used.insert(gpu);
   std::vector<std::string> out;
-  for (const auto& g : catalog().gpus())
+  const auto all = catalog();  // a named copy: gpus() is a view into it
+  for (const auto& g : all.gpus())
     if (used.contains(g.id)) out.push_back(g.id);
   return out;
 }
@@ -48,13 +52,12 @@ void check_gpu(const GpuCatalog& catalog, const std::string& gpu, const std::str
   if (!catalog.find(gpu))
     out.push_back({path, "unknown GPU type '" + gpu + "' (known: " + catalog.known_ids() + ")"});
   else if (catalog.find(gpu)->id != gpu)
-    out.push_back({path, "GPU type '" + gpu + "' is an alias; write its id '" +
-                             catalog.find(gpu)->id + "'"});
+    out.push_back({path, "GPU type '" + gpu + "' is an alias; write its id '" + catalog.find(gpu)->id + "'"});
 }
 
 template <typename T, typename Key>
-void check_unique(const std::vector<T>& items, Key key, const std::string& base,
-                  const std::string& what, std::vector<Diagnostic>& out) {
+void check_unique(const std::vector<T>& items, Key key, const std::string& base, const std::string& what,
+                  std::vector<Diagnostic>& out) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string& k = items[i].*key;
@@ -99,8 +102,7 @@ std::vector<Diagnostic> check_scenario(const Scenario& s, const std::string& roo
     for (std::size_t m = 0; m < app.modules.size(); ++m) {
       const auto& mod = app.modules[m];
       if (mod.kind == ModuleKind::Dnn && !s.profiles.find(mod.model))
-        out.push_back({idx(base + ".modules", m) + ".model",
-                       "no profile for model '" + mod.model + "'"});
+        out.push_back({idx(base + ".modules", m) + ".model", "no profile for model '" + mod.model + "'"});
     }
     bool edges_ok = true;
     for (std::size_t e = 0; e < app.edges.size(); ++e) {
@@ -128,13 +130,11 @@ std::vector<Diagnostic> check_scenario(const Scenario& s, const std::string& roo
     for (std::size_t t = 0; t < wl.targets.size(); ++t) {
       const auto& target = wl.targets[t];
       const auto path = idx(base + ".targets", t);
-      const bool exists = target.kind == TargetKind::Model
-                              ? s.profiles.find(target.name) != nullptr
-                              : s.find_application(target.name) != nullptr;
+      const bool exists = target.kind == TargetKind::Model ? s.profiles.find(target.name) != nullptr
+                                                           : s.find_application(target.name) != nullptr;
       if (!exists) {
         out.push_back({path + ".name", std::string("no ") +
-                                           (target.kind == TargetKind::Model ? "model profile"
-                                                                             : "application") +
+                                           (target.kind == TargetKind::Model ? "model profile" : "application") +
                                            " named '" + target.name + "'"});
       } else if (!s.slo_of(target)) {
         out.push_back({path, "no SLO: give the target an slo_us, or its model a default_slo_us"});
@@ -142,9 +142,9 @@ std::vector<Diagnostic> check_scenario(const Scenario& s, const std::string& roo
     }
     if (wl.popularity == Popularity::Explicit) {
       double total = 0;
-      for (const auto& t : wl.targets) total += t.weight;
-      if (!wl.targets.empty() && total <= 0)
-        out.push_back({base + ".targets", "the target weights add up to zero"});
+      for (const auto& t : wl.targets)
+        total += t.weight;
+      if (!wl.targets.empty() && total <= 0) out.push_back({base + ".targets", "the target weights add up to zero"});
     }
   }
   return out;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -22,7 +21,7 @@ struct Scenario {
   std::vector<GpuSpec> custom_gpus;  // added to (or replacing) built-in catalog entries
   Cluster cluster;
   std::vector<std::string> profile_includes;  // "builtin:zoo/…" or paths relative to the file
-  ProfileSet profiles;  // inline profiles plus everything the includes brought in
+  ProfileSet profiles;                        // inline profiles plus everything the includes brought in
   std::vector<Application> applications;
   std::vector<Workload> workloads;
 

@@ -10,9 +10,7 @@ namespace servescope {
 std::string describe(const ArrivalProcess& process) {
   struct Visitor {
     std::string operator()(const PoissonArrivals&) const { return "Poisson"; }
-    std::string operator()(const GammaArrivals& g) const {
-      return "Gamma (shape " + format_number(g.shape) + ")";
-    }
+    std::string operator()(const GammaArrivals& g) const { return "Gamma (shape " + format_number(g.shape) + ")"; }
     std::string operator()(const TraceArrivals& t) const { return "trace " + t.path; }
     std::string operator()(const PiecewiseArrivals& p) const {
       return "piecewise (" + std::to_string(p.segments.size()) + " segments)";
@@ -37,7 +35,8 @@ std::vector<double> Workload::shares() const {
   }
   const double total = std::accumulate(w.begin(), w.end(), 0.0);
   if (total > 0)
-    for (auto& x : w) x /= total;
+    for (auto& x : w)
+      x /= total;
   return w;
 }
 

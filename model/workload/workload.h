@@ -41,8 +41,8 @@ enum class TargetKind { Model, Application };
 struct WorkloadTarget {
   TargetKind kind = TargetKind::Model;
   std::string name;
-  double weight = 1.0;              // used when popularity is explicit
-  std::optional<Duration> slo;      // overrides the model's default or the application's SLO
+  double weight = 1.0;          // used when popularity is explicit
+  std::optional<Duration> slo;  // overrides the model's default or the application's SLO
   bool operator==(const WorkloadTarget&) const = default;
 };
 

@@ -1,10 +1,9 @@
 // servescope-cli end to end: exit statuses, messages and outputs as a user or a script sees them.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <cstdlib>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/wait.h>
 
 #include "tests/model/csv_fixtures.h"
 #include "tests/support/test_support.h"
@@ -21,14 +20,16 @@ struct Run {
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : s)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
 
 Run cli(const std::vector<std::string>& args) {
   TempDir tmp;
   std::string cmd = shell_quote(SERVESCOPE_CLI);
-  for (const auto& a : args) cmd += " " + shell_quote(a);
+  for (const auto& a : args)
+    cmd += " " + shell_quote(a);
   cmd += " >" + shell_quote((tmp.path() / "out").string()) + " 2>" + shell_quote((tmp.path() / "err").string()) +
          " </dev/null";
   const int rc = std::system(cmd.c_str());
@@ -42,7 +43,8 @@ Run cli(const std::vector<std::string>& args) {
 std::vector<std::string> resource_files() {
   std::vector<std::string> out;
   std::stringstream ss(SERVESCOPE_RESOURCE_FILES);
-  for (std::string item; std::getline(ss, item, '|');) out.push_back(std::string(SERVESCOPE_RESOURCES_DIR) + "/" + item);
+  for (std::string item; std::getline(ss, item, '|');)
+    out.push_back(std::string(SERVESCOPE_RESOURCES_DIR) + "/" + item);
   return out;
 }
 

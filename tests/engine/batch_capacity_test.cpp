@@ -1,7 +1,8 @@
 // Symphony's analytic capacity (digest §4.5 and test T5): every number of Table 2 reproduces.
+#include "engine/analysis/batch_capacity.h"
+
 #include <gtest/gtest.h>
 
-#include "engine/analysis/batch_capacity.h"
 #include "model/io/document.h"
 
 using namespace servescope;
@@ -19,7 +20,8 @@ ModelProfile linear(const char* name, double alpha_ms, double beta_ms) {
 }  // namespace
 
 TEST(BatchCapacity, Table2ResNet50) {
-  const auto c = engine::staggered_capacity(linear("ResNet50", 1.053, 5.072), "GTX1080Ti", 8, Duration::milliseconds(25));
+  const auto c =
+      engine::staggered_capacity(linear("ResNet50", 1.053, 5.072), "GTX1080Ti", 8, Duration::milliseconds(25));
   EXPECT_EQ(c.batch_no_coordination, 7);
   EXPECT_NEAR(c.throughput_no_coordination_rps, 4501, 0.5);
   EXPECT_EQ(c.batch_staggered, 16);
@@ -27,8 +29,8 @@ TEST(BatchCapacity, Table2ResNet50) {
 }
 
 TEST(BatchCapacity, Table2InceptionResNetV2) {
-  const auto c =
-      engine::staggered_capacity(linear("InceptionResNetV2", 5.090, 18.368), "GTX1080Ti", 8, Duration::milliseconds(70));
+  const auto c = engine::staggered_capacity(linear("InceptionResNetV2", 5.090, 18.368), "GTX1080Ti", 8,
+                                            Duration::milliseconds(70));
   EXPECT_EQ(c.batch_no_coordination, 3);
   EXPECT_NEAR(c.throughput_no_coordination_rps, 713, 0.5);
   EXPECT_EQ(c.batch_staggered, 8);
@@ -59,9 +61,10 @@ TEST(BatchCapacity, ZooTablesMatchTheDigestsDerivedColumns) {
     const char* model;
     int b_nc, b_st;
   };
-  for (const auto& r : {Row{&gtx, "GTX1080Ti", "NASNetMobile", 3, 26}, Row{&gtx, "GTX1080Ti", "MobileNetV3Small", 13, 37},
-                        Row{&gtx, "GTX1080Ti", "BERT", 3, 7}, Row{&a100, "A100", "EfficientNetB0", 49, 116},
-                        Row{&a100, "A100", "ResNet50", 18, 47}, Row{&a100, "A100", "BERT", 3, 7}}) {
+  for (const auto& r :
+       {Row{&gtx, "GTX1080Ti", "NASNetMobile", 3, 26}, Row{&gtx, "GTX1080Ti", "MobileNetV3Small", 13, 37},
+        Row{&gtx, "GTX1080Ti", "BERT", 3, 7}, Row{&a100, "A100", "EfficientNetB0", 49, 116},
+        Row{&a100, "A100", "ResNet50", 18, 47}, Row{&a100, "A100", "BERT", 3, 7}}) {
     const auto& m = r.set->get(r.model);
     const auto c = engine::staggered_capacity(m, r.gpu, 8, *m.default_slo);
     EXPECT_EQ(c.batch_no_coordination, r.b_nc) << r.model;

@@ -1,8 +1,7 @@
-#include <gtest/gtest.h>
-
 #include "engine/milp/milp_problem.h"
 
 #include <cmath>
+#include <gtest/gtest.h>
 
 using namespace servescope::engine;
 

@@ -7,7 +7,9 @@ using namespace servescope;
 
 TEST(Application, TopologicalOrderSourcesAndSinks) {
   Application app;
-  app.modules = {{"sink", ModuleKind::Dnn, "m", {}}, {"mid", ModuleKind::Dnn, "m", {}}, {"src", ModuleKind::Cpu, "", {}},
+  app.modules = {{"sink", ModuleKind::Dnn, "m", {}},
+                 {"mid", ModuleKind::Dnn, "m", {}},
+                 {"src", ModuleKind::Cpu, "", {}},
                  {"side", ModuleKind::Dnn, "m", {}}};
   app.edges = {{"src", "mid"}, {"mid", "sink"}, {"src", "side"}};
   const auto order = app.topological_order();

@@ -1,9 +1,8 @@
 // Every loader fed truncated, wrong-typed, negative, NaN, huge and non-UTF-8 input: each must
 // either accept the input or throw InputError naming the file and the place. Nothing may crash
 // or throw anything else.
-#include <gtest/gtest.h>
-
 #include <functional>
+#include <gtest/gtest.h>
 
 #include "model/core/error.h"
 #include "model/import/alphabeta_import.h"
@@ -37,7 +36,9 @@ Outcome run_loader(const std::function<void()>& load, const std::string& what) {
   return Outcome::Rejected;
 }
 
-std::string demo_text() { return std::string(*resources::find_builtin_resource("projects/demo.json")); }
+std::string demo_text() {
+  return std::string(*resources::find_builtin_resource("projects/demo.json"));
+}
 
 std::string small_scenario() {
   return R"({
@@ -57,16 +58,19 @@ std::string small_scenario() {
 }
 
 // Replaces every occurrence-free position: all JSON scalars get swapped for hostile values.
-void mutate_each_scalar(const nlohmann::json& root, const std::function<void(const nlohmann::json&, const std::string&)>& visit) {
-  const std::vector<nlohmann::json> hostile = {-1, -1e300, 1e300, "x", nullptr, true, nlohmann::json::array(),
-                                               nlohmann::json::object(), 0, 2147483648LL};
+void mutate_each_scalar(const nlohmann::json& root,
+                        const std::function<void(const nlohmann::json&, const std::string&)>& visit) {
+  const std::vector<nlohmann::json> hostile = {
+      -1, -1e300, 1e300, "x", nullptr, true, nlohmann::json::array(), nlohmann::json::object(), 0, 2147483648LL};
   std::function<void(nlohmann::json&, nlohmann::json&, const std::string&)> walk;
   nlohmann::json copy = root;
   walk = [&](nlohmann::json& doc, nlohmann::json& node, const std::string& path) {
     if (node.is_object()) {
-      for (auto& [k, v] : node.items()) walk(doc, v, path + "." + k);
+      for (auto& [k, v] : node.items())
+        walk(doc, v, path + "." + k);
     } else if (node.is_array()) {
-      for (std::size_t i = 0; i < node.size(); ++i) walk(doc, node[i], path + "[" + std::to_string(i) + "]");
+      for (std::size_t i = 0; i < node.size(); ++i)
+        walk(doc, node[i], path + "[" + std::to_string(i) + "]");
     } else {
       const auto saved = node;
       for (const auto& h : hostile) {
@@ -132,8 +136,8 @@ TEST(BadInput, MessagesNameThePathAndTheReason) {
                "expected an integer");
   expect_error(with([](auto& j) { j["cluster"]["nodes"][0]["gpu"] = "Voodoo2"; }), "$.cluster.nodes[0].gpu",
                "unknown GPU type 'Voodoo2'");
-  expect_error(with([](auto& j) { j["profiles"][0]["fits"][0]["alpha_us"] = "fast"; }), "$.profiles[0].fits[0].alpha_us",
-               "expected a number");
+  expect_error(with([](auto& j) { j["profiles"][0]["fits"][0]["alpha_us"] = "fast"; }),
+               "$.profiles[0].fits[0].alpha_us", "expected a number");
   expect_error(with([](auto& j) { j["profiles"][0]["fits"][0]["beta_us"] = -5; }), "$.profiles[0].fits[0].beta_us",
                "got -5");
   expect_error(with([](auto& j) { j["profiles"][1]["tables"][0]["latency_us"][1] = {30}; }),
@@ -143,18 +147,23 @@ TEST(BadInput, MessagesNameThePathAndTheReason) {
   expect_error(with([](auto& j) { j["profiles"][0]["speed"] = 1; }), "$.profiles[0].speed", "unknown member");
   expect_error(with([](auto& j) { j["workloads"][0]["targets"][0]["model"] = "nope"; }),
                "$.workloads[0].targets[0].name", "no model profile named 'nope'");
-  expect_error(with([](auto& j) { j["applications"][0]["edges"].push_back({"c", "a"}); }), "$.applications[0].edges",
-               "cycle");
+  expect_error(with([](auto& j) {
+                 j["applications"][0]["edges"].push_back({"c", "a"});
+               }),
+               "$.applications[0].edges", "cycle");
   expect_error(with([](auto& j) { j["applications"][0]["modules"][0]["model"] = "ghost"; }),
                "$.applications[0].modules[0].model", "no profile for model 'ghost'");
-  expect_error(with([](auto& j) { j["workloads"][0]["rate_rps"] = 0; }), "$.workloads[0].rate_rps", "expected a number");
+  expect_error(with([](auto& j) { j["workloads"][0]["rate_rps"] = 0; }), "$.workloads[0].rate_rps",
+               "expected a number");
   expect_error(with([](auto& j) { j["schema_version"] = 2; }), "$.schema_version", "unsupported schema_version 2");
   expect_error(with([](auto& j) { j["kind"] = "spreadsheet"; }), "$.kind", "unknown kind");
   expect_error(with([](auto& j) { j["profiles"].push_back(j["profiles"][0]); }), "$.profiles[3].name",
                "duplicate model 'lin'");
   expect_error(with([](auto& j) { j["profile_includes"] = {"missing.json"}; }), "$.profile_includes[0]",
                "cannot include 'missing.json'");
-  expect_error(with([](auto& j) { j["workloads"][0]["arrival"] = {{"process", "trace"}, {"path", "nope.txt"}}; }),
+  expect_error(with([](auto& j) {
+                 j["workloads"][0]["arrival"] = {{"process", "trace"}, {"path", "nope.txt"}};
+               }),
                "$.workloads[0].arrival.path", "cannot use trace 'nope.txt'");
 }
 
@@ -190,7 +199,8 @@ TEST(BadInput, CsvLoadersSurviveHostileCells) {
       {test::kPartitionLatency, [](const std::string& t) { parse_partition_latency_csv(t, "inf.csv", "RTX2080Ti"); }},
       {"1.0\n2.5\n3\n", [](const std::string& t) { parse_trace(t, "trace.txt"); }},
   };
-  const std::vector<std::string> hostile = {"-5", "nan", "inf", "1e999", "abc", "", "\xff", "99999999999999999999", "0"};
+  const std::vector<std::string> hostile = {"-5", "nan", "inf", "1e999", "abc", "", "\xff", "99999999999999999999",
+                                            "0"};
   int rejected = 0;
   for (const auto& [fixture, load] : loaders) {
     // Each well-formed fixture is accepted as is.

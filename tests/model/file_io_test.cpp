@@ -1,9 +1,9 @@
-#include <gtest/gtest.h>
+#include "model/io/file_io.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include "model/core/error.h"
-#include "model/io/file_io.h"
 #include "tests/support/test_support.h"
 
 using namespace servescope;
@@ -16,7 +16,8 @@ TEST(FileIo, AtomicWriteReplacesWholeFilesAndLeavesNoTemporaries) {
   write_file_atomic(path, "second, longer");
   EXPECT_EQ(test::read_file(path), "second, longer");
   int files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))
+    ++files;
   EXPECT_EQ(files, 1);
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);

@@ -28,9 +28,8 @@ TEST(GpuShare, RejectsMalformed) {
 }
 
 TEST(BatchCurve, InterpolatesBetweenProfiledSizes) {
-  const BatchCurve c({1, 2, 4, 8},
-                     {Duration::microseconds(100), Duration::microseconds(150), Duration::microseconds(250),
-                      Duration::microseconds(450)});
+  const BatchCurve c({1, 2, 4, 8}, {Duration::microseconds(100), Duration::microseconds(150),
+                                    Duration::microseconds(250), Duration::microseconds(450)});
   EXPECT_EQ(c.at(1), Duration::microseconds(100));
   EXPECT_EQ(c.at(3), Duration::microseconds(200));
   EXPECT_EQ(c.at(6), Duration::microseconds(350));
@@ -51,10 +50,10 @@ TEST(BatchCurve, InterpolationIsMonotone) {
 
 TEST(BatchCurve, RaisesDipsAndCountsThem) {
   int raised = 0;
-  const BatchCurve c({1, 2, 3, 4},
-                     {Duration::microseconds(10), Duration::microseconds(9), Duration::microseconds(12),
-                      Duration::microseconds(11)},
-                     &raised);
+  const BatchCurve c(
+      {1, 2, 3, 4},
+      {Duration::microseconds(10), Duration::microseconds(9), Duration::microseconds(12), Duration::microseconds(11)},
+      &raised);
   EXPECT_EQ(raised, 2);
   EXPECT_EQ(c.at(2), Duration::microseconds(10));
   EXPECT_EQ(c.at(4), Duration::microseconds(12));

@@ -28,10 +28,12 @@ Scenario full_scenario() {
   blocks.block_count = 2;
   blocks.boundary_bytes = {4096};
   BlockTable t{"V100", GpuShare::mps(2), {}};
-  t.blocks.emplace_back(std::vector<int>{1, 2, 4},
-                        std::vector<Duration>{Duration::microseconds(10), Duration::from_us(12.5), Duration::microseconds(20)});
-  t.blocks.emplace_back(std::vector<int>{1, 2, 4},
-                        std::vector<Duration>{Duration::microseconds(1), Duration::microseconds(2), Duration::microseconds(3)});
+  t.blocks.emplace_back(
+      std::vector<int>{1, 2, 4},
+      std::vector<Duration>{Duration::microseconds(10), Duration::from_us(12.5), Duration::microseconds(20)});
+  t.blocks.emplace_back(
+      std::vector<int>{1, 2, 4},
+      std::vector<Duration>{Duration::microseconds(1), Duration::microseconds(2), Duration::microseconds(3)});
   blocks.block_tables.push_back(t);
   s.profiles.models.push_back(blocks);
 
@@ -40,15 +42,19 @@ Scenario full_scenario() {
   linear.form = ProfileForm::Linear;
   linear.preprocess = Duration::microseconds(300);
   linear.postprocess = Duration::from_us(1.5);
-  linear.linear_fits.push_back({"V100", GpuShare::whole(), Duration::microseconds(268), Duration::microseconds(5172), 64});
-  linear.linear_fits.push_back({"MyGPU", GpuShare::mps(3), Duration::microseconds(500), Duration::microseconds(1000), 0});
+  linear.linear_fits.push_back(
+      {"V100", GpuShare::whole(), Duration::microseconds(268), Duration::microseconds(5172), 64});
+  linear.linear_fits.push_back(
+      {"MyGPU", GpuShare::mps(3), Duration::microseconds(500), Duration::microseconds(1000), 0});
   s.profiles.models.push_back(linear);
 
   ModelProfile table;
   table.name = "tab";
   table.form = ProfileForm::Table;
   table.default_slo = Duration::milliseconds(50);
-  table.batch_tables.push_back({"V100", GpuShare::percent(40), BatchCurve(batch_range(3), {Duration::microseconds(5), Duration::microseconds(6), Duration::microseconds(9)})});
+  table.batch_tables.push_back(
+      {"V100", GpuShare::percent(40),
+       BatchCurve(batch_range(3), {Duration::microseconds(5), Duration::microseconds(6), Duration::microseconds(9)})});
   s.profiles.models.push_back(table);
   s.profiles.utilisation.push_back({"tab", "V100", {{1, 0.1, 0.2, 0.3}, {8, 0.4, 0.5, 0.6}}, ""});
   s.profiles.interference.push_back({"V100", 0.1, 0.7, 0.35, 0.09, 0.9, "fitted", ""});
@@ -65,14 +71,16 @@ Scenario full_scenario() {
   Workload w1;
   w1.name = "poisson";
   w1.rate_rps = 100;
-  w1.targets = {{TargetKind::Model, "blocky", 2.0, std::nullopt}, {TargetKind::Model, "lin", 1.0, Duration::milliseconds(30)}};
+  w1.targets = {{TargetKind::Model, "blocky", 2.0, std::nullopt},
+                {TargetKind::Model, "lin", 1.0, Duration::milliseconds(30)}};
   Workload w2;
   w2.name = "bursty";
   w2.rate_rps = 50.5;
   w2.arrivals = GammaArrivals{0.25};
   w2.popularity = Popularity::Zipf;
   w2.zipf_s = 1.1;
-  w2.targets = {{TargetKind::Application, "pipeline", 1.0, std::nullopt}, {TargetKind::Model, "tab", 1.0, std::nullopt}};
+  w2.targets = {{TargetKind::Application, "pipeline", 1.0, std::nullopt},
+                {TargetKind::Model, "tab", 1.0, std::nullopt}};
   Workload w3;
   w3.name = "diurnal";
   w3.rate_rps = 10;
@@ -130,7 +138,8 @@ TEST(JsonRoundTrip, IncludedProfilesStayIncluded) {
   std::filesystem::create_directories(dir.path() / "profiles");
   save_profiles(dir.path() / "profiles/linear.json", inc);
   s.profiles.merge(inc, "profiles/linear.json");
-  s.workloads.push_back({"w", 10, PoissonArrivals{}, {{TargetKind::Model, "m", 1.0, std::nullopt}}, Popularity::Explicit, 0.9});
+  s.workloads.push_back(
+      {"w", 10, PoissonArrivals{}, {{TargetKind::Model, "m", 1.0, std::nullopt}}, Popularity::Explicit, 0.9});
   const auto path = (dir.path() / "scenario.json").string();
   save_scenario(path, s);
   const auto text = test::read_file(path);
@@ -206,6 +215,7 @@ TEST(Cluster, ExpandsNodeEntriesIntoServers) {
   EXPECT_EQ(servers.front().name, "l4-0");
   EXPECT_EQ(servers.front().gpu_count, 4);
   int gpus = 0;
-  for (const auto& s : servers) gpus += s.gpu_count;
+  for (const auto& s : servers)
+    gpus += s.gpu_count;
   EXPECT_EQ(gpus, 100);
 }

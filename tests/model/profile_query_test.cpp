@@ -18,7 +18,8 @@ ModelProfile three_blocks() {
     BlockTable t{"V100", GpuShare::mps(v), {}};
     for (int b = 0; b < 3; ++b) {
       std::vector<Duration> l;
-      for (int n = 1; n <= 4; ++n) l.push_back(Duration::microseconds((b + 1) * 100 * n * v));
+      for (int n = 1; n <= 4; ++n)
+        l.push_back(Duration::microseconds((b + 1) * 100 * n * v));
       t.blocks.emplace_back(batch_range(4), l);
     }
     p.block_tables.push_back(std::move(t));
@@ -66,7 +67,8 @@ TEST(ProfileQuery, LinearFits) {
   ModelProfile p;
   p.name = "ResNet50";
   p.form = ProfileForm::Linear;
-  p.linear_fits.push_back({"GTX1080Ti", GpuShare::whole(), Duration::microseconds(1053), Duration::microseconds(5072), 32});
+  p.linear_fits.push_back(
+      {"GTX1080Ti", GpuShare::whole(), Duration::microseconds(1053), Duration::microseconds(5072), 32});
   EXPECT_EQ(p.latency({"GTX1080Ti", GpuShare::whole(), 7, std::nullopt}), Duration::microseconds(12443));
   EXPECT_EQ(p.max_batch("GTX1080Ti", GpuShare::whole()), 32);
   EXPECT_THROW((void)p.latency({"GTX1080Ti", GpuShare::whole(), 33, std::nullopt}), QueryError);

@@ -55,6 +55,7 @@ TEST(Text, QuoteForMessageEscapesAndCuts) {
   EXPECT_EQ(quote_for_message(long_text).size(), 60u + 5u);
   // Never cuts a multi-byte character in half.
   std::string accents;
-  for (int i = 0; i < 40; ++i) accents += "é";
+  for (int i = 0; i < 40; ++i)
+    accents += "é";
   EXPECT_TRUE(is_valid_utf8(quote_for_message(accents)));
 }

@@ -3,10 +3,9 @@
 //   lat_infer = Σ block-timing[{dnn}-{gpu}-{mps+1}][start:end][bs−1]
 //   lat_trans = bs × trans_size[end−1] × 8 / (bw_gbps × 10³)   (0 after the last block),
 // within 0.05 µs. Skips when the reference data is absent.
-#include <gtest/gtest.h>
-
-#include <cmath>
 #include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
 #include <map>
 
 #include "model/import/ppipe_import.h"

@@ -67,7 +67,8 @@ TEST(PublishedData, GpuletPartitionTables) {
   const auto path = (shared_data / "Gpulet-0909wlgur/data/inference.csv").string();
   const auto r = parse_partition_latency_csv(read_text_file(path), path, "RTX2080Ti");
   EXPECT_EQ(r.profiles.models.size(), 10u);
-  for (const auto& m : r.profiles.models) EXPECT_EQ(m.batch_tables.size(), 6u) << m.name;  // 20..100 %
+  for (const auto& m : r.profiles.models)
+    EXPECT_EQ(m.batch_tables.size(), 6u) << m.name;  // 20..100 %
   const auto& vgg = r.profiles.get("vgg16");
   EXPECT_EQ(vgg.latency({"RTX2080Ti", GpuShare::percent(20), 1, std::nullopt}), Duration::from_us(4535.2));
   EXPECT_EQ(vgg.max_batch("RTX2080Ti", GpuShare::percent(60)), 64);

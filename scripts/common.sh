@@ -1,0 +1,53 @@
+# Sourced by scripts/run.sh and scripts/test.sh: installs the Debian packages ServeScope needs,
+# when they are missing, and knows where the source tree is.
+set -euo pipefail
+
+SERVESCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export SERVESCOPE_ROOT
+
+# Everything comes from Debian bookworm. fonts-dejavu-core gives the offscreen GUI tests text to
+# render; xvfb lets run.sh show the window on a machine without a display server.
+SERVESCOPE_PACKAGES=(
+  cmake ninja-build g++ pkg-config ccache
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl-dev
+  libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+  fonts-dejavu-core
+)
+
+missing_packages() {
+  local missing=()
+  for p in "${SERVESCOPE_PACKAGES[@]}" "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  echo "${missing[@]:-}"
+}
+
+ensure_packages() {
+  local missing
+  missing=$(missing_packages "$@")
+  [ -z "$missing" ] && return 0
+  echo "==> Installing missing packages: $missing"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      echo "error: need root or sudo to install: $missing" >&2
+      exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  # shellcheck disable=SC2086
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends $missing
+}
+
+# Configure and build one CMake preset.
+build_preset() {
+  local preset=$1
+  shift
+  cmake --preset "$preset" -S "$SERVESCOPE_ROOT" "$@" >/dev/null
+  cmake --build --preset "$preset" --parallel "$(nproc)"
+}
