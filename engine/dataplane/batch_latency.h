@@ -1,0 +1,38 @@
+// ℓ(b) for one model on one GPU type and share, in the form the schedulers' inner loops need:
+// an inline lookup and "largest batch that fits in a budget" in O(1) for linear fits and
+// O(log B) for tables. Built once from a ModelProfile, so a scheduler never pays for the
+// general profile query per request.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/dataplane/request.h"
+#include "model/profile/model_profile.h"
+
+namespace servescope::engine {
+
+class BatchLatency {
+ public:
+  BatchLatency() = default;
+  // Throws QueryError when the profile does not cover (gpu, share).
+  BatchLatency(const ModelProfile& profile, std::string_view gpu, GpuShare share, int max_batch_cap = 0);
+  static BatchLatency linear(Duration alpha, Duration beta, int max_batch);
+
+  int max_batch() const { return max_batch_; }
+  // Latency of a batch of b, 1 ≤ b ≤ max_batch().
+  Duration at(int b) const {
+    if (linear_) return Duration::nanoseconds(alpha_ns_ * b + beta_ns_);
+    return Duration::nanoseconds(table_[static_cast<std::size_t>(b - 1)]);
+  }
+  // Largest b ≤ limit with at(b) ≤ budget; 0 when even b = 1 does not fit.
+  int largest_within(Duration budget, int limit) const;
+
+ private:
+  bool linear_ = true;
+  std::int64_t alpha_ns_ = 0, beta_ns_ = 0;
+  std::vector<std::int64_t> table_;  // [b-1], non-decreasing
+  int max_batch_ = 0;
+};
+
+}  // namespace servescope::engine

@@ -1,0 +1,72 @@
+// The seam between a data plane and the world it runs in (docs/architecture.md, "The data-plane
+// seam"). A data plane sees time only through a Clock, sends work only through an Executor and
+// reports drops only through an OutcomeSink. The simulator implements all three with virtual
+// time and simulated GPUs; the live scheduler implements them with the wall clock and remote
+// workers. The same data-plane object runs unchanged in both.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/dataplane/request.h"
+#include "model/profile/gpu_share.h"
+
+namespace servescope::engine {
+
+using TimerId = std::uint32_t;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Time now() const = 0;
+  // A timer slot that calls DataPlane::on_timer(token) when it fires. Each slot holds at most
+  // one pending firing: arming an armed slot moves it. Timers that fire at the same instant
+  // fire in the order they were armed.
+  virtual TimerId create_timer(std::uint64_t token) = 0;
+  virtual void arm(TimerId timer, Time at) = 0;
+  virtual void disarm(TimerId timer) = 0;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Runs the batch on its GPU, in dispatch order after the GPU's earlier batches. The data
+  // plane hears back through DataPlane::on_batch_done.
+  virtual void execute(Batch batch) = 0;
+};
+
+class OutcomeSink {
+ public:
+  virtual ~OutcomeSink() = default;
+  virtual void dropped(const Request& request, DropReason reason) = 0;
+};
+
+struct DataPlaneContext {
+  Clock& clock;
+  Executor& executor;
+  OutcomeSink& outcomes;
+};
+
+// One GPU (or vGPU) a data plane may dispatch to.
+struct GpuSlot {
+  std::uint32_t index = 0;  // position in the data plane's list
+  std::string name;         // "a100-3/gpu1"
+  std::string gpu_type;     // catalog id
+  GpuShare share = GpuShare::whole();
+  std::uint32_t server = 0;
+};
+
+class DataPlane {
+ public:
+  virtual ~DataPlane() = default;
+  virtual std::string name() const = 0;
+  // Called once before the first event; the context outlives the data plane's use of it.
+  virtual void start(DataPlaneContext& context) = 0;
+  virtual void on_request(const Request& request) = 0;
+  virtual void on_timer(std::uint64_t token) = 0;
+  virtual void on_batch_done(const BatchDone& done) = 0;
+};
+
+}  // namespace servescope::engine

@@ -1,0 +1,59 @@
+// What flows through a data plane: requests with their deadlines, the batches a data plane
+// sends to execution, and the reasons a request can be dropped. Times are instants on the
+// run's clock (nanoseconds since the run began, whether simulated or live).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "model/core/time.h"
+
+namespace servescope::engine {
+
+using Time = Duration;  // an instant: time since the run's origin
+inline constexpr Time kNever = Duration::max();
+inline constexpr Time kMinusInfinity = Duration::nanoseconds(INT64_MIN / 4);
+
+using RequestId = std::uint64_t;
+using BatchId = std::uint64_t;
+
+struct Request {
+  RequestId id = 0;
+  std::uint32_t model = 0;   // index into the data plane's model list
+  std::uint32_t target = 0;  // index of the workload target that sent it (for per-target metrics)
+  Time arrival;
+  Time deadline;
+};
+
+enum class DropReason : std::uint8_t {
+  DeadlineUnreachable,  // cannot finish by its deadline even in a batch of one
+  WindowDrop,           // dropped early so the batch could stay at its target size (seed 002 §2.2)
+  Preempted,            // its batch was preempted and it could not be rescheduled in time
+  NoCapacity,           // no GPU serves its model under the current plan
+  WorkerLost,           // the worker running it failed (live mode)
+};
+std::string_view to_string(DropReason reason);
+inline constexpr int kDropReasonCount = 5;
+
+// A batch handed to an executor: run `requests` of `model` on `gpu` starting at `start`.
+// `predicted_end` is what the data plane expects; executors report the real end.
+struct Batch {
+  BatchId id = 0;
+  std::uint32_t model = 0;
+  std::uint32_t gpu = 0;  // index into the data plane's GPU list
+  Time start;
+  Time predicted_end;
+  std::vector<Request> requests;
+};
+
+struct BatchDone {
+  BatchId id = 0;
+  std::uint32_t gpu = 0;
+  std::uint32_t model = 0;
+  std::uint32_t size = 0;
+  Time start;
+  Time end;
+};
+
+}  // namespace servescope::engine

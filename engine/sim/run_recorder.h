@@ -1,0 +1,67 @@
+// What a run reports as it goes. The simulator (and the live scheduler) call these hooks; the
+// metrics collector folds them into bounded aggregates, and optional recorders keep timeline
+// spans or per-request records for views and exports. Long runs keep only aggregates.
+#pragma once
+
+#include <vector>
+
+#include "engine/dataplane/request.h"
+
+namespace servescope::engine {
+
+class RunRecorder {
+ public:
+  virtual ~RunRecorder() = default;
+  virtual void on_arrival(const Request&) {}
+  virtual void on_drop(const Request&, DropReason, Time /*when*/) {}
+  // A batch began executing at `start` and will end at `end` (actual times).
+  virtual void on_batch(const Batch&, Time /*start*/, Time /*end*/) {}
+  virtual void on_complete(const Request&, Time /*start*/, Time /*end*/) {}
+};
+
+// Forwards every hook to several recorders.
+class RecorderFanout final : public RunRecorder {
+ public:
+  void add(RunRecorder& r) { sinks_.push_back(&r); }
+  void on_arrival(const Request& r) override {
+    for (auto* s : sinks_)
+      s->on_arrival(r);
+  }
+  void on_drop(const Request& r, DropReason why, Time when) override {
+    for (auto* s : sinks_)
+      s->on_drop(r, why, when);
+  }
+  void on_batch(const Batch& b, Time start, Time end) override {
+    for (auto* s : sinks_)
+      s->on_batch(b, start, end);
+  }
+  void on_complete(const Request& r, Time start, Time end) override {
+    for (auto* s : sinks_)
+      s->on_complete(r, start, end);
+  }
+
+ private:
+  std::vector<RunRecorder*> sinks_;
+};
+
+// One executed batch on one GPU: the timeline's unit.
+struct TimelineSpan {
+  BatchId batch = 0;
+  std::uint32_t gpu = 0;
+  std::uint32_t model = 0;
+  std::uint32_t size = 0;
+  Time start, end;
+};
+
+class TimelineRecorder final : public RunRecorder {
+ public:
+  void on_batch(const Batch& b, Time start, Time end) override {
+    spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end});
+  }
+  const std::vector<TimelineSpan>& spans() const { return spans_; }
+
+ private:
+  std::vector<TimelineSpan> spans_;
+};
+
+}  // namespace servescope::engine

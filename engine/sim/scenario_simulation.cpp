@@ -1,0 +1,190 @@
+#include "engine/sim/scenario_simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "model/core/error.h"
+#include "model/io/trace_file.h"
+
+namespace servescope::engine {
+
+std::vector<std::string> simulation_systems() {
+  return {"symphony", "eager", "timeout", "latest", "clockwork"};
+}
+
+SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
+  SimulationSetup setup;
+  // GPUs: every GPU of every server, named server/gpuK.
+  const auto servers = scenario.cluster.servers();
+  std::set<std::string> types;
+  for (std::uint32_t s = 0; s < servers.size(); ++s) {
+    const auto& node = scenario.cluster.nodes[servers[s].node_index];
+    for (int g = 0; g < servers[s].gpu_count; ++g)
+      setup.gpus.push_back(GpuSlot{static_cast<std::uint32_t>(setup.gpus.size()),
+                                   servers[s].name + "/gpu" + std::to_string(g), node.gpu, GpuShare::whole(), s});
+    types.insert(node.gpu);
+  }
+  if (setup.gpus.empty()) throw QueryError("the scenario's cluster has no GPUs");
+  if (types.size() > 1)
+    throw QueryError("the " + spec.system +
+                     " data plane schedules one sub-cluster of identical GPUs; this cluster mixes " + *types.begin() +
+                     " and " + *std::next(types.begin()));
+  const std::string gpu_type = *types.begin();
+
+  // Workloads → per-model streams.
+  std::vector<const Workload*> chosen;
+  for (const auto& w : scenario.workloads)
+    if (spec.workloads.empty() || std::ranges::find(spec.workloads, w.name) != spec.workloads.end())
+      chosen.push_back(&w);
+  for (const auto& name : spec.workloads)
+    if (std::ranges::none_of(scenario.workloads, [&](const Workload& w) { return w.name == name; }))
+      throw QueryError("no workload named '" + name + "'");
+  if (chosen.empty()) throw QueryError("the scenario has no workload to simulate");
+  std::vector<std::string> model_names;
+  std::uint32_t target_index = 0;
+  for (const auto* w : chosen) {
+    const auto shares = w->shares();
+    std::vector<Duration> trace;
+    if (const auto* t = std::get_if<TraceArrivals>(&w->arrivals)) {
+      const std::filesystem::path p(t->path);
+      trace = load_trace_file((p.is_absolute() || spec.base_dir.empty() ? p : spec.base_dir / p).string());
+    }
+    for (std::size_t i = 0; i < w->targets.size(); ++i, ++target_index) {
+      const auto& target = w->targets[i];
+      if (target.kind != TargetKind::Model)
+        throw QueryError("workload '" + w->name + "' targets application '" + target.name + "'; the " + spec.system +
+                         " data plane serves models (application DAGs come with the cost planners)");
+      const auto it = std::ranges::find(model_names, target.name);
+      const auto model = static_cast<std::uint32_t>(it - model_names.begin());
+      if (it == model_names.end()) model_names.push_back(target.name);
+      const auto slo = scenario.slo_of(target);
+      if (!slo) throw QueryError("target '" + target.name + "' of workload '" + w->name + "' has no SLO");
+      setup.streams.push_back(ArrivalStream{model, target_index, *slo, w->rate_rps * shares[i], w->arrivals, trace});
+    }
+    setup.workload_rate_rps += w->rate_rps;
+  }
+  for (const auto& name : model_names) {
+    const auto& profile = scenario.profiles.get(name);
+    // The model's SLO for batch sizing: the tightest any of its targets asks for.
+    Duration slo = Duration::max();
+    for (const auto& s : setup.streams)
+      if (model_names[s.model] == name) slo = std::min(slo, s.slo);
+    setup.models.push_back(ScheduledModel{name, BatchLatency(profile, gpu_type, GpuShare::whole()), slo});
+  }
+  return setup;
+}
+
+double nominal_capacity_rps(const SimulationSetup& setup) {
+  const auto n = static_cast<std::int64_t>(setup.gpus.size());
+  std::vector<double> share(setup.models.size(), 0.0);
+  double total = 0;
+  for (const auto& s : setup.streams) {
+    share[s.model] += s.rate_rps;
+    total += s.rate_rps;
+  }
+  if (total <= 0) return 0;
+  double gpu_seconds_per_request = 0;
+  for (std::size_t m = 0; m < setup.models.size(); ++m) {
+    const auto& model = setup.models[m];
+    const auto budget = Duration::nanoseconds(model.slo.count_ns() * n / (n + 1));
+    const int b = std::max(1, model.latency.largest_within(budget, model.latency.max_batch()));
+    gpu_seconds_per_request += share[m] / total * model.latency.at(b).to_s() / b;
+  }
+  return static_cast<double>(n) / gpu_seconds_per_request;
+}
+
+std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
+                                           const SimulationSpec& spec) {
+  DeferredOptions o = spec.deferred;
+  if (system == "symphony") {
+    o.exec_rule = ExecRule::Deferred;
+    o.batch_rule = spec.batch_rule.value_or(BatchRule::WindowDrop);
+    o.model_pick = ModelPick::EarliestLatest;
+  } else if (system == "eager") {
+    o.exec_rule = ExecRule::Eager;
+    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
+    o.model_pick = ModelPick::OldestRequest;
+  } else if (system == "clockwork") {
+    o.exec_rule = ExecRule::Eager;
+    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
+    o.model_pick = ModelPick::EarliestLatest;
+  } else if (system == "latest") {
+    o.exec_rule = ExecRule::Latest;
+    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
+    o.model_pick = ModelPick::EarliestLatest;
+  } else if (system == "timeout") {
+    o.exec_rule = ExecRule::Timeout;
+    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
+    o.model_pick = ModelPick::OldestRequest;
+    Duration tightest = Duration::max();
+    for (const auto& m : setup.models)
+      tightest = std::min(tightest, m.slo);
+    o.timeout = Duration::nanoseconds(
+        static_cast<std::int64_t>(static_cast<double>(tightest.count_ns()) * spec.timeout_fraction_of_slo));
+  } else {
+    std::string known;
+    for (const auto& s : simulation_systems())
+      known += (known.empty() ? "" : ", ") + s;
+    throw QueryError("unknown system '" + system + "' (known: " + known + ")");
+  }
+  return std::make_unique<DeferredScheduler>(setup.models, setup.gpus, o);
+}
+
+SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
+                          const std::function<void(double)>& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto setup = prepare_simulation(scenario, spec);
+  SimulationResult result;
+  result.system = spec.system;
+  result.nominal_capacity_rps = nominal_capacity_rps(setup);
+  double rate = setup.workload_rate_rps;
+  if (spec.rate_rps) rate = *spec.rate_rps;
+  if (spec.load_factor) rate = *spec.load_factor * result.nominal_capacity_rps;
+  if (rate <= 0) throw QueryError("the offered rate must be positive");
+  const double scale = rate / setup.workload_rate_rps;
+  for (auto& s : setup.streams)
+    s.rate_rps *= scale;
+  result.offered_rate_rps = rate;
+
+  for (const auto& m : setup.models) {
+    result.models.push_back(m.name);
+    result.model_slo.push_back(m.slo);
+  }
+  for (const auto& g : setup.gpus)
+    result.gpus.push_back(g.name);
+  result.duration = spec.duration;
+  result.warmup = std::min(spec.warmup, spec.duration);
+  result.seed = spec.seed;
+
+  const Time until = spec.duration;
+  Duration bin = spec.utilisation_bin;
+  if (bin <= Duration())
+    bin = std::max(Duration::milliseconds(1), Duration::nanoseconds(spec.duration.count_ns() / 200));
+  result.metrics =
+      std::make_unique<MetricsCollector>(setup.models.size(), setup.gpus.size(), result.warmup, until, bin);
+  TimelineRecorder timeline;
+  RecorderFanout fanout;
+  fanout.add(*result.metrics);
+  if (spec.timeline) fanout.add(timeline);
+
+  std::vector<std::vector<BatchLatency>> exec(setup.models.size());
+  for (std::size_t m = 0; m < setup.models.size(); ++m)
+    exec[m].assign(setup.gpus.size(), setup.models[m].latency);
+  WorkloadArrivals arrivals(setup.streams, until, spec.seed);
+  auto plane = make_data_plane(spec.system, setup, spec);
+  Simulator sim(setup.gpus.size(), ExecutionTimes(std::move(exec)), arrivals, *plane, fanout);
+  if (progress) {
+    const double horizon = static_cast<double>((until + spec.drain).count_ns());
+    sim.set_progress([&](Time now) { progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon)); });
+  }
+  sim.run(until + spec.drain);
+  if (progress) progress(1.0);
+  result.sim = sim.stats();
+  result.timeline = timeline.spans();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace servescope::engine

@@ -1,0 +1,76 @@
+// Runs a scenario's workload through one serving system in the simulator: expands the cluster
+// into GPUs, picks the models the workload targets, builds the system's data plane, the
+// arrival streams and the recorders, and returns the aggregates. The CLI's `simulate` and
+// `goodput`, the GUI and the reproduction scripts all come through here.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/metrics/run_metrics.h"
+#include "engine/sim/simulator.h"
+#include "engine/symphony/deferred_scheduler.h"
+#include "model/scenario/scenario.h"
+
+namespace servescope::engine {
+
+// The systems `simulate` knows; see docs/formats.md ("Simulation results") for each.
+std::vector<std::string> simulation_systems();
+
+struct SimulationSpec {
+  std::string system = "symphony";
+  std::vector<std::string> workloads;  // names; empty: every workload
+  std::string base_dir;                // where relative trace paths start (the scenario's folder)
+  std::optional<double> rate_rps;      // total rate, scaling the workloads' rates proportionally
+  std::optional<double> load_factor;   // rate = factor × nominal_capacity_rps()
+  Duration duration = Duration::seconds(60);
+  Duration warmup = Duration::seconds(5);
+  Duration drain = Duration::seconds(10);  // after arrivals stop, to let queued work finish
+  std::uint64_t seed = 1;
+  bool timeline = false;                                 // keep every batch as a timeline span
+  Duration utilisation_bin = Duration::milliseconds(0);  // 0: about 200 bins over the run
+  DeferredOptions deferred;                              // policies of the Algorithm-1 family
+  std::optional<BatchRule> batch_rule;                   // overrides the system's default
+  double timeout_fraction_of_slo = 0.1;                  // the timeout system's k
+};
+
+struct SimulationResult {
+  std::string system;
+  std::vector<std::string> models;
+  std::vector<Duration> model_slo;
+  std::vector<std::string> gpus;
+  double offered_rate_rps = 0;
+  double nominal_capacity_rps = 0;
+  Duration duration, warmup;
+  std::uint64_t seed = 0;
+  std::unique_ptr<MetricsCollector> metrics;
+  std::vector<TimelineSpan> timeline;
+  SimulatorStats sim;
+  double wall_seconds = 0;
+};
+
+// The scenario's selected workloads resolved into per-model arrival streams and the models'
+// profiles on the cluster's GPU type. Throws QueryError with a reason when the scenario cannot
+// run (no GPUs, a model without a profile for the GPU type, application targets, …).
+struct SimulationSetup {
+  std::vector<ScheduledModel> models;
+  std::vector<GpuSlot> gpus;
+  std::vector<ArrivalStream> streams;  // rates as written in the workloads
+  double workload_rate_rps = 0;
+};
+SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec);
+
+// The total rate at which every model, sharing the cluster, could run staggered batches sized
+// by Symphony's Eqs. (1)–(2): N / Σ_m share_m · ℓ_m(b_m)/b_m. Load factors are relative to it.
+double nominal_capacity_rps(const SimulationSetup& setup);
+
+std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
+                                           const SimulationSpec& spec);
+
+SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
+                          const std::function<void(double fraction)>& progress = {});
+
+}  // namespace servescope::engine

@@ -1,0 +1,112 @@
+#include "engine/sim/simulator.h"
+
+#include <algorithm>
+
+namespace servescope::engine {
+
+Simulator::Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane,
+                     RunRecorder& recorder)
+    : times_(std::move(times)),
+      arrivals_(arrivals),
+      plane_(plane),
+      recorder_(recorder),
+      context_{*this, *this, *this},
+      events_(1 + gpus),
+      first_timer_slot_(static_cast<std::uint32_t>(1 + gpus)),
+      gpu_queue_(gpus),
+      running_(gpus) {}
+
+TimerId Simulator::create_timer(std::uint64_t token) {
+  timer_tokens_.push_back(token);
+  events_.add_slot();
+  return static_cast<TimerId>(timer_tokens_.size() - 1);
+}
+
+void Simulator::arm(TimerId timer, Time at) {
+  events_.set(first_timer_slot_ + timer, Key{std::max(at, now_), EventClass::Timer, ++seq_});
+}
+
+void Simulator::disarm(TimerId timer) {
+  events_.erase(first_timer_slot_ + timer);
+}
+
+void Simulator::execute(Batch batch) {
+  const auto gpu = batch.gpu;
+  gpu_queue_[gpu].push_back(std::move(batch));
+  if (!running_[gpu]) start_next(gpu);
+}
+
+void Simulator::start_next(std::uint32_t gpu) {
+  auto& queue = gpu_queue_[gpu];
+  if (queue.empty()) return;
+  Running r{std::move(queue.front()), Time(), Time()};
+  queue.pop_front();
+  r.start = std::max(now_, r.batch.start);
+  r.end = r.start + times_.of(r.batch.model, gpu, static_cast<int>(r.batch.requests.size()));
+  recorder_.on_batch(r.batch, r.start, r.end);
+  ++stats_.batches;
+  events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});
+  running_[gpu] = std::move(r);
+}
+
+void Simulator::dropped(const Request& request, DropReason reason) {
+  recorder_.on_drop(request, reason, now_);
+}
+
+void Simulator::fetch_next_arrival() {
+  next_arrival_ = arrivals_.next();
+  if (next_arrival_)
+    events_.set(arrival_slot_, Key{std::max(next_arrival_->at, now_), EventClass::Arrival, ++seq_});
+  else
+    events_.erase(arrival_slot_);
+}
+
+void Simulator::set_progress(Progress progress, std::uint64_t every_events) {
+  progress_ = std::move(progress);
+  progress_every_ = std::max<std::uint64_t>(every_events, 1);
+}
+
+void Simulator::step() {
+  const auto slot = events_.top();
+  now_ = events_.top_key().t;
+  events_.erase(slot);
+  ++stats_.events;
+  if (progress_ && stats_.events % progress_every_ == 0) progress_(now_);
+  if (slot == arrival_slot_) {
+    const Arrival a = *next_arrival_;
+    const Request r{next_request_++, a.model, a.target, a.at, a.at + a.slo};
+    ++stats_.arrivals;
+    recorder_.on_arrival(r);
+    plane_.on_request(r);
+    fetch_next_arrival();
+  } else if (slot < first_timer_slot_) {
+    const auto gpu = slot - first_gpu_slot_;
+    Running done = std::move(*running_[gpu]);
+    running_[gpu].reset();
+    for (const auto& r : done.batch.requests)
+      recorder_.on_complete(r, done.start, done.end);
+    plane_.on_batch_done(BatchDone{done.batch.id, gpu, done.batch.model,
+                                   static_cast<std::uint32_t>(done.batch.requests.size()), done.start, done.end});
+    start_next(gpu);
+  } else {
+    plane_.on_timer(timer_tokens_[slot - first_timer_slot_]);
+  }
+  stats_.end = now_;
+}
+
+void Simulator::run_until(Time t) {
+  if (!started_) {
+    started_ = true;
+    plane_.start(context_);
+    fetch_next_arrival();
+  }
+  while (!events_.empty() && events_.top_key().t <= t)
+    step();
+  if (now_ < t && t != kNever) now_ = t;
+}
+
+void Simulator::run(Time limit) {
+  run_until(limit);
+}
+
+}  // namespace servescope::engine

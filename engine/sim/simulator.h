@@ -1,0 +1,107 @@
+// The discrete-event simulator: one integer clock, one event queue, simulated GPUs that run
+// batches back to back in dispatch order, and a data plane that sees all of it only through
+// the Clock, Executor and OutcomeSink seam. Deterministic for given inputs and seed: events at
+// the same instant run completions first, then arrivals, then timers in the order they were
+// armed (Symphony digest §2.4).
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "engine/core/indexed_heap.h"
+#include "engine/dataplane/batch_latency.h"
+#include "engine/dataplane/data_plane.h"
+#include "engine/sim/arrival_source.h"
+#include "engine/sim/run_recorder.h"
+
+namespace servescope::engine {
+
+// How long batches really take on each simulated GPU: ℓ per (model, GPU), looked up by the GPU's
+// type and share. The same profiles the data plane plans with, unless a test says otherwise.
+class ExecutionTimes {
+ public:
+  // latency[model][gpu]; entries may be shared between GPUs of one type.
+  explicit ExecutionTimes(std::vector<std::vector<BatchLatency>> latency) : latency_(std::move(latency)) {}
+  Duration of(std::uint32_t model, std::uint32_t gpu, int batch) const { return latency_[model][gpu].at(batch); }
+
+ private:
+  std::vector<std::vector<BatchLatency>> latency_;
+};
+
+struct SimulatorStats {
+  std::uint64_t events = 0;
+  std::uint64_t arrivals = 0;
+  std::uint64_t batches = 0;
+  Time end;  // the last event's time
+};
+
+class Simulator final : private Clock, private Executor, private OutcomeSink {
+ public:
+  using Progress = std::function<void(Time now)>;
+
+  Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane, RunRecorder& recorder);
+
+  // Processes every event at or before `t`.
+  void run_until(Time t);
+  // Runs until nothing is left to do, or until `limit` (requests still queued then stay unfinished).
+  void run(Time limit = kNever);
+  void set_progress(Progress progress, std::uint64_t every_events = 1 << 16);
+
+  Time current_time() const { return now_; }
+  const SimulatorStats& stats() const { return stats_; }
+
+ private:
+  enum class EventClass : std::uint8_t { Completion = 0, Arrival = 1, Timer = 2 };
+  struct Key {
+    Time t;
+    EventClass cls;
+    std::uint64_t seq;
+    bool operator<(const Key& o) const {
+      if (t != o.t) return t < o.t;
+      if (cls != o.cls) return cls < o.cls;
+      return seq < o.seq;
+    }
+  };
+  struct Running {
+    Batch batch;
+    Time start, end;
+  };
+
+  // Clock
+  Time now() const override { return now_; }
+  TimerId create_timer(std::uint64_t token) override;
+  void arm(TimerId timer, Time at) override;
+  void disarm(TimerId timer) override;
+  // Executor
+  void execute(Batch batch) override;
+  // OutcomeSink
+  void dropped(const Request& request, DropReason reason) override;
+
+  void fetch_next_arrival();
+  void start_next(std::uint32_t gpu);
+  void step();
+
+  ExecutionTimes times_;
+  ArrivalSource& arrivals_;
+  DataPlane& plane_;
+  RunRecorder& recorder_;
+  DataPlaneContext context_;
+  IndexedHeap<Key> events_;
+  std::uint32_t arrival_slot_ = 0;
+  std::uint32_t first_gpu_slot_ = 1;
+  std::uint32_t first_timer_slot_ = 0;
+  std::vector<std::uint64_t> timer_tokens_;
+  std::vector<std::deque<Batch>> gpu_queue_;
+  std::vector<std::optional<Running>> running_;
+  std::optional<Arrival> next_arrival_;
+  Time now_;
+  std::uint64_t seq_ = 0;
+  RequestId next_request_ = 1;
+  SimulatorStats stats_;
+  Progress progress_;
+  std::uint64_t progress_every_ = 1 << 16;
+  bool started_ = false;
+};
+
+}  // namespace servescope::engine
