@@ -27,6 +27,8 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBod
 void add_info_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_import_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_demo_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 
 void print_json(const nlohmann::json& j);
 

@@ -182,7 +182,8 @@ void DeferredScheduler::update_candidate(std::uint32_t model, Time gpu_free_at) 
   const Time d = m.queue.front().deadline;
   const Time earliest = std::max(now() + delay(bs), gpu_free_at);
   // A late head under WindowFcfs has latest < earliest: it runs as soon as possible.
-  const Time latest = std::max(d - l.at(bs), earliest);
+  const bool late = d - l.at(bs) < earliest;
+  const Time latest = late ? earliest : d - l.at(bs);
   Time exec = earliest;
   switch (options_.exec_rule) {
     case ExecRule::Deferred:
@@ -199,7 +200,7 @@ void DeferredScheduler::update_candidate(std::uint32_t model, Time gpu_free_at) 
       break;
   }
   exec = std::clamp(exec, earliest, latest);
-  m.cand = Candidate{bs, exec, latest, d};
+  m.cand = Candidate{bs, exec, latest, d, late};
   m.has_cand = true;
 }
 
@@ -224,7 +225,8 @@ void DeferredScheduler::inform_candidate(std::uint32_t model) {
 void DeferredScheduler::make_pending(std::uint32_t model) {
   auto& m = models_[model];
   const auto seq = ++seq_;
-  pending_latest_.set(model, {m.cand.latest, seq});
+  // A late batch (WindowFcfs) is the most urgent there is: first in line, never evicted.
+  pending_latest_.set(model, {m.cand.late ? kMinusInfinity : m.cand.latest, seq});
   switch (options_.model_pick) {
     case ModelPick::EarliestLatest:
       break;
@@ -238,7 +240,11 @@ void DeferredScheduler::make_pending(std::uint32_t model) {
   if (options_.d_data != Duration()) pending_size_.set(model, {Duration::nanoseconds(-m.cand.batch), seq});
   m.phase = Phase::Pending;
   // Invalidate timer (digest gap G4): just after the window closes, recompute a smaller batch.
-  ctx_->clock.arm(m.timer, std::max(now(), m.cand.latest - delay(m.cand.batch) + kOneNs));
+  // A late batch has no window left to close; it simply waits for a GPU.
+  if (m.cand.late)
+    ctx_->clock.disarm(m.timer);
+  else
+    ctx_->clock.arm(m.timer, std::max(now(), m.cand.latest - delay(m.cand.batch) + kOneNs));
 }
 
 void DeferredScheduler::on_request(const Request& request) {
@@ -331,7 +337,7 @@ void DeferredScheduler::on_gpu_timer() {
   const auto [gpu, t] = *e;
   // Candidates whose window closes before this GPU frees cannot use it; their invalidate timers
   // will shrink them.
-  while (!pending_latest_.empty() && pending_latest_.top_key().t < t) {
+  while (!pending_latest_.empty() && pending_latest_.top_key().t < t && !models_[pending_latest_.top()].cand.late) {
     const auto model = pending_latest_.top();
     pending_pick_.erase(model);
     pending_size_.erase(model);

@@ -85,6 +85,7 @@ class DeferredScheduler final : public DataPlane {
   struct Candidate {
     int batch = 0;
     Time exec, latest, head_deadline;
+    bool late = false;  // WindowFcfs serving a head that can no longer make its deadline
   };
   std::optional<Candidate> candidate(std::uint32_t model) const;
   std::size_t queue_length(std::uint32_t model) const { return models_[model].queue.size(); }

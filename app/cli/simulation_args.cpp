@@ -1,0 +1,74 @@
+#include "app/cli/simulation_args.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "model/core/error.h"
+#include "model/io/document.h"
+
+namespace servescope::cli {
+
+void SimulationArgs::add_to(CLI::App* cmd) {
+  cmd->add_option("-s,--scenario", scenario_file, "Scenario or project file (or builtin:NAME)")->required();
+  std::string systems;
+  for (const auto& s : engine::simulation_systems())
+    systems += (systems.empty() ? "" : "|") + s;
+  cmd->add_option("--system", system, "Serving system: " + systems)->capture_default_str();
+  cmd->add_option("-w,--workload", workloads, "Workload to run (repeatable; default: all)");
+  cmd->add_option("-d,--duration", duration_s, "Simulated seconds of arrivals")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--warmup", warmup_s, "Seconds at the start left out of the metrics")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--seed", seed, "Random seed")->capture_default_str();
+  cmd->add_option("--batch-policy", batch_policy, "greedy|window-drop|window-fcfs (default: the system's)")
+      ->check(CLI::IsMember({"greedy", "window-drop", "window-fcfs"}));
+  cmd->add_option("--gpu-pick", gpu_pick, "lowest-id|earliest-free")
+      ->check(CLI::IsMember({"lowest-id", "earliest-free"}))
+      ->capture_default_str();
+  cmd->add_option("--timeout-fraction", timeout_fraction, "Timeout system: k as a fraction of the SLO")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+}
+
+Scenario SimulationArgs::load_scenario() const {
+  auto doc = load_document(scenario_file);
+  return project_from_document(std::move(doc), scenario_file).scenario;
+}
+
+engine::SimulationSpec SimulationArgs::to_spec() const {
+  engine::SimulationSpec spec;
+  spec.system = system;
+  spec.workloads = workloads;
+  if (!scenario_file.starts_with(kBuiltinPrefix))
+    spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();
+  spec.duration = Duration::from_s(duration_s);
+  spec.warmup = Duration::from_s(std::min(warmup_s, duration_s));
+  spec.seed = seed;
+  if (batch_policy == "greedy") spec.batch_rule = engine::BatchRule::Greedy;
+  if (batch_policy == "window-drop") spec.batch_rule = engine::BatchRule::WindowDrop;
+  if (batch_policy == "window-fcfs") spec.batch_rule = engine::BatchRule::WindowFcfs;
+  spec.deferred.gpu_pick = gpu_pick == "earliest-free" ? engine::GpuPick::EarliestFree : engine::GpuPick::LowestId;
+  spec.timeout_fraction_of_slo = timeout_fraction;
+  return spec;
+}
+
+TerminalProgress::TerminalProgress(std::string label) : label_(std::move(label)), tty_(::isatty(STDERR_FILENO) != 0) {}
+
+TerminalProgress::~TerminalProgress() {
+  if (tty_ && last_percent_ >= 0) std::fprintf(stderr, "\r%*s\r", static_cast<int>(label_.size()) + 8, "");
+}
+
+void TerminalProgress::update(double fraction) {
+  if (!tty_) return;
+  const int percent = static_cast<int>(fraction * 100);
+  if (percent == last_percent_) return;
+  last_percent_ = percent;
+  std::fprintf(stderr, "\r%s %3d %%", label_.c_str(), percent);
+  std::fflush(stderr);
+}
+
+}  // namespace servescope::cli

@@ -1,0 +1,43 @@
+// The options `simulate` and `goodput` share: which scenario, system, workload, how long, which
+// seed, and the data-plane policies. One definition, so the two commands cannot drift apart.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "engine/sim/scenario_simulation.h"
+#include "model/scenario/scenario.h"
+
+namespace servescope::cli {
+
+struct SimulationArgs {
+  std::string scenario_file;
+  std::string system = "symphony";
+  std::vector<std::string> workloads;
+  double duration_s = 60;
+  double warmup_s = 5;
+  std::uint64_t seed = 1;
+  std::string batch_policy;  // empty: the system's default
+  std::string gpu_pick = "lowest-id";
+  double timeout_fraction = 0.1;
+
+  void add_to(CLI::App* cmd);
+  // Loads the scenario (a scenario or a project file) and fills a spec; throws on bad input.
+  engine::SimulationSpec to_spec() const;
+  Scenario load_scenario() const;
+};
+
+// "\r simulating 42 %" on a terminal; nothing when stderr is not a terminal.
+class TerminalProgress {
+ public:
+  explicit TerminalProgress(std::string label);
+  ~TerminalProgress();
+  void update(double fraction);
+
+ private:
+  std::string label_;
+  bool tty_;
+  int last_percent_ = -1;
+};
+
+}  // namespace servescope::cli
