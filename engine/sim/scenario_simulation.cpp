@@ -169,12 +169,13 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   fanout.add(*result.metrics);
   if (spec.timeline) fanout.add(timeline);
 
-  std::vector<std::vector<BatchLatency>> exec(setup.models.size());
-  for (std::size_t m = 0; m < setup.models.size(); ++m)
-    exec[m].assign(setup.gpus.size(), setup.models[m].latency);
+  std::vector<BatchLatency> exec;
+  for (const auto& m : setup.models)
+    exec.push_back(m.latency);
   WorkloadArrivals arrivals(setup.streams, until, spec.seed);
   auto plane = make_data_plane(spec.system, setup, spec);
-  Simulator sim(setup.gpus.size(), ExecutionTimes(std::move(exec)), arrivals, *plane, fanout);
+  Simulator sim(setup.gpus.size(), ExecutionTimes::uniform(std::move(exec), setup.gpus.size()), arrivals, *plane,
+                fanout);
   if (progress) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
     sim.set_progress([&](Time now) { progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon)); });

@@ -4,6 +4,14 @@
 
 namespace servescope::engine {
 
+ExecutionTimes ExecutionTimes::uniform(std::vector<BatchLatency> per_model, std::size_t gpus) {
+  std::vector<std::vector<BatchLatency>> latency;
+  latency.reserve(per_model.size());
+  for (auto& l : per_model)
+    latency.push_back({std::move(l)});
+  return ExecutionTimes(std::move(latency), std::vector<std::uint32_t>(gpus, 0));
+}
+
 Simulator::Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane,
                      RunRecorder& recorder)
     : times_(std::move(times)),

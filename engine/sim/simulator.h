@@ -17,16 +17,23 @@
 
 namespace servescope::engine {
 
-// How long batches really take on each simulated GPU: ℓ per (model, GPU), looked up by the GPU's
-// type and share. The same profiles the data plane plans with, unless a test says otherwise.
+// How long batches really take on each simulated GPU: ℓ per (model, GPU class), where a class
+// is a GPU type and share. The same profiles the data plane plans with, unless a test says
+// otherwise. Indexed by class, not by GPU, so 1,000 models on 1,024 GPUs stay small and hot.
 class ExecutionTimes {
  public:
-  // latency[model][gpu]; entries may be shared between GPUs of one type.
-  explicit ExecutionTimes(std::vector<std::vector<BatchLatency>> latency) : latency_(std::move(latency)) {}
-  Duration of(std::uint32_t model, std::uint32_t gpu, int batch) const { return latency_[model][gpu].at(batch); }
+  // latency[model][class]; gpu_class[gpu] names each GPU's class.
+  ExecutionTimes(std::vector<std::vector<BatchLatency>> latency, std::vector<std::uint32_t> gpu_class)
+      : latency_(std::move(latency)), gpu_class_(std::move(gpu_class)) {}
+  // Every GPU of one class.
+  static ExecutionTimes uniform(std::vector<BatchLatency> per_model, std::size_t gpus);
+  Duration of(std::uint32_t model, std::uint32_t gpu, int batch) const {
+    return latency_[model][gpu_class_[gpu]].at(batch);
+  }
 
  private:
   std::vector<std::vector<BatchLatency>> latency_;
+  std::vector<std::uint32_t> gpu_class_;
 };
 
 struct SimulatorStats {

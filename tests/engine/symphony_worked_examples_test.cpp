@@ -45,10 +45,11 @@ struct Harness {
     arrivals = std::make_unique<ListArrivals>(std::move(list));
     fanout.add(timeline);
     fanout.add(drops);
-    std::vector<std::vector<BatchLatency>> exec(models.size());
-    for (std::size_t i = 0; i < models.size(); ++i)
-      exec[i].assign(gpus.size(), models[i].latency);
-    sim = std::make_unique<Simulator>(gpus.size(), ExecutionTimes(std::move(exec)), *arrivals, *scheduler, fanout);
+    std::vector<BatchLatency> exec;
+    for (const auto& model : models)
+      exec.push_back(model.latency);
+    sim = std::make_unique<Simulator>(gpus.size(), ExecutionTimes::uniform(std::move(exec), gpus.size()), *arrivals,
+                                      *scheduler, fanout);
   }
 };
 
