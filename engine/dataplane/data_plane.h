@@ -35,6 +35,9 @@ class Executor {
   // Runs the batch on its GPU, in dispatch order after the GPU's earlier batches. The data
   // plane hears back through DataPlane::on_batch_done.
   virtual void execute(Batch batch) = 0;
+  // Stops a batch that is running or waiting on `gpu` (Shepherd's preemption): its work is
+  // wasted and no on_batch_done follows. False when the batch is no longer there.
+  virtual bool preempt(BatchId batch, std::uint32_t gpu) = 0;
 };
 
 class OutcomeSink {

@@ -25,7 +25,7 @@ void MetricsCollector::on_drop(const Request& r, DropReason why, Time) {
   ++m.drops_by_reason[static_cast<std::size_t>(why)];
 }
 
-void MetricsCollector::on_batch(const Batch& b, Time start, Time end) {
+void MetricsCollector::on_batch(const Batch& b, Time start, Time end, bool completed) {
   auto& busy = busy_[b.gpu];
   // Spread the busy interval over the bins it covers.
   for (Time t = start; t < end;) {
@@ -36,7 +36,7 @@ void MetricsCollector::on_batch(const Batch& b, Time start, Time end) {
     busy[bin] += (stop - t).count_ns();
     t = stop;
   }
-  if (b.requests.empty() || !counts(b.requests.front())) return;
+  if (!completed || b.requests.empty() || !counts(b.requests.front())) return;
   auto& m = models_[b.model];
   const auto size = b.requests.size();
   if (size >= m.batch_sizes.size()) m.batch_sizes.resize(size + 1, 0);

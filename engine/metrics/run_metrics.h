@@ -36,7 +36,7 @@ class MetricsCollector final : public RunRecorder {
 
   void on_arrival(const Request& r) override;
   void on_drop(const Request& r, DropReason why, Time when) override;
-  void on_batch(const Batch& b, Time start, Time end) override;
+  void on_batch(const Batch& b, Time start, Time end, bool completed) override;
   void on_complete(const Request& r, Time start, Time end) override;
 
   const std::vector<ModelRunStats>& models() const { return models_; }

@@ -3,6 +3,7 @@
 // spans or per-request records for views and exports. Long runs keep only aggregates.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/dataplane/request.h"
@@ -14,8 +15,9 @@ class RunRecorder {
   virtual ~RunRecorder() = default;
   virtual void on_arrival(const Request&) {}
   virtual void on_drop(const Request&, DropReason, Time /*when*/) {}
-  // A batch began executing at `start` and will end at `end` (actual times).
-  virtual void on_batch(const Batch&, Time /*start*/, Time /*end*/) {}
+  // A batch left its GPU: it ran from `start` to `end` and either completed or was preempted
+  // (its work wasted, its requests handed back to the data plane).
+  virtual void on_batch(const Batch&, Time /*start*/, Time /*end*/, bool /*completed*/) {}
   virtual void on_complete(const Request&, Time /*start*/, Time /*end*/) {}
 };
 
@@ -31,9 +33,9 @@ class RecorderFanout final : public RunRecorder {
     for (auto* s : sinks_)
       s->on_drop(r, why, when);
   }
-  void on_batch(const Batch& b, Time start, Time end) override {
+  void on_batch(const Batch& b, Time start, Time end, bool completed) override {
     for (auto* s : sinks_)
-      s->on_batch(b, start, end);
+      s->on_batch(b, start, end, completed);
   }
   void on_complete(const Request& r, Time start, Time end) override {
     for (auto* s : sinks_)
@@ -51,14 +53,24 @@ struct TimelineSpan {
   std::uint32_t model = 0;
   std::uint32_t size = 0;
   Time start, end;
+  bool preempted = false;
 };
 
 class TimelineRecorder final : public RunRecorder {
  public:
-  void on_batch(const Batch& b, Time start, Time end) override {
-    spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end});
+  void on_batch(const Batch& b, Time start, Time end, bool completed) override {
+    spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end, !completed});
   }
+  // In the order batches left their GPUs.
   const std::vector<TimelineSpan>& spans() const { return spans_; }
+  // Sorted by start time, then GPU: the order timelines and exports want.
+  std::vector<TimelineSpan> spans_by_start() const {
+    auto out = spans_;
+    std::ranges::stable_sort(out, [](const TimelineSpan& a, const TimelineSpan& b) {
+      return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
+    });
+    return out;
+  }
 
  private:
   std::vector<TimelineSpan> spans_;

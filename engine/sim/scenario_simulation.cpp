@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <set>
 
+#include "engine/baselines/nexus_scheduler.h"
+#include "engine/baselines/shepherd_scheduler.h"
 #include "model/core/error.h"
 #include "model/io/trace_file.h"
 
@@ -98,6 +100,19 @@ double nominal_capacity_rps(const SimulationSetup& setup) {
 std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
                                            const SimulationSpec& spec) {
   DeferredOptions o = spec.deferred;
+  if (system == "shepherd") {
+    ShepherdOptions so;
+    so.d_ctrl = o.d_ctrl;
+    so.d_data = o.d_data;
+    so.max_batch = o.max_batch;
+    return std::make_unique<ShepherdScheduler>(setup.models, setup.gpus, so);
+  }
+  if (system == "nexus") {
+    std::vector<double> rates(setup.models.size(), 0.0);
+    for (const auto& s : setup.streams)
+      rates[s.model] += s.rate_rps;
+    return std::make_unique<NexusScheduler>(setup.models, setup.gpus, rates, spec.nexus);
+  }
   if (system == "symphony") {
     o.exec_rule = ExecRule::Deferred;
     o.batch_rule = spec.batch_rule.value_or(BatchRule::WindowDrop);
@@ -183,7 +198,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   sim.run(until + spec.drain);
   if (progress) progress(1.0);
   result.sim = sim.stats();
-  result.timeline = timeline.spans();
+  result.timeline = timeline.spans_by_start();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/baselines/nexus_scheduler.h"
 #include "engine/metrics/run_metrics.h"
 #include "engine/sim/simulator.h"
 #include "engine/symphony/deferred_scheduler.h"
@@ -35,6 +36,7 @@ struct SimulationSpec {
   DeferredOptions deferred;                              // policies of the Algorithm-1 family
   std::optional<BatchRule> batch_rule;                   // overrides the system's default
   double timeout_fraction_of_slo = 0.1;                  // the timeout system's k
+  NexusOptions nexus;                                    // epoch, frontends
 };
 
 struct SimulationResult {

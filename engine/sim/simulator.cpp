@@ -44,6 +44,22 @@ void Simulator::execute(Batch batch) {
   if (!running_[gpu]) start_next(gpu);
 }
 
+bool Simulator::preempt(BatchId batch, std::uint32_t gpu) {
+  if (running_[gpu] && running_[gpu]->batch.id == batch) {
+    Running stopped = std::move(*running_[gpu]);
+    running_[gpu].reset();
+    events_.erase(first_gpu_slot_ + gpu);
+    recorder_.on_batch(stopped.batch, stopped.start, std::max(now_, stopped.start), false);
+    start_next(gpu);
+    return true;
+  }
+  auto& queue = gpu_queue_[gpu];
+  const auto it = std::ranges::find(queue, batch, &Batch::id);
+  if (it == queue.end()) return false;
+  queue.erase(it);
+  return true;
+}
+
 void Simulator::start_next(std::uint32_t gpu) {
   auto& queue = gpu_queue_[gpu];
   if (queue.empty()) return;
@@ -51,13 +67,13 @@ void Simulator::start_next(std::uint32_t gpu) {
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
   r.end = r.start + times_.of(r.batch.model, gpu, static_cast<int>(r.batch.requests.size()));
-  recorder_.on_batch(r.batch, r.start, r.end);
   ++stats_.batches;
   events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});
   running_[gpu] = std::move(r);
 }
 
 void Simulator::dropped(const Request& request, DropReason reason) {
+  --outstanding_;
   recorder_.on_drop(request, reason, now_);
 }
 
@@ -84,6 +100,7 @@ void Simulator::step() {
     const Arrival a = *next_arrival_;
     const Request r{next_request_++, a.model, a.target, a.at, a.at + a.slo};
     ++stats_.arrivals;
+    ++outstanding_;
     recorder_.on_arrival(r);
     plane_.on_request(r);
     fetch_next_arrival();
@@ -91,6 +108,8 @@ void Simulator::step() {
     const auto gpu = slot - first_gpu_slot_;
     Running done = std::move(*running_[gpu]);
     running_[gpu].reset();
+    recorder_.on_batch(done.batch, done.start, done.end, true);
+    outstanding_ -= done.batch.requests.size();
     for (const auto& r : done.batch.requests)
       recorder_.on_complete(r, done.start, done.end);
     plane_.on_batch_done(BatchDone{done.batch.id, gpu, done.batch.model,
@@ -108,7 +127,7 @@ void Simulator::run_until(Time t) {
     plane_.start(context_);
     fetch_next_arrival();
   }
-  while (!events_.empty() && events_.top_key().t <= t)
+  while (!events_.empty() && events_.top_key().t <= t && (next_arrival_ || outstanding_ > 0))
     step();
   if (now_ < t && t != kNever) now_ = t;
 }

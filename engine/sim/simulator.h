@@ -49,7 +49,7 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
 
   Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane, RunRecorder& recorder);
 
-  // Processes every event at or before `t`.
+  // Processes every event at or before `t`; stops early once every request has finished.
   void run_until(Time t);
   // Runs until nothing is left to do, or until `limit` (requests still queued then stay unfinished).
   void run(Time limit = kNever);
@@ -82,6 +82,7 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   void disarm(TimerId timer) override;
   // Executor
   void execute(Batch batch) override;
+  bool preempt(BatchId batch, std::uint32_t gpu) override;
   // OutcomeSink
   void dropped(const Request& request, DropReason reason) override;
 
@@ -105,6 +106,9 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   Time now_;
   std::uint64_t seq_ = 0;
   RequestId next_request_ = 1;
+  // Requests that arrived and have neither completed nor been dropped. When no arrival is left
+  // and this is zero the run is over, even if a data plane keeps periodic timers armed.
+  std::uint64_t outstanding_ = 0;
   SimulatorStats stats_;
   Progress progress_;
   std::uint64_t progress_every_ = 1 << 16;

@@ -106,7 +106,7 @@ TEST(SymphonyT2, StaggeredExecutionOnThreeGpus) {
   std::vector<int> names;
   Harness h({toy()}, 3, uniform_arrivals(60, {}, names), paper_options());
   h.sim->run();
-  const auto& spans = h.timeline.spans();
+  const auto spans = h.timeline.spans_by_start();
   ASSERT_EQ(spans.size(), 15u);
   for (std::size_t k = 0; k < spans.size(); ++k) {
     EXPECT_EQ(spans[k].start, ms(2.25 + 3.0 * static_cast<double>(k))) << k;
@@ -122,7 +122,7 @@ TEST(SymphonyT3, DeferredSchedulingAbsorbsMissingRequests) {
   Harness h({toy()}, 3, uniform_arrivals(60, {13, 14, 15}, names), paper_options());
   h.sim->run();
   EXPECT_TRUE(h.drops.drops.empty());
-  const auto& spans = h.timeline.spans();
+  const auto spans = h.timeline.spans_by_start();
   struct Row {
     double start;
     std::uint32_t gpu;
@@ -157,7 +157,7 @@ EagerRun run_switching_to(ExecRule rule) {
   h.sim->run_until(ms(11.25) - Duration::nanoseconds(1));
   h.scheduler->set_exec_rule(rule, Duration());
   h.sim->run();
-  EagerRun out{h.timeline.spans(), {}};
+  EagerRun out{h.timeline.spans_by_start(), {}};
   for (auto id : h.drops.ids())
     out.dropped.insert(names[id]);
   return out;
@@ -258,7 +258,7 @@ TEST(SymphonyT9, NetworkDelayAwareCandidate) {
     Harness h(models, 1, {{ms(0), 1, 1, ms(20)}, {ms(0), 0, 0, ms(12)}}, network_options());
     h.sim->run();
     EXPECT_TRUE(h.drops.drops.empty());
-    const auto& spans = h.timeline.spans();
+    const auto spans = h.timeline.spans_by_start();
     ASSERT_EQ(spans.size(), 2u);
     EXPECT_EQ(spans[0].end, ms(5.5));
     EXPECT_EQ(spans[1].model, 0u);
