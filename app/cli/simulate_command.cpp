@@ -2,6 +2,7 @@
 // a summary on the terminal and the full results (and optionally the timeline) as JSON.
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "app/cli/cli_context.h"
 #include "app/cli/simulation_args.h"
@@ -9,6 +10,7 @@
 #include "engine/sim/run_result_json.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "model/io/file_io.h"
 
 namespace servescope::cli {
 namespace {
@@ -43,7 +45,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
   struct Args {
     SimulationArgs sim;
     double rate = 0, load_factor = 0;
-    std::string out, timeline;
+    std::string out, timeline, requests;
   };
   auto args = std::make_shared<Args>();
   args->sim.add_to(cmd);
@@ -54,6 +56,8 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       ->excludes(rate);
   cmd->add_option("-o,--out", args->out, "Write the results as JSON (atomically)");
   cmd->add_option("--timeline", args->timeline, "Write every executed batch as a timeline JSON file");
+  cmd->add_option("--requests", args->requests,
+                  "Stream per-request records (arrival, dispatch, runs, transfers, outcome) to a CSV file");
   cmd->callback([&global, &run, args, cmd] {
     run = [&global, args, cmd] {
       const auto scenario = args->sim.load_scenario();
@@ -61,6 +65,8 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       if (cmd->count("--rate")) spec.rate_rps = args->rate;
       if (cmd->count("--load-factor")) spec.load_factor = args->load_factor;
       spec.timeline = !args->timeline.empty();
+      std::optional<AtomicFileWriter> request_log;
+      if (!args->requests.empty()) spec.request_log = &request_log.emplace(args->requests).stream();
       engine::SimulationResult result;
       {
         TerminalProgress progress("simulating");
@@ -69,6 +75,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       const auto json = engine::run_result_to_json(result, scenario.name);
       if (!args->out.empty()) save_json_file(args->out, json);
       if (!args->timeline.empty()) save_json_file(args->timeline, engine::timeline_to_json(result));
+      if (request_log) request_log->commit();
       if (global.json)
         print_json(json);
       else

@@ -32,6 +32,12 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--timeout-fraction", timeout_fraction, "Timeout system: k as a fraction of the SLO")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+  cmd->add_option("--frontends", nexus_frontends, "Nexus: frontends routing on their own")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--epoch", nexus_epoch_s, "Nexus: seconds between re-plans")
+      ->check(CLI::Range(0.01, 1e6))
+      ->capture_default_str();
 }
 
 Scenario SimulationArgs::load_scenario() const {
@@ -53,6 +59,8 @@ engine::SimulationSpec SimulationArgs::to_spec() const {
   if (batch_policy == "window-fcfs") spec.batch_rule = engine::BatchRule::WindowFcfs;
   spec.deferred.gpu_pick = gpu_pick == "earliest-free" ? engine::GpuPick::EarliestFree : engine::GpuPick::LowestId;
   spec.timeout_fraction_of_slo = timeout_fraction;
+  spec.nexus.frontends = nexus_frontends;
+  spec.nexus.epoch = Duration::from_s(nexus_epoch_s);
   return spec;
 }
 

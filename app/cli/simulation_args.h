@@ -20,6 +20,8 @@ struct SimulationArgs {
   std::string batch_policy;  // empty: the system's default
   std::string gpu_pick = "lowest-id";
   double timeout_fraction = 0.1;
+  int nexus_frontends = 1;
+  double nexus_epoch_s = 10;
 
   void add_to(CLI::App* cmd);
   // Loads the scenario (a scenario or a project file) and fills a spec; throws on bad input.

@@ -38,6 +38,8 @@ class Executor {
   // Stops a batch that is running or waiting on `gpu` (Shepherd's preemption): its work is
   // wasted and no on_batch_done follows. False when the batch is no longer there.
   virtual bool preempt(BatchId batch, std::uint32_t gpu) = 0;
+  // Moves data between two GPUs' servers over their NICs; DataPlane::on_transfer_done follows.
+  virtual void transfer(Transfer transfer) = 0;
 };
 
 class OutcomeSink {
@@ -70,6 +72,8 @@ class DataPlane {
   virtual void on_request(const Request& request) = 0;
   virtual void on_timer(std::uint64_t token) = 0;
   virtual void on_batch_done(const BatchDone& done) = 0;
+  // Only data planes that move data between GPUs (pipelines) need this.
+  virtual void on_transfer_done(const TransferDone&) {}
 };
 
 }  // namespace servescope::engine

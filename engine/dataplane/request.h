@@ -17,6 +17,7 @@ inline constexpr Time kMinusInfinity = Duration::nanoseconds(INT64_MIN / 4);
 
 using RequestId = std::uint64_t;
 using BatchId = std::uint64_t;
+using TransferId = std::uint64_t;
 
 struct Request {
   RequestId id = 0;
@@ -45,6 +46,31 @@ struct Batch {
   Time start;
   Time predicted_end;
   std::vector<Request> requests;
+  // Pipelines run a request as several stages (partitions, seed 000); only the last one
+  // completes it. Single-stage data planes leave these as they are.
+  std::uint32_t stage = 0;
+  bool final_stage = true;
+};
+
+// Data moving between two GPUs' servers (a pipeline's feature maps, seed 000 §4): it holds the
+// sender's uplink and the receiver's downlink, and starts no earlier than `not_before`.
+struct Transfer {
+  TransferId id = 0;
+  std::uint32_t from_gpu = 0;
+  std::uint32_t to_gpu = 0;
+  std::uint64_t bytes = 0;
+  Time not_before;
+  BatchId batch = 0;              // the batch whose output moves
+  std::vector<Request> requests;  // whose data it carries
+};
+
+struct TransferDone {
+  TransferId id = 0;
+  BatchId batch = 0;
+  std::uint32_t from_gpu = 0;
+  std::uint32_t to_gpu = 0;
+  Time start;
+  Time end;
 };
 
 struct BatchDone {

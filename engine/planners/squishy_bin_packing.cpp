@@ -39,10 +39,16 @@ SbpPlan pack(const std::vector<SbpModel>& models, double scale) {
     const auto& m = models[i];
     double rate = m.rate_rps * scale;
     if (rate <= 0) continue;
-    const int b_sat = m.latency.largest_within(Duration::nanoseconds(m.slo.count_ns() / 2), m.latency.max_batch());
+    int b_sat = m.latency.largest_within(Duration::nanoseconds(m.slo.count_ns() / 2), m.latency.max_batch());
     if (b_sat == 0) {
-      plan.unplaceable.push_back(m.name);
-      continue;
+      // ℓ(1) > SLO/2: no batch is safe against a full wait, but batch 1 still meets the SLO for
+      // requests that find the GPU idle or nearly done. Nexus serves such models anyway.
+      if (m.latency.at(1) > m.slo) {
+        plan.unplaceable.push_back(m.name);
+        continue;
+      }
+      plan.best_effort.push_back(m.name);
+      b_sat = 1;
     }
     const double t_sat = b_sat / m.latency.at(b_sat).to_s();
     const auto full = static_cast<int>(std::floor(rate / t_sat));
@@ -50,19 +56,21 @@ SbpPlan pack(const std::vector<SbpModel>& models, double scale) {
       plan.gpus.push_back(SbpGpu{{{i, b_sat, t_sat}}, m.latency.at(b_sat), 1.0, true});
     rate -= full * t_sat;
     if (rate <= 1e-9) continue;
-    // Residual: the largest b whose collection time b/rate plus execution fits in the SLO.
+    // Residual: the largest b whose collection time b/rate plus execution fits in the SLO and
+    // whose execution keeps up with the collection (ℓ(b) ≤ b/rate, else the queue grows without
+    // bound). When no b does both, the residual gets a GPU of its own at b_sat, which carries it
+    // because rate < t_sat.
     int b = 0;
-    for (int lo = 1, hi = b_sat; lo <= hi;) {
-      const int mid = (lo + hi) / 2;
-      if (Duration::from_s(mid / rate) + m.latency.at(mid) <= m.slo) {
-        b = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
+    for (int c = b_sat; c >= 1 && b == 0; --c) {
+      const Duration collect = Duration::from_s(c / rate);
+      if (m.latency.at(c) <= collect && collect + m.latency.at(c) <= m.slo) b = c;
     }
-    b = std::max(b, 1);
-    const Duration duty = std::max(Duration::from_s(b / rate), m.latency.at(b));
+    if (b == 0) {
+      const Duration l = m.latency.at(b_sat);
+      residuals.push_back(SbpGpu{{{i, b_sat, rate}}, l, rate / t_sat, false});
+      continue;
+    }
+    const Duration duty = Duration::from_s(b / rate);
     residuals.push_back(SbpGpu{{{i, b, rate}}, duty, m.latency.at(b).to_s() / duty.to_s(), false});
   }
   // Best fit: largest residuals first, each onto the node it fills the most.

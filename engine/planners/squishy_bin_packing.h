@@ -36,6 +36,7 @@ struct SbpPlan {
   std::vector<SbpGpu> gpus;
   double rate_scale = 1;                 // < 1 when the full rates did not fit in the GPUs given
   std::vector<std::string> unplaceable;  // models that cannot meet their SLO at any batch
+  std::vector<std::string> best_effort;  // ℓ(1) > SLO/2: served at batch 1, some requests miss
 };
 
 // Packs the models' rates; with max_gpus > 0 the rates are scaled down uniformly until the plan

@@ -19,6 +19,10 @@ class RunRecorder {
   // (its work wasted, its requests handed back to the data plane).
   virtual void on_batch(const Batch&, Time /*start*/, Time /*end*/, bool /*completed*/) {}
   virtual void on_complete(const Request&, Time /*start*/, Time /*end*/) {}
+  // A data plane handed a batch to the executor (its start may still lie ahead).
+  virtual void on_dispatch(const Batch&, Time /*now*/) {}
+  // A transfer finished: it held its links from `start` to `end`.
+  virtual void on_transfer(const Transfer&, Time /*start*/, Time /*end*/) {}
 };
 
 // Forwards every hook to several recorders.
@@ -41,6 +45,14 @@ class RecorderFanout final : public RunRecorder {
     for (auto* s : sinks_)
       s->on_complete(r, start, end);
   }
+  void on_dispatch(const Batch& b, Time now) override {
+    for (auto* s : sinks_)
+      s->on_dispatch(b, now);
+  }
+  void on_transfer(const Transfer& t, Time start, Time end) override {
+    for (auto* s : sinks_)
+      s->on_transfer(t, start, end);
+  }
 
  private:
   std::vector<RunRecorder*> sinks_;
@@ -56,11 +68,25 @@ struct TimelineSpan {
   bool preempted = false;
 };
 
+// One transfer between two GPUs' servers: the network lanes of the timeline.
+struct TransferSpan {
+  TransferId transfer = 0;
+  BatchId batch = 0;
+  std::uint32_t from_gpu = 0;
+  std::uint32_t to_gpu = 0;
+  std::uint64_t bytes = 0;
+  Time start, end;
+};
+
 class TimelineRecorder final : public RunRecorder {
  public:
   void on_batch(const Batch& b, Time start, Time end, bool completed) override {
     spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end, !completed});
   }
+  void on_transfer(const Transfer& t, Time start, Time end) override {
+    transfers_.push_back({t.id, t.batch, t.from_gpu, t.to_gpu, t.bytes, start, end});
+  }
+  const std::vector<TransferSpan>& transfers() const { return transfers_; }
   // In the order batches left their GPUs.
   const std::vector<TimelineSpan>& spans() const { return spans_; }
   // Sorted by start time, then GPU: the order timelines and exports want.
@@ -74,6 +100,7 @@ class TimelineRecorder final : public RunRecorder {
 
  private:
   std::vector<TimelineSpan> spans_;
+  std::vector<TransferSpan> transfers_;
 };
 
 }  // namespace servescope::engine

@@ -7,13 +7,14 @@
 
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/baselines/shepherd_scheduler.h"
+#include "engine/sim/request_log.h"
 #include "model/core/error.h"
 #include "model/io/trace_file.h"
 
 namespace servescope::engine {
 
 std::vector<std::string> simulation_systems() {
-  return {"symphony", "eager", "timeout", "latest", "clockwork"};
+  return {"symphony", "eager", "timeout", "latest", "clockwork", "shepherd", "nexus"};
 }
 
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
@@ -23,6 +24,7 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   std::set<std::string> types;
   for (std::uint32_t s = 0; s < servers.size(); ++s) {
     const auto& node = scenario.cluster.nodes[servers[s].node_index];
+    setup.servers.push_back(LinkSpeed{node.nic_up_gbps, node.nic_down_gbps});
     for (int g = 0; g < servers[s].gpu_count; ++g)
       setup.gpus.push_back(GpuSlot{static_cast<std::uint32_t>(setup.gpus.size()),
                                    servers[s].name + "/gpu" + std::to_string(g), node.gpu, GpuShare::whole(), s});
@@ -183,6 +185,8 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   RecorderFanout fanout;
   fanout.add(*result.metrics);
   if (spec.timeline) fanout.add(timeline);
+  std::optional<RequestLogRecorder> request_log;
+  if (spec.request_log) fanout.add(request_log.emplace(*spec.request_log, result.models, result.gpus));
 
   std::vector<BatchLatency> exec;
   for (const auto& m : setup.models)
@@ -191,6 +195,10 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   auto plane = make_data_plane(spec.system, setup, spec);
   Simulator sim(setup.gpus.size(), ExecutionTimes::uniform(std::move(exec), setup.gpus.size()), arrivals, *plane,
                 fanout);
+  std::vector<std::uint32_t> gpu_server;
+  for (const auto& g : setup.gpus)
+    gpu_server.push_back(g.server);
+  sim.set_network(NetworkLinks(setup.servers, std::move(gpu_server)));
   if (progress) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
     sim.set_progress([&](Time now) { progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon)); });
@@ -199,6 +207,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   if (progress) progress(1.0);
   result.sim = sim.stats();
   result.timeline = timeline.spans_by_start();
+  result.transfers = timeline.transfers();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@ struct SimulationSpec {
   std::optional<BatchRule> batch_rule;                   // overrides the system's default
   double timeout_fraction_of_slo = 0.1;                  // the timeout system's k
   NexusOptions nexus;                                    // epoch, frontends
+  std::ostream* request_log = nullptr;                   // per-request CSV rows (sim/request_log.h)
 };
 
 struct SimulationResult {
@@ -50,6 +52,7 @@ struct SimulationResult {
   std::uint64_t seed = 0;
   std::unique_ptr<MetricsCollector> metrics;
   std::vector<TimelineSpan> timeline;
+  std::vector<TransferSpan> transfers;
   SimulatorStats sim;
   double wall_seconds = 0;
 };
@@ -60,6 +63,7 @@ struct SimulationResult {
 struct SimulationSetup {
   std::vector<ScheduledModel> models;
   std::vector<GpuSlot> gpus;
+  std::vector<LinkSpeed> servers;      // each server's NIC, indexed by GpuSlot::server
   std::vector<ArrivalStream> streams;  // rates as written in the workloads
   double workload_rate_rps = 0;
 };

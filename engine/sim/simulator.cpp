@@ -19,8 +19,9 @@ Simulator::Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arri
       plane_(plane),
       recorder_(recorder),
       context_{*this, *this, *this},
-      events_(1 + gpus),
-      first_timer_slot_(static_cast<std::uint32_t>(1 + gpus)),
+      events_(2 + gpus),
+      network_slot_(static_cast<std::uint32_t>(1 + gpus)),
+      first_timer_slot_(static_cast<std::uint32_t>(2 + gpus)),
       gpu_queue_(gpus),
       running_(gpus) {}
 
@@ -40,6 +41,7 @@ void Simulator::disarm(TimerId timer) {
 
 void Simulator::execute(Batch batch) {
   const auto gpu = batch.gpu;
+  recorder_.on_dispatch(batch, now_);
   gpu_queue_[gpu].push_back(std::move(batch));
   if (!running_[gpu]) start_next(gpu);
 }
@@ -70,6 +72,23 @@ void Simulator::start_next(std::uint32_t gpu) {
   ++stats_.batches;
   events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});
   running_[gpu] = std::move(r);
+}
+
+void Simulator::transfer(Transfer t) {
+  const auto link = network_.reserve(t.from_gpu, t.to_gpu, t.bytes, std::max(now_, t.not_before));
+  in_flight_.push(InFlight{link.end, ++seq_, link.start, std::move(t)});
+  events_.set(network_slot_, Key{in_flight_.top().end, EventClass::Completion, in_flight_.top().seq});
+}
+
+void Simulator::finish_transfer() {
+  // top() is const; the transfer is copied out once, as it leaves the queue.
+  InFlight done = in_flight_.top();
+  in_flight_.pop();
+  if (!in_flight_.empty())
+    events_.set(network_slot_, Key{in_flight_.top().end, EventClass::Completion, in_flight_.top().seq});
+  recorder_.on_transfer(done.transfer, done.start, done.end);
+  plane_.on_transfer_done(TransferDone{done.transfer.id, done.transfer.batch, done.transfer.from_gpu,
+                                       done.transfer.to_gpu, done.start, done.end});
 }
 
 void Simulator::dropped(const Request& request, DropReason reason) {
@@ -104,14 +123,18 @@ void Simulator::step() {
     recorder_.on_arrival(r);
     plane_.on_request(r);
     fetch_next_arrival();
+  } else if (slot == network_slot_) {
+    finish_transfer();
   } else if (slot < first_timer_slot_) {
     const auto gpu = slot - first_gpu_slot_;
     Running done = std::move(*running_[gpu]);
     running_[gpu].reset();
     recorder_.on_batch(done.batch, done.start, done.end, true);
-    outstanding_ -= done.batch.requests.size();
-    for (const auto& r : done.batch.requests)
-      recorder_.on_complete(r, done.start, done.end);
+    if (done.batch.final_stage) {
+      outstanding_ -= done.batch.requests.size();
+      for (const auto& r : done.batch.requests)
+        recorder_.on_complete(r, done.start, done.end);
+    }
     plane_.on_batch_done(BatchDone{done.batch.id, gpu, done.batch.model,
                                    static_cast<std::uint32_t>(done.batch.requests.size()), done.start, done.end});
     start_next(gpu);

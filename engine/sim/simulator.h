@@ -7,12 +7,14 @@
 
 #include <deque>
 #include <functional>
+#include <queue>
 #include <vector>
 
 #include "engine/core/indexed_heap.h"
 #include "engine/dataplane/batch_latency.h"
 #include "engine/dataplane/data_plane.h"
 #include "engine/sim/arrival_source.h"
+#include "engine/sim/network_links.h"
 #include "engine/sim/run_recorder.h"
 
 namespace servescope::engine {
@@ -48,6 +50,8 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   using Progress = std::function<void(Time now)>;
 
   Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane, RunRecorder& recorder);
+  // The servers' NICs; without it every transfer is instant.
+  void set_network(NetworkLinks network) { network_ = std::move(network); }
 
   // Processes every event at or before `t`; stops early once every request has finished.
   void run_until(Time t);
@@ -74,6 +78,13 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
     Batch batch;
     Time start, end;
   };
+  struct InFlight {
+    Time end;
+    std::uint64_t seq;
+    Time start;
+    Transfer transfer;
+    bool operator>(const InFlight& o) const { return end != o.end ? end > o.end : seq > o.seq; }
+  };
 
   // Clock
   Time now() const override { return now_; }
@@ -83,10 +94,12 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // Executor
   void execute(Batch batch) override;
   bool preempt(BatchId batch, std::uint32_t gpu) override;
+  void transfer(Transfer transfer) override;
   // OutcomeSink
   void dropped(const Request& request, DropReason reason) override;
 
   void fetch_next_arrival();
+  void finish_transfer();
   void start_next(std::uint32_t gpu);
   void step();
 
@@ -98,11 +111,14 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   IndexedHeap<Key> events_;
   std::uint32_t arrival_slot_ = 0;
   std::uint32_t first_gpu_slot_ = 1;
+  std::uint32_t network_slot_ = 0;  // keyed by the earliest transfer to finish
   std::uint32_t first_timer_slot_ = 0;
   std::vector<std::uint64_t> timer_tokens_;
   std::vector<std::deque<Batch>> gpu_queue_;
   std::vector<std::optional<Running>> running_;
   std::optional<Arrival> next_arrival_;
+  NetworkLinks network_;
+  std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> in_flight_;
   Time now_;
   std::uint64_t seq_ = 0;
   RequestId next_request_ = 1;

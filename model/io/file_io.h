@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -19,5 +21,27 @@ std::string read_text_file(const std::filesystem::path& path, std::size_t max_by
 // Replaces `path` atomically with `contents`. Throws Error naming the file on failure; the
 // previous file, if any, is then left untouched.
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
+
+// The streaming form, for output too large to hold in memory (per-request logs): write through
+// stream(), then commit() to put the file in place. Destroyed without commit(), it removes its
+// temporary file and leaves any previous file untouched.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::filesystem::path path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  std::ostream& stream();
+  void commit();
+
+ private:
+  class Buffer;
+  std::filesystem::path path_;
+  std::string tmp_;
+  int fd_ = -1;
+  std::unique_ptr<Buffer> buffer_;
+  std::unique_ptr<std::ostream> stream_;
+};
 
 }  // namespace servescope

@@ -146,3 +146,82 @@ TEST(Cli, UsageErrorsExitWithStatusTwo) {
   EXPECT_EQ(cli({"--help"}).status, 0);
   EXPECT_EQ(cli({"import", "ppipe", "--help"}).status, 0);
 }
+
+TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
+  TempDir dir;
+  const auto out = (dir.path() / "run.json").string();
+  const auto timeline = (dir.path() / "timeline.json").string();
+  const auto requests = (dir.path() / "requests.csv").string();
+  const auto r = cli({"simulate", "-s",         "builtin:projects/demo.json",
+                      "-w",       "mixed-37",   "--system",
+                      "symphony", "--rate",     "3000",
+                      "-d",       "2",          "--warmup",
+                      "0.5",      "--seed",     "7",
+                      "--out",    out,          "--timeline",
+                      timeline,   "--requests", requests});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("SLO"), std::string::npos) << r.out;
+  const auto run = nlohmann::json::parse(servescope::test::read_file(out));
+  EXPECT_EQ(run["kind"], "run-result");
+  EXPECT_EQ(run["system"], "symphony");
+  EXPECT_EQ(run["config"]["seed"], 7);
+  EXPECT_DOUBLE_EQ(run["config"]["offered_rate_rps"].get<double>(), 3000.0);
+  EXPECT_EQ(run["models"].size(), 37u);
+  const auto& summary = run["summary"];
+  EXPECT_GT(summary["arrivals"].get<int>(), 3000);
+  EXPECT_EQ(summary["arrivals"].get<int>(),
+            summary["completed"].get<int>() + summary["dropped"].get<int>() + summary["unfinished"].get<int>());
+  EXPECT_GT(summary["slo_attainment"].get<double>(), 0.99);
+  const auto tl = nlohmann::json::parse(servescope::test::read_file(timeline));
+  EXPECT_EQ(tl["kind"], "timeline");
+  EXPECT_EQ(tl["columns"].size(), tl["spans"][0].size());
+  EXPECT_GT(tl["spans"].size(), 100u);
+  const auto log = servescope::test::read_file(requests);
+  EXPECT_EQ(log.substr(0, log.find('\n')), "event,request,model,time_us,end_us,gpu,batch,detail");
+  EXPECT_NE(log.find("\ncomplete,"), std::string::npos);
+
+  // The same seed gives the same run.
+  const auto again = (dir.path() / "again.json").string();
+  ASSERT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "3000", "-d", "2",
+                 "--warmup", "0.5", "--seed", "7", "--out", again})
+                .status,
+            0);
+  auto a = run, b = nlohmann::json::parse(servescope::test::read_file(again));
+  a.erase("simulator");
+  b.erase("simulator");  // wall-clock figures
+  EXPECT_EQ(a, b);
+}
+
+TEST(Cli, SimulateRefusesWhatItCannotRunWithAReason) {
+  TempDir dir;
+  const auto out = (dir.path() / "never.json").string();
+  // The demo's second workload targets an application DAG, which the Symphony-family planes do not serve.
+  const auto app = cli({"simulate", "-s", "builtin:projects/demo.json", "--rate", "100", "-d", "1", "--out", out});
+  EXPECT_EQ(app.status, 2);
+  EXPECT_NE(app.err.find("traffic-bursty"), std::string::npos) << app.err;
+  EXPECT_FALSE(fs::exists(out));
+  const auto system = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--system", "triton"});
+  EXPECT_EQ(system.status, 2);
+  EXPECT_NE(system.err.find("unknown system 'triton'"), std::string::npos) << system.err;
+  EXPECT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "--rate", "5", "--load-factor", "1"}).status, 2);
+}
+
+TEST(Cli, GoodputFindsTheSloBoundOfOneModel) {
+  // ResNet50 on 8 GTX 1080 Ti at 25 ms (Table 2): the staggered bound is 5,839 req/s.
+  TempDir dir;
+  const auto scenario = dir.write("r50.json", R"({"schema_version": 1, "kind": "scenario", "name": "r50",
+    "cluster": {"name": "8x1080Ti", "nodes": [{"name": "g", "gpu": "GTX1080Ti", "gpu_count": 1, "count": 8, "nic_up_gbps": 10, "nic_down_gbps": 10}]},
+    "profiles": [{"name": "ResNet50", "form": "linear", "default_slo_us": 25000,
+                  "fits": [{"gpu": "GTX1080Ti", "alpha_us": 1053, "beta_us": 5072}]}],
+    "workloads": [{"name": "w", "rate_rps": 1000, "targets": [{"model": "ResNet50"}]}]})");
+  const auto out = (dir.path() / "goodput.json").string();
+  const auto r = cli({"goodput", "-s", scenario, "-d", "4", "--warmup", "1", "--precision", "0.02", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto g = nlohmann::json::parse(servescope::test::read_file(out));
+  const double goodput = g["goodput_rps"].get<double>();
+  EXPECT_GT(goodput, 4501) << "above the no-coordination bound";
+  EXPECT_LT(goodput, 5839) << "below the staggered bound";
+  EXPECT_EQ(g["kind"], "goodput-search");
+  EXPECT_GE(g["max_rate_at_99_attainment_rps"].get<double>(), goodput * 0.98);
+  EXPECT_GT(g["probes"].size(), 3u);
+}

@@ -5,6 +5,7 @@
 #include "engine/baselines/shepherd_scheduler.h"
 #include "engine/planners/squishy_bin_packing.h"
 #include "engine/sim/simulator.h"
+#include "model/io/document.h"
 #include "tests/support/printers.h"
 
 using namespace servescope;
@@ -64,6 +65,69 @@ TEST(SquishyBinPacking, ResidualsShareAGpuWhenEveryoneStillMeetsTheSlo) {
   // A model that cannot meet its SLO even alone is reported, not placed.
   const SbpModel slow{"slow", BatchLatency::linear(ms(10), ms(50), 64), ms(50), 10};
   EXPECT_EQ(squishy_bin_packing({slow}).unplaceable, std::vector<std::string>{"slow"});
+  // ℓ(1) between SLO/2 and the SLO: no batch survives a full wait, but batch 1 is served anyway.
+  const SbpModel tight{"tight", BatchLatency::linear(ms(10), ms(20), 64), ms(50), 60};
+  const auto best_effort = squishy_bin_packing({tight});
+  EXPECT_TRUE(best_effort.unplaceable.empty());
+  EXPECT_EQ(best_effort.best_effort, std::vector<std::string>{"tight"});
+  ASSERT_FALSE(best_effort.gpus.empty());
+  for (const auto& gpu : best_effort.gpus)
+    EXPECT_EQ(gpu.models.front().batch, 1);
+}
+
+// Independent check of an SBP plan: every GPU keeps up with what it is given (occupancy ≤ 1 and
+// each batch covers a duty cycle's arrivals), every co-located model meets duty + ℓ(b) ≤ SLO
+// (2ℓ(b) ≤ SLO on saturated GPUs; best-effort models are exempt), and each placed model's shares add up to its scaled
+// rate.
+void expect_sbp_plan_feasible(const std::vector<SbpModel>& models, const SbpPlan& plan) {
+  std::vector<double> placed(models.size(), 0.0);
+  for (std::size_t g = 0; g < plan.gpus.size(); ++g) {
+    const auto& gpu = plan.gpus[g];
+    Duration busy;
+    for (const auto& share : gpu.models) {
+      const auto& m = models[share.model];
+      const auto l = m.latency.at(share.batch);
+      busy += l;
+      placed[share.model] += share.rate_rps;
+      const bool best_effort = std::ranges::find(plan.best_effort, m.name) != plan.best_effort.end();
+      if (gpu.saturated) {
+        if (!best_effort) {
+          EXPECT_LE(l + l, m.slo) << m.name << " on GPU " << g;
+        }
+        EXPECT_NEAR(share.rate_rps * l.to_s(), share.batch, 1e-6) << m.name << " on GPU " << g;
+      } else {
+        if (!best_effort) {
+          EXPECT_LE(gpu.duty_cycle + l, m.slo + Duration::microseconds(1)) << m.name << " on GPU " << g;
+        }
+        EXPECT_GE(share.batch + 1e-6, share.rate_rps * gpu.duty_cycle.to_s())  // duty is rounded to 1 ns
+            << m.name << " on GPU " << g;
+      }
+    }
+    EXPECT_LE(busy, gpu.duty_cycle + Duration::microseconds(1)) << "GPU " << g << " is overloaded";
+  }
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    if (std::ranges::find(plan.unplaceable, models[i].name) != plan.unplaceable.end()) continue;
+    EXPECT_NEAR(placed[i], models[i].rate_rps * plan.rate_scale, 1e-6 * models[i].rate_rps + 1e-9) << models[i].name;
+  }
+}
+
+TEST(SquishyBinPacking, EveryPlanForTheSymphonyZoosIsFeasible) {
+  for (const char* zoo : {"builtin:zoo/symphony-gtx1080ti.json", "builtin:zoo/symphony-a100.json"}) {
+    const auto profiles = load_profiles(zoo);
+    for (const double total_rps : {500.0, 3000.0, 20000.0}) {
+      std::vector<SbpModel> models;
+      for (const auto& p : profiles.models) {
+        const auto& f = p.linear_fits.front();
+        models.push_back({p.name, BatchLatency::linear(f.alpha, f.beta, 256), *p.default_slo,
+                          total_rps / static_cast<double>(profiles.models.size())});
+      }
+      SCOPED_TRACE(std::string(zoo) + " at " + std::to_string(total_rps) + " req/s");
+      expect_sbp_plan_feasible(models, squishy_bin_packing(models));
+      const auto fitted = squishy_bin_packing(models, 64, true);
+      EXPECT_LE(fitted.gpus.size(), 64u);
+      expect_sbp_plan_feasible(models, fitted);
+    }
+  }
 }
 
 TEST(Shepherd, PreemptsWhenTheNewBatchIsThreeTimesLarger) {
