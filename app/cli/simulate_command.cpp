@@ -8,6 +8,7 @@
 #include "app/cli/simulation_args.h"
 #include "engine/analysis/goodput_search.h"
 #include "engine/sim/run_result_json.h"
+#include "engine/symphony/autoscaler.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
@@ -32,6 +33,18 @@ void print_run(std::ostream& out, const engine::SimulationResult& r) {
   out << "  batches     mean " << s.mean_batch << ", median " << s.median_batch << "\n";
   out << "  GPUs        mean busy " << 100 * s.mean_gpu_busy << " %, " << s.gpus_used << " of " << r.gpus.size()
       << " used (> 1 % busy)\n";
+  const auto advice = engine::autoscaling_advice(*r.metrics, static_cast<int>(r.gpus.size()));
+  if (!advice.empty()) {
+    const auto& last = advice.back();
+    out << "  autoscaling " << advice.size() << " window(s); the last advises ";
+    if (last.add > 0)
+      out << "adding " << last.add << " GPUs (bad rate " << std::setprecision(2) << 100 * last.bad_rate << " %)\n";
+    else if (last.release > 0)
+      out << "releasing " << last.release << " GPUs (idle " << std::setprecision(2) << 100 * last.idle_fraction
+          << " %)\n";
+    else
+      out << "no change\n";
+  }
   out << std::setprecision(0) << "  simulator   " << r.sim.arrivals << " requests in " << std::setprecision(2)
       << r.wall_seconds << " s (" << std::setprecision(0)
       << (r.wall_seconds > 0 ? static_cast<double>(r.sim.arrivals) / r.wall_seconds : 0.0) << " req/s)\n";

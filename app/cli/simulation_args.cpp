@@ -32,6 +32,10 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--timeout-fraction", timeout_fraction, "Timeout system: k as a fraction of the SLO")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+  cmd->add_option("--subclusters", subclusters,
+                  "Split GPUs and models into this many sub-clusters, each with its own scheduler (Symphony §4.4)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   cmd->add_option("--frontends", nexus_frontends, "Nexus: frontends routing on their own")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
@@ -60,6 +64,7 @@ engine::SimulationSpec SimulationArgs::to_spec() const {
   spec.deferred.gpu_pick = gpu_pick == "earliest-free" ? engine::GpuPick::EarliestFree : engine::GpuPick::LowestId;
   spec.timeout_fraction_of_slo = timeout_fraction;
   spec.nexus.frontends = nexus_frontends;
+  spec.subclusters = subclusters;
   spec.nexus.epoch = Duration::from_s(nexus_epoch_s);
   return spec;
 }

@@ -21,6 +21,7 @@ struct SimulationArgs {
   std::string gpu_pick = "lowest-id";
   double timeout_fraction = 0.1;
   int nexus_frontends = 1;
+  int subclusters = 1;
   double nexus_epoch_s = 10;
 
   void add_to(CLI::App* cmd);

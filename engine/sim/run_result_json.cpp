@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/symphony/autoscaler.h"
 #include "model/io/json_cursor.h"
 
 namespace servescope::engine {
@@ -49,7 +50,6 @@ nlohmann::json drops_json(const ModelRunStats& s) {
       j[std::string(to_string(static_cast<DropReason>(r)))] = s.drops_by_reason[static_cast<std::size_t>(r)];
   return j;
 }
-
 }  // namespace
 
 RunSummary summarize_run(const SimulationResult& r) {
@@ -80,6 +80,34 @@ RunSummary summarize_run(const SimulationResult& r) {
     if (m.arrivals) s.worst_model_miss = std::max(s.worst_model_miss, 1.0 - m.attainment());
   return s;
 }
+
+namespace {
+
+// Symphony's advice (seed 002 §3.5) for each whole window of the run, as if the cluster followed it.
+nlohmann::json autoscaling_json(const MetricsCollector& metrics, int gpus) {
+  const AutoscalerOptions options;
+  nlohmann::json windows = nlohmann::json::array();
+  for (const auto& a : autoscaling_advice(metrics, gpus, options))
+    windows.push_back({{"start_s", a.window_start.to_s()},
+                       {"gpus", a.gpus},
+                       {"bad_rate", a.bad_rate},
+                       {"idle_fraction", a.idle_fraction},
+                       {"add", a.add},
+                       {"release", a.release}});
+  return {{"window_s", options.window.to_s()},
+          {"bad_rate_threshold", options.bad_rate_threshold},
+          {"cooldown_windows", options.cooldown_windows},
+          {"windows", std::move(windows)}};
+}
+
+nlohmann::json subclusters_json(const SimulationResult& r) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : r.subclusters)
+    parts.push_back({{"gpus", p.gpus}, {"models", p.models}, {"rate_rps", p.rate_rps}});
+  return {{"partition", r.partition_status}, {"parts", std::move(parts)}};
+}
+
+}  // namespace
 
 nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& scenario_name) {
   const auto s = summarize_run(r);
@@ -154,6 +182,8 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
             {"arrivals", r.metrics->arrivals_per_bin()},
             {"on_time", r.metrics->on_time_per_bin()},
             {"gpu_busy", busy_series}}},
+          {"autoscaling", autoscaling_json(*r.metrics, static_cast<int>(r.gpus.size()))},
+          {"subclusters", subclusters_json(r)},
           {"simulator",
            {{"events", r.sim.events},
             {"requests", r.sim.arrivals},

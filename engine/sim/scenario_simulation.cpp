@@ -7,6 +7,7 @@
 
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/baselines/shepherd_scheduler.h"
+#include "engine/dataplane/partitioned_data_plane.h"
 #include "engine/sim/request_log.h"
 #include "model/core/error.h"
 #include "model/io/trace_file.h"
@@ -80,6 +81,17 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   return setup;
 }
 
+namespace {
+
+// GPU time one request of `model` costs when n GPUs run it in staggered batches (Eqs. 1–2).
+double gpu_seconds_per_request(const ScheduledModel& model, std::int64_t n) {
+  const auto budget = Duration::nanoseconds(model.slo.count_ns() * n / (n + 1));
+  const int b = std::max(1, model.latency.largest_within(budget, model.latency.max_batch()));
+  return model.latency.at(b).to_s() / b;
+}
+
+}  // namespace
+
 double nominal_capacity_rps(const SimulationSetup& setup) {
   const auto n = static_cast<std::int64_t>(setup.gpus.size());
   std::vector<double> share(setup.models.size(), 0.0);
@@ -89,18 +101,16 @@ double nominal_capacity_rps(const SimulationSetup& setup) {
     total += s.rate_rps;
   }
   if (total <= 0) return 0;
-  double gpu_seconds_per_request = 0;
-  for (std::size_t m = 0; m < setup.models.size(); ++m) {
-    const auto& model = setup.models[m];
-    const auto budget = Duration::nanoseconds(model.slo.count_ns() * n / (n + 1));
-    const int b = std::max(1, model.latency.largest_within(budget, model.latency.max_batch()));
-    gpu_seconds_per_request += share[m] / total * model.latency.at(b).to_s() / b;
-  }
-  return static_cast<double>(n) / gpu_seconds_per_request;
+  double per_request_s = 0;
+  for (std::size_t m = 0; m < setup.models.size(); ++m)
+    per_request_s += share[m] / total * gpu_seconds_per_request(setup.models[m], n);
+  return static_cast<double>(n) / per_request_s;
 }
 
-std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
-                                           const SimulationSpec& spec) {
+namespace {
+
+std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, const SimulationSetup& setup,
+                                                  const SimulationSpec& spec) {
   DeferredOptions o = spec.deferred;
   if (system == "shepherd") {
     ShepherdOptions so;
@@ -149,6 +159,87 @@ std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const Simu
   return std::make_unique<DeferredScheduler>(setup.models, setup.gpus, o);
 }
 
+// The part of `setup` that one sub-cluster sees, with local indices.
+SimulationSetup sub_setup(const SimulationSetup& setup, const DataPlanePart& part) {
+  SimulationSetup sub;
+  std::vector<std::uint32_t> local(setup.models.size(), ~0u);
+  for (std::uint32_t i = 0; i < part.models.size(); ++i) {
+    local[part.models[i]] = i;
+    sub.models.push_back(setup.models[part.models[i]]);
+  }
+  for (std::uint32_t i = 0; i < part.gpus.size(); ++i) {
+    auto g = setup.gpus[part.gpus[i]];
+    g.index = i;
+    sub.gpus.push_back(std::move(g));
+  }
+  sub.servers = setup.servers;
+  for (const auto& st : setup.streams) {
+    if (local[st.model] == ~0u) continue;
+    auto copy = st;
+    copy.model = local[st.model];
+    sub.workload_rate_rps += copy.rate_rps;
+    sub.streams.push_back(std::move(copy));
+  }
+  return sub;
+}
+
+}  // namespace
+
+SubclusterSplit split_subclusters(const SimulationSetup& setup, const SimulationSpec& spec) {
+  const int k = spec.subclusters;
+  if (k < 1) throw QueryError("the number of sub-clusters must be at least 1");
+  if (static_cast<std::size_t>(k) > setup.gpus.size() || static_cast<std::size_t>(k) > setup.models.size())
+    throw QueryError(std::to_string(k) + " sub-clusters need at least as many GPUs and models; the cluster has " +
+                     std::to_string(setup.gpus.size()) + " GPUs and the workload " +
+                     std::to_string(setup.models.size()) + " models");
+  SubclusterSplit split;
+  split.gpus.resize(static_cast<std::size_t>(k));
+  split.models.resize(static_cast<std::size_t>(k));
+  // Contiguous groups of GPUs (servers stay together), sizes differing by at most one.
+  const auto n = setup.gpus.size();
+  for (std::size_t g = 0; g < n; ++g)
+    split.gpus[g * static_cast<std::size_t>(k) / n].push_back(static_cast<std::uint32_t>(g));
+  if (k == 1) {
+    for (std::uint32_t m = 0; m < setup.models.size(); ++m)
+      split.models[0].push_back(m);
+    split.partition.status = PartitionStatus::Optimal;
+    split.partition.assignment.assign(setup.models.size(), 0);
+    return split;
+  }
+  // The paper balances request rate, for its dispatchers' sake (digest §2.9). Our sub-clusters
+  // have equal GPU counts and models differ tenfold in GPU time per request, so we balance GPU
+  // load: each model's rate times its GPU seconds per request at the staggered batch.
+  PartitionProblem problem;
+  problem.subclusters = k;
+  std::vector<double> rates(setup.models.size(), 0.0);
+  for (const auto& st : setup.streams)
+    rates[st.model] += st.rate_rps;
+  const auto gpus_per_part = static_cast<std::int64_t>(setup.gpus.size()) / k;
+  for (std::size_t m = 0; m < setup.models.size(); ++m)
+    problem.models.push_back(
+        PartitionModel{setup.models[m].name, rates[m] * gpu_seconds_per_request(setup.models[m], gpus_per_part), 0, 0});
+  split.partition = solve_partition(problem, spec.partition_time_limit_s);
+  if (split.partition.status == PartitionStatus::Infeasible)
+    throw QueryError("sub-cluster partitioning found no assignment: " + split.partition.message);
+  for (std::uint32_t m = 0; m < setup.models.size(); ++m)
+    split.models[static_cast<std::size_t>(split.partition.assignment[m])].push_back(m);
+  return split;
+}
+
+std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
+                                           const SimulationSpec& spec, const SubclusterSplit* split) {
+  if (spec.subclusters <= 1 && !split) return make_single_data_plane(system, setup, spec);
+  std::optional<SubclusterSplit> own;
+  if (!split) split = &own.emplace(split_subclusters(setup, spec));
+  std::vector<DataPlanePart> parts;
+  for (std::size_t p = 0; p < split->gpus.size(); ++p) {
+    DataPlanePart part{split->models[p], split->gpus[p], nullptr};
+    part.plane = make_single_data_plane(system, sub_setup(setup, part), spec);
+    parts.push_back(std::move(part));
+  }
+  return std::make_unique<PartitionedDataPlane>(std::move(parts), setup.models.size(), setup.gpus.size());
+}
+
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double)>& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -192,7 +283,21 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   for (const auto& m : setup.models)
     exec.push_back(m.latency);
   WorkloadArrivals arrivals(setup.streams, until, spec.seed);
-  auto plane = make_data_plane(spec.system, setup, spec);
+  const auto split = split_subclusters(setup, spec);
+  std::vector<double> model_rate(setup.models.size(), 0.0);
+  for (const auto& st : setup.streams)
+    model_rate[st.model] += st.rate_rps;
+  for (std::size_t p = 0; p < split.gpus.size(); ++p) {
+    SubclusterSummary summary;
+    summary.gpus = split.gpus[p].size();
+    for (const auto m : split.models[p]) {
+      summary.models.push_back(setup.models[m].name);
+      summary.rate_rps += model_rate[m];
+    }
+    result.subclusters.push_back(std::move(summary));
+  }
+  result.partition_status = to_string(split.partition.status);
+  auto plane = make_data_plane(spec.system, setup, spec, &split);
   Simulator sim(setup.gpus.size(), ExecutionTimes::uniform(std::move(exec), setup.gpus.size()), arrivals, *plane,
                 fanout);
   std::vector<std::uint32_t> gpu_server;

@@ -15,6 +15,7 @@
 #include "engine/metrics/run_metrics.h"
 #include "engine/sim/simulator.h"
 #include "engine/symphony/deferred_scheduler.h"
+#include "engine/symphony/subcluster_partitioner.h"
 #include "model/scenario/scenario.h"
 
 namespace servescope::engine {
@@ -39,6 +40,14 @@ struct SimulationSpec {
   double timeout_fraction_of_slo = 0.1;                  // the timeout system's k
   NexusOptions nexus;                                    // epoch, frontends
   std::ostream* request_log = nullptr;                   // per-request CSV rows (sim/request_log.h)
+  int subclusters = 1;                                   // Symphony §4.4: split models and GPUs
+  double partition_time_limit_s = 10;                    // for the sub-cluster MILP
+};
+
+struct SubclusterSummary {
+  std::size_t gpus = 0;
+  std::vector<std::string> models;
+  double rate_rps = 0;  // offered to its models
 };
 
 struct SimulationResult {
@@ -55,6 +64,8 @@ struct SimulationResult {
   std::vector<TransferSpan> transfers;
   SimulatorStats sim;
   double wall_seconds = 0;
+  std::vector<SubclusterSummary> subclusters;  // one entry when the cluster is not split
+  std::string partition_status;
 };
 
 // The scenario's selected workloads resolved into per-model arrival streams and the models'
@@ -73,8 +84,18 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
 // by Symphony's Eqs. (1)–(2): N / Σ_m share_m · ℓ_m(b_m)/b_m. Load factors are relative to it.
 double nominal_capacity_rps(const SimulationSetup& setup);
 
+// Which models and GPUs each sub-cluster gets: GPUs in contiguous groups of equal size, models by
+// the partitioning MILP balancing their offered rates (heuristic fallback on time-out).
+struct SubclusterSplit {
+  std::vector<std::vector<std::uint32_t>> gpus, models;  // per sub-cluster, global indices
+  PartitionResult partition;
+};
+SubclusterSplit split_subclusters(const SimulationSetup& setup, const SimulationSpec& spec);
+
+// The system's data plane; with spec.subclusters > 1 (or a split given), one per sub-cluster
+// behind a PartitionedDataPlane.
 std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
-                                           const SimulationSpec& spec);
+                                           const SimulationSpec& spec, const SubclusterSplit* split = nullptr);
 
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double fraction)>& progress = {});
