@@ -1,8 +1,9 @@
 #include "engine/sim/network_links.h"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
+
+#include "model/profile/model_profile.h"
 
 namespace servescope::engine {
 
@@ -20,9 +21,8 @@ NetworkLinks::NetworkLinks(std::vector<LinkSpeed> servers, std::vector<std::uint
 
 Duration NetworkLinks::transfer_time(std::uint32_t from_server, std::uint32_t to_server, std::uint64_t bytes) const {
   if (from_server == to_server || bytes == 0 || speed_.empty()) return Duration();
-  // 1 Gbit/s moves one bit per nanosecond.
   const double gbps = std::min(speed_[from_server].up_gbps, speed_[to_server].down_gbps);
-  return Duration::nanoseconds(static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) * 8.0 / gbps)));
+  return servescope::transfer_time(static_cast<std::int64_t>(bytes), gbps);
 }
 
 LinkReservation NetworkLinks::reserve(std::uint32_t from_gpu, std::uint32_t to_gpu, std::uint64_t bytes, Time ready) {
