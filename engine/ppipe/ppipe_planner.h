@@ -1,0 +1,63 @@
+// PPipe's control plane (seed 000 §4, Appendix A; digest §2.4–§2.6): choose pooled pipelines —
+// GPU-type sequence, cut points, batch size, vGPU size and pool sizes — that maximise throughput
+// (or, for several models, the minimum weighted throughput) under each model's latency SLO and
+// the cluster's GPUs. Solved on GLPK in the column-enumeration form of digest §2.6 with every
+// fix of §2.5 (pipeline-used binaries, linearised min, whole GPUs per partition, NIC cap, an
+// optional batch-forming term). NP and DART-r (digest §2.8) are built with the same machinery.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ppipe/pipeline_plan.h"
+#include "model/cluster/cluster.h"
+#include "model/profile/model_profile.h"
+
+namespace servescope::engine {
+
+// One GPU type of the cluster as the planner sees it.
+struct PlannerGpuType {
+  std::string gpu;          // catalog id
+  int count = 0;            // N_k physical GPUs
+  int gpus_per_server = 1;  // s_k: GPUs sharing one node NIC (the largest server of this type)
+  double nic_gbps = 10;     // the slowest NIC direction of this type's servers
+};
+// Groups a cluster's GPUs by type, in order of first appearance.
+std::vector<PlannerGpuType> planner_gpu_types(const Cluster& cluster);
+
+struct PlannerModel {
+  const ModelProfile* profile = nullptr;  // form "blocks" (a whole-model table counts as one block)
+  Duration slo;
+  double weight = 1;  // share of the requests, for the max-min objective
+};
+
+struct PpipeOptions {
+  int max_partitions = 2;                        // P, 1–3
+  double slo_margin = 0.4;                       // μ: plan against (1 − μ)·SLO
+  std::vector<int> vgpu_divisors;                // allowed v; empty: every profiled one
+  std::vector<int> batch_sizes;                  // allowed b; empty: every profiled one
+  bool several_configs_per_sequence = false;     // drop the one-column-per-type-sequence rule
+  bool nic_cap = true;                           // cap a vGPU's throughput by its share of the node NIC
+  bool batch_forming = true;                     // add E_b = β(b−1)/λ̂ to each pipeline's latency
+  double batch_build_factor = 1.3;               // β
+  std::optional<double> batch_forming_rate_rps;  // λ̂; empty: the NP plan's throughput per model
+  double time_limit_s = 60;
+  double mip_gap = 1e-6;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Throws QueryError when a model has no profile for a GPU type in the cluster that it could
+// use, when no model can meet its SLO anywhere, or on options out of range.
+PipelinePlan plan_ppipe(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
+                        const PpipeOptions& options = {});
+// No partitioning: every GPU type runs whole models at the largest batch within (1 − μ)·SLO.
+PipelinePlan plan_np(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
+                     const PpipeOptions& options = {});
+// Replicated DART: min(N_H, N_L) pairs of one high- and one low-class GPU, each running the best
+// plan for the pair; the majority class's leftover GPUs run whole models alone. Two GPU types.
+PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
+                         const PpipeOptions& options = {});
+
+}  // namespace servescope::engine

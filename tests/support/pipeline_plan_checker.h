@@ -1,0 +1,22 @@
+// An independent check of a pooled-pipeline plan (PPipe, NP, DART-r): everything is recomputed
+// from the profiles and the cluster, not taken from the planner. Returns what is wrong, one line
+// per problem; empty when the plan is feasible.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/ppipe/ppipe_planner.h"
+
+namespace servescope::test {
+
+struct PlanCheckInput {
+  std::vector<engine::PlannerModel> models;
+  std::vector<engine::PlannerGpuType> gpus;
+  double slo_margin = 0.4;
+  bool nic_cap = true;
+};
+
+std::vector<std::string> check_pipeline_plan(const engine::PipelinePlan& plan, const PlanCheckInput& input);
+
+}  // namespace servescope::test
