@@ -9,7 +9,7 @@ export SERVESCOPE_ROOT
 # render; xvfb lets run.sh show the window on a machine without a display server.
 SERVESCOPE_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache
-  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl-dev
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
 )

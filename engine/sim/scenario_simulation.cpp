@@ -39,14 +39,7 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   const std::string gpu_type = *types.begin();
 
   // Workloads → per-model streams.
-  std::vector<const Workload*> chosen;
-  for (const auto& w : scenario.workloads)
-    if (spec.workloads.empty() || std::ranges::find(spec.workloads, w.name) != spec.workloads.end())
-      chosen.push_back(&w);
-  for (const auto& name : spec.workloads)
-    if (std::ranges::none_of(scenario.workloads, [&](const Workload& w) { return w.name == name; }))
-      throw QueryError("no workload named '" + name + "'");
-  if (chosen.empty()) throw QueryError("the scenario has no workload to simulate");
+  const auto chosen = scenario.select_workloads(spec.workloads);
   std::vector<std::string> model_names;
   std::uint32_t target_index = 0;
   for (const auto* w : chosen) {

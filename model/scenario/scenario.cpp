@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "model/core/error.h"
+
 namespace servescope {
 
 GpuCatalog Scenario::catalog() const {
@@ -39,6 +41,17 @@ std::optional<Duration> Scenario::slo_of(const WorkloadTarget& target) const {
   }
   if (const auto* a = find_application(target.name)) return a->slo;
   return std::nullopt;
+}
+
+std::vector<const Workload*> Scenario::select_workloads(const std::vector<std::string>& names) const {
+  for (const auto& wanted : names)
+    if (std::ranges::none_of(workloads, [&](const Workload& w) { return w.name == wanted; }))
+      throw QueryError("no workload named '" + wanted + "'");
+  std::vector<const Workload*> chosen;
+  for (const auto& w : workloads)
+    if (names.empty() || std::ranges::find(names, w.name) != names.end()) chosen.push_back(&w);
+  if (chosen.empty()) throw QueryError("the scenario has no workload");
+  return chosen;
 }
 
 namespace {

@@ -32,6 +32,9 @@ struct Scenario {
   std::vector<std::string> gpu_types_in_use() const;
   // The SLO a target is served under: its own, else its model's default, else its app's.
   std::optional<Duration> slo_of(const WorkloadTarget& target) const;
+  // The workloads named (all when `names` is empty), in file order. Throws QueryError for a
+  // name no workload has, or when nothing is selected.
+  std::vector<const Workload*> select_workloads(const std::vector<std::string>& names) const;
 
   bool operator==(const Scenario&) const = default;
 };

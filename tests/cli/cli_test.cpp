@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "tests/model/csv_fixtures.h"
+#include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
 
 namespace fs = std::filesystem;
@@ -224,4 +225,38 @@ TEST(Cli, GoodputFindsTheSloBoundOfOneModel) {
   EXPECT_EQ(g["kind"], "goodput-search");
   EXPECT_GE(g["max_rate_at_99_attainment_rps"].get<double>(), goodput * 0.98);
   EXPECT_GT(g["probes"].size(), 3u);
+}
+
+TEST(Cli, PlanWritesAPipelinePlanThatReadsBack) {
+  TempDir dir;
+  const auto scenario = dir.write("pipeline.json", servescope::test::kPipelineScenarioJson);
+  const auto out = (dir.path() / "plan.json").string();
+  const auto r =
+      cli({"plan", "-s", scenario, "-w", "seg-poisson", "--system", "ppipe", "--partitions", "2", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ppipe: "), std::string::npos) << r.out;
+  const auto plan = nlohmann::json::parse(servescope::test::read_file(out));
+  EXPECT_EQ(plan["kind"], "pipeline-plan");
+  EXPECT_EQ(plan["system"], "ppipe");
+  ASSERT_EQ(plan["models"].size(), 1u);
+  EXPECT_GT(plan["models"][0]["throughput_rps"].get<double>(), 0);
+  // The whole model misses the planning SLO on a P4, so a P4 only ever runs part of it.
+  bool p4_used = false;
+  for (const auto& p : plan["pipelines"])
+    for (const auto& d : p["partitions"])
+      if (d["gpu"] == "P4") {
+        p4_used = true;
+        EXPECT_GT(p["partitions"].size(), 1u) << p.dump();
+      }
+  EXPECT_TRUE(p4_used) << plan.dump(1);
+
+  // NP cannot use the P4s at all; the plan says so and still serves from the V100s.
+  const auto np = cli({"--json", "plan", "-s", scenario, "-w", "seg-poisson", "--system", "np"});
+  ASSERT_EQ(np.status, 0) << np.err;
+  const auto np_plan = nlohmann::json::parse(np.out);
+  EXPECT_LT(np_plan["models"][0]["throughput_rps"].get<double>(), plan["models"][0]["throughput_rps"].get<double>());
+
+  const auto bad = cli({"plan", "-s", scenario, "--system", "clipper"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("clipper"), std::string::npos) << bad.err;
 }

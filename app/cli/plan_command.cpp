@@ -1,0 +1,126 @@
+// `servescope-cli plan`: runs a pipeline planner (PPipe, NP, DART-r) on a scenario and writes
+// the plan as JSON; prints the pipelines, the throughput per model and how the solve went.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/cli_context.h"
+#include "engine/ppipe/pipeline_plan_json.h"
+#include "engine/ppipe/scenario_planning.h"
+#include "model/io/document.h"
+
+namespace servescope::cli {
+namespace {
+
+std::vector<int> parse_int_list(const std::string& text, const std::string& option) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    try {
+      std::size_t used = 0;
+      const int v = std::stoi(item, &used);
+      if (used != item.size() || v < 1) throw std::invalid_argument(item);
+      out.push_back(v);
+    } catch (const std::exception&) {
+      throw CLI::ValidationError(option, "'" + item + "' is not a positive integer");
+    }
+  }
+  return out;
+}
+
+void print_plan(std::ostream& out, const engine::PipelinePlan& plan) {
+  out << std::fixed << std::setprecision(1);
+  out << plan.system << ": " << plan.total_throughput_rps() << " req/s in all; solve " << plan.solve.status << " in "
+      << std::setprecision(2) << plan.solve.seconds << " s over " << plan.solve.columns << " candidate pipelines";
+  if (!plan.solve.proven_optimal && plan.solve.status == "feasible")
+    out << " (gap " << std::setprecision(2) << 100 * plan.solve.gap << " %)";
+  out << "\n" << std::setprecision(1);
+  for (const auto& m : plan.models)
+    out << "  " << m.name << ": " << m.throughput_rps << " req/s, SLO " << m.slo.to_ms() << " ms (planned against "
+        << m.planning_slo.to_ms() << " ms), weight " << std::setprecision(3) << m.weight << std::setprecision(1)
+        << "\n";
+  for (const auto& p : plan.pipelines) {
+    out << "  pipeline " << p.model << ", batch " << p.batch << ": " << p.assigned_rps << " req/s (capacity "
+        << p.capacity_rps << "), latency " << std::setprecision(2) << p.latency.to_ms() << " ms";
+    if (p.batch_forming > Duration()) out << " + " << p.batch_forming.to_ms() << " ms to form a batch";
+    out << std::setprecision(1) << "\n";
+    for (const auto& d : p.partitions)
+      out << "    blocks [" << d.blocks.begin << ", " << d.blocks.end << ") on " << d.vgpus << " x " << d.gpu
+          << (d.vgpu_divisor > 1 ? " 1/" + std::to_string(d.vgpu_divisor) : std::string()) << " (" << d.gpus
+          << " GPUs): " << std::setprecision(2) << d.latency.to_ms() << " ms"
+          << (d.transfer > Duration() ? ", then " + std::to_string(d.transfer.to_ms()).substr(0, 5) + " ms transfer"
+                                      : std::string())
+          << std::setprecision(1) << ", " << d.capacity_rps << " req/s\n";
+  }
+  for (const auto& n : plan.notes)
+    out << "  note: " << n << "\n";
+  out << std::defaultfloat;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
+  auto* cmd =
+      app.add_subcommand("plan", "Plan pooled pipelines for a scenario (PPipe, or the NP and DART-r baselines)");
+  struct Args {
+    std::string scenario, system = "ppipe", out, vgpus, batches;
+    std::vector<std::string> workloads;
+    engine::PpipeOptions options;
+    bool no_nic_cap = false, no_batch_forming = false;
+  };
+  auto args = std::make_shared<Args>();
+  std::string systems;
+  for (const auto& s : engine::pipeline_planners())
+    systems += (systems.empty() ? "" : "|") + s;
+  cmd->add_option("-s,--scenario", args->scenario, "Scenario or project file (or builtin:NAME)")->required();
+  cmd->add_option("--system", args->system, "Planner: " + systems)
+      ->check(CLI::IsMember(engine::pipeline_planners()))
+      ->capture_default_str();
+  cmd->add_option("-w,--workload", args->workloads, "Workload whose models to plan (repeatable; default: all)");
+  cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically)");
+  cmd->add_option("--partitions", args->options.max_partitions, "Partitions per pipeline, 1-3")
+      ->check(CLI::Range(1, 3))
+      ->capture_default_str();
+  cmd->add_option("--margin", args->options.slo_margin, "Fraction of the SLO held back while planning")
+      ->check(CLI::Range(0.0, 0.95))
+      ->capture_default_str();
+  cmd->add_option("--time-limit", args->options.time_limit_s, "Seconds the MILP solver may take")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--mip-gap", args->options.mip_gap, "Relative gap at which the solver stops")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_option("--vgpus", args->vgpus, "Allowed vGPU divisors, e.g. 1,2,4 (default: every profiled one)");
+  cmd->add_option("--batches", args->batches, "Allowed batch sizes, e.g. 1,2,4,8 (default: every profiled one)");
+  cmd->add_flag("--several-configs", args->options.several_configs_per_sequence,
+                "Allow several pools with the same GPU-type sequence (a strict relaxation)");
+  cmd->add_flag("--no-nic-cap", args->no_nic_cap, "Do not cap a vGPU's throughput by its share of the node NIC");
+  cmd->add_flag("--no-batch-forming", args->no_batch_forming,
+                "Leave out the estimate of the time to gather a batch from the latency budget");
+  cmd->callback([&global, &run, args] {
+    run = [&global, args] {
+      auto options = args->options;
+      if (!args->vgpus.empty()) options.vgpu_divisors = parse_int_list(args->vgpus, "--vgpus");
+      if (!args->batches.empty()) options.batch_sizes = parse_int_list(args->batches, "--batches");
+      options.nic_cap = !args->no_nic_cap;
+      options.batch_forming = !args->no_batch_forming;
+      auto doc = load_document(args->scenario);
+      const auto project = project_from_document(std::move(doc), args->scenario);
+      const auto input = engine::planning_input(project.scenario, args->workloads);
+      if (!global.json)
+        std::cerr << "planning " << args->system << " for " << input.models.size() << " model(s) on "
+                  << project.scenario.cluster.total_gpus() << " GPUs (solver limit " << options.time_limit_s
+                  << " s)...\n";
+      const auto plan = engine::plan_pipelines(args->system, input, options);
+      const auto json = engine::pipeline_plan_to_json(plan, project.scenario.name);
+      if (!args->out.empty()) save_json_file(args->out, json);
+      if (global.json)
+        print_json(json);
+      else
+        print_plan(std::cout, plan);
+      return plan.pipelines.empty() ? kExitFailure : kExitOk;
+    };
+  });
+}
+
+}  // namespace servescope::cli
