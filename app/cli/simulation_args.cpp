@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/ppipe/pipeline_plan_json.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 
@@ -15,7 +16,7 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   std::string systems;
   for (const auto& s : engine::simulation_systems())
     systems += (systems.empty() ? "" : "|") + s;
-  cmd->add_option("--system", system, "Serving system: " + systems)->capture_default_str();
+  system_option_ = cmd->add_option("--system", system, "Serving system: " + systems)->capture_default_str();
   cmd->add_option("-w,--workload", workloads, "Workload to run (repeatable; default: all)");
   cmd->add_option("-d,--duration", duration_s, "Simulated seconds of arrivals")
       ->check(CLI::Range(0.001, 1e6))
@@ -42,6 +43,21 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--epoch", nexus_epoch_s, "Nexus: seconds between re-plans")
       ->check(CLI::Range(0.01, 1e6))
       ->capture_default_str();
+  cmd->add_option("--plan", plan_file,
+                  "Pooled-pipeline plan (servescope-cli plan) for the reservation and reactive data planes; "
+                  "the system defaults to reservation");
+  cmd->add_option("--reservations", reservation_mode, "Reservation tables: horizon|gap-filling")
+      ->check(CLI::IsMember({"horizon", "gap-filling"}))
+      ->capture_default_str();
+  cmd->add_option("--wake", wake_rule, "When a short queue stops waiting: paper|artifact")
+      ->check(CLI::IsMember({"paper", "artifact"}))
+      ->capture_default_str();
+  cmd->add_option("--first-look", first_look,
+                  "Drop a new head at once unless a batch of this fraction of the planned one fits (0: off)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_flag("--local-handoff-free", local_handoff_free,
+                "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)");
 }
 
 Scenario SimulationArgs::load_scenario() const {
@@ -49,9 +65,23 @@ Scenario SimulationArgs::load_scenario() const {
   return project_from_document(std::move(doc), scenario_file).scenario;
 }
 
-engine::SimulationSpec SimulationArgs::to_spec() const {
+engine::SimulationSpec SimulationArgs::to_spec() {
   engine::SimulationSpec spec;
   spec.system = system;
+  if (!plan_file.empty()) {
+    plan = std::make_shared<const engine::PipelinePlan>(engine::load_pipeline_plan(plan_file));
+    if (system_option_ && system_option_->count() == 0) spec.system = "reservation";
+    if (!engine::is_pipeline_data_plane(spec.system))
+      throw QueryError("--plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
+  }
+  spec.pipeline_plan = plan.get();
+  spec.reservation.mode =
+      reservation_mode == "gap-filling" ? engine::ReservationMode::GapFilling : engine::ReservationMode::Horizon;
+  spec.reservation.wake =
+      wake_rule == "artifact" ? engine::WakeRule::NextBatchInfeasible : engine::WakeRule::LatestFeasible;
+  spec.reservation.first_look_min_fraction = first_look;
+  spec.reservation.probe.local_handoff_free = local_handoff_free;
+  spec.reactive.first_look_min_fraction = first_look;
   spec.workloads = workloads;
   if (!scenario_file.starts_with(kBuiltinPrefix))
     spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();

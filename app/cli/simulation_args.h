@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 
 #include "engine/sim/scenario_simulation.h"
@@ -23,11 +24,22 @@ struct SimulationArgs {
   int nexus_frontends = 1;
   int subclusters = 1;
   double nexus_epoch_s = 10;
+  // Pipeline data planes (reservation, reactive).
+  std::string plan_file;
+  std::string reservation_mode = "horizon";
+  std::string wake_rule = "paper";
+  double first_look = 0;
+  bool local_handoff_free = false;
 
   void add_to(CLI::App* cmd);
-  // Loads the scenario (a scenario or a project file) and fills a spec; throws on bad input.
-  engine::SimulationSpec to_spec() const;
+  // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that points
+  // at the plan held here; throws on bad input.
+  engine::SimulationSpec to_spec();
   Scenario load_scenario() const;
+  std::shared_ptr<const engine::PipelinePlan> plan;
+
+ private:
+  CLI::Option* system_option_ = nullptr;
 };
 
 // "\r simulating 42 %" on a terminal; nothing when stderr is not a terminal.

@@ -100,10 +100,7 @@ void ShepherdScheduler::run(std::size_t gpu, const Choice& choice) {
 }
 
 void ShepherdScheduler::on_request(const Request& request) {
-  auto& q = queues_[request.model];
-  const auto pos =
-      std::upper_bound(q.begin(), q.end(), request.deadline, [](Time d, const Request& r) { return d < r.deadline; });
-  q.insert(pos, request);
+  insert_by_deadline(queues_[request.model], request);
   for (std::size_t gpu = 0; gpu < gpus_.size(); ++gpu) {
     if (queues_[request.model].empty()) break;
     if (!running_[gpu]) {

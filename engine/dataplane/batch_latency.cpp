@@ -4,9 +4,10 @@
 
 namespace servescope::engine {
 
-BatchLatency::BatchLatency(const ModelProfile& profile, std::string_view gpu, GpuShare share, int max_batch_cap) {
+BatchLatency::BatchLatency(const ModelProfile& profile, std::string_view gpu, GpuShare share, int max_batch_cap,
+                           std::optional<BlockRange> blocks) {
   const int hi = profile.max_batch(gpu, share);
-  if (hi == 0) (void)profile.latency({gpu, share, 1, std::nullopt});  // throws the descriptive error
+  if (hi == 0) (void)profile.latency({gpu, share, 1, blocks});  // throws the descriptive error
   max_batch_ = max_batch_cap > 0 ? std::min(hi, max_batch_cap) : hi;
   if (profile.form == ProfileForm::Linear) {
     for (const auto& f : profile.linear_fits)
@@ -24,7 +25,7 @@ BatchLatency::BatchLatency(const ModelProfile& profile, std::string_view gpu, Gp
   linear_ = false;
   table_.reserve(static_cast<std::size_t>(max_batch_));
   for (int b = 1; b <= max_batch_; ++b)
-    table_.push_back(profile.latency({gpu, share, b, std::nullopt}).count_ns());
+    table_.push_back(profile.latency({gpu, share, b, blocks}).count_ns());
 }
 
 BatchLatency BatchLatency::linear(Duration alpha, Duration beta, int max_batch) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "engine/dataplane/request.h"
@@ -15,8 +16,10 @@ namespace servescope::engine {
 class BatchLatency {
  public:
   BatchLatency() = default;
-  // Throws QueryError when the profile does not cover (gpu, share).
-  BatchLatency(const ModelProfile& profile, std::string_view gpu, GpuShare share, int max_batch_cap = 0);
+  // Throws QueryError when the profile does not cover (gpu, share). `blocks` narrows a
+  // block-form profile to one partition of a pipeline (seed 000); absent, the whole model.
+  BatchLatency(const ModelProfile& profile, std::string_view gpu, GpuShare share, int max_batch_cap = 0,
+               std::optional<BlockRange> blocks = std::nullopt);
   static BatchLatency linear(Duration alpha, Duration beta, int max_batch);
 
   int max_batch() const { return max_batch_; }

@@ -1,5 +1,7 @@
 #include "engine/dataplane/request.h"
 
+#include <algorithm>
+
 namespace servescope::engine {
 
 std::string_view to_string(DropReason reason) {
@@ -16,6 +18,16 @@ std::string_view to_string(DropReason reason) {
       return "worker-lost";
   }
   return "?";
+}
+
+void insert_by_deadline(std::deque<Request>& queue, const Request& r) {
+  if (queue.empty() || queue.back().deadline <= r.deadline) {
+    queue.push_back(r);
+    return;
+  }
+  queue.insert(
+      std::upper_bound(queue.begin(), queue.end(), r.deadline, [](Time d, const Request& q) { return d < q.deadline; }),
+      r);
 }
 
 }  // namespace servescope::engine

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct Batch {
   // completes it. Single-stage data planes leave these as they are.
   std::uint32_t stage = 0;
   bool final_stage = true;
+  // Which of the model's executables runs: 0 is the whole network; a pipeline numbers its
+  // partitions (the executor's timing table has a row per model and kernel).
+  std::uint32_t kernel = 0;
 };
 
 // Data moving between two GPUs' servers (a pipeline's feature maps, seed 000 §4): it holds the
@@ -72,6 +76,10 @@ struct TransferDone {
   Time start;
   Time end;
 };
+
+// Puts `r` into a queue kept in deadline order, after requests with the same deadline. With one
+// SLO per queue that is arrival order, and this is a push_back.
+void insert_by_deadline(std::deque<Request>& queue, const Request& r);
 
 struct BatchDone {
   BatchId id = 0;

@@ -176,7 +176,20 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
           {"batch_size_histogram", histogram_json(total.batch_sizes)},
           {"latency_cdf_ms", latency_cdf},
           {"models", models},
-          {"gpus", {{"names", r.gpus}, {"busy_fraction", r.metrics->gpu_busy_fraction()}}},
+          {"gpus",
+           {{"names", r.gpus},
+            {"types", r.gpu_types},
+            {"shares", r.gpu_shares},
+            {"busy_fraction", r.metrics->gpu_busy_fraction()},
+            {"busy_by_type", busy_by_gpu_type(r)}}},
+          {"pipeline", r.plan_system.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json{{"plan_system", r.plan_system},
+                                                              {"dispatches", r.dispatches},
+                                                              {"probes", r.probes},
+                                                              {"probes_per_dispatch",
+                                                               r.dispatches > 0 ? static_cast<double>(r.probes) /
+                                                                                      static_cast<double>(r.dispatches)
+                                                                                : 0.0}}},
           {"timeseries",
            {{"bin_s", bin_s},
             {"arrivals", r.metrics->arrivals_per_bin()},

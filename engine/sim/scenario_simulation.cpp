@@ -15,7 +15,16 @@
 namespace servescope::engine {
 
 std::vector<std::string> simulation_systems() {
-  return {"symphony", "eager", "timeout", "latest", "clockwork", "shepherd", "nexus"};
+  return {"symphony", "eager", "timeout", "latest", "clockwork", "shepherd", "nexus", "reservation", "reactive"};
+}
+
+std::vector<std::string> pipeline_data_planes() {
+  return {"reservation", "reactive"};
+}
+
+bool is_pipeline_data_plane(const std::string& system) {
+  const auto planes = pipeline_data_planes();
+  return std::ranges::find(planes, system) != planes.end();
 }
 
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
@@ -32,7 +41,10 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
     types.insert(node.gpu);
   }
   if (setup.gpus.empty()) throw QueryError("the scenario's cluster has no GPUs");
-  if (types.size() > 1)
+  const bool pipelines = is_pipeline_data_plane(spec.system);
+  if (pipelines && !spec.pipeline_plan)
+    throw QueryError("the " + spec.system + " data plane runs a pooled-pipeline plan; give one (servescope-cli plan)");
+  if (!pipelines && types.size() > 1)
     throw QueryError("the " + spec.system +
                      " data plane schedules one sub-cluster of identical GPUs; this cluster mixes " + *types.begin() +
                      " and " + *std::next(types.begin()));
@@ -69,7 +81,9 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
     Duration slo = Duration::max();
     for (const auto& s : setup.streams)
       if (model_names[s.model] == name) slo = std::min(slo, s.slo);
-    setup.models.push_back(ScheduledModel{name, BatchLatency(profile, gpu_type, GpuShare::whole()), slo});
+    // Pipeline data planes time partitions from the plan instead.
+    setup.models.push_back(
+        ScheduledModel{name, pipelines ? BatchLatency() : BatchLatency(profile, gpu_type, GpuShare::whole()), slo});
   }
   return setup;
 }
@@ -239,7 +253,25 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   auto setup = prepare_simulation(scenario, spec);
   SimulationResult result;
   result.system = spec.system;
-  result.nominal_capacity_rps = nominal_capacity_rps(setup);
+  const bool pipelines = is_pipeline_data_plane(spec.system);
+  std::optional<PipelineDeployment> deployment;
+  if (pipelines) {
+    if (spec.subclusters > 1) throw QueryError("pipeline data planes do not split the cluster into sub-clusters");
+    std::vector<std::string> names;
+    for (const auto& m : setup.models)
+      names.push_back(m.name);
+    std::vector<PhysicalGpu> physical;
+    for (const auto& g : setup.gpus)
+      physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
+    deployment = deploy_pipeline_plan(*spec.pipeline_plan, names, physical, setup.servers, scenario.profiles);
+    setup.gpus = deployment->slots;
+    result.plan_system = spec.pipeline_plan->system;
+    // Load factor 1 is what the plan promises for the models the workload sends.
+    for (const auto& pm : spec.pipeline_plan->models)
+      if (std::ranges::find(names, pm.name) != names.end()) result.nominal_capacity_rps += pm.throughput_rps;
+  } else {
+    result.nominal_capacity_rps = nominal_capacity_rps(setup);
+  }
   double rate = setup.workload_rate_rps;
   if (spec.rate_rps) rate = *spec.rate_rps;
   if (spec.load_factor) rate = *spec.load_factor * result.nominal_capacity_rps;
@@ -253,8 +285,12 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     result.models.push_back(m.name);
     result.model_slo.push_back(m.slo);
   }
-  for (const auto& g : setup.gpus)
-    result.gpus.push_back(g.name);
+  for (std::uint32_t g = 0; g < setup.gpus.size(); ++g) {
+    result.gpus.push_back(setup.gpus[g].name);
+    result.gpu_types.push_back(setup.gpus[g].gpu_type);
+    result.gpu_shares.push_back(setup.gpus[g].share.to_string());
+    result.gpu_physical.push_back(deployment ? deployment->slot_physical[g] : g);
+  }
   result.duration = spec.duration;
   result.warmup = std::min(spec.warmup, spec.duration);
   result.seed = spec.seed;
@@ -272,27 +308,46 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   std::optional<RequestLogRecorder> request_log;
   if (spec.request_log) fanout.add(request_log.emplace(*spec.request_log, result.models, result.gpus));
 
-  std::vector<BatchLatency> exec;
-  for (const auto& m : setup.models)
-    exec.push_back(m.latency);
   WorkloadArrivals arrivals(setup.streams, until, spec.seed);
-  const auto split = split_subclusters(setup, spec);
-  std::vector<double> model_rate(setup.models.size(), 0.0);
-  for (const auto& st : setup.streams)
-    model_rate[st.model] += st.rate_rps;
-  for (std::size_t p = 0; p < split.gpus.size(); ++p) {
-    SubclusterSummary summary;
-    summary.gpus = split.gpus[p].size();
-    for (const auto m : split.models[p]) {
-      summary.models.push_back(setup.models[m].name);
-      summary.rate_rps += model_rate[m];
+  std::unique_ptr<DataPlane> plane;
+  std::optional<ExecutionTimes> times;
+  ReservationScheduler* reservation = nullptr;
+  if (pipelines) {
+    if (spec.system == "reservation") {
+      std::vector<Duration> slo;
+      for (const auto& m : setup.models)
+        slo.push_back(m.slo);
+      auto r = std::make_unique<ReservationScheduler>(*deployment, std::move(slo), spec.reservation);
+      reservation = r.get();
+      plane = std::move(r);
+    } else {
+      plane = std::make_unique<ReactivePoolScheduler>(*deployment, spec.reactive);
     }
-    result.subclusters.push_back(std::move(summary));
+    result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});
+    result.partition_status = "not split";
+    times = deployment->execution_times(scenario.profiles);
+  } else {
+    const auto split = split_subclusters(setup, spec);
+    std::vector<double> model_rate(setup.models.size(), 0.0);
+    for (const auto& st : setup.streams)
+      model_rate[st.model] += st.rate_rps;
+    for (std::size_t p = 0; p < split.gpus.size(); ++p) {
+      SubclusterSummary summary;
+      summary.gpus = split.gpus[p].size();
+      for (const auto m : split.models[p]) {
+        summary.models.push_back(setup.models[m].name);
+        summary.rate_rps += model_rate[m];
+      }
+      result.subclusters.push_back(std::move(summary));
+    }
+    result.partition_status = to_string(split.partition.status);
+    plane = make_data_plane(spec.system, setup, spec, &split);
+    std::vector<BatchLatency> exec;
+    for (const auto& m : setup.models)
+      exec.push_back(m.latency);
+    times = ExecutionTimes::uniform(std::move(exec), setup.gpus.size());
   }
-  result.partition_status = to_string(split.partition.status);
-  auto plane = make_data_plane(spec.system, setup, spec, &split);
-  Simulator sim(setup.gpus.size(), ExecutionTimes::uniform(std::move(exec), setup.gpus.size()), arrivals, *plane,
-                fanout);
+  Simulator sim(setup.gpus.size(), std::move(*times), arrivals, *plane, fanout);
   std::vector<std::uint32_t> gpu_server;
   for (const auto& g : setup.gpus)
     gpu_server.push_back(g.server);
@@ -304,10 +359,28 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   sim.run(until + spec.drain);
   if (progress) progress(1.0);
   result.sim = sim.stats();
+  if (reservation) {
+    result.probes = reservation->stats().probes;
+    result.dispatches = reservation->stats().dispatches;
+  }
   result.timeline = timeline.spans_by_start();
   result.transfers = timeline.transfers();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
+}
+
+std::map<std::string, double> busy_by_gpu_type(const SimulationResult& result) {
+  const auto busy = result.metrics->gpu_busy_fraction();
+  std::map<std::string, double> weighted;
+  std::map<std::string, std::set<std::uint32_t>> physical;
+  for (std::size_t g = 0; g < result.gpus.size() && g < busy.size(); ++g) {
+    const auto& type = result.gpu_types[g];
+    weighted[type] += busy[g] * GpuShare::parse(result.gpu_shares[g]).value_or(GpuShare::whole()).fraction();
+    physical[type].insert(result.gpu_physical[g]);
+  }
+  for (auto& [type, w] : weighted)
+    w /= static_cast<double>(physical[type].size());
+  return weighted;
 }
 
 }  // namespace servescope::engine

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,8 @@
 
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/metrics/run_metrics.h"
+#include "engine/ppipe/reactive_pool_scheduler.h"
+#include "engine/ppipe/reservation_scheduler.h"
 #include "engine/sim/simulator.h"
 #include "engine/symphony/deferred_scheduler.h"
 #include "engine/symphony/subcluster_partitioner.h"
@@ -22,6 +25,10 @@ namespace servescope::engine {
 
 // The systems `simulate` knows; see docs/formats.md ("Simulation results") for each.
 std::vector<std::string> simulation_systems();
+// The data planes that run a pooled-pipeline plan (SimulationSpec::pipeline_plan): PPipe's
+// reservation-based batching and the reactive per-pool baseline.
+std::vector<std::string> pipeline_data_planes();
+bool is_pipeline_data_plane(const std::string& system);
 
 struct SimulationSpec {
   std::string system = "symphony";
@@ -42,6 +49,10 @@ struct SimulationSpec {
   std::ostream* request_log = nullptr;                   // per-request CSV rows (sim/request_log.h)
   int subclusters = 1;                                   // Symphony §4.4: split models and GPUs
   double partition_time_limit_s = 10;                    // for the sub-cluster MILP
+  // Pipeline data planes run this plan; load factors are then relative to its throughput.
+  const PipelinePlan* pipeline_plan = nullptr;
+  ReservationSchedulerOptions reservation;
+  ReactiveSchedulerOptions reactive;
 };
 
 struct SubclusterSummary {
@@ -66,6 +77,12 @@ struct SimulationResult {
   double wall_seconds = 0;
   std::vector<SubclusterSummary> subclusters;  // one entry when the cluster is not split
   std::string partition_status;
+  std::string plan_system;                  // the planner behind a pipeline data plane's plan
+  std::vector<std::string> gpu_types;       // per GPU (vGPU for pipelines): catalog id
+  std::vector<std::string> gpu_shares;      // per GPU: "1", "1/2", …
+  std::vector<std::uint32_t> gpu_physical;  // per GPU: index of its physical GPU
+  std::uint64_t probes = 0;                 // probe() calls of the reservation data plane
+  std::uint64_t dispatches = 0;
 };
 
 // The scenario's selected workloads resolved into per-model arrival streams and the models'
@@ -96,6 +113,11 @@ SubclusterSplit split_subclusters(const SimulationSetup& setup, const Simulation
 // behind a PartitionedDataPlane.
 std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
                                            const SimulationSpec& spec, const SubclusterSplit* split = nullptr);
+
+// Temporal utilisation per GPU type over every physical GPU of that type in the cluster: each
+// (v)GPU's busy time weighted by its share, over the type's GPUs × the measured window (PPipe
+// digest §6.4, with the whole class as the denominator).
+std::map<std::string, double> busy_by_gpu_type(const SimulationResult& result);
 
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double fraction)>& progress = {});

@@ -4,6 +4,24 @@
 
 namespace servescope::engine {
 
+ExecutionTimes::ExecutionTimes(std::vector<std::vector<BatchLatency>> latency, std::vector<std::uint32_t> gpu_class)
+    : latency_(std::move(latency)), first_row_(latency_.size()), gpu_class_(std::move(gpu_class)) {
+  for (std::uint32_t m = 0; m < first_row_.size(); ++m)
+    first_row_[m] = m;
+}
+
+ExecutionTimes ExecutionTimes::with_kernels(std::vector<std::vector<std::vector<BatchLatency>>> latency,
+                                            std::vector<std::uint32_t> gpu_class) {
+  ExecutionTimes t;
+  for (auto& kernels : latency) {
+    t.first_row_.push_back(static_cast<std::uint32_t>(t.latency_.size()));
+    for (auto& row : kernels)
+      t.latency_.push_back(std::move(row));
+  }
+  t.gpu_class_ = std::move(gpu_class);
+  return t;
+}
+
 ExecutionTimes ExecutionTimes::uniform(std::vector<BatchLatency> per_model, std::size_t gpus) {
   std::vector<std::vector<BatchLatency>> latency;
   latency.reserve(per_model.size());
@@ -68,7 +86,7 @@ void Simulator::start_next(std::uint32_t gpu) {
   Running r{std::move(queue.front()), Time(), Time()};
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
-  r.end = r.start + times_.of(r.batch.model, gpu, static_cast<int>(r.batch.requests.size()));
+  r.end = r.start + times_.of(r.batch.model, r.batch.kernel, gpu, static_cast<int>(r.batch.requests.size()));
   ++stats_.batches;
   events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});
   running_[gpu] = std::move(r);

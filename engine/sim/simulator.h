@@ -24,17 +24,22 @@ namespace servescope::engine {
 // otherwise. Indexed by class, not by GPU, so 1,000 models on 1,024 GPUs stay small and hot.
 class ExecutionTimes {
  public:
-  // latency[model][class]; gpu_class[gpu] names each GPU's class.
-  ExecutionTimes(std::vector<std::vector<BatchLatency>> latency, std::vector<std::uint32_t> gpu_class)
-      : latency_(std::move(latency)), gpu_class_(std::move(gpu_class)) {}
+  // latency[model][class]; gpu_class[gpu] names each GPU's class. One kernel per model.
+  ExecutionTimes(std::vector<std::vector<BatchLatency>> latency, std::vector<std::uint32_t> gpu_class);
+  // latency[model][kernel][class]: models that run as several executables (pipeline partitions).
+  // A kernel need only be timed on the classes it is sent to.
+  static ExecutionTimes with_kernels(std::vector<std::vector<std::vector<BatchLatency>>> latency,
+                                     std::vector<std::uint32_t> gpu_class);
   // Every GPU of one class.
   static ExecutionTimes uniform(std::vector<BatchLatency> per_model, std::size_t gpus);
-  Duration of(std::uint32_t model, std::uint32_t gpu, int batch) const {
-    return latency_[model][gpu_class_[gpu]].at(batch);
+  Duration of(std::uint32_t model, std::uint32_t kernel, std::uint32_t gpu, int batch) const {
+    return latency_[first_row_[model] + kernel][gpu_class_[gpu]].at(batch);
   }
 
  private:
-  std::vector<std::vector<BatchLatency>> latency_;
+  ExecutionTimes() = default;
+  std::vector<std::vector<BatchLatency>> latency_;  // [row][class]
+  std::vector<std::uint32_t> first_row_;            // a model's kernel 0
   std::vector<std::uint32_t> gpu_class_;
 };
 

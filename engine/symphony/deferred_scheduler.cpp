@@ -116,14 +116,7 @@ void DeferredScheduler::refresh_target(ModelState& m) {
 }
 
 void DeferredScheduler::enqueue(ModelState& m, const Request& r) {
-  // Deadline order; with one SLO per model that is arrival order and this is a push_back.
-  if (m.queue.empty() || m.queue.back().deadline <= r.deadline) {
-    m.queue.push_back(r);
-    return;
-  }
-  const auto it = std::upper_bound(m.queue.begin(), m.queue.end(), r.deadline,
-                                   [](Time d, const Request& q) { return d < q.deadline; });
-  m.queue.insert(it, r);
+  insert_by_deadline(m.queue, r);
 }
 
 int DeferredScheduler::form_batch(ModelState& m, Time gpu_free_at) {

@@ -1,0 +1,65 @@
+// A pooled-pipeline plan placed on a real cluster (PPipe, seed 000 §5; digest §5.1 "node
+// layout"): each partition takes whole physical GPUs of its type in cluster order and splits
+// each into its v vGPUs, which sit side by side and share their server's NIC. What the data
+// planes dispatch to and what the simulator times. GPUs the plan leaves unused stay in the
+// list, idle, so utilisation can be measured over the whole cluster.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/dataplane/batch_latency.h"
+#include "engine/dataplane/data_plane.h"
+#include "engine/ppipe/pipeline_plan.h"
+#include "engine/sim/network_links.h"
+#include "engine/sim/simulator.h"
+#include "model/profile/model_profile.h"
+
+namespace servescope::engine {
+
+// A physical GPU of the cluster, as the simulator set-up lists them.
+struct PhysicalGpu {
+  std::string name;
+  std::string gpu_type;
+  std::uint32_t server = 0;
+};
+
+struct DeployedStage {
+  BlockRange blocks;
+  std::vector<std::uint32_t> pool;       // vGPU slots, in placement order
+  BatchLatency latency;                  // on the pool's GPU type and share, up to the planned batch
+  std::int64_t in_bytes_per_sample = 0;  // the feature map entering this stage (0 for the first)
+  std::uint32_t kernel = 0;              // the model's executable for this block range
+};
+
+struct DeployedPipeline {
+  std::uint32_t model = 0;  // index into PipelineDeployment::models
+  int planned_batch = 1;
+  double assigned_rps = 0;
+  std::vector<DeployedStage> stages;
+};
+
+struct PipelineDeployment {
+  std::vector<std::string> models;           // the data plane's model indices
+  std::vector<GpuSlot> slots;                // every vGPU of the plan, then the idle GPUs
+  std::vector<std::uint32_t> slot_physical;  // physical GPU index of each slot
+  std::vector<PhysicalGpu> physical;
+  std::vector<LinkSpeed> servers;
+  std::vector<DeployedPipeline> pipelines;
+  std::vector<std::vector<std::uint32_t>> model_pipelines;  // per model, its pipelines
+  std::vector<std::vector<BlockRange>> kernels;             // per model, its kernels' blocks
+
+  std::vector<std::uint32_t> slot_servers() const;
+  // What the simulator needs to time every kernel on the slots it is sent to.
+  ExecutionTimes execution_times(const ProfileSet& profiles) const;
+};
+
+// Places `plan` on `gpus`. `models` fixes the data plane's model order (the workload's); a plan
+// model outside it is an error, and so is a workload model the plan does not serve (it would
+// have nowhere to go). Throws QueryError when the plan needs more GPUs of a type than the
+// cluster has or a profile lacks a partition's GPU type, share or batch.
+PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vector<std::string>& models,
+                                        const std::vector<PhysicalGpu>& gpus, const std::vector<LinkSpeed>& servers,
+                                        const ProfileSet& profiles);
+
+}  // namespace servescope::engine

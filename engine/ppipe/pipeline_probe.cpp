@@ -1,0 +1,89 @@
+#include "engine/ppipe/pipeline_probe.h"
+
+#include <algorithm>
+
+#include "model/core/error.h"
+
+namespace servescope::engine {
+
+PipelineProber::PipelineProber(const PipelineDeployment& deployment, ReservationTable& table, ProbeOptions options)
+    : d_(deployment), table_(table), options_(options), slots_(static_cast<std::uint32_t>(deployment.slots.size())) {
+  if (table_.size() < resource_count(d_))
+    throw std::invalid_argument("PipelineProber: the reservation table has too few resources");
+  for (const auto& p : d_.pipelines)
+    if (p.stages.empty() || p.stages.size() > kMaxPipelineStages)
+      throw QueryError("a pipeline of model '" + d_.models[p.model] + "' has " + std::to_string(p.stages.size()) +
+                       " partitions; the data plane handles 1 to " + std::to_string(kMaxPipelineStages));
+}
+
+Duration PipelineProber::transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes) const {
+  const auto a = d_.slots[from].server, b = d_.slots[to].server;
+  if (a == b && options_.local_handoff_free) return Duration();
+  return servescope::transfer_time(bytes, std::min(d_.servers[a].up_gbps, d_.servers[b].down_gbps));
+}
+
+Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
+  ++probes_;
+  const auto& p = d_.pipelines[pipeline];
+  Offer o;
+  o.pipeline = pipeline;
+  o.batch = batch;
+  o.stages = static_cast<int>(p.stages.size());
+  Time ready = now;
+  Duration work;
+  std::uint32_t prev = 0;
+  for (int s = 0; s < o.stages; ++s) {
+    const auto& stage = p.stages[static_cast<std::size_t>(s)];
+    const Duration run = stage.latency.at(batch);
+    const bool last = s + 1 == o.stages;
+    StageOffer best;
+    Time best_end = kNever, best_score = kNever;
+    Duration best_link;
+    for (const auto g : stage.pool) {
+      StageOffer c{g, Time(), Duration(), Time(), run};
+      Time t = ready;
+      if (s > 0) {
+        c.link = transfer_time(prev, g, stage.in_bytes_per_sample * batch);
+        if (c.link > Duration()) {
+          const std::array<std::uint32_t, 2> ends{uplink(d_.slots[prev].server), downlink(d_.slots[g].server)};
+          t = table_.earliest_slot(ends, t, c.link);
+        }
+        c.link_start = t;
+        t += c.link;
+      }
+      c.start = table_.earliest_slot(g, t, run);
+      const Time end = c.start + run;
+      // Strict <: ties go to the first vGPU in pool order.
+      const Time score =
+          !last && options_.avoid_jammed_uplink ? std::max(end, table_.busy_until(uplink(d_.slots[g].server))) : end;
+      if (score < best_score) {
+        best = c;
+        best_end = end;
+        best_score = score;
+        best_link = c.link;
+      }
+    }
+    o.stage[static_cast<std::size_t>(s)] = best;
+    work += run + best_link;
+    ready = best_end;
+    prev = best.gpu;
+  }
+  o.finish = ready;
+  o.wait = o.finish - now - work;
+  return o;
+}
+
+void PipelineProber::reserve(const Offer& o) {
+  std::uint32_t prev = 0;
+  for (int s = 0; s < o.stages; ++s) {
+    const auto& st = o.stage[static_cast<std::size_t>(s)];
+    if (s > 0 && st.link > Duration()) {
+      table_.reserve(uplink(d_.slots[prev].server), st.link_start, st.link);
+      table_.reserve(downlink(d_.slots[st.gpu].server), st.link_start, st.link);
+    }
+    table_.reserve(st.gpu, st.start, st.run);
+    prev = st.gpu;
+  }
+}
+
+}  // namespace servescope::engine

@@ -1,0 +1,71 @@
+// probe() and reserve() of PPipe's data plane (seed 000 §5.2, Algorithm 2; digest §4.3–§4.4):
+// for one pooled pipeline and batch size, walk the partitions and pick, stage by stage, the
+// vGPU of the pool that finishes this stage first, counting the transfer into it on the
+// sender's uplink and the receiver's downlink together. probe() has no side effects; reserve()
+// writes the offer into the reservation table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/ppipe/pipeline_deployment.h"
+#include "engine/ppipe/reservation_table.h"
+
+namespace servescope::engine {
+
+inline constexpr int kMaxPipelineStages = 4;
+
+struct ProbeOptions {
+  // Hand-offs between two vGPUs of one server skip the NIC (digest §4.3: the artifact always
+  // charges the network, which is the default).
+  bool local_handoff_free = false;
+  // The artifact's refinement: a non-final stage's candidate also waits for its server's uplink,
+  // so a vGPU whose NIC is jammed is avoided.
+  bool avoid_jammed_uplink = false;
+};
+
+struct StageOffer {
+  std::uint32_t gpu = 0;  // slot
+  Time link_start;        // the transfer into this stage (stages after the first)
+  Duration link;          // 0: no transfer reserved
+  Time start;             // inference
+  Duration run;
+};
+
+struct Offer {
+  std::uint32_t pipeline = 0;
+  int batch = 0;
+  int stages = 0;
+  std::array<StageOffer, kMaxPipelineStages> stage{};
+  Time finish;
+  Duration wait;  // time spent waiting for resources along the path (the paper's waitTime)
+};
+
+class PipelineProber {
+ public:
+  // Both must outlive the prober.
+  PipelineProber(const PipelineDeployment& deployment, ReservationTable& table, ProbeOptions options = {});
+
+  // Resources: slot g is g; server s's uplink and downlink follow the slots.
+  static std::size_t resource_count(const PipelineDeployment& d) { return d.slots.size() + 2 * d.servers.size(); }
+  std::uint32_t uplink(std::uint32_t server) const { return slots_ + 2 * server; }
+  std::uint32_t downlink(std::uint32_t server) const { return slots_ + 2 * server + 1; }
+
+  Offer probe(std::uint32_t pipeline, int batch, Time now) const;
+  void reserve(const Offer& offer);
+  // The transfer time of a batch entering `stage` from slot `from` to slot `to`; 0 when local
+  // hand-offs are free and both are on one server.
+  Duration transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes) const;
+
+  const ProbeOptions& options() const { return options_; }
+  std::uint64_t probes() const { return probes_; }
+
+ private:
+  const PipelineDeployment& d_;
+  ReservationTable& table_;
+  ProbeOptions options_;
+  std::uint32_t slots_ = 0;
+  mutable std::uint64_t probes_ = 0;
+};
+
+}  // namespace servescope::engine

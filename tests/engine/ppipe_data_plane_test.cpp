@@ -1,0 +1,346 @@
+// PPipe's data plane on the digest's worked examples (§7 T6–T12): reservation tables in both
+// modes, probe() and reserve() on the Figure 5 layout, the scheduler's batch, wait and drop
+// decisions and its pipeline choice, then whole simulations of a planned fixture cluster.
+// Time unit in the hand-made examples: 1 µs.
+#include <gtest/gtest.h>
+
+#include "engine/ppipe/pipeline_probe.h"
+#include "engine/ppipe/reservation_scheduler.h"
+#include "engine/ppipe/scenario_planning.h"
+#include "engine/sim/scenario_simulation.h"
+#include "model/io/document.h"
+#include "tests/support/pipeline_fixture.h"
+#include "tests/support/test_support.h"
+
+using namespace servescope;
+using namespace servescope::engine;
+
+namespace {
+
+Time us(std::int64_t v) {
+  return Duration::microseconds(v);
+}
+
+// Slots on servers; stages of (pool, fixed latency in µs, bytes per sample entering the stage).
+// Links run at 8 Gbps, so 4,000 bytes take 4 µs.
+struct StageSpec {
+  std::vector<std::uint32_t> pool;
+  std::int64_t alpha_us = 0, beta_us = 0;
+  std::int64_t in_bytes = 0;
+};
+PipelineDeployment layout(const std::vector<std::uint32_t>& slot_server,
+                          const std::vector<std::vector<StageSpec>>& pipes, const std::vector<int>& planned) {
+  PipelineDeployment d;
+  d.models = {"m"};
+  std::uint32_t servers = 0;
+  for (std::uint32_t g = 0; g < slot_server.size(); ++g) {
+    d.slots.push_back(GpuSlot{g, "G" + std::to_string(g + 1), "T", GpuShare::whole(), slot_server[g]});
+    d.slot_physical.push_back(g);
+    servers = std::max(servers, slot_server[g] + 1);
+  }
+  d.servers.assign(servers, LinkSpeed{8, 8});
+  d.model_pipelines.resize(1);
+  d.kernels.resize(1);
+  for (std::size_t p = 0; p < pipes.size(); ++p) {
+    DeployedPipeline dp{0, planned[p], 1, {}};
+    for (const auto& s : pipes[p])
+      dp.stages.push_back(
+          DeployedStage{{}, s.pool, BatchLatency::linear(us(s.alpha_us), us(s.beta_us), 8), s.in_bytes, 0});
+    d.model_pipelines[0].push_back(static_cast<std::uint32_t>(p));
+    d.pipelines.push_back(std::move(dp));
+  }
+  return d;
+}
+
+// Figure 5: G1 on n1 runs partition 1 (10 µs); G2 on n2 and G3 on n3 run partition 2 (8 µs);
+// the hand-off takes 4 µs.
+PipelineDeployment figure5() {
+  return layout({0, 1, 2}, {{{{0}, 0, 10, 0}, {{1, 2}, 0, 8, 4000}}}, {1});
+}
+
+}  // namespace
+
+TEST(PpipeT10, EarliestSlotInBothModes) {
+  for (const auto mode : {ReservationMode::GapFilling, ReservationMode::Horizon}) {
+    ReservationTable t(3, mode);
+    t.reserve(0, us(5), us(5));
+    t.reserve(0, us(20), us(10));
+    const bool gaps = mode == ReservationMode::GapFilling;
+    EXPECT_EQ(t.earliest_slot(0, us(0), us(5)), gaps ? us(0) : us(30));  // half-open: [0,5) fits
+    EXPECT_EQ(t.earliest_slot(0, us(0), us(6)), gaps ? us(10) : us(30));
+    EXPECT_EQ(t.earliest_slot(0, us(0), us(11)), us(30));
+    EXPECT_EQ(t.earliest_slot(0, us(12), us(8)), gaps ? us(12) : us(30));
+    t.reserve(1, us(0), us(10));
+    t.reserve(2, us(5), us(10));
+    const std::array<std::uint32_t, 2> both{1, 2};
+    EXPECT_EQ(t.earliest_slot(both, us(0), us(3)), us(15));
+  }
+}
+
+TEST(PpipeT10, FeedbackCorrectionShiftsOrReleases) {
+  ReservationTable gaps(1, ReservationMode::GapFilling);
+  gaps.reserve(0, us(0), us(10));
+  gaps.reserve(0, us(10), us(10));
+  gaps.reserve(0, us(40), us(5));
+  gaps.correct(0, us(0), us(10), us(0), us(14));  // overran by 4: the next one moves, the far one stays
+  EXPECT_EQ(gaps.earliest_slot(0, us(0), us(1)), us(24));
+  EXPECT_EQ(gaps.earliest_slot(0, us(24), us(16)), us(24));
+  EXPECT_EQ(gaps.busy_until(0), us(45));
+  gaps.correct(0, us(40), us(5), us(40), us(42));  // early finish gives the tail back
+  EXPECT_EQ(gaps.busy_until(0), us(42));
+  gaps.forget_before(us(30));
+  EXPECT_EQ(gaps.intervals(0), 1u);
+
+  ReservationTable horizon(1, ReservationMode::Horizon);
+  horizon.reserve(0, us(0), us(10));
+  horizon.reserve(0, us(10), us(10));
+  horizon.correct(0, us(0), us(10), us(0), us(13));
+  EXPECT_EQ(horizon.busy_until(0), us(23));
+  horizon.correct(0, us(13), us(10), us(13), us(20));  // the last one ended early
+  EXPECT_EQ(horizon.busy_until(0), us(20));
+}
+
+TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
+  for (const auto mode : {ReservationMode::Horizon, ReservationMode::GapFilling}) {
+    const auto d = figure5();
+    ReservationTable t(PipelineProber::resource_count(d), mode);
+    PipelineProber prober(d, t);
+    t.reserve(2, us(0), us(25));  // G3 busy on [0, 25)
+    const auto o = prober.probe(0, 1, us(0));
+    EXPECT_EQ(o.stage[0].gpu, 0u);
+    EXPECT_EQ(o.stage[1].gpu, 1u);
+    EXPECT_EQ(o.finish, us(22));
+    EXPECT_EQ(o.wait, Duration());
+    EXPECT_EQ(o.stage[0].start, us(0));
+    EXPECT_EQ(o.stage[1].link_start, us(10));
+    EXPECT_EQ(o.stage[1].link, us(4));
+    EXPECT_EQ(o.stage[1].start, us(14));
+    prober.reserve(o);
+    EXPECT_EQ(t.busy_until(prober.uplink(0)), us(14));
+    EXPECT_EQ(t.busy_until(prober.downlink(1)), us(14));
+    // T7: the same probe again queues behind the first batch.
+    const auto again = prober.probe(0, 1, us(0));
+    EXPECT_EQ(again.stage[0].start, us(10));
+    EXPECT_EQ(again.stage[1].gpu, 1u);
+    EXPECT_EQ(again.finish, us(32));
+    EXPECT_EQ(again.wait, us(10));
+  }
+}
+
+TEST(PpipeT8, ProbeAvoidsABusyDownlink) {
+  const auto d = figure5();
+  ReservationTable t(PipelineProber::resource_count(d), ReservationMode::Horizon);
+  PipelineProber prober(d, t);
+  t.reserve(2, us(0), us(20));                   // G3 busy on [0, 20)
+  t.reserve(prober.downlink(1), us(8), us(10));  // n2's downlink busy on [8, 18)
+  const auto o = prober.probe(0, 1, us(0));
+  EXPECT_EQ(o.stage[1].gpu, 2u);
+  EXPECT_EQ(o.finish, us(28));
+  // With n2's downlink free, G2 wins at 22.
+  ReservationTable free_links(PipelineProber::resource_count(d), ReservationMode::Horizon);
+  PipelineProber p2(d, free_links);
+  free_links.reserve(2, us(0), us(20));
+  EXPECT_EQ(p2.probe(0, 1, us(0)).finish, us(22));
+}
+
+TEST(PpipeT9, VgpusOfOneServerShareItsNic) {
+  // vA and vB (slots 1 and 2) are two halves of one GPU on server 1; partition 2 runs on vB.
+  const auto d = layout({0, 1, 1}, {{{{0}, 0, 10, 0}, {{2}, 0, 8, 4000}}}, {1});
+  ReservationTable t(PipelineProber::resource_count(d), ReservationMode::GapFilling);
+  PipelineProber prober(d, t);
+  t.reserve(prober.downlink(1), us(10), us(4));  // vA's incoming transfer
+  const auto o = prober.probe(0, 1, us(0));
+  EXPECT_EQ(o.stage[1].gpu, 2u);
+  EXPECT_EQ(o.stage[1].link_start, us(14));
+  EXPECT_EQ(o.finish, us(26));
+}
+
+namespace {
+
+// A scripted world for the scheduler: a clock the test moves, timers it can read, and the
+// batches and drops the scheduler produced.
+struct Scripted final : Clock, Executor, OutcomeSink {
+  Time t;
+  std::vector<std::uint64_t> tokens;
+  std::vector<std::optional<Time>> armed;
+  std::vector<Batch> batches;
+  std::vector<RequestId> drops;
+  DataPlaneContext ctx{*this, *this, *this};
+
+  Time now() const override { return t; }
+  TimerId create_timer(std::uint64_t token) override {
+    tokens.push_back(token);
+    armed.emplace_back();
+    return static_cast<TimerId>(tokens.size() - 1);
+  }
+  void arm(TimerId timer, Time at) override { armed[timer] = at; }
+  void disarm(TimerId timer) override { armed[timer].reset(); }
+  void execute(Batch batch) override { batches.push_back(std::move(batch)); }
+  bool preempt(BatchId, std::uint32_t) override { return false; }
+  void transfer(Transfer) override {}
+  void dropped(const Request& r, DropReason) override { drops.push_back(r.id); }
+};
+
+Request req(RequestId id, Time deadline) {
+  return Request{id, 0, 0, Time(), deadline};
+}
+
+}  // namespace
+
+TEST(PpipeT11, BatchWaitAndDropDecisions) {
+  // One pipeline, planned batch 4, work(b) = 10 + 5b, all idle.
+  const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
+  for (const auto rule : {WakeRule::LatestFeasible, WakeRule::NextBatchInfeasible}) {
+    ReservationSchedulerOptions o;
+    o.wake = rule;
+    ReservationScheduler s(d, {us(28)}, o);
+    Scripted w;
+    s.start(w.ctx);
+    // Two queued requests, head deadline 28: batch 4 would end at 30, 3 at 25, so the target is 3
+    // and the scheduler waits: paper until 28 − finish(2) = 8, artifact until 28 − work(3) + 1.
+    s.on_request(req(1, us(28)));
+    s.on_request(req(2, us(28)));
+    EXPECT_TRUE(w.batches.empty());
+    ASSERT_TRUE(w.armed[0]);
+    // (The digest's "+ 1" is one tick: 1 µs there, 1 ns here.)
+    EXPECT_EQ(*w.armed[0], rule == WakeRule::LatestFeasible ? us(8) : us(3) + Duration::nanoseconds(1));
+    // A third request fills the batch of 3: reserve and dispatch at once.
+    s.on_request(req(3, us(28)));
+    ASSERT_EQ(w.batches.size(), 1u);
+    EXPECT_EQ(w.batches[0].requests.size(), 3u);
+    EXPECT_FALSE(w.armed[0]);
+    EXPECT_EQ(s.table().busy_until(0), us(25));
+  }
+  // Five queued at once (arrivals before the scheduler runs again): 3 go, the other 2 are
+  // evaluated next against a GPU busy until 25 and, with deadline 28, dropped.
+  ReservationScheduler s(d, {us(28)});
+  Scripted w;
+  s.start(w.ctx);
+  for (RequestId id = 1; id <= 5; ++id)
+    s.on_request(req(id, us(28)));
+  ASSERT_EQ(w.batches.size(), 1u);
+  EXPECT_EQ(w.batches[0].requests.size(), 3u);
+  EXPECT_EQ(w.drops, (std::vector<RequestId>{4, 5}));
+  // Drop case: deadline 14 cannot be met even by a batch of one (15).
+  ReservationScheduler tight(d, {us(14)});
+  Scripted w2;
+  tight.start(w2.ctx);
+  tight.on_request(req(9, us(14)));
+  EXPECT_EQ(w2.drops, (std::vector<RequestId>{9}));
+  EXPECT_TRUE(w2.batches.empty());
+}
+
+TEST(PpipeT11, WakingWithNoNewArrivalsSendsTheQueue) {
+  const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
+  ReservationScheduler s(d, {us(28)});
+  Scripted w;
+  s.start(w.ctx);
+  s.on_request(req(1, us(28)));
+  s.on_request(req(2, us(28)));
+  w.t = *w.armed[0];  // 8: a batch of 3 would now end at 33, of 2 at 28
+  s.on_timer(w.tokens[0]);
+  ASSERT_EQ(w.batches.size(), 1u);
+  EXPECT_EQ(w.batches[0].requests.size(), 2u);
+  EXPECT_EQ(w.batches[0].start, us(8));
+}
+
+TEST(PpipeT12, PipelineChoiceByWaitWithTheLateSinglePenalty) {
+  // Pipeline A (planned 2) on G1, busy until 7; pipeline B (planned 1) on G2, busy until 3.
+  for (const bool late_b : {false, true}) {
+    const std::int64_t b_latency = late_b ? 30 : 5;
+    const auto d = layout({0, 1}, {{{{0}, 0, 5, 0}}, {{{1}, 0, b_latency, 0}}}, {2, 1});
+    ReservationScheduler s(d, {us(28)});
+    Scripted w;
+    s.start(w.ctx);
+    s.table().reserve(0, us(0), us(7));
+    s.table().reserve(1, us(0), us(3));
+    s.on_request(req(1, us(28)));
+    if (!late_b) {
+      // B waits 3 < A's 7: B, whose batch is 1, is reserved at once and handed to G2 when its
+      // reservation starts.
+      EXPECT_TRUE(w.batches.empty());
+      ASSERT_TRUE(w.armed[1]);
+      EXPECT_EQ(*w.armed[1], us(3));
+      w.t = us(3);
+      s.on_timer(w.tokens[1]);
+      ASSERT_EQ(w.batches.size(), 1u);
+      EXPECT_EQ(w.batches[0].gpu, 1u);
+    } else {
+      // B's batch of one ends at 33 > 28, so it scores 3 + SLO and A is chosen: A's batch of 2
+      // fits, one request is queued, so the scheduler waits instead of dropping.
+      EXPECT_TRUE(w.batches.empty());
+      EXPECT_TRUE(w.drops.empty());
+      EXPECT_TRUE(w.armed[0]);
+    }
+  }
+}
+
+namespace {
+
+struct FixtureRun {
+  SimulationResult result;
+  PipelinePlan plan;
+};
+
+FixtureRun run_fixture(const std::string& planner, const std::string& data_plane, double load_factor,
+                       ReservationMode mode = ReservationMode::Horizon, std::uint64_t seed = 3) {
+  test::TempDir dir;
+  const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
+  FixtureRun out;
+  out.plan = plan_pipelines(planner, planning_input(scenario, {"seg-poisson"}), PpipeOptions{});
+  SimulationSpec spec;
+  spec.system = data_plane;
+  spec.workloads = {"seg-poisson"};
+  spec.pipeline_plan = &out.plan;
+  spec.load_factor = load_factor;
+  spec.duration = Duration::seconds(20);
+  spec.warmup = Duration::seconds(1);
+  spec.seed = seed;
+  spec.timeline = true;
+  spec.reservation.mode = mode;
+  out.result = simulate(scenario, spec);
+  return out;
+}
+
+double attainment(const SimulationResult& r) {
+  return r.metrics->total().attainment();
+}
+
+}  // namespace
+
+TEST(PpipeDataPlane, PlannedPipelinesMeetTheirSloAtHalfLoadInEveryMode) {
+  for (const auto mode : {ReservationMode::Horizon, ReservationMode::GapFilling}) {
+    const auto run = run_fixture("ppipe", "reservation", 0.5, mode);
+    const auto& r = run.result;
+    EXPECT_GE(attainment(r), 0.99);
+    EXPECT_EQ(r.plan_system, "ppipe");
+    EXPECT_DOUBLE_EQ(r.nominal_capacity_rps, run.plan.total_throughput_rps());
+    // Every request of a completed pipeline batch went through every stage, and each transfer
+    // between stages took the link for bytes·8/6 Gbps.
+    EXPECT_FALSE(r.transfers.empty());
+    for (const auto& t : r.transfers)
+      EXPECT_GT(t.end, t.start);
+    EXPECT_GT(busy_by_gpu_type(r).at("P4"), 0.05);
+    EXPECT_GE(r.dispatches, 1u);
+    EXPECT_LE(static_cast<double>(r.probes) / static_cast<double>(r.dispatches), 4.0);
+    // No two inferences overlap on one vGPU: reservations are honoured.
+    std::map<std::uint32_t, Time> gpu_free;
+    for (const auto& span : r.timeline) {
+      EXPECT_GE(span.start, gpu_free[span.gpu]) << "vGPU " << span.gpu;
+      gpu_free[span.gpu] = span.end;
+    }
+  }
+}
+
+TEST(PpipeDataPlane, SameSeedSameRunAndReservationNoWorseThanReactive) {
+  const auto a = run_fixture("ppipe", "reservation", 0.8);
+  const auto b = run_fixture("ppipe", "reservation", 0.8);
+  EXPECT_EQ(a.result.metrics->total().on_time, b.result.metrics->total().on_time);
+  EXPECT_EQ(a.result.sim.events, b.result.sim.events);
+  const auto reactive = run_fixture("ppipe", "reactive", 0.8);
+  EXPECT_GE(attainment(a.result), attainment(reactive.result) - 0.005);
+  // NP cannot place the model on a P4 at all: the P4s stay idle.
+  const auto np = run_fixture("np", "reservation", 0.5);
+  EXPECT_DOUBLE_EQ(busy_by_gpu_type(np.result).at("P4"), 0.0);
+  EXPECT_GE(attainment(np.result), 0.99);
+}
