@@ -260,3 +260,39 @@ TEST(Cli, PlanWritesAPipelinePlanThatReadsBack) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("clipper"), std::string::npos) << bad.err;
 }
+
+TEST(Cli, SimulateAndSweepRunAPipelinePlan) {
+  TempDir dir;
+  const auto scenario = dir.write("pipeline.json", servescope::test::kPipelineScenarioJson);
+  const auto plan = (dir.path() / "plan.json").string();
+  ASSERT_EQ(cli({"plan", "-s", scenario, "-w", "seg-poisson", "-o", plan}).status, 0);
+
+  const auto run_file = (dir.path() / "run.json").string();
+  const auto sim = cli({"simulate", "-s", scenario, "-w", "seg-poisson", "--plan", plan, "--load-factor", "0.5", "-d",
+                        "5", "--warmup", "1", "--out", run_file});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const auto run = nlohmann::json::parse(servescope::test::read_file(run_file));
+  EXPECT_EQ(run["system"], "reservation");  // the default data plane for a plan
+  EXPECT_EQ(run["pipeline"]["plan_system"], "ppipe");
+  EXPECT_GT(run["pipeline"]["dispatches"].get<int>(), 0);
+  EXPECT_GT(run["gpus"]["busy_by_type"]["P4"].get<double>(), 0.0);
+  EXPECT_GE(run["summary"]["slo_attainment"].get<double>(), 0.99);
+
+  const auto sweep_file = (dir.path() / "sweep.json").string();
+  const auto sweep = cli({"sweep", "-s", scenario, "-w", "seg-poisson", "--plan", plan, "--system", "reactive", "-d",
+                          "5", "--from", "0.4", "--to", "0.6", "--step", "0.1", "-o", sweep_file});
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("max load factor 0.60"), std::string::npos) << sweep.out;
+  const auto s = nlohmann::json::parse(servescope::test::read_file(sweep_file));
+  EXPECT_EQ(s["kind"], "load-sweep");
+  EXPECT_EQ(s["points"].size(), 3u);
+  EXPECT_DOUBLE_EQ(s["max_load_factor"].get<double>(), 0.6);
+
+  // A Symphony-family system cannot run a plan, and a pipeline data plane needs one.
+  const auto wrong = cli({"simulate", "-s", scenario, "-w", "seg-poisson", "--plan", plan, "--system", "symphony"});
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.err.find("--plan"), std::string::npos) << wrong.err;
+  const auto missing = cli({"simulate", "-s", scenario, "-w", "seg-poisson", "--system", "reservation"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("servescope-cli plan"), std::string::npos) << missing.err;
+}

@@ -4,10 +4,12 @@
 // Time unit in the hand-made examples: 1 µs.
 #include <gtest/gtest.h>
 
+#include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/pipeline_probe.h"
 #include "engine/ppipe/reservation_scheduler.h"
 #include "engine/ppipe/scenario_planning.h"
 #include "engine/sim/scenario_simulation.h"
+#include "model/core/error.h"
 #include "model/io/document.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
@@ -343,4 +345,31 @@ TEST(PpipeDataPlane, SameSeedSameRunAndReservationNoWorseThanReactive) {
   const auto np = run_fixture("np", "reservation", 0.5);
   EXPECT_DOUBLE_EQ(busy_by_gpu_type(np.result).at("P4"), 0.0);
   EXPECT_GE(attainment(np.result), 0.99);
+}
+
+TEST(PpipeT19, SweepReturnsTheHighestLoadFactorMeetingTheTarget) {
+  // A monotone stub: attainment falls below 99 % above load factor 0.95.
+  auto stub = [](double lf) {
+    LoadPoint p;
+    p.slo_attainment = lf <= 0.95 + 1e-9 ? 0.995 : 0.9;
+    return p;
+  };
+  LoadSweepOptions o;
+  o.stop_at_first = true;
+  const auto first = sweep_load_factors(o, stub);
+  EXPECT_DOUBLE_EQ(first.max_load_factor, 0.95);
+  ASSERT_EQ(first.points.size(), 2u);  // 1.00 missed, 0.95 met: the artifact stops there
+  EXPECT_DOUBLE_EQ(first.points[0].load_factor, 1.0);
+  o.stop_at_first = false;
+  const auto curve = sweep_load_factors(o, stub);
+  EXPECT_EQ(curve.points.size(), 20u);
+  EXPECT_DOUBLE_EQ(curve.points.back().load_factor, 0.05);
+  EXPECT_DOUBLE_EQ(curve.max_load_factor, 0.95);
+  ASSERT_NE(curve.best(), nullptr);
+  EXPECT_DOUBLE_EQ(curve.best()->load_factor, 0.95);
+  // Nothing meets the target: max 0 and no best point.
+  const auto none = sweep_load_factors(o, [](double) { return LoadPoint{}; });
+  EXPECT_DOUBLE_EQ(none.max_load_factor, 0.0);
+  EXPECT_EQ(none.best(), nullptr);
+  EXPECT_THROW(sweep_load_factors(LoadSweepOptions{0.5, 0.2, 0.05}, stub), QueryError);
 }
