@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/ppipe/pipeline_shapes.h"
+#include "engine/ppipe/prepartition.h"
 #include "model/core/error.h"
 #include "tests/support/pipeline_plan_checker.h"
 
@@ -183,4 +184,34 @@ TEST(Ppipe, RefusesBadOptionsWithAReason) {
   EXPECT_TRUE(none.pipelines.empty());
   EXPECT_EQ(none.solve.status, "infeasible");
   EXPECT_FALSE(none.notes.empty());
+}
+
+TEST(PpipeT13, GreedyPrepartitionIntoEqualRuntimeBlocks) {
+  EXPECT_EQ(greedy_prepartition({2, 2, 3, 1, 4, 6, 2}, 4), (BlockBoundaries{0, 2, 4, 5, 7}));
+  // Exactly N non-empty blocks even when one layer dominates.
+  EXPECT_EQ(greedy_prepartition({100, 1, 1, 1}, 3), (BlockBoundaries{0, 1, 2, 4}));
+  EXPECT_EQ(greedy_prepartition({1, 1, 1}, 3), (BlockBoundaries{0, 1, 2, 3}));
+  EXPECT_THROW(greedy_prepartition({1, 1}, 3), QueryError);
+}
+
+TEST(PpipeT13, MinCutPrepartitionPicksTheCheapestBalancedCuts) {
+  // Six equal layers on two GPU types; a cut before layer 3 carries 10 bytes, every other 100.
+  const std::vector<std::vector<double>> runtime = {{1, 1, 1, 1, 1, 1}, {2, 2, 2, 2, 2, 2}};
+  const std::vector<std::int64_t> live = {0, 100, 100, 10, 100, 100, 0};
+  const auto two = min_cut_prepartition(runtime, live, 2);
+  EXPECT_EQ(two.boundaries, (BlockBoundaries{0, 3, 6}));
+  EXPECT_EQ(two.cut_bytes, 10);
+  EXPECT_DOUBLE_EQ(two.bounds.first, 0.7);
+  // Within ±30 % three blocks must be two layers each, which misses the cheap cut: balance
+  // wins over bytes while a rung is feasible.
+  const auto three = min_cut_prepartition(runtime, live, 3);
+  EXPECT_EQ(three.boundaries, (BlockBoundaries{0, 2, 4, 6}));
+  EXPECT_EQ(three.cut_bytes, 200);
+  EXPECT_DOUBLE_EQ(three.bounds.first, 0.7);
+  // A wider first rung lets it use the cheap cut: {0, 3, 4, 6} or {0, 2, 3, 6}.
+  const auto loose = min_cut_prepartition(runtime, live, 3, MinCutOptions{{{0.5, 1.5}}});
+  EXPECT_EQ(loose.cut_bytes, 110);
+  // Nothing fits when one layer alone is over the widest bound.
+  EXPECT_THROW(min_cut_prepartition({{10, 1, 1, 1}}, {0, 1, 1, 1, 0}, 3, MinCutOptions{{{0.7, 1.3}}}), QueryError);
+  EXPECT_THROW(min_cut_prepartition(runtime, {0, 1}, 2), QueryError);
 }
