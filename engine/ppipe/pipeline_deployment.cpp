@@ -7,12 +7,11 @@
 
 namespace servescope::engine {
 
-std::vector<std::uint32_t> PipelineDeployment::slot_servers() const {
-  std::vector<std::uint32_t> out;
-  out.reserve(slots.size());
-  for (const auto& s : slots)
-    out.push_back(s.server);
-  return out;
+Duration PipelineDeployment::transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes,
+                                           bool local_free) const {
+  const auto a = slots[from].server, b = slots[to].server;
+  if (a == b && local_free) return Duration();
+  return servescope::transfer_time(bytes, std::min(servers[a].up_gbps, servers[b].down_gbps));
 }
 
 PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vector<std::string>& models,

@@ -49,7 +49,9 @@ struct PipelineDeployment {
   std::vector<std::vector<std::uint32_t>> model_pipelines;  // per model, its pipelines
   std::vector<std::vector<BlockRange>> kernels;             // per model, its kernels' blocks
 
-  std::vector<std::uint32_t> slot_servers() const;
+  // Moving `bytes` from slot `from` to slot `to` over the slower of the sender's uplink and the
+  // receiver's downlink; 0 between slots of one server only when `local_free`.
+  Duration transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes, bool local_free = false) const;
   // What the simulator needs to time every kernel on the slots it is sent to.
   ExecutionTimes execution_times(const ProfileSet& profiles) const;
 };

@@ -17,9 +17,7 @@ PipelineProber::PipelineProber(const PipelineDeployment& deployment, Reservation
 }
 
 Duration PipelineProber::transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes) const {
-  const auto a = d_.slots[from].server, b = d_.slots[to].server;
-  if (a == b && options_.local_handoff_free) return Duration();
-  return servescope::transfer_time(bytes, std::min(d_.servers[a].up_gbps, d_.servers[b].down_gbps));
+  return d_.transfer_time(from, to, bytes, options_.local_handoff_free);
 }
 
 Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/profile/model_profile.h"
-
 namespace servescope::engine {
 
 ReactivePoolScheduler::ReactivePoolScheduler(const PipelineDeployment& deployment, ReactiveSchedulerOptions options)
@@ -32,10 +30,8 @@ Duration ReactivePoolScheduler::out_transfer(std::uint32_t pipeline, int stage, 
   const auto& pl = d_.pipelines[pipeline];
   if (stage + 1 >= static_cast<int>(pl.stages.size())) return Duration();
   const auto& next = pl.stages[static_cast<std::size_t>(stage + 1)];
-  const auto from = d_.slots[pl.stages[static_cast<std::size_t>(stage)].pool.front()].server;
-  const auto to = d_.slots[next.pool.front()].server;
-  return servescope::transfer_time(next.in_bytes_per_sample * batch,
-                                   std::min(d_.servers[from].up_gbps, d_.servers[to].down_gbps));
+  return d_.transfer_time(pl.stages[static_cast<std::size_t>(stage)].pool.front(), next.pool.front(),
+                          next.in_bytes_per_sample * batch);
 }
 
 void ReactivePoolScheduler::start(DataPlaneContext& context) {
