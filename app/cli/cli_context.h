@@ -31,6 +31,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
 void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_estimate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 
 void print_json(const nlohmann::json& j);
 

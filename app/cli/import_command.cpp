@@ -4,14 +4,12 @@
 #include <iostream>
 
 #include "app/cli/cli_context.h"
-#include "app/cli/document_summary.h"
+#include "app/cli/profiles_output.h"
 #include "model/core/error.h"
 #include "model/import/alphabeta_import.h"
 #include "model/import/glet_import.h"
 #include "model/import/nexus_import.h"
 #include "model/import/ppipe_import.h"
-#include "model/io/document.h"
-#include "model/io/model_json.h"
 
 namespace servescope::cli {
 namespace {
@@ -22,23 +20,7 @@ struct ImportOutput {
 
 int finish(const GlobalOptions& global, const ImportOutput& output, const ProfileSet& set,
            const std::vector<std::string>& warnings) {
-  if (output.out.empty()) {
-    print_json(to_json(set));
-    for (const auto& w : warnings)
-      std::cerr << "warning: " << w << "\n";
-    return kExitOk;
-  }
-  save_profiles(output.out, set);
-  Document doc{DocumentKind::Profiles, set, warnings};
-  auto summary = summarize(doc);
-  summary["written"] = output.out;
-  if (global.json) {
-    print_json(summary);
-  } else {
-    std::cout << "wrote " << output.out << "\n";
-    print_summary(std::cout, summary);
-  }
-  return kExitOk;
+  return write_profiles(global, output.out, set, warnings);
 }
 
 void add_out_option(CLI::App* cmd, ImportOutput& output) {
