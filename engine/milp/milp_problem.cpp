@@ -127,6 +127,8 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
     parm.mip_gap = options.relative_gap;
     parm.cb_func = search_callback;
     parm.cb_info = &state;
+    if (options.gomory_cuts) parm.gmi_cuts = GLP_ON;
+    if (options.pseudocost_branching) parm.br_tech = GLP_BR_PCH;
     rc = glp_intopt(lp.get(), &parm);
     status = glp_mip_status(lp.get());
     if (rc == GLP_ENOPFS || status == GLP_NOFEAS) {
@@ -135,6 +137,9 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
       // The relaxation has no dual feasible solution: unbounded (GLPK's presolver reports it so).
       result.status = MilpStatus::Unbounded;
     } else if (status == GLP_OPT && rc == 0) {
+      result.status = MilpStatus::Optimal;
+    } else if (rc == GLP_EMIPGAP && (status == GLP_FEAS || status == GLP_OPT)) {
+      // Stopped because the gap fell below relative_gap: optimal within the tolerance asked for.
       result.status = MilpStatus::Optimal;
     } else if (status == GLP_FEAS || status == GLP_OPT) {
       result.status = MilpStatus::Feasible;

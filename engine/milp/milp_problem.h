@@ -19,6 +19,10 @@ struct MilpOptions {
   double time_limit_s = 60;
   double relative_gap = 1e-6;                 // stop when (bound − incumbent)/|incumbent| is below this
   const std::atomic<bool>* cancel = nullptr;  // polled during branch and bound
+  // GLPK's Gomory mixed-integer cuts and pseudo-cost branching: they tighten weak relaxations
+  // (PPipe's max-min objective) but can slow problems whose relaxation is already tight.
+  bool gomory_cuts = false;
+  bool pseudocost_branching = false;
 };
 
 enum class MilpStatus {

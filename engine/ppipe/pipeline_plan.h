@@ -48,7 +48,8 @@ struct PlanSolveStats {
   double best_bound = 0;
   double gap = 0;
   double seconds = 0;
-  int columns = 0;  // candidate pipeline configurations the MILP chose from
+  int enumerated_columns = 0;  // candidate pipeline configurations within the SLO
+  int columns = 0;             // those left after dropping dominated ones: what the MILP chose from
   int variables = 0;
   int rows = 0;
 };

@@ -55,6 +55,7 @@ nlohmann::json pipeline_plan_to_json(const PipelinePlan& plan, const std::string
             {"best_bound", s.best_bound},
             {"gap", s.gap},
             {"seconds", s.seconds},
+            {"enumerated_columns", s.enumerated_columns},
             {"columns", s.columns},
             {"variables", s.variables},
             {"rows", s.rows}}},
@@ -126,6 +127,7 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
     st.best_bound = s->double_or("best_bound", 0, -1e300, 1e300);
     st.gap = s->double_or("gap", 0, -1e300, 1e300);
     st.seconds = s->double_or("seconds", 0, 0, 1e12);
+    st.enumerated_columns = static_cast<int>(s->int_or("enumerated_columns", 0, 0, INT32_MAX));
     st.columns = static_cast<int>(s->int_or("columns", 0, 0, INT32_MAX));
     st.variables = static_cast<int>(s->int_or("variables", 0, 0, INT32_MAX));
     st.rows = static_cast<int>(s->int_or("rows", 0, 0, INT32_MAX));

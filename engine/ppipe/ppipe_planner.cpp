@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/milp/milp_problem.h"
+#include "engine/ppipe/pipeline_milp.h"
 #include "engine/ppipe/pipeline_shapes.h"
 #include "model/core/error.h"
 
@@ -167,12 +168,66 @@ void add_columns(int model_index, const ModelProfile& profile, const ModelTables
   }
 }
 
-Duration planning_slo_of(Duration slo, double margin) {
+// Rate of one physical GPU of partition d: its v vGPUs together.
+double per_gpu_rps(const ColumnPart& part) {
+  return part.divisor * part.per_vgpu_rps;
+}
+
+// Drops every column another column of the same model and type sequence dominates: at least as
+// many requests per second on each partition's physical GPU. Any plan using the dominated column
+// does at least as well with the dominating one on the same GPUs (both already meet the SLO), so
+// the optimum is unchanged; ties keep the first column, so the result stays deterministic. The
+// ablation's 3-partition cases shrink from ~12k columns to a few hundred (BENCHMARKS.md).
+std::vector<Column> prune_dominated(std::vector<Column> columns) {
+  std::map<std::pair<int, int>, std::vector<std::size_t>> groups;
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    groups[{columns[c].model, columns[c].sequence}].push_back(c);
+  std::vector<char> keep(columns.size(), 1);
+  const auto dominates = [&](const Column& a, const Column& b) {
+    for (std::size_t d = 0; d < a.parts.size(); ++d)
+      if (per_gpu_rps(a.parts[d]) < per_gpu_rps(b.parts[d])) return false;
+    return true;
+  };
+  for (auto& [key, members] : groups) {
+    // Strongest first partition first, so a column can only be dominated by one before it or equal to it.
+    std::ranges::stable_sort(members, [&](std::size_t a, std::size_t b) {
+      return per_gpu_rps(columns[a].parts[0]) > per_gpu_rps(columns[b].parts[0]);
+    });
+    std::vector<std::size_t> front;
+    for (const std::size_t c : members) {
+      bool dominated = false;
+      for (const std::size_t f : front)
+        if (dominates(columns[f], columns[c])) {
+          dominated = true;
+          break;
+        }
+      if (dominated) {
+        keep[c] = 0;
+        continue;
+      }
+      std::erase_if(front, [&](std::size_t f) {
+        if (!dominates(columns[c], columns[f])) return false;
+        keep[f] = 0;
+        return true;
+      });
+      front.push_back(c);
+    }
+  }
+  std::vector<Column> out;
+  out.reserve(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (keep[c]) out.push_back(std::move(columns[c]));
+  return out;
+}
+
+}  // namespace
+
+Duration planning_slo(Duration slo, double margin) {
   return slo - Duration::from_us(std::round(margin * slo.to_us()));
 }
 
-void check_inputs(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
-                  const PpipeOptions& options) {
+void check_planner_inputs(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
+                          const PpipeOptions& options) {
   if (models.empty()) throw QueryError("nothing to plan: no models");
   if (gpus.empty()) throw QueryError("nothing to plan on: the cluster has no GPUs");
   if (options.max_partitions < 1 || options.max_partitions > 3)
@@ -186,18 +241,17 @@ void check_inputs(const std::vector<PlannerModel>& models, const std::vector<Pla
   }
 }
 
-// The core: columns for every model, one MILP, the plan read back.
-PipelinePlan solve(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
-                   const PpipeOptions& options, const std::string& system,
-                   const std::vector<std::optional<double>>& lambda) {
-  check_inputs(models, gpus, options);
+PipelinePlan solve_pipeline_milp(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
+                                 const PpipeOptions& options, const std::string& system,
+                                 const std::vector<std::optional<double>>& lambda) {
+  check_planner_inputs(models, gpus, options);
   PipelinePlan plan;
   plan.system = system;
   const auto sequences = enumerate_type_sequences(static_cast<int>(gpus.size()), options.max_partitions);
   std::vector<Column> columns;
   for (std::size_t m = 0; m < models.size(); ++m) {
     const auto& p = *models[m].profile;
-    PlannedModel pm{p.name, models[m].slo, planning_slo_of(models[m].slo, options.slo_margin), models[m].weight, 0};
+    PlannedModel pm{p.name, models[m].slo, planning_slo(models[m].slo, options.slo_margin), models[m].weight, 0};
     const auto before = columns.size();
     add_columns(static_cast<int>(m), p, build_tables(p, gpus, options), gpus, sequences, pm.planning_slo, lambda[m],
                 options, columns);
@@ -206,12 +260,18 @@ PipelinePlan solve(const std::vector<PlannerModel>& models, const std::vector<Pl
                            " ms (the SLO less the margin) on this cluster; it gets no GPUs");
     plan.models.push_back(std::move(pm));
   }
+  const auto enumerated = columns.size();
+  columns = prune_dominated(std::move(columns));
+  plan.solve.enumerated_columns = static_cast<int>(enumerated);
   plan.solve.columns = static_cast<int>(columns.size());
   const bool multi = models.size() > 1;
   MilpProblem milp(Sense::Maximize);
   const int z = multi ? milp.add_variable(VarKind::Continuous, 0, MilpProblem::kInf, 1, "z") : -1;
+  // Per column: its throughput x, the whole GPUs h of each partition and, with one column per type
+  // sequence, a binary y. A partition's vGPUs are all v of each of its GPUs (MPS splits a GPU
+  // evenly, digest §2.5 fix 5), so x ≤ v·X·h stands for the paper's x ≤ X·g, g ≤ v·h.
   std::vector<int> x(columns.size()), y(columns.size(), -1);
-  std::vector<std::vector<int>> g(columns.size()), h(columns.size());
+  std::vector<std::vector<int>> h(columns.size());
   std::vector<std::vector<std::pair<int, double>>> per_type(gpus.size());
   std::map<std::pair<int, int>, std::vector<std::pair<int, double>>> per_sequence;
   std::vector<std::vector<std::pair<int, double>>> per_model(models.size());
@@ -226,13 +286,10 @@ PipelinePlan solve(const std::vector<PlannerModel>& models, const std::vector<Pl
     }
     for (const auto& part : col.parts) {
       const int nk = gpus[static_cast<std::size_t>(part.type)].count;
-      const int gv = milp.add_variable(VarKind::Integer, 0, part.divisor * nk, 0);
       const int hv = milp.add_variable(VarKind::Integer, 0, nk, 0);
-      g[c].push_back(gv);
       h[c].push_back(hv);
-      milp.add_row({{x[c], 1.0}, {gv, -part.per_vgpu_rps}}, -MilpProblem::kInf, 0);                // x ≤ X·g
-      milp.add_row({{gv, 1.0}, {hv, -static_cast<double>(part.divisor)}}, -MilpProblem::kInf, 0);  // g ≤ v·h
-      if (y[c] >= 0) milp.add_row({{gv, 1.0}, {y[c], -static_cast<double>(part.divisor * nk)}}, -MilpProblem::kInf, 0);
+      milp.add_row({{x[c], 1.0}, {hv, -per_gpu_rps(part)}}, -MilpProblem::kInf, 0);  // x ≤ v·X·h
+      if (y[c] >= 0) milp.add_row({{hv, 1.0}, {y[c], -static_cast<double>(nk)}}, -MilpProblem::kInf, 0);
       per_type[static_cast<std::size_t>(part.type)].emplace_back(hv, 1.0);
     }
   }
@@ -255,6 +312,10 @@ PipelinePlan solve(const std::vector<PlannerModel>& models, const std::vector<Pl
   mo.time_limit_s = options.time_limit_s;
   mo.relative_gap = options.mip_gap;
   mo.cancel = options.cancel;
+  // The max-min objective's relaxation spreads z over fractional GPUs; cuts and pseudo-costs take
+  // the maf19 cases from up to 10 s to under 1.5 s, while single-model problems (tight already) can
+  // slow down 100-fold with cuts (BENCHMARKS.md).
+  mo.gomory_cuts = mo.pseudocost_branching = multi;
   const auto r = milp.solve(mo);
   plan.solve.status = to_string(r.status);
   plan.solve.proven_optimal = r.status == MilpStatus::Optimal;
@@ -282,9 +343,8 @@ PipelinePlan solve(const std::vector<PlannerModel>& models, const std::vector<Pl
       pp.gpu = gpus[static_cast<std::size_t>(part.type)].gpu;
       pp.vgpu_divisor = part.divisor;
       pp.blocks = part.blocks;
-      pp.vgpus = static_cast<int>(std::lround(value(g[c][d])));
-      // Whole GPUs per partition: the fewest that hold its vGPUs (the solver may leave slack).
-      pp.gpus = (pp.vgpus + part.divisor - 1) / part.divisor;
+      pp.gpus = static_cast<int>(std::lround(value(h[c][d])));
+      pp.vgpus = pp.gpus * part.divisor;
       pp.latency = part.latency;
       pp.transfer = part.transfer;
       pp.capacity_rps = pp.vgpus * part.per_vgpu_rps;
@@ -296,6 +356,8 @@ PipelinePlan solve(const std::vector<PlannerModel>& models, const std::vector<Pl
   }
   return plan;
 }
+
+namespace {
 
 std::vector<std::optional<double>> no_lambda(std::size_t n) {
   return std::vector<std::optional<double>>(n);
@@ -344,7 +406,7 @@ std::vector<PlannerGpuType> planner_gpu_types(const Cluster& cluster) {
 
 PipelinePlan plan_np(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
                      const PpipeOptions& options) {
-  return solve(models, gpus, np_options(options), "np", no_lambda(models.size()));
+  return solve_pipeline_milp(models, gpus, np_options(options), "np", no_lambda(models.size()));
 }
 
 PipelinePlan plan_ppipe(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
@@ -361,95 +423,12 @@ PipelinePlan plan_ppipe(const std::vector<PlannerModel>& models, const std::vect
         if (np->models[m].throughput_rps > 0) lambda[m] = np->models[m].throughput_rps;
     }
   }
-  auto plan = solve(models, gpus, options, "ppipe", lambda);
+  auto plan = solve_pipeline_milp(models, gpus, options, "ppipe", lambda);
   if (np)
     for (std::size_t m = 0; m < models.size(); ++m)
       if (!lambda[m])
         plan.notes.push_back(models[m].profile->name +
                              ": NP serves nothing, so the batch-forming estimate is left out for it");
-  return plan;
-}
-
-PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
-                         const PpipeOptions& options) {
-  check_inputs(models, gpus, options);
-  if (gpus.size() != 2)
-    throw QueryError(
-        "DART-r pairs a high-class with a low-class GPU: it needs exactly two GPU types (the cluster has " +
-        std::to_string(gpus.size()) + ")");
-  if (models.size() != 1)
-    throw QueryError("DART-r plans one model at a time (got " + std::to_string(models.size()) + ")");
-  const auto& profile = *models[0].profile;
-  // High class: the faster type for the whole model at batch 1.
-  const auto whole = [&](const PlannerGpuType& t) {
-    try {
-      return profile.latency({t.gpu, GpuShare::whole(), 1, std::nullopt});
-    } catch (const QueryError&) {
-      return Duration::max();
-    }
-  };
-  const std::size_t high = whole(gpus[0]) <= whole(gpus[1]) ? 0 : 1, low = 1 - high;
-  const int pairs = std::min(gpus[high].count, gpus[low].count);
-  PpipeOptions pair_options = options;
-  pair_options.max_partitions = std::min(2, options.max_partitions);
-  pair_options.vgpu_divisors = {1};
-  pair_options.several_configs_per_sequence = false;
-  auto lambda = no_lambda(1);
-  if (options.batch_forming) {
-    if (options.batch_forming_rate_rps) {
-      lambda[0] = options.batch_forming_rate_rps;
-    } else if (const auto np = plan_np(models, gpus, options); np.models[0].throughput_rps > 0) {
-      lambda[0] = np.models[0].throughput_rps;
-    }
-  }
-  PipelinePlan plan;
-  plan.system = "dart-r";
-  if (pairs > 0) {
-    auto pair_types = gpus;
-    pair_types[high].count = 1;
-    pair_types[low].count = 1;
-    plan = solve(models, pair_types, pair_options, "dart-r", lambda);
-    // Replicate the pair: the same pipelines with `pairs` times the GPUs.
-    for (auto& pipe : plan.pipelines) {
-      pipe.assigned_rps *= pairs;
-      pipe.capacity_rps *= pairs;
-      for (auto& part : pipe.partitions) {
-        part.vgpus *= pairs;
-        part.gpus *= pairs;
-        part.capacity_rps *= pairs;
-      }
-    }
-    plan.models[0].throughput_rps *= pairs;
-    plan.solve.objective *= pairs;
-    plan.solve.best_bound *= pairs;
-    plan.notes.push_back(std::to_string(pairs) + " replicated pairs of " + gpus[high].gpu + " + " + gpus[low].gpu);
-  }
-  const std::size_t major = gpus[high].count > gpus[low].count ? high : low;
-  const int leftover = gpus[major].count - pairs;
-  if (leftover > 0) {
-    auto rest = gpus;
-    rest[1 - major].count = 0;
-    std::erase_if(rest, [](const PlannerGpuType& t) { return t.count == 0; });
-    rest[0].count = leftover;
-    auto alone = plan_np(models, rest, options);
-    if (alone.models[0].throughput_rps <= 0)
-      plan.notes.push_back(std::to_string(leftover) + " leftover " + gpus[major].gpu +
-                           " GPUs stay idle: the whole model misses the SLO less the margin on them");
-    else
-      plan.notes.push_back(std::to_string(leftover) + " leftover " + gpus[major].gpu + " GPUs run the whole model");
-    if (plan.models.empty())
-      plan.models = alone.models;
-    else
-      plan.models[0].throughput_rps += alone.models[0].throughput_rps;
-    for (auto& p : alone.pipelines)
-      plan.pipelines.push_back(std::move(p));
-    plan.solve.objective += alone.solve.objective;
-    plan.solve.best_bound += alone.solve.best_bound;
-    plan.solve.seconds += alone.solve.seconds;
-    plan.solve.columns += alone.solve.columns;
-    plan.solve.proven_optimal = plan.solve.proven_optimal && alone.solve.proven_optimal;
-  }
-  plan.system = "dart-r";
   return plan;
 }
 

@@ -48,6 +48,10 @@ struct PpipeOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// The SLO the MILP fits latencies to: SLO − round(μ·SLO) µs (digest §2.2); the data plane keeps
+// the full SLO.
+Duration planning_slo(Duration slo, double margin);
+
 // Throws QueryError when a model has no profile for a GPU type in the cluster that it could
 // use, when no model can meet its SLO anywhere, or on options out of range.
 PipelinePlan plan_ppipe(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
@@ -57,6 +61,8 @@ PipelinePlan plan_np(const std::vector<PlannerModel>& models, const std::vector<
                      const PpipeOptions& options = {});
 // Replicated DART: min(N_H, N_L) pairs of one high- and one low-class GPU, each running the best
 // plan for the pair; the majority class's leftover GPUs run whole models alone. Two GPU types.
+// Several models split the GPUs as the NP plan does, share the GPUs it leaves idle evenly, and
+// each runs DART-r on its share; the objective reported is min_m throughput_m / weight_m.
 PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
                          const PpipeOptions& options = {});
 

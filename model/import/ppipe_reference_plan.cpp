@@ -1,5 +1,9 @@
 #include "model/import/ppipe_reference_plan.h"
 
+#include <sstream>
+
+#include "model/core/error.h"
+#include "model/core/text.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
 
@@ -18,9 +22,18 @@ std::vector<ReferenceModelPlan> load_ppipe_reference_plan(const std::string& pat
     plan.slo_us = model.at("sla").as_double(0, 1e12);
     plan.bw_gbps = config.at("bw_gbps").as_double(1e-6, 1e6);
     if (auto rt = model.find("runtime")) plan.runtime_s = rt->as_double(0, 1e9);
+    plan.margin_us = config.double_or("hist_adjustment", 0, 0, 1e12);
+    plan.max_partitions = static_cast<int>(config.int_or("max_num_parts", 1, 1, 16));
     const auto gpus = config.at("gpu_name_arr");
-    for (std::size_t g = 0; g < gpus.size(); ++g)
+    const auto per_server = config.at("num_gpu_per_server_arr");
+    const auto levels = config.at("num_mps_levels");
+    if (per_server.size() != gpus.size()) per_server.fail("expected one entry per GPU type");
+    if (levels.size() != gpus.size()) levels.fail("expected one entry per GPU type");
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
       plan.gpu_types.push_back(gpus[g].as_string());
+      plan.gpus_per_server.push_back(static_cast<int>(per_server[g].as_int(1, 1024)));
+      plan.mps_levels.push_back(static_cast<int>(levels[g].as_int(1, 64)));
+    }
     const auto pipelines = model.at("pipelines");
     for (std::size_t l = 0; l < pipelines.size(); ++l) {
       ReferencePipeline pipe;
@@ -47,6 +60,52 @@ std::vector<ReferenceModelPlan> load_ppipe_reference_plan(const std::string& pat
     }
     out.push_back(std::move(plan));
   }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, sep);)
+    out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+ReferencePlanName parse_ppipe_reference_plan_name(const std::string& filename) {
+  const auto fail = [&](const std::string& why) {
+    return InputError(filename, "file name", "not a PPipe plan file name: " + why);
+  };
+  std::string stem = filename.substr(filename.find_last_of('/') + 1);
+  if (stem.size() < 6 || stem.substr(stem.size() - 5) != ".json") throw fail("no .json");
+  stem.resize(stem.size() - 5);
+  // Model names hold '_' themselves, so read the fixed fields from the right.
+  const auto fields = split(stem, '_');
+  if (fields.size() < 6) throw fail("too few fields");
+  ReferencePlanName out;
+  const auto at = [&](std::size_t from_right) -> const std::string& { return fields[fields.size() - from_right]; };
+  out.system = at(1);
+  if (out.system != "bl" && out.system != "v4" && out.system != "dart-r") throw fail("unknown system " + out.system);
+  if (at(2).rfind("sla-multiplier-", 0) != 0 || at(3).rfind("bw-gbps-", 0) != 0)
+    throw fail("no bandwidth or SLO field");
+  for (const auto& n : split(at(4), '-')) {
+    const auto v = parse_integer(n);
+    if (!v || *v < 0) throw fail("GPU counts '" + at(4) + "'");
+    out.gpu_counts.push_back(static_cast<int>(*v));
+  }
+  // Weights, when present, are the field before the GPU pair: numbers only.
+  const auto weights = split(at(6), '-');
+  bool numeric = !weights.empty();
+  std::vector<double> w;
+  for (const auto& x : weights) {
+    const auto v = parse_finite_double(x);
+    numeric = numeric && v && *v > 0;
+    if (v) w.push_back(*v);
+  }
+  if (numeric) out.weights = w;
   return out;
 }
 

@@ -35,10 +35,25 @@ struct ReferenceModelPlan {
   double slo_us = 0;
   double bw_gbps = 0;
   double runtime_s = -1;  // the authors' solve time, when recorded
+  double margin_us = 0;   // `hist_adjustment`: round(μ·SLO), taken off the SLO while planning
+  int max_partitions = 1;
   std::vector<std::string> gpu_types;
+  std::vector<int> gpus_per_server;  // per GPU type
+  std::vector<int> mps_levels;       // per GPU type: vGPU divisors 1..k were allowed
   std::vector<ReferencePipeline> pipelines;
 };
 
 std::vector<ReferenceModelPlan> load_ppipe_reference_plan(const std::string& path);
+
+// What a plan file's name says and its contents do not:
+// `{models}_{w1-w2-w3}_{TYPE1-TYPE2}_{N1-N2}_bw-gbps-{B}_sla-multiplier-{S}_{system}.json`
+// (no weights for single-model files). System: `bl` (NP), `v4` (PPipe) or `dart-r`.
+struct ReferencePlanName {
+  std::vector<double> weights;  // empty for one model
+  std::vector<int> gpu_counts;  // per GPU type, in the file's order
+  std::string system;
+};
+// Throws InputError when the name does not have that shape.
+ReferencePlanName parse_ppipe_reference_plan_name(const std::string& filename);
 
 }  // namespace servescope
