@@ -9,7 +9,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
+#include "engine/sim/scenario_simulation.h"
+#include "model/io/document.h"
 
 using namespace servescope;
 using namespace servescope::engine;
@@ -50,6 +53,88 @@ void solve_case(benchmark::State& state, const std::filesystem::path& file, cons
   state.counters["optimal"] = plan.solve.proven_optimal;
   if (!c.reference.empty() && c.reference[0].runtime_s >= 0) state.counters["reference_s"] = c.reference[0].runtime_s;
 }
+
+// The paper's G4 group (FCN, GFL, WideResNet) on HC3-L (25 V100 + 75 P4), MAF19 weights, with
+// the artifact's profiles; the PPipe plan re-solved here. Nullopt without the data.
+struct G4Case {
+  Scenario scenario;
+  PipelinePlan plan;
+};
+const G4Case* g4_case() {
+  static const std::optional<G4Case> c = []() -> std::optional<G4Case> {
+    const auto files = reference_plan_files(data_dir(), "maf19", "v4");
+    const auto it = std::ranges::find_if(files, [](const std::filesystem::path& f) {
+      const auto n = f.filename().string();
+      return n.starts_with("fcn") && n.find("_V100-P4_") != std::string::npos;
+    });
+    if (it == files.end()) return std::nullopt;
+    const auto rc = load_reference_case(data_dir(), *it, profile_cache());
+    G4Case out;
+    out.scenario.name = "G4 on HC3-L";
+    out.scenario.cluster = std::get<Cluster>(load_document("builtin:clusters/hc3-l.json").content);
+    Workload w{"g4", 0, PoissonArrivals{}, {}, Popularity::Explicit, 0.9};
+    for (std::size_t m = 0; m < rc.profiles.size(); ++m) {
+      out.scenario.profiles.models.push_back(*rc.profiles[m]);
+      w.targets.push_back({TargetKind::Model, rc.profiles[m]->name, rc.weights[m], std::nullopt});
+    }
+    out.plan = plan_ppipe(rc.planner_models(), rc.gpus, rc.options);
+    w.rate_rps = out.plan.total_throughput_rps();
+    out.scenario.workloads.push_back(std::move(w));
+    return out;
+  }();
+  return c ? &*c : nullptr;
+}
+
+SimulationSpec g4_spec(const G4Case& c) {
+  SimulationSpec spec;
+  spec.system = "reservation";
+  spec.pipeline_plan = &c.plan;
+  spec.duration = Duration::seconds(30);
+  spec.warmup = Duration::milliseconds(1);
+  spec.drain = Duration::seconds(1);
+  return spec;
+}
+
+// Wall time of a whole simulated run per dispatched batch: the scheduler's probes and
+// reservations plus everything else the simulator does, so an upper bound on dispatch cost.
+void BM_DispatchPerBatch100Gpus(benchmark::State& state) {
+  const auto* c = g4_case();
+  if (!c) {
+    state.SkipWithError("needs ../shared/data/PPipe");
+    return;
+  }
+  auto spec = g4_spec(*c);
+  spec.load_factor = 0.9;
+  double wall = 0, dispatches = 0, probes = 0, attainment = 0;
+  for (auto _ : state) {
+    const auto r = simulate(c->scenario, spec);
+    wall += r.wall_seconds;
+    dispatches += static_cast<double>(r.dispatches);
+    probes += static_cast<double>(r.probes);
+    attainment = r.metrics->total().attainment();
+  }
+  state.counters["us_per_dispatch"] = 1e6 * wall / dispatches;
+  state.counters["probes_per_dispatch"] = probes / dispatches;
+  state.counters["dispatches_per_run"] = dispatches / static_cast<double>(state.iterations());
+  state.counters["slo_attainment"] = attainment;
+}
+BENCHMARK(BM_DispatchPerBatch100Gpus)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// 20 load factors (1.0 down to 0.05) × 30 s simulated, 3 models on 100 GPUs, every point run.
+void BM_WholeSweep100Gpus(benchmark::State& state) {
+  const auto* c = g4_case();
+  if (!c) {
+    state.SkipWithError("needs ../shared/data/PPipe");
+    return;
+  }
+  LoadSweepOptions options;
+  double max_lf = 0;
+  for (auto _ : state)
+    max_lf = sweep_load(c->scenario, g4_spec(*c), options).max_load_factor;
+  state.counters["max_load_factor"] = max_lf;
+  state.counters["plan_rps"] = c->plan.total_throughput_rps();
+}
+BENCHMARK(BM_WholeSweep100Gpus)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 void register_solves() {
   const auto dir = data_dir();

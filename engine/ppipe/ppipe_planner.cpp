@@ -306,6 +306,7 @@ PipelinePlan solve_pipeline_milp(const std::vector<PlannerModel>& models, const 
   plan.solve.rows = milp.row_count();
   if (columns.empty()) {
     plan.solve.status = "infeasible";
+    plan.solve.proven_optimal = true;  // no column meets the SLO: zero is all there is
     return plan;
   }
   MilpOptions mo;
