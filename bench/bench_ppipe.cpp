@@ -73,11 +73,12 @@ const G4Case* g4_case() {
     out.scenario.name = "G4 on HC3-L";
     out.scenario.cluster = std::get<Cluster>(load_document("builtin:clusters/hc3-l.json").content);
     Workload w{"g4", 0, PoissonArrivals{}, {}, Popularity::Explicit, 0.9};
+    out.plan = plan_ppipe(rc.planner_models(), rc.gpus, rc.options);
     for (std::size_t m = 0; m < rc.profiles.size(); ++m) {
       out.scenario.profiles.models.push_back(*rc.profiles[m]);
-      w.targets.push_back({TargetKind::Model, rc.profiles[m]->name, rc.weights[m], std::nullopt});
+      // Each model offered its own planned throughput × the load factor.
+      w.targets.push_back({TargetKind::Model, rc.profiles[m]->name, out.plan.models[m].throughput_rps, std::nullopt});
     }
-    out.plan = plan_ppipe(rc.planner_models(), rc.gpus, rc.options);
     w.rate_rps = out.plan.total_throughput_rps();
     out.scenario.workloads.push_back(std::move(w));
     return out;
