@@ -40,21 +40,26 @@ void scale_pipelines(PipelinePlan& plan, int times) {
   plan.solve.best_bound *= times;
 }
 
-// Adds `other`'s pipelines, throughput and solve effort to `into` (same single model).
-void absorb(PipelinePlan& into, PipelinePlan other) {
-  into.models[0].throughput_rps += other.models[0].throughput_rps;
+// Moves `other`'s pipelines and notes into `into` and adds its solve effort.
+void add_pipelines_and_effort(PipelinePlan& into, PipelinePlan& other) {
   for (auto& p : other.pipelines)
     into.pipelines.push_back(std::move(p));
-  into.solve.objective += other.solve.objective;
-  into.solve.best_bound += other.solve.best_bound;
+  for (auto& n : other.notes)
+    into.notes.push_back(std::move(n));
   into.solve.seconds += other.solve.seconds;
   into.solve.enumerated_columns += other.solve.enumerated_columns;
   into.solve.columns += other.solve.columns;
   into.solve.variables += other.solve.variables;
   into.solve.rows += other.solve.rows;
   into.solve.proven_optimal = into.solve.proven_optimal && other.solve.proven_optimal;
-  for (auto& n : other.notes)
-    into.notes.push_back(std::move(n));
+}
+
+// Adds `other`'s pipelines, throughput and solve effort to `into` (same single model).
+void absorb(PipelinePlan& into, PipelinePlan other) {
+  into.models[0].throughput_rps += other.models[0].throughput_rps;
+  into.solve.objective += other.solve.objective;
+  into.solve.best_bound += other.solve.best_bound;
+  add_pipelines_and_effort(into, other);
 }
 
 // DART-r for one model on `gpus` (two types; a count may be 0).
@@ -247,17 +252,8 @@ PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vec
     auto one = dart_r_one_model(models[m], mine, options, lambda[m]);
     z = std::min(z, one.models[0].throughput_rps / models[m].weight);
     plan.models.push_back(one.models[0]);
-    for (auto& p : one.pipelines)
-      plan.pipelines.push_back(std::move(p));
-    for (auto& note : one.notes)
-      plan.notes.push_back(std::move(note));
-    plan.solve.seconds += one.solve.seconds;
-    plan.solve.enumerated_columns += one.solve.enumerated_columns;
-    plan.solve.columns += one.solve.columns;
-    plan.solve.variables += one.solve.variables;
-    plan.solve.rows += one.solve.rows;
-    plan.solve.proven_optimal = plan.solve.proven_optimal && one.solve.proven_optimal;
     if (!one.solve.proven_optimal) plan.solve.status = one.solve.status;
+    add_pipelines_and_effort(plan, one);
   }
   // The max-min objective the other planners report: the smallest throughput over weight.
   plan.solve.objective = plan.solve.best_bound = z;
