@@ -30,17 +30,20 @@ ReferenceProfiles& profile_cache() {
 }
 
 // One solve per iteration; counters: our objective, the reference's, their ratio, columns.
+// `system` is the reference file's, or "v4-multi": PPipe with several configs per type sequence.
 void solve_case(benchmark::State& state, const std::filesystem::path& file, const std::string& system) {
   const auto c = load_reference_case(data_dir(), file, profile_cache());
   const auto models = c.planner_models();
+  auto options = c.options;
+  options.several_configs_per_sequence = system == "v4-multi";
   PipelinePlan plan;
   for (auto _ : state) {
-    if (system == "v4")
-      plan = plan_ppipe(models, c.gpus, c.options);
+    if (system.starts_with("v4"))
+      plan = plan_ppipe(models, c.gpus, options);
     else if (system == "bl")
-      plan = plan_np(models, c.gpus, c.options);
+      plan = plan_np(models, c.gpus, options);
     else
-      plan = plan_dart_r(models, c.gpus, c.options);
+      plan = plan_dart_r(models, c.gpus, options);
     benchmark::DoNotOptimize(plan);
   }
   const double ours = normalised_throughput_rps(plan), theirs = c.reference_normalised_rps();
@@ -51,6 +54,8 @@ void solve_case(benchmark::State& state, const std::filesystem::path& file, cons
   state.counters["columns"] = plan.solve.columns;
   state.counters["enumerated"] = plan.solve.enumerated_columns;
   state.counters["optimal"] = plan.solve.proven_optimal;
+  // 0 where the reference plan needs more GPUs than the cluster once each partition has whole GPUs.
+  state.counters["reference_fits"] = c.reference_fits_whole_gpus();
   if (!c.reference.empty() && c.reference[0].runtime_s >= 0) state.counters["reference_s"] = c.reference[0].runtime_s;
 }
 
@@ -106,6 +111,8 @@ void BM_DispatchPerBatch100Gpus(benchmark::State& state) {
   }
   auto spec = g4_spec(*c);
   spec.load_factor = 0.9;
+  // Arg 0: gap-filling tables (the default); 1: horizon (the artifact's busy-until rule).
+  spec.reservation.mode = state.range(0) == 0 ? ReservationMode::GapFilling : ReservationMode::Horizon;
   double wall = 0, dispatches = 0, probes = 0, attainment = 0;
   for (auto _ : state) {
     const auto r = simulate(c->scenario, spec);
@@ -119,7 +126,7 @@ void BM_DispatchPerBatch100Gpus(benchmark::State& state) {
   state.counters["dispatches_per_run"] = dispatches / static_cast<double>(state.iterations());
   state.counters["slo_attainment"] = attainment;
 }
-BENCHMARK(BM_DispatchPerBatch100Gpus)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(BM_DispatchPerBatch100Gpus)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 // 20 load factors (1.0 down to 0.05) × 30 s simulated, 3 models on 100 GPUs, every point run.
 void BM_WholeSweep100Gpus(benchmark::State& state) {
@@ -145,8 +152,8 @@ void register_solves() {
     return;
   }
   for (const auto& [folder, system] : std::vector<std::pair<std::string, std::string>>{
-           {"maf19", "v4"}, {"maf19", "bl"}, {"maf19", "dart-r"}, {"ablation", "v4"}})
-    for (const auto& f : reference_plan_files(dir, folder, system)) {
+           {"maf19", "v4"}, {"maf19", "bl"}, {"maf19", "dart-r"}, {"ablation", "v4"}, {"ablation", "v4-multi"}})
+    for (const auto& f : reference_plan_files(dir, folder, system == "v4-multi" ? "v4" : system)) {
       const auto name = "Solve/" + folder + "/" + system + "/" + f.filename().string();
       benchmark::RegisterBenchmark(name.c_str(), [f, system](benchmark::State& s) { solve_case(s, f, system); })
           ->Iterations(1)

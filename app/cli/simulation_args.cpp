@@ -46,7 +46,8 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--plan", plan_file,
                   "Pooled-pipeline plan (servescope-cli plan) for the reservation and reactive data planes; "
                   "the system defaults to reservation");
-  cmd->add_option("--reservations", reservation_mode, "Reservation tables: horizon|gap-filling")
+  cmd->add_option("--reservations", reservation_mode,
+                  "Reservation tables: gap-filling|horizon (the artifact's busy-until rule)")
       ->check(CLI::IsMember({"horizon", "gap-filling"}))
       ->capture_default_str();
   cmd->add_option("--wake", wake_rule, "When a short queue stops waiting: paper|artifact")
@@ -58,6 +59,12 @@ void SimulationArgs::add_to(CLI::App* cmd) {
       ->capture_default_str();
   cmd->add_flag("--local-handoff-free", local_handoff_free,
                 "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)");
+  cmd->add_option("--runtime-jitter", runtime_jitter,
+                  "Each batch runs its profiled time x U[1-j, 1+j] (seeded by --seed); 0: exact profiles")
+      ->check(CLI::Range(0.0, 0.95))
+      ->capture_default_str();
+  cmd->add_flag("--no-feedback", no_feedback,
+                "Reservation data plane: keep the planned reservations when batches finish early or late");
 }
 
 Scenario SimulationArgs::load_scenario() const {
@@ -81,6 +88,8 @@ engine::SimulationSpec SimulationArgs::to_spec() {
       wake_rule == "artifact" ? engine::WakeRule::NextBatchInfeasible : engine::WakeRule::LatestFeasible;
   spec.reservation.first_look_min_fraction = first_look;
   spec.reservation.probe.local_handoff_free = local_handoff_free;
+  spec.reservation.feedback = !no_feedback;
+  spec.runtime_jitter = runtime_jitter;
   spec.reactive.first_look_min_fraction = first_look;
   spec.workloads = workloads;
   if (!scenario_file.starts_with(kBuiltinPrefix))

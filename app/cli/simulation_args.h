@@ -26,10 +26,12 @@ struct SimulationArgs {
   double nexus_epoch_s = 10;
   // Pipeline data planes (reservation, reactive).
   std::string plan_file;
-  std::string reservation_mode = "horizon";
+  std::string reservation_mode = "gap-filling";
   std::string wake_rule = "paper";
   double first_look = 0;
   bool local_handoff_free = false;
+  bool no_feedback = false;
+  double runtime_jitter = 0;
 
   void add_to(CLI::App* cmd);
   // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that points

@@ -1,6 +1,7 @@
 #include "engine/ppipe/reference_case.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "model/core/error.h"
@@ -21,6 +22,29 @@ double ReferenceCase::reference_normalised_rps() const {
   for (std::size_t m = 0; m < reference.size(); ++m)
     z = std::min(z, reference[m].xput_rps / weights[m]);
   return z;
+}
+
+std::vector<int> ReferenceCase::reference_whole_gpus_per_partition() const {
+  const auto& catalog = GpuCatalog::builtin();
+  std::vector<int> need(gpus.size(), 0);
+  for (const auto& model : reference)
+    for (const auto& pipeline : model.pipelines)
+      for (const auto& part : pipeline.partitions) {
+        const auto id = catalog.canonical_id(part.gpu);
+        const auto it = std::ranges::find_if(gpus, [&](const PlannerGpuType& g) { return g.gpu == id; });
+        if (it == gpus.end())
+          throw InputError(name, "pipelines", "a partition on " + part.gpu + ", not one of the cluster's GPU types");
+        // The files print counts like 74.99999517980692 for 75: a tolerance, not a ceiling, at the edge.
+        need[static_cast<std::size_t>(it - gpus.begin())] += static_cast<int>(std::ceil(part.num_gpu - 1e-4));
+      }
+  return need;
+}
+
+bool ReferenceCase::reference_fits_whole_gpus() const {
+  const auto need = reference_whole_gpus_per_partition();
+  for (std::size_t k = 0; k < gpus.size(); ++k)
+    if (need[k] > gpus[k].count) return false;
+  return true;
 }
 
 double normalised_throughput_rps(const PipelinePlan& plan) {

@@ -26,6 +26,12 @@ struct ReferenceCase {
   std::vector<PlannerModel> planner_models() const;
   // min over models of the reference throughput over its weight: the max-min objective.
   double reference_normalised_rps() const;
+  // Physical GPUs of each of `gpus`' types the reference plan needs when every partition gets
+  // whole GPUs (digest §2.5 fix 5). The authors round per (partition index, type) instead, so a
+  // few of their plans hold fractional GPUs per partition and need more than the cluster has.
+  std::vector<int> reference_whole_gpus_per_partition() const;
+  // Whether the reference plan, so rounded, fits the cluster: the plans our planner can match.
+  bool reference_fits_whole_gpus() const;
 };
 
 // Profiles imported from the artifact, by model name; a case points into it.

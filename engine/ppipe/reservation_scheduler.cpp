@@ -200,7 +200,7 @@ void ReservationScheduler::on_batch_done(const BatchDone& done) {
   if (it == flights_.end()) return;
   const auto& offer = it->second.offer;
   const auto& st = offer.stage[static_cast<std::size_t>(stage)];
-  table_.correct(st.gpu, st.start, st.run, done.start, done.end);
+  if (options_.feedback) table_.correct(st.gpu, st.start, st.run, done.start, done.end);
   if (stage + 1 == offer.stages) {
     flights_.erase(it);
     return;
@@ -219,8 +219,10 @@ void ReservationScheduler::on_transfer_done(const TransferDone& done) {
   const auto& offer = it->second.offer;
   const auto& st = offer.stage[static_cast<std::size_t>(stage)];
   const auto from = offer.stage[static_cast<std::size_t>(stage - 1)].gpu;
-  table_.correct(prober_.uplink(d_.slots[from].server), st.link_start, st.link, done.start, done.end);
-  table_.correct(prober_.downlink(d_.slots[st.gpu].server), st.link_start, st.link, done.start, done.end);
+  if (options_.feedback) {
+    table_.correct(prober_.uplink(d_.slots[from].server), st.link_start, st.link, done.start, done.end);
+    table_.correct(prober_.downlink(d_.slots[st.gpu].server), st.link_start, st.link, done.start, done.end);
+  }
   ready(flight, stage, false);
 }
 

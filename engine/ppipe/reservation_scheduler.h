@@ -25,7 +25,7 @@ enum class WakeRule : std::uint8_t {
 };
 
 struct ReservationSchedulerOptions {
-  ReservationMode mode = ReservationMode::Horizon;
+  ReservationMode mode = ReservationMode::GapFilling;
   ProbeOptions probe;
   WakeRule wake = WakeRule::LatestFeasible;
   // Artifact admission heuristic: when a request first becomes head, only batches within
@@ -34,6 +34,9 @@ struct ReservationSchedulerOptions {
   // Artifact tweak: a pipeline whose batch of one already misses the head's deadline scores an
   // extra SLO in Step 1, so it is never picked over one that can make it.
   bool penalise_late_single = true;
+  // Feedback correction (digest §4.6): each finished batch or transfer replaces its reserved
+  // interval with the real one. Off, the tables drift whenever runtimes differ from the profile.
+  bool feedback = true;
 };
 
 struct ReservationSchedulerStats {

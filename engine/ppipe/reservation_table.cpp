@@ -28,6 +28,7 @@ Time ReservationTable::earliest_slot(std::span<const Resource> resources, Time t
   for (bool moved = true; moved;) {
     moved = false;
     for (const auto r : resources) {
+      if (busy_until_[r] <= s) continue;  // nothing reserved from s on: the common case, no search
       const auto it = first_ending_after(r, s);
       if (it != busy_[r].end() && it->start < s + length) {
         s = it->end;
@@ -77,7 +78,8 @@ void ReservationTable::correct(Resource r, Time planned_start, Duration planned_
 void ReservationTable::forget_before(Time t) {
   if (mode_ != ReservationMode::GapFilling) return;
   for (auto& list : busy_)
-    list.erase(list.begin(), std::ranges::upper_bound(list, t, {}, &Interval::end));
+    if (!list.empty() && list.front().end <= t)
+      list.erase(list.begin(), std::ranges::upper_bound(list, t, {}, &Interval::end));
 }
 
 std::size_t ReservationTable::intervals(Resource r) const {

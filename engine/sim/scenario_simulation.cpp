@@ -250,6 +250,8 @@ std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const Simu
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double)>& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
+  if (!(spec.runtime_jitter >= 0 && spec.runtime_jitter < 1))
+    throw QueryError("runtime jitter must be in [0, 1) (got " + std::to_string(spec.runtime_jitter) + ")");
   auto setup = prepare_simulation(scenario, spec);
   SimulationResult result;
   result.system = spec.system;
@@ -294,6 +296,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   result.duration = spec.duration;
   result.warmup = std::min(spec.warmup, spec.duration);
   result.seed = spec.seed;
+  result.runtime_jitter = spec.runtime_jitter;
 
   const Time until = spec.duration;
   Duration bin = spec.utilisation_bin;
@@ -352,6 +355,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   for (const auto& g : setup.gpus)
     gpu_server.push_back(g.server);
   sim.set_network(NetworkLinks(setup.servers, std::move(gpu_server)));
+  if (spec.runtime_jitter > 0) sim.set_runtime_jitter(spec.runtime_jitter, spec.seed ^ 0x9e3779b97f4a7c15ULL);
   if (progress) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
     sim.set_progress([&](Time now) { progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon)); });

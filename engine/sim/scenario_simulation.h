@@ -40,7 +40,8 @@ struct SimulationSpec {
   Duration warmup = Duration::seconds(5);
   Duration drain = Duration::seconds(10);  // after arrivals stop, to let queued work finish
   std::uint64_t seed = 1;
-  bool timeline = false;                                 // keep every batch as a timeline span
+  double runtime_jitter = 0;  // each batch runs its profiled time × U[1 − j, 1 + j] (Simulator)
+  bool timeline = false;      // keep every batch as a timeline span
   Duration utilisation_bin = Duration::milliseconds(0);  // 0: about 200 bins over the run
   DeferredOptions deferred;                              // policies of the Algorithm-1 family
   std::optional<BatchRule> batch_rule;                   // overrides the system's default
@@ -70,6 +71,7 @@ struct SimulationResult {
   double nominal_capacity_rps = 0;
   Duration duration, warmup;
   std::uint64_t seed = 0;
+  double runtime_jitter = 0;
   std::unique_ptr<MetricsCollector> metrics;
   std::vector<TimelineSpan> timeline;
   std::vector<TransferSpan> transfers;

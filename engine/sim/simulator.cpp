@@ -1,6 +1,7 @@
 #include "engine/sim/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace servescope::engine {
 
@@ -80,13 +81,24 @@ bool Simulator::preempt(BatchId batch, std::uint32_t gpu) {
   return true;
 }
 
+void Simulator::set_runtime_jitter(double fraction, std::uint64_t seed) {
+  jitter_ = std::clamp(fraction, 0.0, 0.99);
+  jitter_rng_.seed(seed);
+}
+
 void Simulator::start_next(std::uint32_t gpu) {
   auto& queue = gpu_queue_[gpu];
   if (queue.empty()) return;
   Running r{std::move(queue.front()), Time(), Time()};
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
-  r.end = r.start + times_.of(r.batch.model, r.batch.kernel, gpu, static_cast<int>(r.batch.requests.size()));
+  auto run = times_.of(r.batch.model, r.batch.kernel, gpu, static_cast<int>(r.batch.requests.size()));
+  if (jitter_ > 0) {
+    // 53 random bits to [0, 1) by hand: std::uniform_real_distribution differs between libraries.
+    const double u = static_cast<double>(jitter_rng_() >> 11) * 0x1.0p-53;
+    run = Duration::nanoseconds(std::llround(static_cast<double>(run.count_ns()) * (1 - jitter_ + 2 * jitter_ * u)));
+  }
+  r.end = r.start + run;
   ++stats_.batches;
   events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});
   running_[gpu] = std::move(r);

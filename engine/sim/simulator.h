@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <queue>
+#include <random>
 #include <vector>
 
 #include "engine/core/indexed_heap.h"
@@ -57,6 +58,10 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane, RunRecorder& recorder);
   // The servers' NICs; without it every transfer is instant.
   void set_network(NetworkLinks network) { network_ = std::move(network); }
+  // Real GPUs do not run a batch in exactly its profiled time. With jitter j > 0 each batch takes
+  // its profiled time × a factor drawn uniformly from [1 − j, 1 + j], from a generator seeded with
+  // `seed`, so the run stays reproducible. What reservation feedback (PPipe §4.6) corrects.
+  void set_runtime_jitter(double fraction, std::uint64_t seed);
 
   // Processes every event at or before `t`; stops early once every request has finished.
   void run_until(Time t);
@@ -123,6 +128,8 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   std::vector<std::optional<Running>> running_;
   std::optional<Arrival> next_arrival_;
   NetworkLinks network_;
+  double jitter_ = 0;
+  std::mt19937_64 jitter_rng_;
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> in_flight_;
   Time now_;
   std::uint64_t seq_ = 0;

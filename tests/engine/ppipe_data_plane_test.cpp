@@ -2,7 +2,9 @@
 // modes, probe() and reserve() on the Figure 5 layout, the scheduler's batch, wait and drop
 // decisions and its pipeline choice, then whole simulations of a planned fixture cluster.
 // Time unit in the hand-made examples: 1 µs.
+#include <functional>
 #include <gtest/gtest.h>
+#include <iostream>
 
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/pipeline_probe.h"
@@ -285,7 +287,8 @@ struct FixtureRun {
 };
 
 FixtureRun run_fixture(const std::string& planner, const std::string& data_plane, double load_factor,
-                       ReservationMode mode = ReservationMode::Horizon, std::uint64_t seed = 3) {
+                       ReservationMode mode = ReservationMode::Horizon, std::uint64_t seed = 3,
+                       const std::function<void(SimulationSpec&)>& adjust = {}) {
   test::TempDir dir;
   const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
   FixtureRun out;
@@ -300,6 +303,7 @@ FixtureRun run_fixture(const std::string& planner, const std::string& data_plane
   spec.seed = seed;
   spec.timeline = true;
   spec.reservation.mode = mode;
+  if (adjust) adjust(spec);
   out.result = simulate(scenario, spec);
   return out;
 }
@@ -345,6 +349,57 @@ TEST(PpipeDataPlane, SameSeedSameRunAndReservationNoWorseThanReactive) {
   const auto np = run_fixture("np", "reservation", 0.5);
   EXPECT_DOUBLE_EQ(busy_by_gpu_type(np.result).at("P4"), 0.0);
   EXPECT_GE(attainment(np.result), 0.99);
+}
+
+TEST(PpipeDataPlane, RuntimeJitterIsBoundedSeededAndCorrectedByFeedback) {
+  const auto with = [](double jitter, bool feedback) {
+    return [jitter, feedback](SimulationSpec& s) {
+      s.runtime_jitter = jitter;
+      s.reservation.feedback = feedback;
+    };
+  };
+  const auto exact = run_fixture("ppipe", "reservation", 0.8, ReservationMode::Horizon, 3, with(0, true));
+  const auto jittered = run_fixture("ppipe", "reservation", 0.8, ReservationMode::Horizon, 3, with(0.2, true));
+  // Without jitter a (vGPU, batch size) always takes its profiled time; with 20 % every batch
+  // lands in [0.8, 1.2] of it, and the times spread.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Duration> profiled;
+  for (const auto& s : exact.result.timeline) {
+    const auto [it, fresh] = profiled.emplace(std::pair{s.gpu, s.size}, s.end - s.start);
+    EXPECT_EQ(it->second, s.end - s.start);
+  }
+  double sum_ratio = 0, lowest = 2, highest = 0;
+  int n = 0;
+  for (const auto& s : jittered.result.timeline) {
+    const auto it = profiled.find({s.gpu, s.size});
+    if (it == profiled.end()) continue;
+    const double ratio = (s.end - s.start).to_s() / it->second.to_s();
+    lowest = std::min(lowest, ratio);
+    highest = std::max(highest, ratio);
+    sum_ratio += ratio;
+    ++n;
+  }
+  ASSERT_GT(n, 1000);
+  EXPECT_GE(lowest, 0.8 - 1e-6);
+  EXPECT_LE(highest, 1.2 + 1e-6);
+  EXPECT_LT(lowest, 0.82);
+  EXPECT_GT(highest, 1.18);
+  EXPECT_NEAR(sum_ratio / n, 1.0, 0.02);
+  // Same seed, same run.
+  const auto again = run_fixture("ppipe", "reservation", 0.8, ReservationMode::Horizon, 3, with(0.2, true));
+  EXPECT_EQ(again.result.sim.events, jittered.result.sim.events);
+  EXPECT_EQ(again.result.metrics->total().on_time, jittered.result.metrics->total().on_time);
+  // Without feedback the tables keep the planned intervals: overruns then push real starts past
+  // their reservations and requests finish late, which the corrected tables avoid.
+  for (const auto mode : {ReservationMode::Horizon, ReservationMode::GapFilling}) {
+    const auto fed = run_fixture("ppipe", "reservation", 0.8, mode, 3, with(0.2, true));
+    const auto blind = run_fixture("ppipe", "reservation", 0.8, mode, 3, with(0.2, false));
+    std::cout << (mode == ReservationMode::Horizon ? "horizon" : "gap-filling")
+              << ", jitter 0.2: attainment with feedback " << attainment(fed.result) << " ("
+              << fed.result.metrics->total().late() << " late), without " << attainment(blind.result) << " ("
+              << blind.result.metrics->total().late() << " late)\n";
+    EXPECT_LT(fed.result.metrics->total().late(), blind.result.metrics->total().late());
+    EXPECT_GT(attainment(fed.result), attainment(blind.result));
+  }
 }
 
 TEST(PpipeT19, SweepReturnsTheHighestLoadFactorMeetingTheTarget) {
