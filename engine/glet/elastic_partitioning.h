@@ -1,0 +1,54 @@
+// gpu-let's planner (seed 003 §4.2–§4.5, digest §4.6–§4.9): Elastic Partitioning gives each model,
+// least room first, glets of size min(p_eff, p_req) by best fit, splitting whole GPUs as needed,
+// and folds residue glets into partly idle ones by time sharing; SCALING retries with one more
+// GPU until the rates fit. The baselines of §4.11 (SBP, greedy best-fit, the exhaustive ideal)
+// are the same machinery with fewer choices (glet_baselines.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/glet/glet_latency.h"
+#include "engine/glet/glet_layout.h"
+
+namespace servescope::engine {
+
+// Which free glet best fit tries first: the paper scans sizes ascending (a partial leftover
+// before a fresh GPU); the prototype takes an exact size, then an unpartitioned GPU.
+enum class FitOrder { SmallestFirst, UnpartitionedFirst };
+// Time sharing a glet: every model's d + Σ L ≤ its SLO (conservative: the order inside a round
+// is not fixed), or Nexus's d + L_i ≤ SLO_i.
+enum class MergeRule { Conservative, Nexus };
+
+struct GletPlannerOptions {
+  int max_models_per_glet = 3;
+  double rate_epsilon_rps = 15;  // a model counts as served within this many req/s (prototype)
+  FitOrder fit = FitOrder::SmallestFirst;
+  MergeRule merge = MergeRule::Conservative;
+  bool temporal_sharing = true;
+  bool split = true;  // false: glets stay as the starting layout has them (the exhaustive ideal)
+};
+
+struct GletPlan {
+  std::string system;  // glet, glet-noint, sbp, greedy-bestfit, ideal
+  bool feasible = false;
+  GletLayout layout;
+  int gpus = 0;                      // GPUs the successful attempt had (SCALING's N)
+  int next_gpus = 0;                 // where the next period starts: the GPUs in use, or the previous N on failure
+  std::vector<double> unplaced_rps;  // per model: rate no glet carries
+  std::string message;               // why it failed, naming the model
+};
+
+// One pass of Algorithm 1 over `start` (a whole free GPU per entry when empty, `gpus` of them).
+GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptions& options, int gpus,
+                              const GletLayout& start = {});
+
+// Algorithm 2: N from `previous_gpus` up to `gpu_limit` until a pass succeeds. On failure the plan
+// is infeasible and next_gpus = previous_gpus (the caller keeps its previous schedule).
+GletPlan plan_glet(const GletLatency& latency, const GletPlannerOptions& options, int previous_gpus, int gpu_limit);
+
+// Models in the order Elastic Partitioning takes them: rate × SLO ascending (the least room for
+// time sharing first), ties by index descending (prototype).
+std::vector<int> elastic_order(const GletLatency& latency);
+
+}  // namespace servescope::engine

@@ -1,0 +1,256 @@
+// gpu-let's planner on the digest's worked examples (seed 003, digest §7): toy model A with
+// L(b, p) = 2 + β(p)·b ms, SLO 100 ms, safety 1, interference off, ε = 0 unless a case says so.
+// Every layout is re-checked by the independent checker (tests/support/glet_layout_checker.h).
+#include <gtest/gtest.h>
+#include <map>
+
+#include "engine/glet/elastic_partitioning.h"
+#include "tests/support/glet_layout_checker.h"
+
+using namespace servescope;
+using namespace servescope::engine;
+
+namespace {
+
+const std::map<int, double> kBetaA = {{20, 3.0}, {40, 1.5}, {50, 1.25}, {60, 1.1}, {80, 1.0}, {100, 1.0}};
+
+// L(b, p) = c + β(p)·b ms for b = 1..32 at every size of `beta`.
+ModelProfile affine_profile(const std::string& name, const std::map<int, double>& beta, double c_ms) {
+  ModelProfile p;
+  p.name = name;
+  p.form = ProfileForm::Table;
+  for (const auto& [size, slope] : beta) {
+    std::vector<Duration> lat;
+    for (int b = 1; b <= 32; ++b)
+      lat.push_back(Duration::from_us(1000 * (c_ms + slope * b)));
+    p.batch_tables.push_back({"rtx-2080-ti", GpuShare::percent(size), BatchCurve(batch_range(32), lat)});
+  }
+  return p;
+}
+
+GletLatencyOptions toy_options() {
+  GletLatencyOptions o;
+  o.gpu = "rtx-2080-ti";
+  o.latency_safety = 1.0;
+  return o;
+}
+
+GletPlannerOptions exact() {
+  GletPlannerOptions o;
+  o.rate_epsilon_rps = 1e-6;
+  return o;
+}
+
+struct ToyA {
+  ModelProfile profile = affine_profile("A", kBetaA, 2);
+  GletLatency latency(double rate, GletLatencyOptions o = toy_options()) const {
+    return GletLatency({{&profile, nullptr, rate, Duration::milliseconds(100), {}}}, std::move(o));
+  }
+};
+
+void expect_valid(const GletLatency& lat, const GletPlan& plan, double epsilon = 1e-6) {
+  EXPECT_EQ(test::check_glet_layout(lat, plan.layout, epsilon), std::vector<std::string>{});
+}
+
+}  // namespace
+
+TEST(GletTC1, SaturatedTable) {
+  const ToyA a;
+  const auto lat = a.latency(100);
+  const std::map<int, std::pair<int, double>> expected = {{20, {16, 320.0}}, {40, {32, 640.0}}, {50, {32, 761.9}},
+                                                          {60, {32, 860.2}}, {80, {32, 941.2}}, {100, {32, 941.2}}};
+  for (const auto& [p, e] : expected) {
+    EXPECT_EQ(lat.saturated(0, p).batch, e.first) << p;
+    EXPECT_NEAR(lat.saturated(0, p).throughput_rps, e.second, 0.05) << p;
+  }
+}
+
+TEST(GletTC2, EfficientSizeUnderBothKneeRules) {
+  const ToyA a;
+  EXPECT_EQ(a.latency(100).efficient_size(0), 40);
+  auto o = toy_options();
+  o.knee = KneeRule::MaxEfficiency;  // 16.0 req/s per % at both 20 and 40: the larger wins
+  EXPECT_EQ(a.latency(100, o).efficient_size(0), 40);
+}
+
+TEST(GletTC3TC4, ResidueBatchesAndRequiredSize) {
+  const ToyA a;
+  const auto lat = a.latency(200);
+  EXPECT_EQ(lat.max_batch_residue(0, 20, 200), 12);  // d = 60, L = 38, 98 ≤ 100
+  EXPECT_EQ(lat.max_batch_residue(0, 40, 200), 15);
+  EXPECT_EQ(lat.required_size(0, 200), 20);  // our definition (the prototype's variant gives 40)
+  EXPECT_EQ(lat.required_size(0, 360), 40);
+  EXPECT_EQ(lat.max_batch_residue(0, 40, 360), 22);
+  EXPECT_EQ(lat.required_size(0, 500), 40);
+  EXPECT_EQ(lat.max_batch_residue(0, 40, 500), 28);
+  EXPECT_EQ(lat.required_size(0, 860), 60);
+  EXPECT_EQ(lat.max_batch_residue(0, 60, 860), 32);
+  EXPECT_EQ(lat.required_size(0, 1000), std::nullopt);  // T_sat(100) = 941.2
+}
+
+TEST(GletTC5, FifteenHundredFitsOneGpuAsFortySixty) {
+  const ToyA a;
+  const auto lat = a.latency(1500);
+  const auto plan = elastic_partitioning(lat, exact(), 2);
+  ASSERT_TRUE(plan.feasible) << plan.message;
+  EXPECT_EQ(plan.layout.gpus_used(), 1);
+  const auto& g0 = plan.layout.gpus[0].glets;
+  ASSERT_EQ(g0.size(), 2u);
+  EXPECT_EQ(g0[0].size_percent, 40);
+  EXPECT_EQ(g0[0].mode, GletMode::Saturated);
+  EXPECT_EQ(g0[0].models[0].batch, 32);
+  EXPECT_NEAR(g0[0].models[0].rate_rps, 640, 1e-6);
+  EXPECT_EQ(g0[1].size_percent, 60);
+  EXPECT_EQ(g0[1].mode, GletMode::Residue);
+  EXPECT_EQ(g0[1].models[0].batch, 32);
+  EXPECT_NEAR(g0[1].duty_cycle.to_ms(), 37.21, 0.01);
+  EXPECT_NEAR(g0[1].occupancy(), 0.99975, 1e-4);
+  EXPECT_FALSE(plan.layout.gpus[1].used());
+  expect_valid(lat, plan);
+}
+
+TEST(GletTC5, PrototypeOrderSplitsAFreshGpuInstead) {
+  const ToyA a;
+  const auto lat = a.latency(1500);
+  auto o = exact();
+  o.fit = FitOrder::UnpartitionedFirst;
+  const auto plan = elastic_partitioning(lat, o, 2);
+  ASSERT_TRUE(plan.feasible);
+  EXPECT_EQ(plan.layout.gpus_used(), 2);
+  expect_valid(lat, plan);
+}
+
+TEST(GletTC6, TwentyFiveHundredNeedsTwoGpus) {
+  const ToyA a;
+  const auto lat = a.latency(2500);
+  const auto one = elastic_partitioning(lat, exact(), 1);
+  EXPECT_FALSE(one.feasible);
+  EXPECT_NEAR(one.unplaced_rps[0], 999.8, 0.1);
+  EXPECT_NE(one.message.find("A: 1000 of 2500 req/s"), std::string::npos) << one.message;
+  const auto two = elastic_partitioning(lat, exact(), 2);
+  ASSERT_TRUE(two.feasible) << two.message;
+  const auto& g1 = two.layout.gpus[1].glets;
+  ASSERT_EQ(g1.size(), 2u);
+  EXPECT_EQ(g1[1].size_percent, 60);
+  EXPECT_EQ(g1[1].mode, GletMode::Residue);
+  EXPECT_EQ(g1[1].models[0].batch, 25);
+  EXPECT_NEAR(g1[1].duty_cycle.to_ms(), 69.49, 0.01);
+  EXPECT_NEAR(g1[1].occupancy(), 0.425, 0.001);
+  EXPECT_NEAR(g1[1].models[0].rate_rps, 359.8, 0.1);
+  expect_valid(lat, two);
+}
+
+TEST(GletTC7, ThirtyFiveHundredNeedsThreeGpusAndLeavesSixtyFree) {
+  const ToyA a;
+  const auto lat = a.latency(3500);
+  EXPECT_FALSE(elastic_partitioning(lat, exact(), 2).feasible);
+  const auto three = elastic_partitioning(lat, exact(), 3);
+  ASSERT_TRUE(three.feasible);
+  for (int g = 0; g < 2; ++g)
+    for (const auto& glet : three.layout.gpus[static_cast<std::size_t>(g)].glets)
+      EXPECT_EQ(glet.mode, GletMode::Saturated);
+  const auto& g2 = three.layout.gpus[2].glets;
+  ASSERT_EQ(g2.size(), 2u);
+  EXPECT_EQ(g2[0].size_percent, 40);
+  EXPECT_EQ(g2[0].models[0].batch, 27);
+  EXPECT_NEAR(g2[0].duty_cycle.to_ms(), 54.05, 0.01);
+  EXPECT_NEAR(g2[0].models[0].rate_rps, 499.6, 0.1);
+  EXPECT_TRUE(g2[1].free());
+  EXPECT_EQ(three.layout.total_size_percent(), 240);
+  expect_valid(lat, three);
+}
+
+TEST(GletTC8, ScalingGrowsThenReleasesUnusedGpus) {
+  const ToyA a;
+  const auto busy = plan_glet(a.latency(3500), exact(), 1, 4);
+  ASSERT_TRUE(busy.feasible);
+  EXPECT_EQ(busy.gpus, 3);
+  EXPECT_EQ(busy.next_gpus, 3);
+  const auto capped = plan_glet(a.latency(3500), exact(), 1, 2);
+  EXPECT_FALSE(capped.feasible);
+  EXPECT_EQ(capped.next_gpus, 1);  // keep the previous schedule's N
+  EXPECT_NE(capped.message.find("tried 1–2 GPUs"), std::string::npos) << capped.message;
+  const auto quiet = plan_glet(a.latency(1500), exact(), 3, 4);
+  ASSERT_TRUE(quiet.feasible);
+  EXPECT_EQ(quiet.gpus, 3);
+  EXPECT_EQ(quiet.next_gpus, 1);
+}
+
+TEST(GletTC11, InterferenceAndSafetyShrinkTheBatch) {
+  const ToyA a;
+  const auto lat = a.latency(100);
+  EXPECT_EQ(lat.max_batch_saturated(0, 40, 1.15), 27);
+  EXPECT_NEAR(lat.effective(0, 27, 40, 1.15).to_ms(), 48.875, 1e-6);
+  auto o = toy_options();
+  o.latency_safety = 1.1;
+  const auto safe = a.latency(100, o);
+  EXPECT_EQ(safe.max_batch_saturated(0, 40), 28);
+  EXPECT_NEAR(safe.saturated(0, 40).throughput_rps, 578.5, 0.1);
+}
+
+TEST(GletTC12, LinearInterferenceWithThe2080TiCoefficients) {
+  // Nsight utilisation at batch 32 on the whole GPU (digest §4.7).
+  const auto util = [](std::string model, double l2, double dram) {
+    return UtilisationProfile{std::move(model), "rtx-2080-ti", {{32, 0, l2, dram}}, ""};
+  };
+  const std::vector<UtilisationProfile> u = {util("resnet50", 0.2819, 0.6227), util("vgg16", 0.3022, 0.6115),
+                                             util("lenet", 0.0697, 0.2540), util("quiet", 0.01, 0.01)};
+  std::vector<ModelProfile> profiles;
+  for (const auto& x : u)
+    profiles.push_back(affine_profile(x.model, kBetaA, 2));
+  std::vector<GletModel> models;
+  for (std::size_t i = 0; i < u.size(); ++i)
+    models.push_back({&profiles[i], &u[i], 100, Duration::milliseconds(100), {}});
+  auto o = toy_options();
+  o.interference = InterferenceModel{"rtx-2080-ti", 0.11291, 0.71596, 0.35487, 0.08820, 0.89537, "", ""};
+  const GletLatency lat(models, o);
+  EXPECT_NEAR(lat.interference(0, 32, 50, Neighbour{1, 32, 50}), 1.1569, 1e-3);
+  EXPECT_NEAR(lat.interference(1, 32, 50, Neighbour{0, 32, 50}), 1.1493, 1e-3);
+  EXPECT_NEAR(lat.interference(2, 32, 20, Neighbour{0, 32, 80}), 1.1204, 1e-3);
+  EXPECT_NEAR(lat.interference(0, 32, 80, Neighbour{2, 32, 20}), 1.1121, 1e-3);
+  // A slowdown below 1 is clamped: co-location never speeds a model up.
+  EXPECT_DOUBLE_EQ(lat.interference(3, 32, 20, Neighbour{3, 32, 80}), 1.0);
+  EXPECT_NEAR(lat.effective(0, 32, 50, std::vector<Neighbour>{{1, 32, 50}}).to_ms(), 42 * 1.1569, 0.05);
+}
+
+TEST(GletTC13, TimeSharingSearchesShorterDutyCycles) {
+  const std::map<int, double> ones = {{20, 1.0}, {40, 1.0}, {50, 1.0}, {60, 1.0}, {80, 1.0}, {100, 1.0}};
+  const auto x = affine_profile("X", ones, 5), y = affine_profile("Y", ones, 5);
+  auto o = toy_options();
+  o.sizes = {40, 60};  // only 40/60 splits, so both residues want a 40 % glet
+  const GletLatency lat(
+      {{&x, nullptr, 100, Duration::milliseconds(100), {}}, {&y, nullptr, 100, Duration::milliseconds(100), {}}}, o);
+  EXPECT_EQ(lat.max_batch_residue(0, 40, 100), 8);  // alone: d = 80, occupancy 0.1625
+  const auto plan = elastic_partitioning(lat, exact(), 1);
+  ASSERT_TRUE(plan.feasible) << plan.message;
+  const Glet* shared = nullptr;
+  for (const auto& g : plan.layout.gpus[0].glets)
+    if (g.models.size() == 2) shared = &g;
+  ASSERT_NE(shared, nullptr) << "X and Y should share one glet";
+  EXPECT_EQ(shared->mode, GletMode::TimeShared);
+  EXPECT_NEAR(shared->duty_cycle.to_ms(), 70, 1e-6);
+  EXPECT_EQ(shared->models[0].batch, 7);
+  EXPECT_EQ(shared->models[1].batch, 7);
+  EXPECT_NEAR(shared->occupancy(), 0.343, 0.001);
+  expect_valid(lat, plan);
+  // Nexus's rule accepts the first point, d = 80 (d + L_i = 93 ≤ 100).
+  auto nexus = exact();
+  nexus.merge = MergeRule::Nexus;
+  const auto n = elastic_partitioning(lat, nexus, 1);
+  ASSERT_TRUE(n.feasible);
+  for (const auto& g : n.layout.gpus[0].glets)
+    if (g.models.size() == 2) {
+      EXPECT_NEAR(g.duty_cycle.to_ms(), 80, 1e-6);
+    }
+}
+
+TEST(GletTC14, LeastRoomFirstTiesByIndexDescending) {
+  const ToyA a;
+  const auto b = affine_profile("B", kBetaA, 2), c = affine_profile("C", kBetaA, 2), d = affine_profile("D", kBetaA, 2);
+  const GletLatency lat({{&a.profile, nullptr, 1500, Duration::milliseconds(100), {}},
+                         {&b, nullptr, 200, Duration::milliseconds(50), {}},
+                         {&c, nullptr, 400, Duration::milliseconds(30), {}},
+                         {&d, nullptr, 400, Duration::milliseconds(30), {}}},
+                        toy_options());
+  EXPECT_EQ(elastic_order(lat), (std::vector<int>{1, 3, 2, 0}));
+}
