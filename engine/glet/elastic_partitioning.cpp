@@ -33,13 +33,11 @@ class Partitioner {
   // Places `rate` of model m; returns what is left unplaced.
   double place(int m, double rate) {
     while (rate > opt_.rate_epsilon_rps) {
-      const int p_eff = lat_.efficient_size(m);
-      const auto p_req = lat_.required_size(m, rate);
-      const int p_ideal = p_req ? std::min(p_eff, *p_req) : p_eff;
-      const auto placed = best_fit(m, p_ideal, rate);
+      const auto placed = best_fit(m, wanted_size(m, rate), rate);
       if (!placed) break;
       rate -= *placed;
     }
+    if (opt_.rule == PlacementRule::GreedyBestFit) return std::max(0.0, rate);
     // Fallbacks (digest §4.6b): saturate whatever free glets are left, largest first, then time
     // share the rest into glets that still have idle time.
     if (rate > opt_.rate_epsilon_rps) rate -= readjust(m, rate);
@@ -48,6 +46,17 @@ class Partitioner {
   }
 
  private:
+  int wanted_size(int m, double rate) const {
+    if (opt_.rule == PlacementRule::GreedyBestFit) {
+      for (const int s : lat_.options().sizes)
+        if (lat_.saturated(m, s).throughput_rps > rate) return s;
+      return lat_.options().sizes.back();
+    }
+    const int p_eff = lat_.efficient_size(m);
+    const auto p_req = lat_.required_size(m, rate);
+    return p_req ? std::min(p_eff, *p_req) : p_eff;
+  }
+
   Glet& at(Slot s) { return layout_.gpus[static_cast<std::size_t>(s.gpu)].glets[static_cast<std::size_t>(s.glet)]; }
 
   std::vector<Neighbour> neighbours_of(Slot s) {
@@ -75,14 +84,15 @@ class Partitioner {
   }
 
   // One model alone on a glet of `size` (digest §4.6 CONFIGURE): saturated when even its best
-  // batch carries less than the rate, else a residue that gathers b requests per cycle.
+  // batch carries less than the rate (always, for greedy best-fit), else a residue that gathers
+  // b requests per cycle.
   std::optional<GletConfig> configure(int m, int size, double rate, const std::vector<Neighbour>& others) const {
     const int bs = lat_.max_batch_saturated(m, size, others);
     double capacity = 0;
     if (bs > 0) capacity = bs / lat_.effective(m, bs, size, others).to_s();
     GletConfig c;
-    if (bs > 0 && capacity < rate) {
-      c.models = {assignment(m, bs, size, capacity, others)};
+    if (bs > 0 && (capacity < rate || opt_.rule == PlacementRule::GreedyBestFit)) {
+      c.models = {assignment(m, bs, size, std::min(rate, capacity), others)};
       c.mode = GletMode::Saturated;
       c.duty_cycle = c.models[0].latency;
       return c;
@@ -264,7 +274,7 @@ class Partitioner {
     const double placed = cfg->models[0].rate_rps;
     const bool residue = cfg->mode == GletMode::Residue;
     put(target, std::move(*cfg));
-    if (residue && opt_.temporal_sharing) merge_into_earlier(m, target);
+    if (residue && opt_.temporal_sharing && opt_.rule == PlacementRule::Elastic) merge_into_earlier(m, target);
     return placed;
   }
 
@@ -366,17 +376,21 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
   return plan;
 }
 
-GletPlan plan_glet(const GletLatency& latency, const GletPlannerOptions& options, int previous_gpus, int gpu_limit) {
+GletPlan scale_gpus(int previous_gpus, int gpu_limit, const std::function<GletPlan(int)>& attempt) {
   if (gpu_limit < 1) throw QueryError("glet: the GPU limit must be at least 1");
   previous_gpus = std::clamp(previous_gpus, 1, gpu_limit);
   GletPlan last;
   for (int n = previous_gpus; n <= gpu_limit; ++n) {
-    last = elastic_partitioning(latency, options, n);
+    last = attempt(n);
     if (last.feasible) return last;
   }
   last.next_gpus = previous_gpus;
   last.message += " (tried " + std::to_string(previous_gpus) + "–" + std::to_string(gpu_limit) + " GPUs)";
   return last;
+}
+
+GletPlan plan_glet(const GletLatency& latency, const GletPlannerOptions& options, int previous_gpus, int gpu_limit) {
+  return scale_gpus(previous_gpus, gpu_limit, [&](int n) { return elastic_partitioning(latency, options, n); });
 }
 
 }  // namespace servescope::engine

@@ -5,6 +5,7 @@
 // are the same machinery with fewer choices (glet_baselines.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,13 @@ enum class FitOrder { SmallestFirst, UnpartitionedFirst };
 // is not fixed), or Nexus's d + L_i ≤ SLO_i.
 enum class MergeRule { Conservative, Nexus };
 
+// How a model's rate is cut into glets: Elastic Partitioning's min(p_eff, p_req), or the greedy
+// best-fit baseline's smallest size whose saturated throughput exceeds the rest (digest §4.11),
+// always at the saturated batch, with no time sharing.
+enum class PlacementRule { Elastic, GreedyBestFit };
+
 struct GletPlannerOptions {
+  PlacementRule rule = PlacementRule::Elastic;
   int max_models_per_glet = 3;
   double rate_epsilon_rps = 15;  // a model counts as served within this many req/s (prototype)
   FitOrder fit = FitOrder::SmallestFirst;
@@ -46,6 +53,8 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
 // Algorithm 2: N from `previous_gpus` up to `gpu_limit` until a pass succeeds. On failure the plan
 // is infeasible and next_gpus = previous_gpus (the caller keeps its previous schedule).
 GletPlan plan_glet(const GletLatency& latency, const GletPlannerOptions& options, int previous_gpus, int gpu_limit);
+// The same loop around any attempt at N GPUs (the baselines' fixed layouts).
+GletPlan scale_gpus(int previous_gpus, int gpu_limit, const std::function<GletPlan(int gpus)>& attempt);
 
 // Models in the order Elastic Partitioning takes them: rate × SLO ascending (the least room for
 // time sharing first), ties by index descending (prototype).
