@@ -362,6 +362,10 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
     if (shortfall > options.rate_epsilon_rps) plan.unplaced_rps[m] = p.place(static_cast<int>(m), shortfall);
   }
   plan.layout = std::move(p.layout());
+  plan.gpu = latency.options().gpu;
+  for (std::size_t m = 0; m < models.size(); ++m)
+    plan.models.push_back(
+        {models[m].profile->name, models[m].rate_rps, models[m].slo, plan.layout.assigned_rps(static_cast<int>(m))});
   plan.feasible = true;
   for (std::size_t m = 0; m < models.size(); ++m) {
     const double missing = models[m].rate_rps - plan.layout.assigned_rps(static_cast<int>(m));

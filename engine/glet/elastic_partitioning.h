@@ -36,8 +36,18 @@ struct GletPlannerOptions {
   bool split = true;  // false: glets stay as the starting layout has them (the exhaustive ideal)
 };
 
+struct GletPlannedModel {
+  std::string name;
+  double rate_rps = 0;  // asked for
+  Duration slo;
+  double assigned_rps = 0;  // what the layout's glets carry
+  bool operator==(const GletPlannedModel&) const = default;
+};
+
 struct GletPlan {
-  std::string system;  // glet, glet-noint, sbp, greedy-bestfit, ideal
+  std::string system;                    // glet, glet-noint, sbp, sbp-even, greedy-bestfit, ideal
+  std::string gpu;                       // catalog id of the GPUs the layout splits
+  std::vector<GletPlannedModel> models;  // GletAssignment::model indexes these
   bool feasible = false;
   GletLayout layout;
   int gpus = 0;                      // GPUs the successful attempt had (SCALING's N)

@@ -20,6 +20,7 @@ struct GletAssignment {
   double rate_rps = 0;      // what this glet carries of the model's rate
   Duration latency;         // effective latency of one batch (interference, safety included)
   double interference = 1;  // the slowdown factor that latency includes
+  bool operator==(const GletAssignment&) const = default;
 };
 
 struct Glet {
@@ -30,11 +31,13 @@ struct Glet {
   bool free() const { return models.empty(); }
   // Σ batch latencies / duty cycle: 1 means busy all the time.
   double occupancy() const;
+  bool operator==(const Glet&) const = default;
 };
 
 struct GletGpu {
   std::vector<Glet> glets;  // one (100 %) or two, sizes summing to 100
   bool used() const;
+  bool operator==(const GletGpu&) const = default;
 };
 
 struct GletLayout {
@@ -43,6 +46,7 @@ struct GletLayout {
   int total_size_percent() const;  // Σ sizes of non-free glets (the paper's Fig. 14c)
   // Σ rate assigned to `model` over every glet.
   double assigned_rps(int model) const;
+  bool operator==(const GletLayout&) const = default;
 };
 
 }  // namespace servescope::engine

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "engine/glet/elastic_partitioning.h"
+#include "engine/glet/glet_plan_json.h"
+#include "model/core/error.h"
 #include "tests/support/glet_layout_checker.h"
 
 using namespace servescope;
@@ -253,4 +255,28 @@ TEST(GletTC14, LeastRoomFirstTiesByIndexDescending) {
                          {&d, nullptr, 400, Duration::milliseconds(30), {}}},
                         toy_options());
   EXPECT_EQ(elastic_order(lat), (std::vector<int>{1, 3, 2, 0}));
+}
+
+TEST(GletPlanJson, RoundTripsAndNamesBadFields) {
+  const ToyA a;
+  const auto plan = elastic_partitioning(a.latency(2500), exact(), 2);
+  const auto json = glet_plan_to_json(plan, "toy");
+  EXPECT_EQ(json.at("kind"), "glet-plan");
+  EXPECT_EQ(json.at("gpus_used"), 2);
+  const auto back = glet_plan_from_json(json, "plan.json");
+  EXPECT_EQ(back.layout, plan.layout);
+  EXPECT_EQ(back.models, plan.models);
+  EXPECT_EQ(back.system, plan.system);
+  EXPECT_EQ(back.feasible, plan.feasible);
+  auto bad = json;
+  bad["layout"][1]["glets"][1]["size_percent"] = 50;  // 40 + 50 is not a GPU
+  try {
+    glet_plan_from_json(bad, "plan.json");
+    ADD_FAILURE() << "a 40 + 50 split was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("layout[1].glets"), std::string::npos) << e.what();
+  }
+  bad = json;
+  bad["layout"][0]["glets"][0]["models"][0]["model"] = "Z";
+  EXPECT_THROW(glet_plan_from_json(bad, "plan.json"), InputError);
 }
