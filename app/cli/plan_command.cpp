@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "app/cli/cli_context.h"
+#include "engine/glet/glet_plan_json.h"
+#include "engine/glet/glet_scenario.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "engine/ppipe/scenario_planning.h"
 #include "model/io/document.h"
@@ -57,24 +59,67 @@ void print_plan(std::ostream& out, const engine::PipelinePlan& plan) {
   out << std::defaultfloat;
 }
 
+void print_glet_plan(std::ostream& out, const engine::GletPlan& plan) {
+  out << std::fixed << std::setprecision(1);
+  out << plan.system << ": " << (plan.feasible ? "fits" : "does not fit") << " on " << plan.layout.gpus_used() << " of "
+      << plan.gpus << " " << plan.gpu << " GPU(s), glets " << plan.layout.total_size_percent() << " % in all";
+  if (!plan.message.empty()) out << "; " << plan.message;
+  out << "\n";
+  for (const auto& m : plan.models)
+    out << "  " << m.name << ": " << m.assigned_rps << " of " << m.rate_rps << " req/s, SLO " << m.slo.to_ms()
+        << " ms\n";
+  for (std::size_t g = 0; g < plan.layout.gpus.size(); ++g) {
+    const auto& gpu = plan.layout.gpus[g];
+    if (!gpu.used()) continue;
+    out << "  GPU " << g << ":\n";
+    for (const auto& l : gpu.glets) {
+      out << "    " << l.size_percent << " %: ";
+      if (l.free()) {
+        out << "free\n";
+        continue;
+      }
+      out << engine::to_string(l.mode) << ", duty cycle " << std::setprecision(2) << l.duty_cycle.to_ms()
+          << " ms, occupancy " << l.occupancy() << std::setprecision(1) << "\n";
+      for (const auto& a : l.models)
+        out << "      " << plan.models[static_cast<std::size_t>(a.model)].name << ": batch " << a.batch << ", "
+            << a.rate_rps << " req/s, " << std::setprecision(2) << a.latency.to_ms() << " ms per batch (x"
+            << std::setprecision(3) << a.interference << " interference)" << std::setprecision(1) << "\n";
+    }
+  }
+  out << std::defaultfloat;
+}
+
+bool is_glet_system(const std::string& system) {
+  return std::ranges::find(engine::glet_systems(), system) != engine::glet_systems().end();
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
-  auto* cmd =
-      app.add_subcommand("plan", "Plan pooled pipelines for a scenario (PPipe, or the NP and DART-r baselines)");
+  auto* cmd = app.add_subcommand("plan",
+                                 "Plan a scenario: pooled pipelines (PPipe, NP, DART-r) or gpu-let partitions (glet "
+                                 "and its baselines SBP, greedy best-fit, the exhaustive ideal)");
   struct Args {
     std::string scenario, system = "ppipe", out, vgpus, batches;
     std::vector<std::string> workloads;
     engine::PpipeOptions options;
     bool no_nic_cap = false, no_batch_forming = false;
+    // gpu-let
+    std::string gpu, fit = "smallest", merge = "conservative", knee = "marginal";
+    int gpu_limit = 0, previous_gpus = 1;
+    engine::GletPlannerOptions glet;
+    double safety = 1.1;
   };
   auto args = std::make_shared<Args>();
+  auto planners = engine::pipeline_planners();
+  for (const auto& s : engine::glet_systems())
+    planners.push_back(s);
   std::string systems;
-  for (const auto& s : engine::pipeline_planners())
+  for (const auto& s : planners)
     systems += (systems.empty() ? "" : "|") + s;
   cmd->add_option("-s,--scenario", args->scenario, "Scenario or project file (or builtin:NAME)")->required();
   cmd->add_option("--system", args->system, "Planner: " + systems)
-      ->check(CLI::IsMember(engine::pipeline_planners()))
+      ->check(CLI::IsMember(planners))
       ->capture_default_str();
   cmd->add_option("-w,--workload", args->workloads, "Workload whose models to plan (repeatable; default: all)");
   cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically)");
@@ -97,6 +142,32 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->add_flag("--no-nic-cap", args->no_nic_cap, "Do not cap a vGPU's throughput by its share of the node NIC");
   cmd->add_flag("--no-batch-forming", args->no_batch_forming,
                 "Leave out the estimate of the time to gather a batch from the latency budget");
+  cmd->add_option("--gpu", args->gpu, "gpu-let: the GPU type to split on a mixed cluster");
+  cmd->add_option("--gpu-limit", args->gpu_limit, "gpu-let: most GPUs to scale to (default: all of that type)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--previous-gpus", args->previous_gpus, "gpu-let: GPUs the last period used (scaling starts here)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--fit", args->fit, "gpu-let best fit: smallest (paper) | unpartitioned (prototype)")
+      ->check(CLI::IsMember({"smallest", "unpartitioned"}))
+      ->capture_default_str();
+  cmd->add_option("--merge", args->merge, "gpu-let time sharing: conservative (d + sum L <= SLO) | nexus")
+      ->check(CLI::IsMember({"conservative", "nexus"}))
+      ->capture_default_str();
+  cmd->add_option("--knee", args->knee, "gpu-let p_eff: marginal (gain per %) | efficiency (req/s per %)")
+      ->check(CLI::IsMember({"marginal", "efficiency"}))
+      ->capture_default_str();
+  cmd->add_option("--safety", args->safety, "gpu-let: latency safety factor")
+      ->check(CLI::Range(1.0, 3.0))
+      ->capture_default_str();
+  cmd->add_option("--rate-slack", args->glet.rate_epsilon_rps,
+                  "gpu-let: req/s a model may fall short and count as served (or the fraction below, if larger)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--rate-slack-fraction", args->glet.rate_epsilon_fraction,
+                  "gpu-let: fraction of its rate a model may fall short")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
       auto options = args->options;
@@ -106,6 +177,26 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       options.batch_forming = !args->no_batch_forming;
       auto doc = load_document(args->scenario);
       const auto project = project_from_document(std::move(doc), args->scenario);
+      if (is_glet_system(args->system)) {
+        auto in = engine::glet_input(project.scenario, args->workloads, args->gpu);
+        in.latency.latency_safety = args->safety;
+        in.latency.knee = args->knee == "efficiency" ? engine::KneeRule::MaxEfficiency : engine::KneeRule::MarginalGain;
+        auto po = args->glet;
+        po.fit = args->fit == "unpartitioned" ? engine::FitOrder::UnpartitionedFirst : engine::FitOrder::SmallestFirst;
+        po.merge = args->merge == "nexus" ? engine::MergeRule::Nexus : engine::MergeRule::Conservative;
+        const int limit = args->gpu_limit > 0 ? std::min(args->gpu_limit, in.gpu_limit) : in.gpu_limit;
+        if (!global.json)
+          std::cerr << "planning " << args->system << " for " << in.models.size() << " model(s) on up to " << limit
+                    << " " << in.latency.gpu << " GPUs...\n";
+        const auto plan = engine::plan_glet_system(args->system, in.models, in.latency, po, args->previous_gpus, limit);
+        const auto json = engine::glet_plan_to_json(plan, project.scenario.name);
+        if (!args->out.empty()) save_json_file(args->out, json);
+        if (global.json)
+          print_json(json);
+        else
+          print_glet_plan(std::cout, plan);
+        return plan.feasible ? kExitOk : kExitFailure;
+      }
       const auto input = engine::planning_input(project.scenario, args->workloads);
       if (!global.json)
         std::cerr << "planning " << args->system << " for " << input.models.size() << " model(s) on "

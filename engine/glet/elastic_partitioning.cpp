@@ -32,7 +32,8 @@ class Partitioner {
 
   // Places `rate` of model m; returns what is left unplaced.
   double place(int m, double rate) {
-    while (rate > opt_.rate_epsilon_rps) {
+    const double slack = opt_.slack_rps(lat_.models()[static_cast<std::size_t>(m)].rate_rps);
+    while (rate > slack) {
       const auto placed = best_fit(m, wanted_size(m, rate), rate);
       if (!placed) break;
       rate -= *placed;
@@ -40,8 +41,8 @@ class Partitioner {
     if (opt_.rule == PlacementRule::GreedyBestFit) return std::max(0.0, rate);
     // Fallbacks (digest §4.6b): saturate whatever free glets are left, largest first, then time
     // share the rest into glets that still have idle time.
-    if (rate > opt_.rate_epsilon_rps) rate -= readjust(m, rate);
-    if (rate > opt_.rate_epsilon_rps && opt_.temporal_sharing) rate -= time_share(m, rate);
+    if (rate > slack) rate -= readjust(m, rate, slack);
+    if (rate > slack && opt_.temporal_sharing) rate -= time_share(m, rate);
     return std::max(0.0, rate);
   }
 
@@ -180,6 +181,10 @@ class Partitioner {
         if (sum > updated.duty_cycle) return false;
         for (const auto& a : updated.models) {
           const auto slo = lat_.models()[static_cast<std::size_t>(a.model)].slo;
+          if (updated.mode == GletMode::Residue && a.batch == 1) {
+            if (a.latency * 2 > slo) return false;  // batches of one gather nothing
+            continue;
+          }
           const Duration wait =
               updated.mode == GletMode::TimeShared && opt_.merge == MergeRule::Conservative ? sum : a.latency;
           if (updated.duty_cycle + wait > slo) return false;
@@ -295,9 +300,9 @@ class Partitioner {
   }
 
   // Fallback 1: saturate free glets largest first, splitting a whole GPU at p_eff.
-  double readjust(int m, double rate) {
+  double readjust(int m, double rate, double slack) {
     double placed = 0;
-    for (bool progress = true; progress && rate - placed > opt_.rate_epsilon_rps;) {
+    for (bool progress = true; progress && rate - placed > slack;) {
       progress = false;
       auto slots = free_slots(0);
       std::ranges::stable_sort(slots, [&](Slot a, Slot b) { return at(a).size_percent > at(b).size_percent; });
@@ -359,7 +364,8 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
   // model its shortfall once more (the prototype's retry), then judge.
   for (std::size_t m = 0; m < models.size(); ++m) {
     const double shortfall = models[m].rate_rps - p.layout().assigned_rps(static_cast<int>(m));
-    if (shortfall > options.rate_epsilon_rps) plan.unplaced_rps[m] = p.place(static_cast<int>(m), shortfall);
+    if (shortfall > options.slack_rps(models[m].rate_rps))
+      plan.unplaced_rps[m] = p.place(static_cast<int>(m), shortfall);
   }
   plan.layout = std::move(p.layout());
   plan.gpu = latency.options().gpu;
@@ -369,7 +375,7 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
   plan.feasible = true;
   for (std::size_t m = 0; m < models.size(); ++m) {
     const double missing = models[m].rate_rps - plan.layout.assigned_rps(static_cast<int>(m));
-    if (missing > options.rate_epsilon_rps && plan.feasible) {
+    if (missing > options.slack_rps(models[m].rate_rps) && plan.feasible) {
       plan.feasible = false;
       plan.message = models[m].profile->name + ": " + std::to_string(std::lround(missing)) + " of " +
                      std::to_string(std::lround(models[m].rate_rps)) + " req/s do not fit on " +

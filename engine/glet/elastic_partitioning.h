@@ -5,6 +5,7 @@
 // are the same machinery with fewer choices (glet_baselines.h).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,7 +30,13 @@ enum class PlacementRule { Elastic, GreedyBestFit };
 struct GletPlannerOptions {
   PlacementRule rule = PlacementRule::Elastic;
   int max_models_per_glet = 3;
-  double rate_epsilon_rps = 15;  // a model counts as served within this many req/s (prototype)
+  // A model counts as served when at most max(rate_epsilon_rps, rate_epsilon_fraction × its rate)
+  // is left over (digest gap 14: the prototype's flat 15 req/s is a lot for a small model).
+  double rate_epsilon_rps = 1;
+  double rate_epsilon_fraction = 0.01;
+  double slack_rps(double requested_rps) const {
+    return std::max(rate_epsilon_rps, rate_epsilon_fraction * requested_rps);
+  }
   FitOrder fit = FitOrder::SmallestFirst;
   MergeRule merge = MergeRule::Conservative;
   bool temporal_sharing = true;

@@ -157,9 +157,10 @@ int GletLatency::residue_batch(int model, int size_percent, double rate_rps, Alp
     const auto gather = gather_time(b, rate_rps);
     if (l + gather <= slo && l <= gather) return b;
   }
-  // A lone request dispatched at once: no batch to wait for (the prototype's special case).
+  // Batches of one, each request dispatched as it comes (the prototype's special case): nothing
+  // to gather, so a request waits at most for the batch in progress, as on a saturated glet.
   const auto l1 = effective(model, 1, size_percent, alpha(1));
-  return l1 < std::min(gather_time(1, rate_rps), slo) ? 1 : 0;
+  return l1 < gather_time(1, rate_rps) && l1 * 2 <= slo ? 1 : 0;
 }
 
 int GletLatency::max_batch_saturated(int model, int size_percent, double alpha) const {

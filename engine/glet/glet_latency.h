@@ -74,7 +74,8 @@ class GletLatency {
   // neighbours at each candidate batch (a bigger batch is slowed down differently).
   int max_batch_saturated(int model, int size_percent, double alpha = 1) const;
   int max_batch_saturated(int model, int size_percent, const std::vector<Neighbour>& others) const;
-  // Largest b with L̃ + b/r ≤ SLO and L̃ ≤ b/r (keeps up); 1 when none but a lone request fits; 0 else.
+  // Largest b with L̃ + b/r ≤ SLO and L̃ ≤ b/r (keeps up); else 1 when batches of one keep up and
+  // 2·L̃ ≤ SLO (no gathering: a request waits only for the batch in progress); else 0.
   int max_batch_residue(int model, int size_percent, double rate_rps, double alpha = 1) const;
   int max_batch_residue(int model, int size_percent, double rate_rps, const std::vector<Neighbour>& others) const;
 

@@ -61,6 +61,7 @@ GletLatencyOptions toy_latency() {
 GletPlannerOptions exact() {
   GletPlannerOptions o;
   o.rate_epsilon_rps = 1e-6;
+  o.rate_epsilon_fraction = 0;
   return o;
 }
 
@@ -179,7 +180,8 @@ TEST(GletTC18, EverySystemsLayoutsPassTheChecker) {
       if (system == "sbp") check.sizes = {100};
       if (system == "sbp-even") check.sizes = {50};
       ++checked;
-      EXPECT_EQ(test::check_glet_layout(GletLatency(models, check), plan.layout, po.rate_epsilon_rps),
+      EXPECT_EQ(test::check_glet_layout(GletLatency(models, check), plan.layout, po.rate_epsilon_rps,
+                                        po.rate_epsilon_fraction),
                 std::vector<std::string>{})
           << system << " trial " << trial;
     }

@@ -40,6 +40,7 @@ GletLatencyOptions toy_options() {
 GletPlannerOptions exact() {
   GletPlannerOptions o;
   o.rate_epsilon_rps = 1e-6;
+  o.rate_epsilon_fraction = 0;
   return o;
 }
 

@@ -7,8 +7,8 @@ namespace servescope::test {
 
 using namespace engine;
 
-std::vector<std::string> check_glet_layout(const GletLatency& latency, const GletLayout& layout, double epsilon,
-                                           MergeRule merge, int max_models_per_glet) {
+std::vector<std::string> check_glet_layout(const GletLatency& latency, const GletLayout& layout, double epsilon_rps,
+                                           double epsilon_fraction, MergeRule merge, int max_models_per_glet) {
   std::vector<std::string> out;
   const auto& sizes = latency.options().sizes;
   const auto allowed = [&](int s) { return std::ranges::find(sizes, s) != sizes.end(); };
@@ -58,8 +58,17 @@ std::vector<std::string> check_glet_layout(const GletLatency& latency, const Gle
         if (sum > l.duty_cycle) out.push_back(where + ": Σ L exceeds the duty cycle");
         for (std::size_t i = 0; i < l.models.size(); ++i) {
           const auto& a = l.models[i];
+          if (l.mode == GletMode::Residue && a.batch == 1) {
+            // A batch of one never waits to gather: it waits at most for the batch in progress.
+            if (lat[i] * 2 > slo(a)) out.push_back(where + ": batches of one, but 2·L > SLO");
+            if (lat[i] > l.duty_cycle) out.push_back(where + ": batches of one do not keep up");
+            continue;
+          }
           const Duration wait = l.mode == GletMode::TimeShared && merge == MergeRule::Conservative ? sum : lat[i];
-          if (l.duty_cycle + wait > slo(a)) out.push_back(where + ": d + L exceeds the SLO");
+          if (l.duty_cycle + wait > slo(a))
+            out.push_back(where + ": d + L exceeds the SLO (" + std::string(to_string(l.mode)) + ", batch " +
+                          std::to_string(a.batch) + ", d " + std::to_string(l.duty_cycle.to_ms()) + " ms, L " +
+                          std::to_string(wait.to_ms()) + " ms, SLO " + std::to_string(slo(a).to_ms()) + " ms)");
           if (exceeds(a.rate_rps, a.batch / l.duty_cycle.to_s())) out.push_back(where + ": carries more than b/d");
         }
       }
@@ -67,7 +76,7 @@ std::vector<std::string> check_glet_layout(const GletLatency& latency, const Gle
   }
   for (std::size_t m = 0; m < latency.models().size(); ++m) {
     const double want = latency.models()[m].rate_rps, got = layout.assigned_rps(static_cast<int>(m));
-    if (got < want - epsilon)
+    if (got < want - std::max(epsilon_rps, epsilon_fraction * want))
       out.push_back(latency.models()[m].profile->name + ": " + std::to_string(got) + " of " + std::to_string(want) +
                     " req/s placed");
   }

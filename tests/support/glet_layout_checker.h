@@ -10,9 +10,11 @@
 
 namespace servescope::test {
 
-// Empty when the layout holds; else one line per violation. `epsilon` is the rate slack.
+// Empty when the layout holds; else one line per violation. A model may fall short of its rate by
+// max(epsilon_rps, epsilon_fraction × rate).
 std::vector<std::string> check_glet_layout(const engine::GletLatency& latency, const engine::GletLayout& layout,
-                                           double epsilon, engine::MergeRule merge = engine::MergeRule::Conservative,
+                                           double epsilon_rps, double epsilon_fraction = 0,
+                                           engine::MergeRule merge = engine::MergeRule::Conservative,
                                            int max_models_per_glet = 3);
 
 }  // namespace servescope::test
