@@ -5,9 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "model/io/file_io.h"
+#include "model/io/json_cursor.h"
 
 namespace servescope::cli {
 
@@ -76,12 +79,22 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   engine::SimulationSpec spec;
   spec.system = system;
   if (!plan_file.empty()) {
-    plan = std::make_shared<const engine::PipelinePlan>(engine::load_pipeline_plan(plan_file));
-    if (system_option_ && system_option_->count() == 0) spec.system = "reservation";
-    if (!engine::is_pipeline_data_plane(spec.system))
-      throw QueryError("--plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
+    const auto json = parse_json_text(read_text_file(plan_file), plan_file);
+    const bool glet = json.is_object() && json.value("kind", "") == "glet-plan";
+    if (glet) {
+      glet_plan = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(json, plan_file));
+      if (system_option_ && system_option_->count() == 0) spec.system = "glet";
+      if (!engine::is_glet_data_plane(spec.system))
+        throw QueryError("a glet plan runs on the glet data plane, not " + spec.system);
+    } else {
+      plan = std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(json, plan_file));
+      if (system_option_ && system_option_->count() == 0) spec.system = "reservation";
+      if (!engine::is_pipeline_data_plane(spec.system))
+        throw QueryError("--plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
+    }
   }
   spec.pipeline_plan = plan.get();
+  spec.glet_plan = glet_plan.get();
   spec.reservation.mode =
       reservation_mode == "gap-filling" ? engine::ReservationMode::GapFilling : engine::ReservationMode::Horizon;
   spec.reservation.wake =

@@ -39,6 +39,7 @@ struct SimulationArgs {
   engine::SimulationSpec to_spec();
   Scenario load_scenario() const;
   std::shared_ptr<const engine::PipelinePlan> plan;
+  std::shared_ptr<const engine::GletPlan> glet_plan;
 
  private:
   CLI::Option* system_option_ = nullptr;

@@ -22,6 +22,19 @@ double interpolate(const std::vector<UtilisationSample>& samples, int batch, dou
 
 }  // namespace
 
+double interference_factor(const InterferenceModel& c, const UtilisationProfile* self, int batch, int size_percent,
+                           const UtilisationProfile* other, int other_batch, int other_size_percent) {
+  const auto feature = [](const UtilisationProfile* u, int b, double UtilisationSample::*field) {
+    return u ? interpolate(u->samples, b, field) : 0.0;
+  };
+  const double s = size_percent / 100.0, o = other_size_percent / 100.0;
+  const double f = c.l2_self * feature(self, batch, &UtilisationSample::l2_util) * s +
+                   c.l2_other * feature(other, other_batch, &UtilisationSample::l2_util) * o +
+                   c.dram_self * feature(self, batch, &UtilisationSample::dram_util) * s +
+                   c.dram_other * feature(other, other_batch, &UtilisationSample::dram_util) * o + c.constant;
+  return std::max(1.0, f);
+}
+
 Duration gather_time(int batch, double rate_rps) {
   return Duration::from_s(batch / rate_rps);
 }
@@ -39,7 +52,7 @@ GletLatency::GletLatency(std::vector<GletModel> models, GletLatencyOptions optio
       if (gm.profile->max_batch(options_.gpu, GpuShare::percent(p)) < 1)
         throw QueryError("glet: " + gm.profile->name + " has no latency profile on " + options_.gpu + " at " +
                          std::to_string(p) + " %");
-    if (options_.interference && !gm.utilisation)
+    if (options_.interference && !gm.utilisation && options_.require_utilisation)
       throw QueryError("glet: " + gm.profile->name +
                        " has no L2/DRAM utilisation, which the interference model needs (or plan without it)");
   }
@@ -101,25 +114,11 @@ Duration GletLatency::solo(int model, int batch, int size_percent) const {
       {options_.gpu, GpuShare::percent(size_percent), batch, std::nullopt});
 }
 
-double GletLatency::l2(int model, int batch) const {
-  const auto* u = models_[static_cast<std::size_t>(model)].utilisation;
-  return u ? interpolate(u->samples, batch, &UtilisationSample::l2_util) : 0;
-}
-
-double GletLatency::dram(int model, int batch) const {
-  const auto* u = models_[static_cast<std::size_t>(model)].utilisation;
-  return u ? interpolate(u->samples, batch, &UtilisationSample::dram_util) : 0;
-}
-
 double GletLatency::interference(int model, int batch, int size_percent, const Neighbour& other) const {
   if (!options_.interference) return 1;
-  const auto& c = *options_.interference;
-  // Features are measured alone on the whole GPU and scaled by the glet's share (digest §4.7).
-  const double self = size_percent / 100.0, them = other.size_percent / 100.0;
-  const double f = c.l2_self * l2(model, batch) * self + c.l2_other * l2(other.model, other.batch) * them +
-                   c.dram_self * dram(model, batch) * self + c.dram_other * dram(other.model, other.batch) * them +
-                   c.constant;
-  return std::max(1.0, f);
+  return interference_factor(*options_.interference, models_[static_cast<std::size_t>(model)].utilisation, batch,
+                             size_percent, models_[static_cast<std::size_t>(other.model)].utilisation, other.batch,
+                             other.size_percent);
 }
 
 double GletLatency::interference(int model, int batch, int size_percent, const std::vector<Neighbour>& others) const {

@@ -34,6 +34,9 @@ struct GletLatencyOptions {
   std::optional<InterferenceModel> interference;  // none: co-location costs nothing
   KneeRule knee = KneeRule::MarginalGain;
   bool knee_includes_full_step = false;  // also weigh the 80 → 100 step
+  // With an interference model, a model without L2/DRAM utilisation is an error (planning), or
+  // counts as using neither (the simulator applying interference as ground truth).
+  bool require_utilisation = true;
 };
 
 // Who runs on the other glet of the same GPU, for the interference factor.
@@ -85,8 +88,6 @@ class GletLatency {
   std::optional<int> required_size(int model, double rate_rps) const;  // p_req; nullopt: no single glet
 
  private:
-  double l2(int model, int batch) const;
-  double dram(int model, int batch) const;
   std::size_t size_index(int size_percent) const;
   int batch_cap(int model, int size_percent) const;
   template <class Alpha>
@@ -99,6 +100,12 @@ class GletLatency {
   std::vector<std::vector<SaturatedPoint>> saturated_;  // [model][size index]
   std::vector<int> efficient_;
 };
+
+// The linear model's slowdown of (self at batch b on p %) beside (other at b_o on p_o %), at least
+// 1. Features are Nsight utilisation measured alone on the whole GPU, interpolated in batch and
+// scaled by the glet's share; a model without utilisation counts as using neither.
+double interference_factor(const InterferenceModel& model, const UtilisationProfile* self, int batch, int size_percent,
+                           const UtilisationProfile* other, int other_batch, int other_size_percent);
 
 // Batch interval b/r as a duration: the time a residue glet needs to gather b requests.
 Duration gather_time(int batch, double rate_rps);

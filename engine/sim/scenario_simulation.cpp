@@ -15,7 +15,8 @@
 namespace servescope::engine {
 
 std::vector<std::string> simulation_systems() {
-  return {"symphony", "eager", "timeout", "latest", "clockwork", "shepherd", "nexus", "reservation", "reactive"};
+  return {"symphony", "eager", "timeout",     "latest",   "clockwork",
+          "shepherd", "nexus", "reservation", "reactive", "glet"};
 }
 
 std::vector<std::string> pipeline_data_planes() {
@@ -25,6 +26,10 @@ std::vector<std::string> pipeline_data_planes() {
 bool is_pipeline_data_plane(const std::string& system) {
   const auto planes = pipeline_data_planes();
   return std::ranges::find(planes, system) != planes.end();
+}
+
+bool is_glet_data_plane(const std::string& system) {
+  return system == "glet";
 }
 
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
@@ -42,9 +47,12 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   }
   if (setup.gpus.empty()) throw QueryError("the scenario's cluster has no GPUs");
   const bool pipelines = is_pipeline_data_plane(spec.system);
+  const bool glets = is_glet_data_plane(spec.system);
   if (pipelines && !spec.pipeline_plan)
     throw QueryError("the " + spec.system + " data plane runs a pooled-pipeline plan; give one (servescope-cli plan)");
-  if (!pipelines && types.size() > 1)
+  if (glets && !spec.glet_plan)
+    throw QueryError("the glet data plane runs a gpu-let plan; give one (servescope-cli plan --system glet)");
+  if (!pipelines && !glets && types.size() > 1)
     throw QueryError("the " + spec.system +
                      " data plane schedules one sub-cluster of identical GPUs; this cluster mixes " + *types.begin() +
                      " and " + *std::next(types.begin()));
@@ -81,9 +89,9 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
     Duration slo = Duration::max();
     for (const auto& s : setup.streams)
       if (model_names[s.model] == name) slo = std::min(slo, s.slo);
-    // Pipeline data planes time partitions from the plan instead.
-    setup.models.push_back(
-        ScheduledModel{name, pipelines ? BatchLatency() : BatchLatency(profile, gpu_type, GpuShare::whole()), slo});
+    // Pipeline and glet data planes time partitions and glets from the plan instead.
+    setup.models.push_back(ScheduledModel{
+        name, pipelines || glets ? BatchLatency() : BatchLatency(profile, gpu_type, GpuShare::whole()), slo});
   }
   return setup;
 }
@@ -256,8 +264,20 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   SimulationResult result;
   result.system = spec.system;
   const bool pipelines = is_pipeline_data_plane(spec.system);
+  const bool glets = is_glet_data_plane(spec.system);
   std::optional<PipelineDeployment> deployment;
-  if (pipelines) {
+  std::optional<GletDeployment> glet_deployment;
+  if (glets) {
+    if (spec.subclusters > 1) throw QueryError("the glet data plane does not split the cluster into sub-clusters");
+    std::vector<std::string> names;
+    for (const auto& m : setup.models)
+      names.push_back(m.name);
+    glet_deployment = deploy_glet_plan(*spec.glet_plan, names, setup.gpus);
+    setup.gpus = glet_deployment->slots;
+    result.plan_system = spec.glet_plan->system;
+    for (const auto& pm : spec.glet_plan->models)
+      if (std::ranges::find(names, pm.name) != names.end()) result.nominal_capacity_rps += pm.assigned_rps;
+  } else if (pipelines) {
     if (spec.subclusters > 1) throw QueryError("pipeline data planes do not split the cluster into sub-clusters");
     std::vector<std::string> names;
     for (const auto& m : setup.models)
@@ -291,7 +311,9 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     result.gpus.push_back(setup.gpus[g].name);
     result.gpu_types.push_back(setup.gpus[g].gpu_type);
     result.gpu_shares.push_back(setup.gpus[g].share.to_string());
-    result.gpu_physical.push_back(deployment ? deployment->slot_physical[g] : g);
+    result.gpu_physical.push_back(deployment        ? deployment->slot_physical[g]
+                                  : glet_deployment ? glet_deployment->slot_physical[g]
+                                                    : g);
   }
   result.duration = spec.duration;
   result.warmup = std::min(spec.warmup, spec.duration);
@@ -315,7 +337,18 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   std::unique_ptr<DataPlane> plane;
   std::optional<ExecutionTimes> times;
   ReservationScheduler* reservation = nullptr;
-  if (pipelines) {
+  if (glets) {
+    std::vector<Duration> slo;
+    std::vector<const ModelProfile*> profiles;
+    for (const auto& m : setup.models) {
+      slo.push_back(m.slo);
+      profiles.push_back(&scenario.profiles.get(m.name));
+    }
+    plane = std::make_unique<GletDataPlane>(*glet_deployment, std::move(slo), spec.glet);
+    times = glet_deployment->execution_times(profiles);
+    result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});
+    result.partition_status = "not split";
+  } else if (pipelines) {
     if (spec.system == "reservation") {
       std::vector<Duration> slo;
       for (const auto& m : setup.models)
@@ -356,6 +389,29 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     gpu_server.push_back(g.server);
   sim.set_network(NetworkLinks(setup.servers, std::move(gpu_server)));
   if (spec.runtime_jitter > 0) sim.set_runtime_jitter(spec.runtime_jitter, spec.seed ^ 0x9e3779b97f4a7c15ULL);
+  // Glets on one GPU slow each other down while both run (the linear interference model of the
+  // scenario's profiles is the simulated truth, whatever the plan assumed).
+  std::vector<const UtilisationProfile*> utilisation;
+  const InterferenceModel* interference = nullptr;
+  if (glets) {
+    for (const auto& i : scenario.profiles.interference)
+      if (i.gpu == spec.glet_plan->gpu) interference = &i;
+    for (const auto& m : setup.models) {
+      utilisation.push_back(nullptr);
+      for (const auto& u : scenario.profiles.utilisation)
+        if (u.model == m.name && u.gpu == spec.glet_plan->gpu) utilisation.back() = &u;
+    }
+  }
+  if (interference)
+    sim.set_slowdown([&](std::uint32_t gpu, const Batch& batch) {
+      const auto& slot = glet_deployment->glets[gpu];
+      if (!slot.neighbour) return 1.0;
+      const Batch* other = sim.running(*slot.neighbour);
+      if (!other) return 1.0;
+      return interference_factor(*interference, utilisation[batch.model], static_cast<int>(batch.requests.size()),
+                                 slot.size_percent, utilisation[other->model], static_cast<int>(other->requests.size()),
+                                 glet_deployment->glets[*slot.neighbour].size_percent);
+    });
   if (progress) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
     sim.set_progress([&](Time now) { progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon)); });

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/baselines/nexus_scheduler.h"
+#include "engine/glet/glet_data_plane.h"
 #include "engine/metrics/run_metrics.h"
 #include "engine/ppipe/reactive_pool_scheduler.h"
 #include "engine/ppipe/reservation_scheduler.h"
@@ -29,6 +30,8 @@ std::vector<std::string> simulation_systems();
 // reservation-based batching and the reactive per-pool baseline.
 std::vector<std::string> pipeline_data_planes();
 bool is_pipeline_data_plane(const std::string& system);
+// "glet": gpu-let's runtime, driven by a glet plan.
+bool is_glet_data_plane(const std::string& system);
 
 struct SimulationSpec {
   std::string system = "symphony";
@@ -54,6 +57,10 @@ struct SimulationSpec {
   const PipelinePlan* pipeline_plan = nullptr;
   ReservationSchedulerOptions reservation;
   ReactiveSchedulerOptions reactive;
+  // The glet data plane runs this gpu-let plan on glets of its GPU type; load factors are then
+  // relative to the rate the plan carries.
+  const GletPlan* glet_plan = nullptr;
+  GletDataPlaneOptions glet;
 };
 
 struct SubclusterSummary {

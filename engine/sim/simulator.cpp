@@ -88,7 +88,8 @@ void Simulator::set_runtime_jitter(double fraction, std::uint64_t seed) {
 
 void Simulator::start_next(std::uint32_t gpu) {
   auto& queue = gpu_queue_[gpu];
-  if (queue.empty()) return;
+  // A data plane that dispatches from on_batch_done has already started the GPU's next batch.
+  if (queue.empty() || running_[gpu]) return;
   Running r{std::move(queue.front()), Time(), Time()};
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
@@ -98,6 +99,9 @@ void Simulator::start_next(std::uint32_t gpu) {
     const double u = static_cast<double>(jitter_rng_() >> 11) * 0x1.0p-53;
     run = Duration::nanoseconds(std::llround(static_cast<double>(run.count_ns()) * (1 - jitter_ + 2 * jitter_ * u)));
   }
+  if (slowdown_)
+    run = Duration::nanoseconds(
+        std::llround(static_cast<double>(run.count_ns()) * std::max(1.0, slowdown_(gpu, r.batch))));
   r.end = r.start + run;
   ++stats_.batches;
   events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});

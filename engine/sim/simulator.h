@@ -62,6 +62,13 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // its profiled time × a factor drawn uniformly from [1 − j, 1 + j], from a generator seeded with
   // `seed`, so the run stays reproducible. What reservation feedback (PPipe §4.6) corrects.
   void set_runtime_jitter(double fraction, std::uint64_t seed);
+  // Co-location slowdown (gpu-let's interference, seed 003 §3.4): called as each batch starts,
+  // with the batch and its GPU; the run time is multiplied by what it returns (≥ 1). The hook may
+  // look at what else is running through running().
+  using Slowdown = std::function<double(std::uint32_t gpu, const Batch& batch)>;
+  void set_slowdown(Slowdown slowdown) { slowdown_ = std::move(slowdown); }
+  // The batch running on `gpu` now, if any.
+  const Batch* running(std::uint32_t gpu) const { return running_[gpu] ? &running_[gpu]->batch : nullptr; }
 
   // Processes every event at or before `t`; stops early once every request has finished.
   void run_until(Time t);
@@ -129,6 +136,7 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   std::optional<Arrival> next_arrival_;
   NetworkLinks network_;
   double jitter_ = 0;
+  Slowdown slowdown_;
   std::mt19937_64 jitter_rng_;
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> in_flight_;
   Time now_;

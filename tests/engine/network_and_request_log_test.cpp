@@ -125,3 +125,54 @@ TEST(Simulator, PipelineStagesCompleteARequestOnlyAtTheLastStageAfterItsTransfer
   EXPECT_NE(text.find("run,1,m,6000,9000,b/gpu0,2,stage 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("complete,1,m,9000,,,,on time\n"), std::string::npos) << text;
 }
+
+namespace {
+
+// Sends the first two requests to GPU 0 at once; keeps the third and sends it from on_batch_done
+// of the first batch.
+class DispatchOnDone final : public DataPlane {
+ public:
+  std::string name() const override { return "dispatch-on-done"; }
+  void start(DataPlaneContext& context) override { ctx_ = &context; }
+  void on_request(const Request& r) override {
+    if (next_ <= 2)
+      send(r);
+    else
+      held_ = r;
+  }
+  void on_timer(std::uint64_t) override {}
+  void on_batch_done(const BatchDone& done) override {
+    ++done_;
+    if (done.id == 1) send(held_);
+  }
+  int done_ = 0;
+
+ private:
+  void send(const Request& r) {
+    Batch b;
+    b.id = next_++;
+    b.gpu = 0;
+    b.start = ctx_->clock.now();
+    b.requests = {r};
+    ctx_->executor.execute(std::move(b));
+  }
+  DataPlaneContext* ctx_ = nullptr;
+  BatchId next_ = 1;
+  Request held_;
+};
+
+}  // namespace
+
+TEST(Simulator, ABatchDispatchedFromBatchDoneDoesNotDisplaceTheQueuedOne) {
+  // Batches 1 and 2 queue on GPU 0; when 1 finishes the data plane sends batch 3 at once. The GPU
+  // must then run 2 (queued first) and 3, not lose whichever started first.
+  ExecutionTimes times({{BatchLatency::linear(Duration(), ms(5), 8)}}, {0});
+  ListArrivals arrivals({{ms(0), 0, 0, ms(100)}, {ms(0), 0, 0, ms(100)}, {ms(1), 0, 0, ms(100)}});
+  DispatchOnDone plane;
+  TimelineRecorder timeline;
+  Simulator sim(1, std::move(times), arrivals, plane, timeline);
+  sim.run();
+  EXPECT_EQ(plane.done_, 3);
+  ASSERT_EQ(timeline.spans().size(), 3u);
+  EXPECT_EQ(timeline.spans()[2].end, ms(15));
+}
