@@ -20,6 +20,14 @@ double interpolate(const std::vector<UtilisationSample>& samples, int batch, dou
   return (*lo).*field + w * ((*hi).*field - (*lo).*field);
 }
 
+// Features are fractions measured alone on the whole GPU, scaled by each glet's share (§4.7).
+double linear_slowdown(const InterferenceModel& c, double l2_self, double dram_self, int size_self, double l2_other,
+                       double dram_other, int size_other) {
+  const double s = size_self / 100.0, o = size_other / 100.0;
+  return std::max(1.0, c.l2_self * l2_self * s + c.l2_other * l2_other * o + c.dram_self * dram_self * s +
+                           c.dram_other * dram_other * o + c.constant);
+}
+
 }  // namespace
 
 double interference_factor(const InterferenceModel& c, const UtilisationProfile* self, int batch, int size_percent,
@@ -27,12 +35,10 @@ double interference_factor(const InterferenceModel& c, const UtilisationProfile*
   const auto feature = [](const UtilisationProfile* u, int b, double UtilisationSample::*field) {
     return u ? interpolate(u->samples, b, field) : 0.0;
   };
-  const double s = size_percent / 100.0, o = other_size_percent / 100.0;
-  const double f = c.l2_self * feature(self, batch, &UtilisationSample::l2_util) * s +
-                   c.l2_other * feature(other, other_batch, &UtilisationSample::l2_util) * o +
-                   c.dram_self * feature(self, batch, &UtilisationSample::dram_util) * s +
-                   c.dram_other * feature(other, other_batch, &UtilisationSample::dram_util) * o + c.constant;
-  return std::max(1.0, f);
+  return linear_slowdown(c, feature(self, batch, &UtilisationSample::l2_util),
+                         feature(self, batch, &UtilisationSample::dram_util), size_percent,
+                         feature(other, other_batch, &UtilisationSample::l2_util),
+                         feature(other, other_batch, &UtilisationSample::dram_util), other_size_percent);
 }
 
 Duration gather_time(int batch, double rate_rps) {
@@ -55,6 +61,22 @@ GletLatency::GletLatency(std::vector<GletModel> models, GletLatencyOptions optio
     if (options_.interference && !gm.utilisation && options_.require_utilisation)
       throw QueryError("glet: " + gm.profile->name +
                        " has no L2/DRAM utilisation, which the interference model needs (or plan without it)");
+  }
+  solo_.resize(models_.size());
+  features_.resize(models_.size());
+  for (std::size_t m = 0; m < models_.size(); ++m) {
+    const auto& gm = models_[m];
+    for (const int p : options_.sizes) {
+      auto& row = solo_[m].emplace_back();
+      const int cap = std::min(options_.max_batch, gm.profile->max_batch(options_.gpu, GpuShare::percent(p)));
+      for (int b = 1; b <= cap; ++b)
+        row.push_back(gm.profile->latency({options_.gpu, GpuShare::percent(p), b, std::nullopt}));
+    }
+    for (int b = 1; b <= options_.max_batch; ++b)
+      features_[m].push_back(gm.utilisation
+                                 ? Features{interpolate(gm.utilisation->samples, b, &UtilisationSample::l2_util),
+                                            interpolate(gm.utilisation->samples, b, &UtilisationSample::dram_util)}
+                                 : Features{});
   }
   saturated_.resize(models_.size());
   for (std::size_t m = 0; m < models_.size(); ++m) {
@@ -110,15 +132,21 @@ std::size_t GletLatency::size_index(int size_percent) const {
 }
 
 Duration GletLatency::solo(int model, int batch, int size_percent) const {
+  const auto& row = solo_[static_cast<std::size_t>(model)][size_index(size_percent)];
+  if (batch >= 1 && static_cast<std::size_t>(batch) <= row.size()) return row[static_cast<std::size_t>(batch - 1)];
   return models_[static_cast<std::size_t>(model)].profile->latency(
       {options_.gpu, GpuShare::percent(size_percent), batch, std::nullopt});
 }
 
 double GletLatency::interference(int model, int batch, int size_percent, const Neighbour& other) const {
   if (!options_.interference) return 1;
-  return interference_factor(*options_.interference, models_[static_cast<std::size_t>(model)].utilisation, batch,
-                             size_percent, models_[static_cast<std::size_t>(other.model)].utilisation, other.batch,
-                             other.size_percent);
+  const auto feature = [&](int m, int b) {
+    const auto& f = features_[static_cast<std::size_t>(m)];
+    return f[static_cast<std::size_t>(std::clamp(b, 1, static_cast<int>(f.size())) - 1)];
+  };
+  const auto self = feature(model, batch), them = feature(other.model, other.batch);
+  return linear_slowdown(*options_.interference, self.l2, self.dram, size_percent, them.l2, them.dram,
+                         other.size_percent);
 }
 
 double GletLatency::interference(int model, int batch, int size_percent, const std::vector<Neighbour>& others) const {

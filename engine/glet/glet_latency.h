@@ -97,6 +97,12 @@ class GletLatency {
 
   std::vector<GletModel> models_;
   GletLatencyOptions options_;
+  // Dense caches: every search asks for the same few hundred points thousands of times.
+  std::vector<std::vector<std::vector<Duration>>> solo_;  // [model][size index][batch − 1], up to the cap
+  struct Features {
+    double l2 = 0, dram = 0;  // at the whole GPU; scaled by the glet share when used
+  };
+  std::vector<std::vector<Features>> features_;         // [model][batch − 1]
   std::vector<std::vector<SaturatedPoint>> saturated_;  // [model][size index]
   std::vector<int> efficient_;
 };

@@ -6,6 +6,7 @@
 
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/glet/glet_plan_json.h"
+#include "engine/glet/synthetic_profile.h"
 #include "model/core/error.h"
 #include "tests/support/glet_layout_checker.h"
 
@@ -280,4 +281,19 @@ TEST(GletPlanJson, RoundTripsAndNamesBadFields) {
   bad = json;
   bad["layout"][0]["glets"][0]["models"][0]["model"] = "Z";
   EXPECT_THROW(glet_plan_from_json(bad, "plan.json"), InputError);
+}
+
+TEST(GletSyntheticProfile, DigestResNet50Example) {
+  // digest §4.1: ResNet50 (SLO 108 ms) gives w = 1.625, L(1, p ≥ 40) ≈ 6.6 ms, L(1, 20) ≈ 10.1 ms,
+  // L(32, 100) = 54 ms and L(32, 50) = 106 ms.
+  const auto p = synthetic_glet_profile("resnet50", "RTX2080Ti", Duration::milliseconds(108), {20, 40, 50, 100});
+  const auto at = [&](int b, int size) {
+    return p.latency({"RTX2080Ti", GpuShare::percent(size), b, std::nullopt}).to_ms();
+  };
+  EXPECT_NEAR(at(1, 40), 6.596, 1e-3);
+  EXPECT_NEAR(at(1, 100), 6.596, 1e-3);
+  EXPECT_NEAR(at(1, 20), 10.125, 1e-3);
+  EXPECT_NEAR(at(32, 100), 54, 1e-6);
+  EXPECT_NEAR(at(32, 50), 106, 1e-6);
+  EXPECT_THROW(synthetic_glet_profile("x", "RTX2080Ti", Duration::milliseconds(4), {100}), QueryError);
 }
