@@ -7,6 +7,7 @@
 #include "app/cli/cli_context.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/glet_scenario.h"
+#include "engine/glet/rate_headroom.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "engine/ppipe/scenario_planning.h"
 #include "model/io/document.h"
@@ -107,6 +108,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
     // gpu-let
     std::string gpu, fit = "smallest", merge = "conservative", knee = "marginal";
     int gpu_limit = 0, previous_gpus = 1;
+    bool headroom = false;
     engine::GletPlannerOptions glet;
     double safety = 1.1;
   };
@@ -157,6 +159,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->add_option("--knee", args->knee, "gpu-let p_eff: marginal (gain per %) | efficiency (req/s per %)")
       ->check(CLI::IsMember({"marginal", "efficiency"}))
       ->capture_default_str();
+  cmd->add_flag("--headroom", args->headroom,
+                "gpu-let: plan for the prototype's headroom over each rate (x1.5 under 125 req/s, else x1.2), as "
+                "when the plan will serve Poisson traffic");
   cmd->add_option("--safety", args->safety, "gpu-let: latency safety factor")
       ->check(CLI::Range(1.0, 3.0))
       ->capture_default_str();

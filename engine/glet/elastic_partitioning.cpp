@@ -70,13 +70,6 @@ class Partitioner {
     return out;
   }
 
-  static std::vector<Neighbour> as_neighbours(const GletConfig& c, int size) {
-    std::vector<Neighbour> out;
-    for (const auto& a : c.models)
-      out.push_back({a.model, a.batch, size});
-    return out;
-  }
-
   bool allowed(int size) const { return std::ranges::find(lat_.options().sizes, size) != lat_.options().sizes.end(); }
 
   GletAssignment assignment(int m, int batch, int size, double rate, const std::vector<Neighbour>& others) const {
@@ -156,41 +149,61 @@ class Partitioner {
     return std::nullopt;
   }
 
-  // Whether `config` placed on `slot` leaves the GPU's other glet within its SLO once slowed down
-  // by it; on success the other glet's latencies (and a saturated glet's throughput) are updated.
-  bool neighbour_accepts(Slot slot, const GletConfig& config, bool apply) {
-    auto& gpu = layout_.gpus[static_cast<std::size_t>(slot.gpu)];
-    const int size = gpu.glets[static_cast<std::size_t>(slot.glet)].size_percent;
-    const auto others = as_neighbours(config, size);
-    for (std::size_t g = 0; g < gpu.glets.size(); ++g) {
-      if (static_cast<int>(g) == slot.glet || gpu.glets[g].free()) continue;
-      Glet updated = gpu.glets[g];
-      Duration sum;
-      for (auto& a : updated.models) {
-        a.interference = lat_.interference(a.model, a.batch, updated.size_percent, others);
-        a.latency = lat_.effective(a.model, a.batch, updated.size_percent, a.interference);
-        sum += a.latency;
+  // Recomputes a glet's latencies beside `others` and checks its condition (digest §2.3); a
+  // saturated glet that no longer fits shrinks its batch (digest gap 10) and carries less, the
+  // shortfall going back to its model at the end of the pass (the retry). False: it cannot stay.
+  bool settle(Glet& g, const std::vector<Neighbour>& others) const {
+    Duration sum;
+    for (auto& a : g.models) {
+      a.interference = lat_.interference(a.model, a.batch, g.size_percent, others);
+      a.latency = lat_.effective(a.model, a.batch, g.size_percent, a.interference);
+      sum += a.latency;
+    }
+    if (g.mode == GletMode::Saturated) {
+      auto& a = g.models[0];
+      if (a.latency * 2 > lat_.models()[static_cast<std::size_t>(a.model)].slo) {
+        a.batch = lat_.max_batch_saturated(a.model, g.size_percent, others);
+        if (a.batch == 0) return false;
+        a.interference = lat_.interference(a.model, a.batch, g.size_percent, others);
+        a.latency = lat_.effective(a.model, a.batch, g.size_percent, a.interference);
       }
-      if (updated.mode == GletMode::Saturated) {
-        auto& a = updated.models[0];
-        if (a.latency * 2 > lat_.models()[static_cast<std::size_t>(a.model)].slo) return false;
-        // Slower batches carry less: the deficit goes back to the model (see retry in the pass).
-        a.rate_rps = std::min(a.rate_rps, a.batch / a.latency.to_s());
-        updated.duty_cycle = a.latency;
-      } else {
-        if (sum > updated.duty_cycle) return false;
-        for (const auto& a : updated.models) {
-          const auto slo = lat_.models()[static_cast<std::size_t>(a.model)].slo;
-          if (updated.mode == GletMode::Residue && a.batch == 1) {
-            if (a.latency * 2 > slo) return false;  // batches of one gather nothing
-            continue;
-          }
-          const Duration wait =
-              updated.mode == GletMode::TimeShared && opt_.merge == MergeRule::Conservative ? sum : a.latency;
-          if (updated.duty_cycle + wait > slo) return false;
+      a.rate_rps = std::min(a.rate_rps, a.batch / a.latency.to_s());
+      g.duty_cycle = a.latency;
+      return true;
+    }
+    if (sum > g.duty_cycle) return false;
+    for (const auto& a : g.models) {
+      const auto slo = lat_.models()[static_cast<std::size_t>(a.model)].slo;
+      if (g.mode == GletMode::Residue && a.batch == 1) {
+        if (a.latency * 2 > slo) return false;  // batches of one gather nothing
+        continue;
+      }
+      const Duration wait = g.mode == GletMode::TimeShared && opt_.merge == MergeRule::Conservative ? sum : a.latency;
+      if (g.duty_cycle + wait > slo) return false;
+    }
+    return true;
+  }
+
+  // Puts `config` on `slot` and settles both glets of its GPU against each other until nothing
+  // changes (settling only ever shrinks batches, so this ends). False, with the GPU as it was, when
+  // either glet cannot stay within its SLO.
+  bool place_config(Slot slot, GletConfig config, const std::vector<Glet>& before) {
+    auto& gpu = layout_.gpus[static_cast<std::size_t>(slot.gpu)];
+    put(slot, std::move(config));
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t g = 0; g < gpu.glets.size(); ++g) {
+        if (gpu.glets[g].free()) continue;
+        Glet settled = gpu.glets[g];
+        if (!settle(settled, neighbours_of({slot.gpu, static_cast<int>(g)}))) {
+          gpu.glets = before;
+          return false;
+        }
+        if (settled != gpu.glets[g]) {
+          gpu.glets[g] = std::move(settled);
+          changed = true;
         }
       }
-      if (apply) gpu.glets[g] = std::move(updated);
     }
     return true;
   }
@@ -256,10 +269,9 @@ class Partitioner {
         members.emplace_back(a.model, a.rate_rps);
       members.emplace_back(m, rate);
       auto cfg = merge_config(members, at(h).size_percent, neighbours_of(h));
-      if (!cfg || !neighbour_accepts(h, *cfg, false)) continue;
-      neighbour_accepts(h, *cfg, true);
-      put(h, std::move(*cfg));
-      return true;
+      if (!cfg) continue;
+      const auto before = layout_.gpus[static_cast<std::size_t>(h.gpu)].glets;
+      if (place_config(h, std::move(*cfg), before)) return true;
     }
     return false;
   }
@@ -271,14 +283,13 @@ class Partitioner {
     if (split_at) gpu.glets = {Glet{*split_at, {}, {}, {}}, Glet{100 - *split_at, {}, {}, {}}};
     const Slot target = split_at ? Slot{slot.gpu, 0} : slot;
     auto cfg = configure(m, at(target).size_percent, rate, neighbours_of(target));
-    if (!cfg || !neighbour_accepts(target, *cfg, false)) {
+    if (!cfg) {
       gpu.glets = before;
       return std::nullopt;
     }
-    neighbour_accepts(target, *cfg, true);
-    const double placed = cfg->models[0].rate_rps;
     const bool residue = cfg->mode == GletMode::Residue;
-    put(target, std::move(*cfg));
+    if (!place_config(target, std::move(*cfg), before)) return std::nullopt;
+    const double placed = at(target).models[0].rate_rps;
     if (residue && opt_.temporal_sharing && opt_.rule == PlacementRule::Elastic) merge_into_earlier(m, target);
     return placed;
   }
@@ -361,11 +372,17 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
   for (const int m : elastic_order(latency))
     plan.unplaced_rps[static_cast<std::size_t>(m)] = p.place(m, models[static_cast<std::size_t>(m)].rate_rps);
   // Interference placed later can slow a saturated glet below the rate it was given: give each
-  // model its shortfall once more (the prototype's retry), then judge.
-  for (std::size_t m = 0; m < models.size(); ++m) {
-    const double shortfall = models[m].rate_rps - p.layout().assigned_rps(static_cast<int>(m));
-    if (shortfall > options.slack_rps(models[m].rate_rps))
+  // model its shortfall again (the prototype's retry). A top-up can in turn slow a neighbour, so
+  // repeat while a round still places something, a few rounds at most, then judge.
+  for (int round = 0; round < 4; ++round) {
+    bool placed = false;
+    for (std::size_t m = 0; m < models.size(); ++m) {
+      const double shortfall = models[m].rate_rps - p.layout().assigned_rps(static_cast<int>(m));
+      if (shortfall <= options.slack_rps(models[m].rate_rps)) continue;
       plan.unplaced_rps[m] = p.place(static_cast<int>(m), shortfall);
+      placed = placed || plan.unplaced_rps[m] < shortfall;
+    }
+    if (!placed) break;
   }
   plan.layout = std::move(p.layout());
   plan.gpu = latency.options().gpu;

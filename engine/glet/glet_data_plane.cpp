@@ -67,7 +67,8 @@ void GletDataPlane::serve(std::size_t index) {
   const Time now = ctx_->clock.now();
   // Drop what cannot be on time: eager, when waiting plus one batch passes the budget; lazy, when
   // the wait alone has.
-  const Duration run = options_.drop == GletDropRule::Eager ? h.latency : Duration();
+  const int size = static_cast<int>(std::min<std::size_t>(lane.queue.size(), static_cast<std::size_t>(h.batch)));
+  const Duration run = options_.drop == GletDropRule::Eager ? h.expected(std::max(size, 1)) : Duration();
   while (!lane.queue.empty() && now - lane.queue.front().first.arrival + run > budget(lane.queue.front().first)) {
     ctx_->outcomes.dropped(lane.queue.front().first, DropReason::DeadlineUnreachable);
     lane.queue.pop_front();
@@ -79,7 +80,8 @@ void GletDataPlane::serve(std::size_t index) {
   if (lane.in_flight) return;  // the next batch keeps gathering while this one runs
   const auto& [head, joined] = lane.queue.front();
   // Gather for at most one duty cycle, and no longer than the head can wait and still finish.
-  const Time wake = std::min(joined + d_.glets[lane.slot].duty_cycle, head.arrival + budget(head) - h.latency);
+  const Time wake =
+      std::min(joined + d_.glets[lane.slot].duty_cycle, head.arrival + budget(head) - h.expected(h.batch));
   if (static_cast<int>(lane.queue.size()) < h.batch && wake > now) {
     ctx_->clock.arm(lane.timer, wake);
     return;
@@ -90,8 +92,13 @@ void GletDataPlane::serve(std::size_t index) {
   b.model = h.model;
   b.gpu = lane.slot;
   b.start = now;
-  b.predicted_end = now + h.latency;
-  const auto n = std::min<std::size_t>(lane.queue.size(), static_cast<std::size_t>(h.batch));
+  b.predicted_end = now + h.latency;  // at the planned batch; a catch-up batch runs longer
+  auto n = std::min<std::size_t>(lane.queue.size(), static_cast<std::size_t>(h.batch));
+  if (options_.catch_up)
+    // Grow while the oldest request still finishes within its budget at the larger size.
+    while (n < lane.queue.size() && n < h.latency_by_batch.size() &&
+           now + h.expected(static_cast<int>(n) + 1) <= head.arrival + budget(head))
+      ++n;
   for (std::size_t i = 0; i < n; ++i) {
     b.requests.push_back(lane.queue.front().first);
     lane.queue.pop_front();

@@ -3,7 +3,8 @@
 // the rate each glet is planned to carry; each glet gathers up to its batch for at most one duty
 // cycle (sooner when the oldest request would otherwise be late) and keeps at most one batch per
 // model in flight; requests that can no longer make their deadline are dropped (eager) or those
-// already past it (lazy).
+// already past it (lazy). A burst that queues more than the planned batch may go out as one larger
+// batch (catch_up, on by default).
 #pragma once
 
 #include <deque>
@@ -19,6 +20,10 @@ enum class GletDropRule { Eager, Lazy };
 struct GletDataPlaneOptions {
   GletDropRule drop = GletDropRule::Eager;
   double drop_ratio = 1.0;  // of the SLO: the prototype's DropRatio
+  // Ours, not the paper's: when more requests wait than the planned batch (a Poisson burst), send
+  // the largest batch the oldest can still finish in time with, rather than the planned size and
+  // a queue behind it. Needs the deployment's latency by batch.
+  bool catch_up = true;
 };
 
 class GletDataPlane final : public DataPlane {

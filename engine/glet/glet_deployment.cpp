@@ -8,7 +8,7 @@
 namespace servescope::engine {
 
 GletDeployment deploy_glet_plan(const GletPlan& plan, const std::vector<std::string>& models,
-                                const std::vector<GpuSlot>& gpus) {
+                                const std::vector<GpuSlot>& gpus, const std::vector<const ModelProfile*>& profiles) {
   std::vector<const GpuSlot*> physical;
   for (const auto& g : gpus)
     if (g.gpu_type == plan.gpu) physical.push_back(&g);
@@ -35,8 +35,15 @@ GletDeployment deploy_glet_plan(const GletPlan& plan, const std::vector<std::str
       s.size_percent = l.size_percent;
       s.duty_cycle = l.duty_cycle;
       for (const auto& a : l.models)
-        if (const auto m = to_plane[static_cast<std::size_t>(a.model)])
-          s.hosted.push_back({*m, a.batch, a.rate_rps, a.latency});
+        if (const auto m = to_plane[static_cast<std::size_t>(a.model)]) {
+          HostedModel h{*m, a.batch, a.rate_rps, a.latency, {}};
+          if (*m < profiles.size() && profiles[*m]) {
+            const BatchLatency curve(*profiles[*m], host.gpu_type, GpuShare::percent(l.size_percent));
+            for (int k = 1; k <= curve.max_batch(); ++k)
+              h.latency_by_batch.push_back(Duration::from_s(curve.at(k).to_s() * a.interference));
+          }
+          s.hosted.push_back(std::move(h));
+        }
       const auto index = static_cast<std::uint32_t>(d.slots.size());
       here.push_back(index);
       d.slots.push_back(GpuSlot{index, host.name + "@" + std::to_string(l.size_percent) + "%", host.gpu_type,

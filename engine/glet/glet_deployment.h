@@ -4,6 +4,7 @@
 // (whose running batches slow it down).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,7 +21,15 @@ struct HostedModel {
   std::uint32_t model = 0;  // the data plane's model index
   int batch = 1;
   double rate_rps = 0;  // what this glet is planned to carry: the routing weight
-  Duration latency;     // planned effective latency of a batch
+  Duration latency;     // planned effective latency of a batch (slowdown, safety factor)
+  // Expected run time of a batch of k + 1: the profile at the glet's size × the plan's slowdown,
+  // without the planner's safety factor. For drop and catch-up decisions; empty without profiles.
+  std::vector<Duration> latency_by_batch;
+  Duration expected(int size) const {
+    return latency_by_batch.empty() ? latency
+                                    : latency_by_batch[static_cast<std::size_t>(
+                                          std::clamp(size, 1, static_cast<int>(latency_by_batch.size())) - 1)];
+  }
 };
 
 struct GletSlot {
@@ -40,9 +49,11 @@ struct GletDeployment {
 };
 
 // `models` are the data plane's model names; `gpus` the cluster's GPUs, of which the plan's
-// GPU type are taken in order. Throws QueryError when the cluster has fewer such GPUs than the
-// plan uses.
+// GPU type are taken in order; `profiles`, when given, per data-plane model, fill in each hosted
+// model's latency by batch. Throws QueryError when the cluster has fewer such GPUs than the plan
+// uses.
 GletDeployment deploy_glet_plan(const GletPlan& plan, const std::vector<std::string>& models,
-                                const std::vector<GpuSlot>& gpus);
+                                const std::vector<GpuSlot>& gpus,
+                                const std::vector<const ModelProfile*>& profiles = {});
 
 }  // namespace servescope::engine

@@ -272,7 +272,10 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     std::vector<std::string> names;
     for (const auto& m : setup.models)
       names.push_back(m.name);
-    glet_deployment = deploy_glet_plan(*spec.glet_plan, names, setup.gpus);
+    std::vector<const ModelProfile*> profiles;
+    for (const auto& m : setup.models)
+      profiles.push_back(&scenario.profiles.get(m.name));
+    glet_deployment = deploy_glet_plan(*spec.glet_plan, names, setup.gpus, profiles);
     setup.gpus = glet_deployment->slots;
     result.plan_system = spec.glet_plan->system;
     for (const auto& pm : spec.glet_plan->models)

@@ -6,6 +6,7 @@
 
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/glet/glet_plan_json.h"
+#include "engine/glet/rate_headroom.h"
 #include "engine/glet/synthetic_profile.h"
 #include "model/core/error.h"
 #include "tests/support/glet_layout_checker.h"
@@ -296,4 +297,15 @@ TEST(GletSyntheticProfile, DigestResNet50Example) {
   EXPECT_NEAR(at(32, 100), 54, 1e-6);
   EXPECT_NEAR(at(32, 50), 106, 1e-6);
   EXPECT_THROW(synthetic_glet_profile("x", "RTX2080Ti", Duration::milliseconds(4), {100}), QueryError);
+}
+
+TEST(GletTC16, HeadroomAndRescheduleTriggers) {
+  EXPECT_DOUBLE_EQ(headroom_target_rps(100), 150);
+  EXPECT_DOUBLE_EQ(headroom_target_rps(200), 240);
+  // 240 → 250: +4.2 % and +10 req/s cross neither threshold; 253 (+13) does.
+  EXPECT_EQ(reschedule_need(240, 250), RescheduleNeed::None);
+  EXPECT_EQ(reschedule_need(240, 253), RescheduleNeed::Incremental);
+  EXPECT_EQ(reschedule_need(240, 210), RescheduleNeed::Full);  // −12.5 %
+  EXPECT_EQ(reschedule_need(240, 0), RescheduleNeed::Full);
+  EXPECT_EQ(reschedule_need(240, 230), RescheduleNeed::None);  // −4.2 %
 }
