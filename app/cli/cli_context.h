@@ -28,6 +28,7 @@ void add_info_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
 void add_import_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_demo_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_fit_interference_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);

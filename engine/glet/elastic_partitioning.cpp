@@ -66,7 +66,7 @@ class Partitioner {
     for (std::size_t g = 0; g < gpu.glets.size(); ++g)
       if (static_cast<int>(g) != s.glet)
         for (const auto& a : gpu.glets[g].models)
-          out.push_back({a.model, a.batch, gpu.glets[g].size_percent});
+          out.push_back({a.model, a.batch, gpu.glets[g].size_percent, busy_fraction(gpu.glets[g], a)});
     return out;
   }
 
@@ -184,28 +184,34 @@ class Partitioner {
     return true;
   }
 
-  // Puts `config` on `slot` and settles both glets of its GPU against each other until nothing
-  // changes (settling only ever shrinks batches, so this ends). False, with the GPU as it was, when
-  // either glet cannot stay within its SLO.
-  bool place_config(Slot slot, GletConfig config, const std::vector<Glet>& before) {
-    auto& gpu = layout_.gpus[static_cast<std::size_t>(slot.gpu)];
-    put(slot, std::move(config));
-    for (bool changed = true; changed;) {
+  // Settles both glets of a GPU against each other until nothing changes. Settling only shrinks
+  // batches; with occupancy-weighted interference each glet's latency also feeds the other's
+  // slowdown, which converges within a few rounds. False when a glet cannot stay within its SLO
+  // (or, never seen, no fixed point comes).
+  bool settle_gpu(int gpu_index) {
+    auto& gpu = layout_.gpus[static_cast<std::size_t>(gpu_index)];
+    bool changed = true;
+    for (int round = 0; changed && round < 32; ++round) {
       changed = false;
       for (std::size_t g = 0; g < gpu.glets.size(); ++g) {
         if (gpu.glets[g].free()) continue;
         Glet settled = gpu.glets[g];
-        if (!settle(settled, neighbours_of({slot.gpu, static_cast<int>(g)}))) {
-          gpu.glets = before;
-          return false;
-        }
+        if (!settle(settled, neighbours_of({gpu_index, static_cast<int>(g)}))) return false;
         if (settled != gpu.glets[g]) {
           gpu.glets[g] = std::move(settled);
           changed = true;
         }
       }
     }
-    return true;
+    return !changed;
+  }
+
+  // Puts `config` on `slot` and settles its GPU. False, with the GPU as it was, when that fails.
+  bool place_config(Slot slot, GletConfig config, const std::vector<Glet>& before) {
+    put(slot, std::move(config));
+    if (settle_gpu(slot.gpu)) return true;
+    layout_.gpus[static_cast<std::size_t>(slot.gpu)].glets = before;
+    return false;
   }
 
   void put(Slot slot, GletConfig config) {
@@ -246,6 +252,7 @@ class Partitioner {
     if (!fold(m, rate, slot)) return false;
     at(slot) = Glet{at(slot).size_percent, {}, {}, {}};
     refuse(slot.gpu);
+    settle_gpu(slot.gpu);  // the neighbour lost its co-runner: only faster, so it always settles
     return true;
   }
 

@@ -30,15 +30,16 @@ double linear_slowdown(const InterferenceModel& c, double l2_self, double dram_s
 
 }  // namespace
 
+UtilisationAt utilisation_at(const UtilisationProfile* profile, int batch) {
+  if (!profile) return {};
+  return {interpolate(profile->samples, batch, &UtilisationSample::l2_util),
+          interpolate(profile->samples, batch, &UtilisationSample::dram_util)};
+}
+
 double interference_factor(const InterferenceModel& c, const UtilisationProfile* self, int batch, int size_percent,
                            const UtilisationProfile* other, int other_batch, int other_size_percent) {
-  const auto feature = [](const UtilisationProfile* u, int b, double UtilisationSample::*field) {
-    return u ? interpolate(u->samples, b, field) : 0.0;
-  };
-  return linear_slowdown(c, feature(self, batch, &UtilisationSample::l2_util),
-                         feature(self, batch, &UtilisationSample::dram_util), size_percent,
-                         feature(other, other_batch, &UtilisationSample::l2_util),
-                         feature(other, other_batch, &UtilisationSample::dram_util), other_size_percent);
+  const auto s = utilisation_at(self, batch), o = utilisation_at(other, other_batch);
+  return linear_slowdown(c, s.l2, s.dram, size_percent, o.l2, o.dram, other_size_percent);
 }
 
 Duration gather_time(int batch, double rate_rps) {
@@ -145,8 +146,9 @@ double GletLatency::interference(int model, int batch, int size_percent, const N
     return f[static_cast<std::size_t>(std::clamp(b, 1, static_cast<int>(f.size())) - 1)];
   };
   const auto self = feature(model, batch), them = feature(other.model, other.batch);
-  return linear_slowdown(*options_.interference, self.l2, self.dram, size_percent, them.l2, them.dram,
-                         other.size_percent);
+  const double alpha =
+      linear_slowdown(*options_.interference, self.l2, self.dram, size_percent, them.l2, them.dram, other.size_percent);
+  return options_.weight_by_occupancy ? 1 + (alpha - 1) * std::clamp(other.busy, 0.0, 1.0) : alpha;
 }
 
 double GletLatency::interference(int model, int batch, int size_percent, const std::vector<Neighbour>& others) const {

@@ -37,6 +37,9 @@ struct GletLatencyOptions {
   // With an interference model, a model without L2/DRAM utilisation is an error (planning), or
   // counts as using neither (the simulator applying interference as ground truth).
   bool require_utilisation = true;
+  // Ours, off by default (digest gap 8): a neighbour that runs only part of the time slows a glet
+  // only then, so scale the slowdown: α' = 1 + (α − 1) · busy.
+  bool weight_by_occupancy = false;
 };
 
 // Who runs on the other glet of the same GPU, for the interference factor.
@@ -44,6 +47,7 @@ struct Neighbour {
   int model = 0;
   int batch = 1;
   int size_percent = 100;
+  double busy = 1;  // fraction of time its batches run (its latency over its glet's duty cycle)
 };
 
 struct SaturatedPoint {
@@ -106,6 +110,12 @@ class GletLatency {
   std::vector<std::vector<SaturatedPoint>> saturated_;  // [model][size index]
   std::vector<int> efficient_;
 };
+
+// A model's L2 and DRAM utilisation at a batch, alone on the whole GPU (0 without a profile).
+struct UtilisationAt {
+  double l2 = 0, dram = 0;
+};
+UtilisationAt utilisation_at(const UtilisationProfile* profile, int batch);
 
 // The linear model's slowdown of (self at batch b on p %) beside (other at b_o on p_o %), at least
 // 1. Features are Nsight utilisation measured alone on the whole GPU, interpolated in batch and

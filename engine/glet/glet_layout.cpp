@@ -1,5 +1,7 @@
 #include "engine/glet/glet_layout.h"
 
+#include <algorithm>
+
 namespace servescope::engine {
 
 std::string_view to_string(GletMode mode) {
@@ -20,6 +22,11 @@ double Glet::occupancy() const {
   for (const auto& a : models)
     busy += a.latency;
   return busy.to_s() / duty_cycle.to_s();
+}
+
+double busy_fraction(const Glet& glet, const GletAssignment& a) {
+  if (glet.duty_cycle <= Duration()) return 1;
+  return std::min(1.0, a.latency.to_s() / glet.duty_cycle.to_s());
 }
 
 bool GletGpu::used() const {

@@ -34,6 +34,9 @@ struct Glet {
   bool operator==(const Glet&) const = default;
 };
 
+// The fraction of time `a`'s batches keep its glet busy: its latency over the duty cycle.
+double busy_fraction(const Glet& glet, const GletAssignment& a);
+
 struct GletGpu {
   std::vector<Glet> glets;  // one (100 %) or two, sizes summing to 100
   bool used() const;

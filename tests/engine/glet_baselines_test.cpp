@@ -170,6 +170,17 @@ TEST(GletTC18, EverySystemsLayoutsPassTheChecker) {
     lo.gpu = "rtx-2080-ti";
     lo.interference = rtx_2080_ti();
     GletPlannerOptions po;  // prototype defaults: safety 1.1, ε = 15 req/s
+    auto weighted = lo;
+    weighted.weight_by_occupancy = true;
+    const auto occ = plan_glet_system("glet", models, weighted, po, 1, 4);
+    if (occ.feasible) {
+      ++feasible;
+      ++checked;
+      EXPECT_EQ(test::check_glet_layout(GletLatency(models, weighted), occ.layout, po.rate_epsilon_rps,
+                                        po.rate_epsilon_fraction),
+                std::vector<std::string>{})
+          << "glet, occupancy-weighted, trial " << trial;
+    }
     for (const auto& system : glet_systems()) {
       if (system == "ideal" && n > 3) continue;  // 4^N layouts per N: kept small here
       const auto plan = plan_glet_system(system, models, lo, po, 1, 4);

@@ -35,7 +35,7 @@ std::vector<std::string> check_glet_layout(const GletLatency& latency, const Gle
       for (std::size_t j = 0; j < glets.size(); ++j)
         if (j != k)
           for (const auto& a : glets[j].models)
-            others.push_back({a.model, a.batch, glets[j].size_percent});
+            others.push_back({a.model, a.batch, glets[j].size_percent, busy_fraction(glets[j], a)});
       Duration sum;
       std::vector<Duration> lat;
       for (const auto& a : l.models) {
