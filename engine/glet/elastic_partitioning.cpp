@@ -39,9 +39,11 @@ class Partitioner {
       rate -= *placed;
     }
     if (opt_.rule == PlacementRule::GreedyBestFit) return std::max(0.0, rate);
-    // Fallbacks (digest §4.6b): saturate whatever free glets are left, largest first, then time
-    // share the rest into glets that still have idle time.
+    // Fallbacks (digest §4.6b): saturate whatever free glets are left, largest first; fold the
+    // model's residues into one glet to free space, and try again; time share the rest into glets
+    // that still have idle time.
     if (rate > slack) rate -= readjust(m, rate, slack);
+    if (rate > slack && merge_residues(m)) rate -= readjust(m, rate, slack);
     if (rate > slack && opt_.temporal_sharing) rate -= time_share(m, rate);
     return std::max(0.0, rate);
   }
@@ -337,6 +339,33 @@ class Partitioner {
       }
     }
     return placed;
+  }
+
+  // Fallback 2: m's residue glets whose rates together fit the saturated throughput of the
+  // smallest of them move onto one free glet of that size, freeing the others. True when it did.
+  bool merge_residues(int m) {
+    std::vector<Slot> residues;
+    double combined = 0;
+    int smallest = 101;
+    for (std::size_t g = 0; g < layout_.gpus.size(); ++g)
+      for (std::size_t k = 0; k < layout_.gpus[g].glets.size(); ++k) {
+        const auto& l = layout_.gpus[g].glets[k];
+        if (l.mode != GletMode::Residue || l.models.size() != 1 || l.models[0].model != m) continue;
+        residues.push_back({static_cast<int>(g), static_cast<int>(k)});
+        combined += l.models[0].rate_rps;
+        smallest = std::min(smallest, l.size_percent);
+      }
+    if (residues.size() < 2 || lat_.saturated(m, smallest).throughput_rps < combined) return false;
+    const auto before = layout_;
+    for (const Slot s : residues)
+      at(s) = Glet{at(s).size_percent, {}, {}, {}};
+    for (const Slot s : residues) {
+      refuse(s.gpu);
+      settle_gpu(s.gpu);
+    }
+    if (best_fit(m, smallest, combined).value_or(0) >= combined - opt_.slack_rps(combined)) return true;
+    layout_ = before;
+    return false;
   }
 
   // Fallback 3: time share the rest into a glet with idle time.

@@ -64,6 +64,8 @@ struct GletPlan {
 };
 
 // One pass of Algorithm 1 over `start` (a whole free GPU per entry when empty, `gpus` of them).
+// Glets of `start` that already host models keep them (the prototype's incremental
+// rescheduling); each model is then placed for its whole rate on what is free.
 GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptions& options, int gpus,
                               const GletLayout& start = {});
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <map>
 
+#include "engine/analysis/throughput_gain.h"
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/rate_headroom.h"
@@ -308,4 +309,35 @@ TEST(GletTC16, HeadroomAndRescheduleTriggers) {
   EXPECT_EQ(reschedule_need(240, 210), RescheduleNeed::Full);  // −12.5 %
   EXPECT_EQ(reschedule_need(240, 0), RescheduleNeed::Full);
   EXPECT_EQ(reschedule_need(240, 230), RescheduleNeed::None);  // −4.2 %
+}
+
+TEST(GletTC19, CostSavingFormula) {
+  // The paper prints 53.5 % for (1 − 690/1650) × 100; the formula gives 58.2 %.
+  EXPECT_NEAR(effective_cost_saving(690, 1650), 0.5818, 1e-4);
+  EXPECT_NEAR(throughput_gain(690, 1650), 1.391, 1e-3);
+}
+
+TEST(GletFallbacks, ResiduesOfOneModelMergeToFreeAGlet) {
+  // GPU 0 already holds two residues of A (200 req/s on 40 %, 200 req/s on 60 %) and nothing is
+  // free, so A's 300 req/s more cannot be placed until the two residues, 400 req/s together and
+  // within T_sat(40 %) = 640, move onto the 40 % glet and free the 60 % one (digest §4.6b.2).
+  const ToyA a;
+  const auto lat = a.latency(300);
+  const auto residue = [&](int size, double rate) {
+    const int b = lat.max_batch_residue(0, size, rate);
+    const auto l = lat.effective(0, b, size);
+    return Glet{size, {{0, b, rate, l, 1}}, GletMode::Residue, std::max(gather_time(b, rate), l)};
+  };
+  GletLayout start;
+  start.gpus.push_back(GletGpu{{residue(40, 200), residue(60, 200)}});
+  auto o = exact();
+  o.split = false;
+  o.temporal_sharing = false;
+  const auto plan = elastic_partitioning(lat, o, 1, start);
+  const auto& glets = plan.layout.gpus[0].glets;
+  ASSERT_EQ(glets.size(), 2u);
+  ASSERT_EQ(glets[0].models.size(), 1u);
+  EXPECT_NEAR(glets[0].models[0].rate_rps, 400, 1e-6);
+  ASSERT_EQ(glets[1].models.size(), 1u);
+  EXPECT_NEAR(glets[1].models[0].rate_rps, 300, 1e-6);
 }
