@@ -45,6 +45,9 @@ void print_run(std::ostream& out, const engine::SimulationResult& r) {
     else
       out << "no change\n";
   }
+  for (const auto& g : r.reorganisations)
+    out << std::setprecision(1) << "  schedule    at " << g.active.to_s() << " s (decided at " << g.decided.to_s()
+        << " s): " << g.how << ", " << g.gpus << " GPUs\n";
   out << std::setprecision(0) << "  simulator   " << r.sim.arrivals << " requests in " << std::setprecision(2)
       << r.wall_seconds << " s (" << std::setprecision(0)
       << (r.wall_seconds > 0 ? static_cast<double>(r.sim.arrivals) / r.wall_seconds : 0.0) << " req/s)\n";

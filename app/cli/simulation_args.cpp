@@ -66,6 +66,13 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "Each batch runs its profiled time x U[1-j, 1+j] (seeded by --seed); 0: exact profiles")
       ->check(CLI::Range(0.0, 0.95))
       ->capture_default_str();
+  cmd->add_option("--period", glet_period_s, "glet-serving: seconds between reschedules")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--reorganisation", glet_reorganisation_s,
+                  "glet-serving: seconds a new schedule takes to come up (the old one serves meanwhile)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
   cmd->add_flag("--no-feedback", no_feedback,
                 "Reservation data plane: keep the planned reservations when batches finish early or late");
 }
@@ -103,6 +110,8 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   spec.reservation.probe.local_handoff_free = local_handoff_free;
   spec.reservation.feedback = !no_feedback;
   spec.runtime_jitter = runtime_jitter;
+  spec.glet_serving.period = Duration::from_s(glet_period_s);
+  spec.glet_serving.reorganisation = Duration::from_s(glet_reorganisation_s);
   spec.reactive.first_look_min_fraction = first_look;
   spec.workloads = workloads;
   if (!scenario_file.starts_with(kBuiltinPrefix))

@@ -31,6 +31,7 @@ struct SimulationArgs {
   double first_look = 0;
   bool local_handoff_free = false;
   bool no_feedback = false;
+  double glet_period_s = 20, glet_reorganisation_s = 12.5;
   double runtime_jitter = 0;
 
   void add_to(CLI::App* cmd);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/dataplane/request.h"
+#include "model/core/error.h"
 #include "model/profile/gpu_share.h"
 
 namespace servescope::engine {
@@ -40,6 +41,11 @@ class Executor {
   virtual bool preempt(BatchId batch, std::uint32_t gpu) = 0;
   // Moves data between two GPUs' servers over their NICs; DataPlane::on_transfer_done follows.
   virtual void transfer(Transfer transfer) = 0;
+  // Re-splits `gpu` (an MPS process) to `share`: batches that start from now on run at that share
+  // (gpu-let's reorganisation, seed 003 §4.6). Executors that cannot re-split refuse.
+  virtual void reconfigure(std::uint32_t gpu, GpuShare share) {
+    throw QueryError("this executor cannot re-split GPU " + std::to_string(gpu) + " to " + share.to_string());
+  }
 };
 
 class OutcomeSink {

@@ -30,6 +30,9 @@ class PartitionedDataPlane::Host final : public Clock, public Executor, public O
   bool preempt(BatchId batch, std::uint32_t gpu) override {
     return owner_.outer_->executor.preempt(global_id(batch), owner_.parts_[part_].gpus[gpu]);
   }
+  void reconfigure(std::uint32_t gpu, GpuShare share) override {
+    owner_.outer_->executor.reconfigure(owner_.parts_[part_].gpus[gpu], share);
+  }
   void transfer(Transfer t) override {
     const auto& p = owner_.parts_[part_];
     t.id = global_id(t.id);

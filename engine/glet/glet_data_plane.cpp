@@ -4,12 +4,14 @@
 
 namespace servescope::engine {
 
-GletDataPlane::GletDataPlane(const GletDeployment& deployment, std::vector<Duration> slo, GletDataPlaneOptions options)
+GletDataPlane::GletDataPlane(const GletDeployment& deployment, std::vector<Duration> slo, GletDataPlaneOptions options,
+                             BatchId first_batch_id)
     : d_(deployment),
       slo_(std::move(slo)),
       options_(options),
       model_lanes_(slo_.size()),
-      slot_lanes_(deployment.slots.size()) {
+      slot_lanes_(deployment.slots.size()),
+      next_batch_(first_batch_id) {
   for (std::uint32_t s = 0; s < d_.glets.size(); ++s)
     for (std::size_t h = 0; h < d_.glets[s].hosted.size(); ++h) {
       const auto model = d_.glets[s].hosted[h].model;
@@ -41,6 +43,18 @@ void GletDataPlane::on_request(const Request& request) {
   lanes_[best].credit += 1.0 / std::max(h.rate_rps, 1e-9);
   lanes_[best].queue.emplace_back(request, ctx_->clock.now());
   serve(best);
+}
+
+std::vector<Request> GletDataPlane::take_queued() {
+  std::vector<Request> out;
+  for (auto& lane : lanes_) {
+    for (const auto& [r, joined] : lane.queue)
+      out.push_back(r);
+    lane.queue.clear();
+    ctx_->clock.disarm(lane.timer);
+  }
+  std::ranges::sort(out, {}, &Request::arrival);
+  return out;
 }
 
 void GletDataPlane::on_timer(std::uint64_t token) {

@@ -28,8 +28,14 @@ struct GletDataPlaneOptions {
 
 class GletDataPlane final : public DataPlane {
  public:
-  // `deployment` must outlive the data plane; `slo` per model.
-  GletDataPlane(const GletDeployment& deployment, std::vector<Duration> slo, GletDataPlaneOptions options = {});
+  // `deployment` must outlive the data plane; `slo` per model. Batch ids start at
+  // `first_batch_id`, so planes that succeed each other never reuse one.
+  GletDataPlane(const GletDeployment& deployment, std::vector<Duration> slo, GletDataPlaneOptions options = {},
+                BatchId first_batch_id = 1);
+
+  // Hands over every request still queued (the next schedule takes them); batches in flight
+  // still report back here.
+  std::vector<Request> take_queued();
 
   std::string name() const override { return "glet"; }
   void start(DataPlaneContext& context) override;

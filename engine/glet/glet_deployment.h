@@ -56,4 +56,12 @@ GletDeployment deploy_glet_plan(const GletPlan& plan, const std::vector<std::str
                                 const std::vector<GpuSlot>& gpus,
                                 const std::vector<const ModelProfile*>& profiles = {});
 
+// For schedules that change while serving (GletServing): `slots` come in pairs, two per physical
+// GPU, and the plan's GPU i takes slots 2i and 2i + 1 (its first and second glet), whatever it
+// splits them into; `physical` is each slot's GPU index. A GPU the plan does not reach stays
+// whole and idle. Throws QueryError when the plan has more GPUs than pairs.
+GletDeployment deploy_glet_plan_paired(const GletPlan& plan, const std::vector<std::string>& models,
+                                       const std::vector<GpuSlot>& slots, const std::vector<std::uint32_t>& physical,
+                                       const std::vector<const ModelProfile*>& profiles);
+
 }  // namespace servescope::engine

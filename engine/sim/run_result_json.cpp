@@ -100,6 +100,14 @@ nlohmann::json autoscaling_json(const MetricsCollector& metrics, int gpus) {
           {"windows", std::move(windows)}};
 }
 
+// glet-serving: each schedule, when it was decided and when it took over.
+nlohmann::json reorganisations_json(const SimulationResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : r.reorganisations)
+    out.push_back({{"decided_s", g.decided.to_s()}, {"active_s", g.active.to_s()}, {"how", g.how}, {"gpus", g.gpus}});
+  return out;
+}
+
 nlohmann::json subclusters_json(const SimulationResult& r) {
   nlohmann::json parts = nlohmann::json::array();
   for (const auto& p : r.subclusters)
@@ -198,6 +206,7 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
             {"gpu_busy", busy_series}}},
           {"autoscaling", autoscaling_json(*r.metrics, static_cast<int>(r.gpus.size()))},
           {"subclusters", subclusters_json(r)},
+          {"reorganisations", reorganisations_json(r)},
           {"simulator",
            {{"events", r.sim.events},
             {"requests", r.sim.arrivals},

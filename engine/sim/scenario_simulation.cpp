@@ -8,6 +8,7 @@
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/baselines/shepherd_scheduler.h"
 #include "engine/dataplane/partitioned_data_plane.h"
+#include "engine/glet/glet_scenario.h"
 #include "engine/sim/request_log.h"
 #include "model/core/error.h"
 #include "model/io/trace_file.h"
@@ -15,8 +16,8 @@
 namespace servescope::engine {
 
 std::vector<std::string> simulation_systems() {
-  return {"symphony", "eager", "timeout",     "latest",   "clockwork",
-          "shepherd", "nexus", "reservation", "reactive", "glet"};
+  return {"symphony", "eager",       "timeout",  "latest", "clockwork",   "shepherd",
+          "nexus",    "reservation", "reactive", "glet",   "glet-serving"};
 }
 
 std::vector<std::string> pipeline_data_planes() {
@@ -29,7 +30,7 @@ bool is_pipeline_data_plane(const std::string& system) {
 }
 
 bool is_glet_data_plane(const std::string& system) {
-  return system == "glet";
+  return system == "glet" || system == "glet-serving";
 }
 
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
@@ -50,7 +51,7 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   const bool glets = is_glet_data_plane(spec.system);
   if (pipelines && !spec.pipeline_plan)
     throw QueryError("the " + spec.system + " data plane runs a pooled-pipeline plan; give one (servescope-cli plan)");
-  if (glets && !spec.glet_plan)
+  if (spec.system == "glet" && !spec.glet_plan)
     throw QueryError("the glet data plane runs a gpu-let plan; give one (servescope-cli plan --system glet)");
   if (!pipelines && !glets && types.size() > 1)
     throw QueryError("the " + spec.system +
@@ -267,7 +268,25 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   const bool glets = is_glet_data_plane(spec.system);
   std::optional<PipelineDeployment> deployment;
   std::optional<GletDeployment> glet_deployment;
-  if (glets) {
+  const bool serving = spec.system == "glet-serving";
+  std::optional<GletInput> serving_input;
+  std::vector<std::uint32_t> serving_physical;
+  if (serving) {
+    if (spec.subclusters > 1) throw QueryError("gpu-let serving does not split the cluster into sub-clusters");
+    serving_input = glet_input(scenario, spec.workloads, spec.glet_gpu);
+    // Two slots per GPU of the type, its first and second glet, for the whole run.
+    std::vector<GpuSlot> slots;
+    for (const auto& g : setup.gpus)
+      if (g.gpu_type == serving_input->latency.gpu)
+        for (int k = 0; k < 2; ++k) {
+          slots.push_back(GpuSlot{static_cast<std::uint32_t>(slots.size()), g.name + "#" + std::to_string(k),
+                                  g.gpu_type, GpuShare::whole(), g.server});
+          serving_physical.push_back(g.index);
+        }
+    setup.gpus = std::move(slots);
+    result.plan_system = "glet, rescheduled every " + std::to_string(spec.glet_serving.period.to_s()) + " s";
+    result.nominal_capacity_rps = setup.workload_rate_rps;
+  } else if (glets) {
     if (spec.subclusters > 1) throw QueryError("the glet data plane does not split the cluster into sub-clusters");
     std::vector<std::string> names;
     for (const auto& m : setup.models)
@@ -316,6 +335,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     result.gpu_shares.push_back(setup.gpus[g].share.to_string());
     result.gpu_physical.push_back(deployment        ? deployment->slot_physical[g]
                                   : glet_deployment ? glet_deployment->slot_physical[g]
+                                  : serving         ? serving_physical[g]
                                                     : g);
   }
   result.duration = spec.duration;
@@ -340,7 +360,41 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   std::unique_ptr<DataPlane> plane;
   std::optional<ExecutionTimes> times;
   ReservationScheduler* reservation = nullptr;
-  if (glets) {
+  GletServing* serving_plane = nullptr;
+  if (serving) {
+    std::vector<std::string> names;
+    std::vector<Duration> slo;
+    std::vector<const ModelProfile*> profiles;
+    std::vector<GletModel> models;
+    std::vector<double> initial(setup.models.size(), 0);
+    for (const auto& st : setup.streams)
+      initial[st.model] += st.rate_rps;
+    for (const auto& m : setup.models) {
+      names.push_back(m.name);
+      slo.push_back(m.slo);
+      profiles.push_back(&scenario.profiles.get(m.name));
+      models.push_back(
+          *std::ranges::find_if(serving_input->models, [&](const GletModel& g) { return g.profile->name == m.name; }));
+    }
+    const auto& lo = serving_input->latency;
+    // Every size a schedule may choose needs a timing row: one class per size.
+    std::vector<std::vector<BatchLatency>> latency(profiles.size());
+    std::vector<GpuShare> shares;
+    for (const int size : lo.sizes)
+      shares.push_back(GpuShare::percent(size));
+    for (std::size_t m = 0; m < profiles.size(); ++m)
+      for (const auto& share : shares)
+        latency[m].push_back(BatchLatency(*profiles[m], lo.gpu, share));
+    times = ExecutionTimes(std::move(latency), std::vector<std::uint32_t>(setup.gpus.size(), 0));
+    times->set_class_shares(shares);
+    auto owner = std::make_unique<GletServing>(
+        GletRescheduler(std::move(models), lo, spec.glet_planner, serving_input->gpu_limit), names, setup.gpus,
+        serving_physical, profiles, std::move(slo), std::move(initial), spec.glet_serving);
+    serving_plane = owner.get();
+    plane = std::move(owner);
+    result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});
+    result.partition_status = "not split";
+  } else if (glets) {
     std::vector<Duration> slo;
     std::vector<const ModelProfile*> profiles;
     for (const auto& m : setup.models) {
@@ -397,23 +451,27 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   std::vector<const UtilisationProfile*> utilisation;
   const InterferenceModel* interference = nullptr;
   if (glets) {
+    const auto& gpu = serving ? serving_input->latency.gpu : spec.glet_plan->gpu;
     for (const auto& i : scenario.profiles.interference)
-      if (i.gpu == spec.glet_plan->gpu) interference = &i;
+      if (i.gpu == gpu) interference = &i;
     for (const auto& m : setup.models) {
       utilisation.push_back(nullptr);
       for (const auto& u : scenario.profiles.utilisation)
-        if (u.model == m.name && u.gpu == spec.glet_plan->gpu) utilisation.back() = &u;
+        if (u.model == m.name && u.gpu == gpu) utilisation.back() = &u;
     }
   }
   if (interference)
     sim.set_slowdown([&](std::uint32_t gpu, const Batch& batch) {
-      const auto& slot = glet_deployment->glets[gpu];
+      // With rescheduling, the glets in force now (a batch started on a slot before a switch ran at
+      // the old split; it is timed when it starts).
+      const auto& glets_now = serving_plane ? serving_plane->deployment().glets : glet_deployment->glets;
+      const auto& slot = glets_now[gpu];
       if (!slot.neighbour) return 1.0;
       const Batch* other = sim.running(*slot.neighbour);
       if (!other) return 1.0;
       return interference_factor(*interference, utilisation[batch.model], static_cast<int>(batch.requests.size()),
                                  slot.size_percent, utilisation[other->model], static_cast<int>(other->requests.size()),
-                                 glet_deployment->glets[*slot.neighbour].size_percent);
+                                 glets_now[*slot.neighbour].size_percent);
     });
   if (progress) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
@@ -422,6 +480,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   sim.run(until + spec.drain);
   if (progress) progress(1.0);
   result.sim = sim.stats();
+  if (serving_plane) result.reorganisations = serving_plane->reorganisations();
   if (reservation) {
     result.probes = reservation->stats().probes;
     result.dispatches = reservation->stats().dispatches;

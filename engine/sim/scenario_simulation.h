@@ -14,6 +14,7 @@
 
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/glet/glet_data_plane.h"
+#include "engine/glet/glet_serving.h"
 #include "engine/metrics/run_metrics.h"
 #include "engine/ppipe/reactive_pool_scheduler.h"
 #include "engine/ppipe/reservation_scheduler.h"
@@ -61,6 +62,10 @@ struct SimulationSpec {
   // relative to the rate the plan carries.
   const GletPlan* glet_plan = nullptr;
   GletDataPlaneOptions glet;
+  // "glet-serving" plans and re-plans on its own every period (no plan given).
+  GletServingOptions glet_serving;
+  GletPlannerOptions glet_planner;
+  std::string glet_gpu;  // the GPU type to split on a mixed cluster
 };
 
 struct SubclusterSummary {
@@ -92,6 +97,7 @@ struct SimulationResult {
   std::vector<std::uint32_t> gpu_physical;  // per GPU: index of its physical GPU
   std::uint64_t probes = 0;                 // probe() calls of the reservation data plane
   std::uint64_t dispatches = 0;
+  std::vector<Reorganisation> reorganisations;  // glet-serving: when each schedule took over
 };
 
 // The scenario's selected workloads resolved into per-model arrival streams and the models'

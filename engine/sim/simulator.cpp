@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/core/error.h"
+
 namespace servescope::engine {
 
 ExecutionTimes::ExecutionTimes(std::vector<std::vector<BatchLatency>> latency, std::vector<std::uint32_t> gpu_class)
@@ -29,6 +31,12 @@ ExecutionTimes ExecutionTimes::uniform(std::vector<BatchLatency> per_model, std:
   for (auto& l : per_model)
     latency.push_back({std::move(l)});
   return ExecutionTimes(std::move(latency), std::vector<std::uint32_t>(gpus, 0));
+}
+
+void ExecutionTimes::reclass(std::uint32_t gpu, GpuShare share) {
+  const auto it = std::ranges::find(class_share_, share);
+  if (it == class_share_.end()) throw QueryError("no timing for GPU share " + share.to_string());
+  gpu_class_[gpu] = static_cast<std::uint32_t>(it - class_share_.begin());
 }
 
 Simulator::Simulator(std::size_t gpus, ExecutionTimes times, ArrivalSource& arrivals, DataPlane& plane,

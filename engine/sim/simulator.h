@@ -36,12 +36,17 @@ class ExecutionTimes {
   Duration of(std::uint32_t model, std::uint32_t kernel, std::uint32_t gpu, int batch) const {
     return latency_[first_row_[model] + kernel][gpu_class_[gpu]].at(batch);
   }
+  // Which share each class is, so a GPU can be moved to another class when it is re-split.
+  void set_class_shares(std::vector<GpuShare> shares) { class_share_ = std::move(shares); }
+  // Throws QueryError when no class has that share.
+  void reclass(std::uint32_t gpu, GpuShare share);
 
  private:
   ExecutionTimes() = default;
   std::vector<std::vector<BatchLatency>> latency_;  // [row][class]
   std::vector<std::uint32_t> first_row_;            // a model's kernel 0
   std::vector<std::uint32_t> gpu_class_;
+  std::vector<GpuShare> class_share_;
 };
 
 struct SimulatorStats {
@@ -112,6 +117,7 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   void execute(Batch batch) override;
   bool preempt(BatchId batch, std::uint32_t gpu) override;
   void transfer(Transfer transfer) override;
+  void reconfigure(std::uint32_t gpu, GpuShare share) override { times_.reclass(gpu, share); }
   // OutcomeSink
   void dropped(const Request& request, DropReason reason) override;
 

@@ -409,6 +409,14 @@ TEST(Cli, GletPlansEverySystemAndSimulatesThePlan) {
   const auto over = cli({"plan", "-s", heavy, "--system", "glet"});
   EXPECT_EQ(over.status, 1);
   EXPECT_NE(over.out.find("do not fit on 4 GPU(s)"), std::string::npos) << over.out;
+  // glet-serving schedules by itself and reports each schedule it ran.
+  const auto served = cli({"--json", "simulate", "-s", scenario, "--system", "glet-serving", "-d", "25", "--period",
+                           "10", "--reorganisation", "2"});
+  ASSERT_EQ(served.status, 0) << served.err;
+  const auto served_json = nlohmann::json::parse(served.out);
+  ASSERT_GE(served_json["reorganisations"].size(), 1u);
+  EXPECT_EQ(served_json["reorganisations"][0]["active_s"].get<double>(), 0.0);
+  EXPECT_GE(served_json["summary"]["slo_attainment"].get<double>(), 0.99);
   // A glet plan runs only on the glet data plane.
   const auto wrong =
       cli({"simulate", "-s", scenario, "--plan", (dir.path() / "glet.json").string(), "--system", "reservation"});

@@ -4,7 +4,9 @@
 // model the plan does not serve is dropped for want of capacity.
 #include <cmath>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "engine/glet/glet_baselines.h"
@@ -142,4 +144,45 @@ TEST(GletDataPlane, AModelThePlanDoesNotServeIsDroppedForWantOfCapacity) {
   EXPECT_GT(models[2].arrivals, 0u);
   EXPECT_EQ(models[2].drops_by_reason[static_cast<std::size_t>(DropReason::NoCapacity)], models[2].arrivals);
   EXPECT_GE(models[0].attainment(), 0.99);
+}
+
+TEST(GletServing, ReschedulesEveryPeriodAndReleasesGpusAfterTheReorganisationDelay) {
+  // 2,400 req/s for 40 s, then 600 req/s: the period ending at 60 s sees the fall, and the smaller
+  // schedule takes over 12.5 s later; the GPUs it no longer needs run nothing after that.
+  test::TempDir dir;
+  auto json = test::glet_scenario_json(2400);
+  const std::string poisson = R"({"process": "poisson"})";
+  json.replace(json.find(poisson), poisson.size(),
+               R"({"process": "piecewise", "segments": [{"duration_s": 40, "rate_multiplier": 1},
+                                                       {"duration_s": 40, "rate_multiplier": 0.25}]})");
+  const auto scenario = std::get<Scenario>(load_document(dir.write("s.json", json)).content);
+  SimulationSpec spec;
+  spec.system = "glet-serving";
+  spec.duration = Duration::seconds(80);
+  spec.warmup = Duration::seconds(1);
+  spec.timeline = true;
+  const auto r = simulate(scenario, spec);
+  for (const auto& g : r.reorganisations)
+    std::cout << "decided " << g.decided.to_s() << " s, active " << g.active.to_s() << " s: " << g.how << " on "
+              << g.gpus << " GPUs\n";
+  ASSERT_GE(r.reorganisations.size(), 2u);
+  const auto& first = r.reorganisations.front();
+  EXPECT_EQ(first.active, Duration());
+  const auto& fall = r.reorganisations[1];
+  EXPECT_EQ(fall.decided, Duration::seconds(60));
+  EXPECT_EQ(fall.active, Duration::seconds(60) + Duration::milliseconds(12500));
+  EXPECT_EQ(fall.how, "full repartition");
+  EXPECT_LT(fall.gpus, first.gpus);
+  EXPECT_GE(r.metrics->total().attainment(), 0.99);
+  // Slots are two per GPU; after the switch, GPUs from fall.gpus on are idle.
+  for (const auto& s : r.timeline)
+    if (s.start > fall.active + Duration::milliseconds(200)) {
+      EXPECT_LT(r.gpu_physical[s.gpu], static_cast<std::uint32_t>(fall.gpus))
+          << "a batch at " << s.start.to_ms() << " ms on a released GPU";
+    }
+  // Before the fall, the big schedule's GPUs all ran.
+  std::set<std::uint32_t> busy_early;
+  for (const auto& s : r.timeline)
+    if (s.start < Duration::seconds(40)) busy_early.insert(r.gpu_physical[s.gpu]);
+  EXPECT_EQ(static_cast<int>(busy_early.size()), first.gpus);
 }
