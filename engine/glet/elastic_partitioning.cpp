@@ -405,8 +405,13 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
   plan.gpus = static_cast<int>(p.layout().gpus.size());
   const auto& models = latency.models();
   plan.unplaced_rps.assign(models.size(), 0);
-  for (const int m : elastic_order(latency))
-    plan.unplaced_rps[static_cast<std::size_t>(m)] = p.place(m, models[static_cast<std::size_t>(m)].rate_rps);
+  // Algorithm 1 fails outright when a model's own placement cannot carry its rate.
+  std::optional<std::size_t> not_placed;
+  for (const int m : elastic_order(latency)) {
+    const auto mi = static_cast<std::size_t>(m);
+    plan.unplaced_rps[mi] = p.place(m, models[mi].rate_rps);
+    if (!not_placed && plan.unplaced_rps[mi] > options.slack_rps(models[mi].rate_rps)) not_placed = mi;
+  }
   // Interference placed later can slow a saturated glet below the rate it was given: give each
   // model its shortfall again (the prototype's retry). A top-up can in turn slow a neighbour, so
   // repeat while a round still places something, a few rounds at most, then judge.
@@ -425,15 +430,20 @@ GletPlan elastic_partitioning(const GletLatency& latency, const GletPlannerOptio
   for (std::size_t m = 0; m < models.size(); ++m)
     plan.models.push_back(
         {models[m].profile->name, models[m].rate_rps, models[m].slo, plan.layout.assigned_rps(static_cast<int>(m))});
+  // Then what interference took from glets placed earlier may stay short by the tolerance.
+  const auto fail = [&](std::size_t m, double missing) {
+    plan.feasible = false;
+    plan.message = models[m].profile->name + ": " + std::to_string(std::lround(missing)) + " of " +
+                   std::to_string(std::lround(models[m].rate_rps)) + " req/s do not fit on " +
+                   std::to_string(plan.gpus) + " GPU(s)";
+  };
   plan.feasible = true;
-  for (std::size_t m = 0; m < models.size(); ++m) {
+  if (not_placed) fail(*not_placed, plan.unplaced_rps[*not_placed]);
+  for (std::size_t m = 0; m < models.size() && plan.feasible; ++m) {
     const double missing = models[m].rate_rps - plan.layout.assigned_rps(static_cast<int>(m));
-    if (missing > options.slack_rps(models[m].rate_rps) && plan.feasible) {
-      plan.feasible = false;
-      plan.message = models[m].profile->name + ": " + std::to_string(std::lround(missing)) + " of " +
-                     std::to_string(std::lround(models[m].rate_rps)) + " req/s do not fit on " +
-                     std::to_string(plan.gpus) + " GPU(s)";
-    }
+    const double allowed =
+        std::max(options.slack_rps(models[m].rate_rps), options.shortfall_tolerance * models[m].rate_rps);
+    if (missing > allowed) fail(m, missing);
   }
   plan.next_gpus = plan.feasible ? std::max(1, plan.layout.gpus_used()) : plan.gpus;
   return plan;

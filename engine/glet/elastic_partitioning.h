@@ -37,6 +37,10 @@ struct GletPlannerOptions {
   double slack_rps(double requested_rps) const {
     return std::max(rate_epsilon_rps, rate_epsilon_fraction * requested_rps);
   }
+  // What a finished pass may still leave a model short, as a fraction of its rate, once
+  // interference slowed its glets and the top-ups are done: the prototype's 0.85 trigger (digest
+  // gap 10), counting on the rate headroom to cover it. 0 demands every model within the slack.
+  double shortfall_tolerance = 0.15;
   FitOrder fit = FitOrder::SmallestFirst;
   MergeRule merge = MergeRule::Conservative;
   bool temporal_sharing = true;

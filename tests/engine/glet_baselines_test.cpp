@@ -62,6 +62,7 @@ GletPlannerOptions exact() {
   GletPlannerOptions o;
   o.rate_epsilon_rps = 1e-6;
   o.rate_epsilon_fraction = 0;
+  o.shortfall_tolerance = 0;
   return o;
 }
 
@@ -177,7 +178,7 @@ TEST(GletTC18, EverySystemsLayoutsPassTheChecker) {
       ++feasible;
       ++checked;
       EXPECT_EQ(test::check_glet_layout(GletLatency(models, weighted), occ.layout, po.rate_epsilon_rps,
-                                        po.rate_epsilon_fraction),
+                                        std::max(po.rate_epsilon_fraction, po.shortfall_tolerance)),
                 std::vector<std::string>{})
           << "glet, occupancy-weighted, trial " << trial;
     }
@@ -192,7 +193,7 @@ TEST(GletTC18, EverySystemsLayoutsPassTheChecker) {
       if (system == "sbp-even") check.sizes = {50};
       ++checked;
       EXPECT_EQ(test::check_glet_layout(GletLatency(models, check), plan.layout, po.rate_epsilon_rps,
-                                        po.rate_epsilon_fraction),
+                                        std::max(po.rate_epsilon_fraction, po.shortfall_tolerance)),
                 std::vector<std::string>{})
           << system << " trial " << trial;
     }

@@ -44,6 +44,7 @@ GletPlannerOptions exact() {
   GletPlannerOptions o;
   o.rate_epsilon_rps = 1e-6;
   o.rate_epsilon_fraction = 0;
+  o.shortfall_tolerance = 0;
   return o;
 }
 

@@ -49,6 +49,7 @@ struct Fixture {
     GletPlannerOptions po;
     po.rate_epsilon_rps = 1e-6;
     po.rate_epsilon_fraction = 0;
+    po.shortfall_tolerance = 0;
     return GletRescheduler(
         {{&a, nullptr, 0, Duration::milliseconds(100), {}}, {&b, nullptr, 0, Duration::milliseconds(60), {}}}, lo, po,
         4);
