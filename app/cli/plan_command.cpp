@@ -169,6 +169,11 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
                   "gpu-let: req/s a model may fall short and count as served (or the fraction below, if larger)")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
+  cmd->add_option("--shortfall-tolerance", args->glet.shortfall_tolerance,
+                  "gpu-let: fraction of its rate a model may end short once interference slowed its glets "
+                  "(the prototype's 0.15)")
+      ->check(CLI::Range(0.0, 0.5))
+      ->capture_default_str();
   cmd->add_option("--rate-slack-fraction", args->glet.rate_epsilon_fraction,
                   "gpu-let: fraction of its rate a model may fall short")
       ->check(CLI::Range(0.0, 0.5))
