@@ -54,7 +54,8 @@ void GletServing::start(DataPlaneContext& context) {
   auto first = rescheduler_.on_period(initial_rps_);
   decisions_.push_back(first);
   activate(rescheduler_.schedule());
-  log_.push_back({context.clock.now(), context.clock.now(), first.how, first.gpus});
+  log_.push_back({context.clock.now(), context.clock.now(), first.how, first.gpus,
+                  rescheduler_.schedule().layout.total_size_percent()});
   context.clock.arm(period_timer_, context.clock.now() + options_.period);
 }
 
@@ -95,7 +96,8 @@ void GletServing::on_timer(std::uint64_t token) {
   if (token == kSwitchToken) {
     if (!pending_) return;
     activate(*pending_);
-    log_.push_back({pending_decided_, now, pending_how_, pending_->layout.gpus_used()});
+    log_.push_back(
+        {pending_decided_, now, pending_how_, pending_->layout.gpus_used(), pending_->layout.total_size_percent()});
     pending_.reset();
     return;
   }

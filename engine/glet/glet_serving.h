@@ -27,6 +27,7 @@ struct Reorganisation {
   Time active;   // when the new schedule took over
   std::string how;
   int gpus = 0;
+  int total_size_percent = 0;  // Σ sizes of the glets in use (the paper's Fig. 14c)
 };
 
 class GletServing final : public DataPlane {

@@ -104,7 +104,11 @@ nlohmann::json autoscaling_json(const MetricsCollector& metrics, int gpus) {
 nlohmann::json reorganisations_json(const SimulationResult& r) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& g : r.reorganisations)
-    out.push_back({{"decided_s", g.decided.to_s()}, {"active_s", g.active.to_s()}, {"how", g.how}, {"gpus", g.gpus}});
+    out.push_back({{"decided_s", g.decided.to_s()},
+                   {"active_s", g.active.to_s()},
+                   {"how", g.how},
+                   {"gpus", g.gpus},
+                   {"glet_percent", g.total_size_percent}});
   return out;
 }
 
