@@ -9,9 +9,9 @@
 // For game, traffic and scen1–scen5 (every model at the same rate), each system plans on the
 // paper's 4 GPUs at rising rates and runs in the simulator (3 seeds × 10 s, median); the highest
 // rate it calls schedulable and serves with ≤ 1 % violations is its throughput. Then Fig. 14's
-// two load waves on 8 GPUs with rescheduling every 20 s, and the §3.2 grid: 3^9 − 1 scenarios on 4 GPUs for glet+int
-// against the exhaustive ideal, and each model mix's highest uniform rate for both. Usage: repro_glet [--quick] (1
-// seed, 5 s runs, no rate search).
+// two load waves on 8 GPUs with rescheduling every 20 s, and the §3.2 grid: 3^9 − 1 scenarios on
+// 4 GPUs for glet+int against the exhaustive ideal, and each model mix's highest uniform rate for
+// both. Usage: repro_glet [--quick] (1 seed, 5 s runs, no rate search) [--only NAME [--rate R]].
 #include <algorithm>
 #include <cmath>
 #include <cstring>
