@@ -8,6 +8,7 @@
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "model/core/error.h"
+#include "model/gpu/gpu_catalog.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
@@ -66,6 +67,7 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "Each batch runs its profiled time x U[1-j, 1+j] (seeded by --seed); 0: exact profiles")
       ->check(CLI::Range(0.0, 0.95))
       ->capture_default_str();
+  cmd->add_option("--gpu", glet_gpu, "glet-serving: the GPU type to split on a mixed cluster");
   cmd->add_option("--period", glet_period_s, "glet-serving: seconds between reschedules")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
@@ -111,6 +113,7 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   spec.reservation.feedback = !no_feedback;
   spec.runtime_jitter = runtime_jitter;
   spec.glet_serving.period = Duration::from_s(glet_period_s);
+  spec.glet_gpu = glet_gpu.empty() ? std::string() : GpuCatalog::builtin().canonical_id(glet_gpu);
   spec.glet_serving.reorganisation = Duration::from_s(glet_reorganisation_s);
   spec.reactive.first_look_min_fraction = first_look;
   spec.workloads = workloads;

@@ -32,6 +32,7 @@ struct SimulationArgs {
   bool local_handoff_free = false;
   bool no_feedback = false;
   double glet_period_s = 20, glet_reorganisation_s = 12.5;
+  std::string glet_gpu;
   double runtime_jitter = 0;
 
   void add_to(CLI::App* cmd);

@@ -17,7 +17,7 @@ PlanningInput planning_input(const Scenario& scenario, const std::vector<std::st
       const auto& t = w->targets[i];
       if (t.kind != TargetKind::Model)
         throw QueryError("workload '" + w->name + "' targets application '" + t.name +
-                         "'; pipeline planners plan models (application DAGs come with the cost planners)");
+                         "'; PPipe and gpu-let plan models, not application DAGs (those come with the cost planners)");
       const auto slo = scenario.slo_of(t);
       if (!slo) throw QueryError("target '" + t.name + "' of workload '" + w->name + "' has no SLO");
       const auto* profile = &scenario.profiles.get(t.name);
