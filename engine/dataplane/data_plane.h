@@ -52,6 +52,9 @@ class OutcomeSink {
  public:
   virtual ~OutcomeSink() = default;
   virtual void dropped(const Request& request, DropReason reason) = 0;
+  // A request that completes when the data plane says so rather than with one batch (an
+  // application request, once its last sink module finished at `end`).
+  virtual void completed(const Request& request, Time start, Time end) = 0;
 };
 
 struct DataPlaneContext {

@@ -48,6 +48,11 @@ class PartitionedDataPlane::Host final : public Clock, public Executor, public O
     r.model = owner_.parts_[part_].models[r.model];
     owner_.outer_->outcomes.dropped(r, reason);
   }
+  void completed(const Request& request, Time start, Time end) override {
+    Request r = request;
+    r.model = owner_.parts_[part_].models[r.model];
+    owner_.outer_->outcomes.completed(r, start, end);
+  }
 
  private:
   std::uint64_t global_id(std::uint64_t local) const { return local * owner_.parts_.size() + part_; }

@@ -26,6 +26,9 @@ struct Request {
   std::uint32_t target = 0;  // index of the workload target that sent it (for per-target metrics)
   Time arrival;
   Time deadline;
+  // A request a data plane made itself as part of another (a module of an application request):
+  // it never arrived, and its completion or drop is not an outcome of its own.
+  bool internal = false;
 };
 
 enum class DropReason : std::uint8_t {

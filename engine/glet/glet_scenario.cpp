@@ -8,7 +8,7 @@
 namespace servescope::engine {
 
 GletInput glet_input(const Scenario& scenario, const std::vector<std::string>& workloads, const std::string& gpu) {
-  const auto planning = planning_input(scenario, workloads);
+  const auto planning = planning_input(scenario, workloads, true);
   GletInput in;
   const PlannerGpuType* type = nullptr;
   if (gpu.empty()) {

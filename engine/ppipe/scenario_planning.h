@@ -17,8 +17,11 @@ struct PlanningInput {
   std::vector<double> rate_rps;  // per model, as the workloads ask
 };
 
-// Throws QueryError for application targets, targets without an SLO, an empty cluster.
-PlanningInput planning_input(const Scenario& scenario, const std::vector<std::string>& workloads);
+// Throws QueryError for targets without an SLO, an empty cluster, and application targets unless
+// `expand_applications`: then each DNN module's model gets the application's rate and its share
+// of the SLO (module_model_slos, costed on the cluster's first GPU type).
+PlanningInput planning_input(const Scenario& scenario, const std::vector<std::string>& workloads,
+                             bool expand_applications = false);
 
 // Runs the named planner: "ppipe", "np" or "dart-r".
 PipelinePlan plan_pipelines(const std::string& system, const PlanningInput& input, const PpipeOptions& options);

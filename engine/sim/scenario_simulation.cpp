@@ -62,7 +62,15 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   // Workloads → per-model streams.
   const auto chosen = scenario.select_workloads(spec.workloads);
   std::vector<std::string> model_names;
+  std::map<std::string, Duration> module_slo;  // models that run application modules
+  std::vector<std::pair<std::uint32_t, const Application*>> app_models;
   std::uint32_t target_index = 0;
+  const auto model_index = [&](const std::string& name) {
+    const auto it = std::ranges::find(model_names, name);
+    if (it != model_names.end()) return static_cast<std::uint32_t>(it - model_names.begin());
+    model_names.push_back(name);
+    return static_cast<std::uint32_t>(model_names.size() - 1);
+  };
   for (const auto* w : chosen) {
     const auto shares = w->shares();
     std::vector<Duration> trace;
@@ -72,12 +80,26 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
     }
     for (std::size_t i = 0; i < w->targets.size(); ++i, ++target_index) {
       const auto& target = w->targets[i];
-      if (target.kind != TargetKind::Model)
+      if (target.kind != TargetKind::Model && spec.system != "glet")
         throw QueryError("workload '" + w->name + "' targets application '" + target.name + "'; the " + spec.system +
-                         " data plane serves models (application DAGs come with the cost planners)");
-      const auto it = std::ranges::find(model_names, target.name);
-      const auto model = static_cast<std::uint32_t>(it - model_names.begin());
-      if (it == model_names.end()) model_names.push_back(target.name);
+                         " data plane serves models (application DAGs run on the glet data plane)");
+      std::uint32_t model = 0;
+      if (target.kind == TargetKind::Application) {
+        const auto* app = scenario.find_application(target.name);
+        if (!app) throw QueryError("workload '" + w->name + "' targets no application named '" + target.name + "'");
+        model = model_index("app:" + target.name);
+        if (std::ranges::none_of(app_models, [&](const auto& a) { return a.first == model; }))
+          app_models.emplace_back(model, app);
+        // Each DNN module's model runs with its share of the end-to-end SLO (glet digest gap 13).
+        for (const auto& [name, share] :
+             module_model_slos(*app, scenario.profiles, gpu_type, scenario.slo_of(target).value_or(app->slo))) {
+          model_index(name);
+          auto [it, fresh] = module_slo.emplace(name, share);
+          if (!fresh) it->second = std::min(it->second, share);
+        }
+      } else {
+        model = model_index(target.name);
+      }
       const auto slo = scenario.slo_of(target);
       if (!slo) throw QueryError("target '" + target.name + "' of workload '" + w->name + "' has no SLO");
       setup.streams.push_back(ArrivalStream{model, target_index, *slo, w->rate_rps * shares[i], w->arrivals, trace});
@@ -85,14 +107,44 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
     setup.workload_rate_rps += w->rate_rps;
   }
   for (const auto& name : model_names) {
-    const auto& profile = scenario.profiles.get(name);
-    // The model's SLO for batch sizing: the tightest any of its targets asks for.
+    // The model's SLO for batch sizing: the tightest any of its targets (or modules) asks for.
     Duration slo = Duration::max();
     for (const auto& s : setup.streams)
       if (model_names[s.model] == name) slo = std::min(slo, s.slo);
+    if (const auto it = module_slo.find(name); it != module_slo.end()) slo = std::min(slo, it->second);
+    if (name.starts_with("app:")) {
+      setup.models.push_back(ScheduledModel{name, BatchLatency(), slo});
+      continue;
+    }
+    const auto& profile = scenario.profiles.get(name);
     // Pipeline and glet data planes time partitions and glets from the plan instead.
     setup.models.push_back(ScheduledModel{
         name, pipelines || glets ? BatchLatency() : BatchLatency(profile, gpu_type, GpuShare::whole()), slo});
+  }
+  for (const auto& [model, app] : app_models) {
+    AppGraph g;
+    g.request_model = model;
+    const auto sinks = app->sinks();
+    const auto index = [&](const std::string& id) {
+      for (std::size_t k = 0; k < app->modules.size(); ++k)
+        if (app->modules[k].id == id) return k;
+      return app->modules.size();
+    };
+    for (std::size_t k = 0; k < app->modules.size(); ++k) {
+      AppGraph::Node n;
+      if (app->modules[k].kind == ModuleKind::Dnn)
+        n.model =
+            static_cast<std::uint32_t>(std::ranges::find(model_names, app->modules[k].model) - model_names.begin());
+      else
+        n.cpu = app->modules[k].cpu_latency;
+      n.sink = std::ranges::find(sinks, k) != sinks.end();
+      g.nodes.push_back(std::move(n));
+    }
+    for (const auto& e : app->edges) {
+      g.nodes[index(e.from)].next.push_back(index(e.to));
+      ++g.nodes[index(e.to)].inputs;
+    }
+    setup.apps.push_back(std::move(g));
   }
   return setup;
 }
@@ -293,7 +345,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
       names.push_back(m.name);
     std::vector<const ModelProfile*> profiles;
     for (const auto& m : setup.models)
-      profiles.push_back(&scenario.profiles.get(m.name));
+      profiles.push_back(scenario.profiles.find(m.name));
     glet_deployment = deploy_glet_plan(*spec.glet_plan, names, setup.gpus, profiles);
     setup.gpus = glet_deployment->slots;
     result.plan_system = spec.glet_plan->system;
@@ -372,7 +424,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     for (const auto& m : setup.models) {
       names.push_back(m.name);
       slo.push_back(m.slo);
-      profiles.push_back(&scenario.profiles.get(m.name));
+      profiles.push_back(scenario.profiles.find(m.name));
       models.push_back(
           *std::ranges::find_if(serving_input->models, [&](const GletModel& g) { return g.profile->name == m.name; }));
     }
@@ -399,7 +451,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     std::vector<const ModelProfile*> profiles;
     for (const auto& m : setup.models) {
       slo.push_back(m.slo);
-      profiles.push_back(&scenario.profiles.get(m.name));
+      profiles.push_back(scenario.profiles.find(m.name));
     }
     plane = std::make_unique<GletDataPlane>(*glet_deployment, std::move(slo), spec.glet);
     times = glet_deployment->execution_times(profiles);
@@ -440,6 +492,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
       exec.push_back(m.latency);
     times = ExecutionTimes::uniform(std::move(exec), setup.gpus.size());
   }
+  if (!setup.apps.empty()) plane = std::make_unique<AppFanout>(std::move(plane), setup.apps);
   Simulator sim(setup.gpus.size(), std::move(*times), arrivals, *plane, fanout);
   std::vector<std::uint32_t> gpu_server;
   for (const auto& g : setup.gpus)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/baselines/nexus_scheduler.h"
+#include "engine/dataplane/app_fanout.h"
 #include "engine/glet/glet_data_plane.h"
 #include "engine/glet/glet_serving.h"
 #include "engine/metrics/run_metrics.h"
@@ -109,6 +110,9 @@ struct SimulationSetup {
   std::vector<LinkSpeed> servers;      // each server's NIC, indexed by GpuSlot::server
   std::vector<ArrivalStream> streams;  // rates as written in the workloads
   double workload_rate_rps = 0;
+  // Application requests (glet only, so far): each arrives as its own model entry, named
+  // "app:NAME", and runs its modules as requests of their models (engine/dataplane/app_fanout.h).
+  std::vector<AppGraph> apps;
 };
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec);
 

@@ -134,8 +134,14 @@ void Simulator::finish_transfer() {
 }
 
 void Simulator::dropped(const Request& request, DropReason reason) {
+  if (request.internal) return;  // its parent's outcome is what counts
   --outstanding_;
   recorder_.on_drop(request, reason, now_);
+}
+
+void Simulator::completed(const Request& request, Time start, Time end) {
+  --outstanding_;
+  recorder_.on_complete(request, start, end);
 }
 
 void Simulator::fetch_next_arrival() {
@@ -172,11 +178,12 @@ void Simulator::step() {
     Running done = std::move(*running_[gpu]);
     running_[gpu].reset();
     recorder_.on_batch(done.batch, done.start, done.end, true);
-    if (done.batch.final_stage) {
-      outstanding_ -= done.batch.requests.size();
+    if (done.batch.final_stage)
       for (const auto& r : done.batch.requests)
-        recorder_.on_complete(r, done.start, done.end);
-    }
+        if (!r.internal) {
+          --outstanding_;
+          recorder_.on_complete(r, done.start, done.end);
+        }
     plane_.on_batch_done(BatchDone{done.batch.id, gpu, done.batch.model,
                                    static_cast<std::uint32_t>(done.batch.requests.size()), done.start, done.end});
     start_next(gpu);

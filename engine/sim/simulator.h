@@ -120,6 +120,7 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   void reconfigure(std::uint32_t gpu, GpuShare share) override { times_.reclass(gpu, share); }
   // OutcomeSink
   void dropped(const Request& request, DropReason reason) override;
+  void completed(const Request& request, Time start, Time end) override;
 
   void fetch_next_arrival();
   void finish_transfer();

@@ -52,6 +52,56 @@ std::vector<std::size_t> Application::sources() const {
   return out;
 }
 
+std::vector<Duration> Application::module_slos(const std::vector<Duration>& cost) const {
+  const auto order = topological_order();
+  const std::size_t n = modules.size();
+  std::vector<Duration> up(n), down(n), out(n);
+  if (!order || cost.size() != n) return out;
+  const auto index = [&](const std::string& id) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (modules[i].id == id) return i;
+    return n;
+  };
+  for (const auto i : *order) {
+    Duration longest;
+    for (const auto& e : edges)
+      if (index(e.to) == i) longest = std::max(longest, up[index(e.from)]);
+    up[i] = longest + cost[i];
+  }
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    Duration longest;
+    for (const auto& e : edges)
+      if (index(e.from) == *it) longest = std::max(longest, down[index(e.to)]);
+    down[*it] = longest + cost[*it];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const Duration path = up[i] + down[i] - cost[i];
+    out[i] = path > Duration() ? Duration::from_s(slo.to_s() * cost[i].to_s() / path.to_s()) : slo;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, Duration>> module_model_slos(const Application& app, const ProfileSet& profiles,
+                                                                std::string_view gpu, Duration slo) {
+  std::vector<Duration> cost;
+  for (const auto& m : app.modules) {
+    if (m.kind == ModuleKind::Cpu) {
+      cost.push_back(m.cpu_latency);
+      continue;
+    }
+    // The digest's rule: latency at batch 32 (or the largest profiled) on the whole GPU.
+    const auto& p = profiles.get(m.model);
+    const int batch = std::min(32, std::max(1, p.max_batch(gpu, GpuShare::whole())));
+    cost.push_back(p.latency({gpu, GpuShare::whole(), batch, std::nullopt}));
+  }
+  const auto shares = app.module_slos(cost);
+  std::vector<std::pair<std::string, Duration>> out;
+  for (std::size_t k = 0; k < app.modules.size(); ++k)
+    if (app.modules[k].kind == ModuleKind::Dnn)
+      out.emplace_back(app.modules[k].model, Duration::from_s(slo.to_s() * shares[k].to_s() / app.slo.to_s()));
+  return out;
+}
+
 std::vector<std::size_t> Application::sinks() const {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < modules.size(); ++i)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/core/time.h"
+#include "model/profile/model_profile.h"
 
 namespace servescope {
 
@@ -40,8 +41,18 @@ struct Application {
   std::optional<std::vector<std::size_t>> topological_order() const;
   std::vector<std::size_t> sources() const;
   std::vector<std::size_t> sinks() const;
+  // Each module's share of the end-to-end SLO (glet digest gap 13): its cost over the costliest
+  // source-to-sink path through it, so parallel modules each get the whole SLO and a chain
+  // splits it in proportion. `cost` per module (a DNN's latency, a CPU step's). Needs a DAG.
+  std::vector<Duration> module_slos(const std::vector<Duration>& cost) const;
 
   bool operator==(const Application&) const = default;
 };
+
+// The SLO each DNN module's model gets when `app` runs under `slo` end to end: module_slos()
+// with each DNN costed at batch 32 (or its largest) on the whole `gpu` (glet digest gap 13), as
+// (model, SLO) in module order.
+std::vector<std::pair<std::string, Duration>> module_model_slos(const Application& app, const ProfileSet& profiles,
+                                                                std::string_view gpu, Duration slo);
 
 }  // namespace servescope

@@ -186,3 +186,64 @@ TEST(GletServing, ReschedulesEveryPeriodAndReleasesGpusAfterTheReorganisationDel
     if (s.start < Duration::seconds(40)) busy_early.insert(r.gpu_physical[s.gpu]);
   EXPECT_EQ(static_cast<int>(busy_early.size()), first.gpus);
 }
+
+TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
+  // decode (a 4 ms CPU step) → a → {b, c}: a request is on time only if both b and c finish
+  // within 150 ms of its arrival; the modules run as requests of their models, which the plan
+  // sizes for the application's rate with its share of the SLO.
+  test::TempDir dir;
+  auto json = test::glet_scenario_json(300);
+  const std::string models_target = R"("targets": [{"model": "a", "slo_us": 30000}, {"model": "b", "slo_us": 80000}])";
+  json.replace(json.find(models_target), models_target.size(), R"("targets": [{"application": "pipe"}])");
+  const std::string workloads = R"("workloads":)";
+  json.replace(json.find(workloads), workloads.size(),
+               R"("applications": [{"name": "pipe", "slo_us": 150000,
+                   "modules": [{"id": "decode", "kind": "cpu", "latency_us": 4000}, {"id": "a", "model": "a"},
+                               {"id": "b", "model": "b"}, {"id": "c", "model": "c"}],
+                   "edges": [["decode", "a"], ["a", "b"], ["a", "c"]]}],
+                 "workloads":)");
+  const auto scenario = std::get<Scenario>(load_document(dir.write("s.json", json)).content);
+  const auto in = glet_input(scenario, {});
+  ASSERT_EQ(in.models.size(), 3u);  // a, b and c, each at the application's 300 req/s
+  for (const auto& m : in.models) {
+    EXPECT_DOUBLE_EQ(m.rate_rps, 300) << m.profile->name;
+    EXPECT_LT(m.slo, Duration::milliseconds(150)) << m.profile->name;  // a share of the whole
+  }
+  const auto plan = plan_glet_system("glet-noint", in.models, in.latency, GletPlannerOptions{}, 1, in.gpu_limit);
+  ASSERT_TRUE(plan.feasible) << plan.message;
+  SimulationSpec spec;
+  spec.system = "glet";
+  spec.glet_plan = &plan;
+  spec.duration = Duration::seconds(20);
+  spec.warmup = Duration::seconds(1);
+  const auto r = simulate(scenario, spec);
+  const auto app = std::ranges::find(r.models, "app:pipe") - r.models.begin();
+  ASSERT_LT(static_cast<std::size_t>(app), r.models.size());
+  const auto& stats = r.metrics->models()[static_cast<std::size_t>(app)];
+  EXPECT_GT(stats.arrivals, 5000u);
+  EXPECT_GE(stats.attainment(), 0.99);
+  EXPECT_EQ(stats.unfinished(), 0u);
+  // Module requests are not outcomes of their own.
+  for (std::size_t m = 0; m < r.models.size(); ++m)
+    if (static_cast<std::ptrdiff_t>(m) != app) {
+      EXPECT_EQ(r.metrics->models()[m].arrivals, 0u) << r.models[m];
+      EXPECT_EQ(r.metrics->models()[m].completed, 0u) << r.models[m];
+    }
+  // A request waits at least for the CPU step, a and the slower of b and c at batch one.
+  const auto solo = [&](const char* model) {
+    return scenario.profiles.get(model).latency({"RTX2080Ti", GpuShare::whole(), 1, std::nullopt});
+  };
+  EXPECT_GE(r.metrics->total().latency.quantile(0.0),
+            Duration::milliseconds(4) + solo("a") + std::min(solo("b"), solo("c")));
+
+  // Far too tight an SLO: requests are dropped as a whole, once each.
+  auto tight = json;
+  tight.replace(tight.find("150000"), 6, "  9000");
+  const auto strict = std::get<Scenario>(load_document(dir.write("t.json", tight)).content);
+  const auto r2 = simulate(strict, spec);
+  const auto app2 = static_cast<std::size_t>(std::ranges::find(r2.models, "app:pipe") - r2.models.begin());
+  const auto& s2 = r2.metrics->models()[app2];
+  EXPECT_GT(s2.dropped, 0u);
+  EXPECT_EQ(s2.arrivals, s2.completed + s2.dropped + s2.unfinished());
+  EXPECT_LE(s2.dropped, s2.arrivals);
+}

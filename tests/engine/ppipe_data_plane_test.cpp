@@ -183,6 +183,7 @@ struct Scripted final : Clock, Executor, OutcomeSink {
   bool preempt(BatchId, std::uint32_t) override { return false; }
   void transfer(Transfer) override {}
   void dropped(const Request& r, DropReason) override { drops.push_back(r.id); }
+  void completed(const Request&, Time, Time) override {}
 };
 
 Request req(RequestId id, Time deadline) {

@@ -33,3 +33,24 @@ TEST(Workload, PopularityShares) {
   EXPECT_NEAR(z[0], 2.0 / 3.0, 1e-12);
   EXPECT_NEAR(z[1], 1.0 / 3.0, 1e-12);
 }
+
+TEST(Application, ModuleSlosSplitTheEndToEndSloAlongTheCostliestPath) {
+  // a (10 ms) → {b (20 ms), c (5 ms)}, 120 ms end to end: a and b share the a→b path (30 ms), so
+  // a gets 40 ms and b 80 ms; c lies on a→c (15 ms) and gets a third of the SLO; a parallel
+  // module alone on its path would get all of it.
+  Application app;
+  app.name = "fan";
+  app.slo = Duration::milliseconds(120);
+  app.modules = {{"a", ModuleKind::Dnn, "ma", {}},
+                 {"b", ModuleKind::Dnn, "mb", {}},
+                 {"c", ModuleKind::Dnn, "mc", {}},
+                 {"d", ModuleKind::Cpu, "", Duration::milliseconds(7)}};
+  app.edges = {{"a", "b"}, {"a", "c"}};
+  const auto slo = app.module_slos(
+      {Duration::milliseconds(10), Duration::milliseconds(20), Duration::milliseconds(5), Duration::milliseconds(7)});
+  ASSERT_EQ(slo.size(), 4u);
+  EXPECT_NEAR(slo[0].to_ms(), 40, 1e-6);
+  EXPECT_NEAR(slo[1].to_ms(), 80, 1e-6);
+  EXPECT_NEAR(slo[2].to_ms(), 40, 1e-6);
+  EXPECT_NEAR(slo[3].to_ms(), 120, 1e-6);  // d is on its own: the whole SLO
+}
