@@ -342,3 +342,23 @@ TEST(GletFallbacks, ResiduesOfOneModelMergeToFreeAGlet) {
   ASSERT_EQ(glets[1].models.size(), 1u);
   EXPECT_NEAR(glets[1].models[0].rate_rps, 300, 1e-6);
 }
+
+TEST(GletTC17, LatencyInterpolatesInBatchBetweenProfiledSizes) {
+  // Profiled at b ∈ {1, 2, 4, 8, 16, 32} on 50 %, with L(8) = 20 and L(16) = 36 ms: L(12) = 28.
+  ModelProfile p;
+  p.name = "sparse";
+  p.form = ProfileForm::Table;
+  const std::vector<Duration> lat = {Duration::milliseconds(5),  Duration::milliseconds(8),
+                                     Duration::milliseconds(12), Duration::milliseconds(20),
+                                     Duration::milliseconds(36), Duration::milliseconds(68)};
+  for (const int size : {20, 40, 50, 60, 80, 100})
+    p.batch_tables.push_back({"RTX2080Ti", GpuShare::percent(size), BatchCurve({1, 2, 4, 8, 16, 32}, lat)});
+  GletLatencyOptions o;
+  o.gpu = "RTX2080Ti";
+  o.latency_safety = 1;
+  const GletLatency lat_model({{&p, nullptr, 100, Duration::milliseconds(200), {}}}, o);
+  EXPECT_EQ(lat_model.solo(0, 12, 50), Duration::milliseconds(28));
+  EXPECT_EQ(lat_model.solo(0, 1, 50), Duration::milliseconds(5));
+  EXPECT_EQ(lat_model.solo(0, 32, 50), Duration::milliseconds(68));
+  EXPECT_THROW(lat_model.solo(0, 33, 50), QueryError);  // outside the profile: no extrapolation
+}
