@@ -33,13 +33,15 @@ class GletServing::Scoped final : public Clock {
 
 GletServing::GletServing(GletRescheduler rescheduler, std::vector<std::string> models, std::vector<GpuSlot> slots,
                          std::vector<std::uint32_t> physical, std::vector<const ModelProfile*> profiles,
-                         std::vector<Duration> slo, std::vector<double> initial_rps, GletServingOptions options)
+                         std::vector<Duration> slo, std::vector<int> planned_as, std::vector<double> initial_rps,
+                         GletServingOptions options)
     : rescheduler_(std::move(rescheduler)),
       models_(std::move(models)),
       slots_(std::move(slots)),
       physical_(std::move(physical)),
       profiles_(std::move(profiles)),
       slo_(std::move(slo)),
+      planned_as_(std::move(planned_as)),
       initial_rps_(std::move(initial_rps)),
       options_(options),
       arrivals_(models_.size(), 0) {}
@@ -101,9 +103,9 @@ void GletServing::on_timer(std::uint64_t token) {
     pending_.reset();
     return;
   }
-  std::vector<double> measured(arrivals_.size());
+  std::vector<double> measured(initial_rps_.size(), 0);
   for (std::size_t m = 0; m < arrivals_.size(); ++m)
-    measured[m] = arrivals_[m] / options_.period.to_s();
+    if (planned_as_[m] >= 0) measured[static_cast<std::size_t>(planned_as_[m])] = arrivals_[m] / options_.period.to_s();
   std::ranges::fill(arrivals_, 0.0);
   const auto d = rescheduler_.on_period(measured);
   decisions_.push_back(d);

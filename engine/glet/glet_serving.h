@@ -33,10 +33,12 @@ struct Reorganisation {
 class GletServing final : public DataPlane {
  public:
   // `slots` two per GPU with `physical` their GPU index; `models` the data plane's model names
-  // and `profiles`, `slo` per model; `initial_rps` what the first schedule is made for.
+  // and `profiles`, `slo` per model; `planned_as` each model's index among the rescheduler's (−1
+  // for one it does not plan, such as an application request); `initial_rps`, in the
+  // rescheduler's order, what the first schedule is made for.
   GletServing(GletRescheduler rescheduler, std::vector<std::string> models, std::vector<GpuSlot> slots,
               std::vector<std::uint32_t> physical, std::vector<const ModelProfile*> profiles, std::vector<Duration> slo,
-              std::vector<double> initial_rps, GletServingOptions options = {});
+              std::vector<int> planned_as, std::vector<double> initial_rps, GletServingOptions options = {});
   ~GletServing() override;
 
   std::string name() const override { return "glet-serving"; }
@@ -66,6 +68,7 @@ class GletServing final : public DataPlane {
   std::vector<std::uint32_t> physical_;
   std::vector<const ModelProfile*> profiles_;
   std::vector<Duration> slo_;
+  std::vector<int> planned_as_;
   std::vector<double> initial_rps_;
   GletServingOptions options_;
   DataPlaneContext* ctx_ = nullptr;

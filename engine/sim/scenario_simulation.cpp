@@ -80,7 +80,7 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
     }
     for (std::size_t i = 0; i < w->targets.size(); ++i, ++target_index) {
       const auto& target = w->targets[i];
-      if (target.kind != TargetKind::Model && spec.system != "glet")
+      if (target.kind != TargetKind::Model && !glets)
         throw QueryError("workload '" + w->name + "' targets application '" + target.name + "'; the " + spec.system +
                          " data plane serves models (application DAGs run on the glet data plane)");
       std::uint32_t model = 0;
@@ -417,16 +417,21 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     std::vector<std::string> names;
     std::vector<Duration> slo;
     std::vector<const ModelProfile*> profiles;
+    // The rescheduler plans the real models (an application's modules among them, at its rate);
+    // application requests themselves are the AppFanout's.
     std::vector<GletModel> models;
-    std::vector<double> initial(setup.models.size(), 0);
-    for (const auto& st : setup.streams)
-      initial[st.model] += st.rate_rps;
+    std::vector<double> initial;
+    std::vector<int> planned_as;  // per data-plane model: its index among `models`, or −1
     for (const auto& m : setup.models) {
       names.push_back(m.name);
       slo.push_back(m.slo);
       profiles.push_back(scenario.profiles.find(m.name));
-      models.push_back(
-          *std::ranges::find_if(serving_input->models, [&](const GletModel& g) { return g.profile->name == m.name; }));
+      const auto g =
+          std::ranges::find_if(serving_input->models, [&](const GletModel& x) { return x.profile->name == m.name; });
+      planned_as.push_back(g == serving_input->models.end() ? -1 : static_cast<int>(models.size()));
+      if (g == serving_input->models.end()) continue;
+      models.push_back(*g);
+      initial.push_back(g->rate_rps * scale);
     }
     const auto& lo = serving_input->latency;
     // Every size a schedule may choose needs a timing row: one class per size.
@@ -436,12 +441,12 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
       shares.push_back(GpuShare::percent(size));
     for (std::size_t m = 0; m < profiles.size(); ++m)
       for (const auto& share : shares)
-        latency[m].push_back(BatchLatency(*profiles[m], lo.gpu, share));
+        latency[m].push_back(profiles[m] ? BatchLatency(*profiles[m], lo.gpu, share) : BatchLatency());
     times = ExecutionTimes(std::move(latency), std::vector<std::uint32_t>(setup.gpus.size(), 0));
     times->set_class_shares(shares);
     auto owner = std::make_unique<GletServing>(
         GletRescheduler(std::move(models), lo, spec.glet_planner, serving_input->gpu_limit), names, setup.gpus,
-        serving_physical, profiles, std::move(slo), std::move(initial), spec.glet_serving);
+        serving_physical, profiles, std::move(slo), std::move(planned_as), std::move(initial), spec.glet_serving);
     serving_plane = owner.get();
     plane = std::move(owner);
     result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});

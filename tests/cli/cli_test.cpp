@@ -463,9 +463,9 @@ TEST(Cli, FitInterferenceRecoversCoefficientsFromCoRuns) {
   // A model without utilisation is named, with its line.
   const auto bad = dir.write("bad.csv",
                              "model,batch,size_percent,other_model,other_batch,other_size_percent,solo_ms,"
-                             "corun_ms\nc,1,50,a,1,50,10,11\n");
+                             "corun_ms\nd,1,50,a,1,50,10,11\n");
   const auto refused = cli({"fit-interference", "--coruns", bad, "--profiles", scenario, "--gpu", "RTX2080Ti"});
   EXPECT_EQ(refused.status, 2);
   EXPECT_NE(refused.err.find("line 2"), std::string::npos) << refused.err;
-  EXPECT_NE(refused.err.find("no L2/DRAM utilisation for c"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("no L2/DRAM utilisation for d"), std::string::npos) << refused.err;
 }

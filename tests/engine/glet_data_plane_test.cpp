@@ -236,6 +236,17 @@ TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
   EXPECT_GE(r.metrics->total().latency.quantile(0.0),
             Duration::milliseconds(4) + solo("a") + std::min(solo("b"), solo("c")));
 
+  // glet-serving plans the same application by itself (its modules at the application's rate).
+  SimulationSpec served = spec;
+  served.system = "glet-serving";
+  served.glet_plan = nullptr;
+  const auto rs = simulate(scenario, served);
+  ASSERT_FALSE(rs.reorganisations.empty());
+  EXPECT_GE(rs.reorganisations.front().gpus, 1);
+  const auto served_app = static_cast<std::size_t>(std::ranges::find(rs.models, "app:pipe") - rs.models.begin());
+  EXPECT_GE(rs.metrics->models()[served_app].attainment(), 0.99);
+  EXPECT_GT(rs.metrics->models()[served_app].arrivals, 5000u);
+
   // Far too tight an SLO: requests are dropped as a whole, once each.
   auto tight = json;
   tight.replace(tight.find("150000"), 6, "  9000");

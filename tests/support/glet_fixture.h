@@ -48,7 +48,8 @@ inline std::string glet_scenario_json(double rate_rps, const std::string& extra_
     << glet_model_json("a", 1.5, 0.25) << "," << glet_model_json("b", 3, 0.9) << "," << glet_model_json("c", 2, 0.5)
     << R"(],
   "utilisation": [)"
-    << glet_utilisation_json("a", 0.2, 0.4) << "," << glet_utilisation_json("b", 0.3, 0.5) << R"(],
+    << glet_utilisation_json("a", 0.2, 0.4) << "," << glet_utilisation_json("b", 0.3, 0.5) << ","
+    << glet_utilisation_json("c", 0.25, 0.45) << R"(],
   "interference": [{"gpu": "RTX2080Ti", "l2_self": 0.11291, "l2_other": 0.71596, "dram_self": 0.35487,
                     "dram_other": 0.08820, "constant": 0.89537}],
   "workloads": [{"name": "w", "rate_rps": )"
