@@ -314,6 +314,15 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   if (!(spec.runtime_jitter >= 0 && spec.runtime_jitter < 1))
     throw QueryError("runtime jitter must be in [0, 1) (got " + std::to_string(spec.runtime_jitter) + ")");
   auto setup = prepare_simulation(scenario, spec);
+  // Per data-plane model: its name, SLO and profile (none for an application's own requests).
+  std::vector<std::string> names;
+  std::vector<Duration> slos;
+  std::vector<const ModelProfile*> profiles;
+  for (const auto& m : setup.models) {
+    names.push_back(m.name);
+    slos.push_back(m.slo);
+    profiles.push_back(scenario.profiles.find(m.name));
+  }
   SimulationResult result;
   result.system = spec.system;
   const bool pipelines = is_pipeline_data_plane(spec.system);
@@ -340,12 +349,6 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     result.nominal_capacity_rps = setup.workload_rate_rps;
   } else if (glets) {
     if (spec.subclusters > 1) throw QueryError("the glet data plane does not split the cluster into sub-clusters");
-    std::vector<std::string> names;
-    for (const auto& m : setup.models)
-      names.push_back(m.name);
-    std::vector<const ModelProfile*> profiles;
-    for (const auto& m : setup.models)
-      profiles.push_back(scenario.profiles.find(m.name));
     glet_deployment = deploy_glet_plan(*spec.glet_plan, names, setup.gpus, profiles);
     setup.gpus = glet_deployment->slots;
     result.plan_system = spec.glet_plan->system;
@@ -353,9 +356,6 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
       if (std::ranges::find(names, pm.name) != names.end()) result.nominal_capacity_rps += pm.assigned_rps;
   } else if (pipelines) {
     if (spec.subclusters > 1) throw QueryError("pipeline data planes do not split the cluster into sub-clusters");
-    std::vector<std::string> names;
-    for (const auto& m : setup.models)
-      names.push_back(m.name);
     std::vector<PhysicalGpu> physical;
     for (const auto& g : setup.gpus)
       physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
@@ -414,18 +414,12 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   ReservationScheduler* reservation = nullptr;
   GletServing* serving_plane = nullptr;
   if (serving) {
-    std::vector<std::string> names;
-    std::vector<Duration> slo;
-    std::vector<const ModelProfile*> profiles;
     // The rescheduler plans the real models (an application's modules among them, at its rate);
     // application requests themselves are the AppFanout's.
     std::vector<GletModel> models;
     std::vector<double> initial;
     std::vector<int> planned_as;  // per data-plane model: its index among `models`, or −1
     for (const auto& m : setup.models) {
-      names.push_back(m.name);
-      slo.push_back(m.slo);
-      profiles.push_back(scenario.profiles.find(m.name));
       const auto g =
           std::ranges::find_if(serving_input->models, [&](const GletModel& x) { return x.profile->name == m.name; });
       planned_as.push_back(g == serving_input->models.end() ? -1 : static_cast<int>(models.size()));
@@ -446,28 +440,19 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     times->set_class_shares(shares);
     auto owner = std::make_unique<GletServing>(
         GletRescheduler(std::move(models), lo, spec.glet_planner, serving_input->gpu_limit), names, setup.gpus,
-        serving_physical, profiles, std::move(slo), std::move(planned_as), std::move(initial), spec.glet_serving);
+        serving_physical, profiles, slos, std::move(planned_as), std::move(initial), spec.glet_serving);
     serving_plane = owner.get();
     plane = std::move(owner);
     result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});
     result.partition_status = "not split";
   } else if (glets) {
-    std::vector<Duration> slo;
-    std::vector<const ModelProfile*> profiles;
-    for (const auto& m : setup.models) {
-      slo.push_back(m.slo);
-      profiles.push_back(scenario.profiles.find(m.name));
-    }
-    plane = std::make_unique<GletDataPlane>(*glet_deployment, std::move(slo), spec.glet);
+    plane = std::make_unique<GletDataPlane>(*glet_deployment, slos, spec.glet);
     times = glet_deployment->execution_times(profiles);
     result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});
     result.partition_status = "not split";
   } else if (pipelines) {
     if (spec.system == "reservation") {
-      std::vector<Duration> slo;
-      for (const auto& m : setup.models)
-        slo.push_back(m.slo);
-      auto r = std::make_unique<ReservationScheduler>(*deployment, std::move(slo), spec.reservation);
+      auto r = std::make_unique<ReservationScheduler>(*deployment, slos, spec.reservation);
       reservation = r.get();
       plane = std::move(r);
     } else {

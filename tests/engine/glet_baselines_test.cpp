@@ -9,7 +9,9 @@
 #include <random>
 #include <set>
 
+#include "engine/glet/synthetic_profile.h"
 #include "model/core/error.h"
+#include "tests/support/glet_fixture.h"
 #include "tests/support/glet_layout_checker.h"
 
 using namespace servescope;
@@ -19,55 +21,27 @@ namespace {
 
 const std::vector<int> kSizes = {20, 40, 50, 60, 80, 100};
 
-// The digest's synthetic roofline-like profile (§4.1): L(b, p) = c0 + w·b / min(p/100, (b/B)^γ ∧ 1).
-ModelProfile synthetic_profile(const std::string& name, double c0_ms, double w_ms, double knee_batch = 8,
-                               double gamma = 0.5) {
-  ModelProfile p;
-  p.name = name;
-  p.form = ProfileForm::Table;
-  for (const int size : kSizes) {
-    std::vector<Duration> lat;
-    for (int b = 1; b <= 32; ++b) {
-      const double share = std::min(size / 100.0, std::min(1.0, std::pow(b / knee_batch, gamma)));
-      lat.push_back(Duration::from_us(1000 * (c0_ms + w_ms * b / share)));
-    }
-    p.batch_tables.push_back({"rtx-2080-ti", GpuShare::percent(size), BatchCurve(batch_range(32), lat)});
-  }
-  return p;
+// The digest's synthetic roofline-like profile (§4.1) with L(32, 100 %) = c0 + 32·w.
+ModelProfile synthetic_profile(const std::string& name, double c0_ms, double w_ms) {
+  SyntheticGletShape shape;
+  shape.c0 = Duration::from_us(1000 * c0_ms);
+  return synthetic_glet_profile(name, "RTX2080Ti", Duration::from_us(2000 * (c0_ms + 32 * w_ms)), kSizes, shape);
 }
 
-// Toy model A (digest §7): L(b, p) = 2 + β(p)·b ms.
 ModelProfile toy_a() {
-  const std::map<int, double> beta = {{20, 3.0}, {40, 1.5}, {50, 1.25}, {60, 1.1}, {80, 1.0}, {100, 1.0}};
-  ModelProfile p;
-  p.name = "A";
-  p.form = ProfileForm::Table;
-  for (const auto& [size, slope] : beta) {
-    std::vector<Duration> lat;
-    for (int b = 1; b <= 32; ++b)
-      lat.push_back(Duration::from_us(1000 * (2 + slope * b)));
-    p.batch_tables.push_back({"rtx-2080-ti", GpuShare::percent(size), BatchCurve(batch_range(32), lat)});
-  }
-  return p;
+  return test::affine_glet_profile("A", 2);
 }
 
 GletLatencyOptions toy_latency() {
-  GletLatencyOptions o;
-  o.gpu = "rtx-2080-ti";
-  o.latency_safety = 1.0;
-  return o;
+  return test::toy_latency_options();
 }
 
 GletPlannerOptions exact() {
-  GletPlannerOptions o;
-  o.rate_epsilon_rps = 1e-6;
-  o.rate_epsilon_fraction = 0;
-  o.shortfall_tolerance = 0;
-  return o;
+  return test::exact_planner_options();
 }
 
 InterferenceModel rtx_2080_ti() {
-  return {"rtx-2080-ti", 0.11291, 0.71596, 0.35487, 0.08820, 0.89537, "", ""};
+  return {"RTX2080Ti", 0.11291, 0.71596, 0.35487, 0.08820, 0.89537, "", ""};
 }
 
 }  // namespace
@@ -130,7 +104,7 @@ TEST(GletTC15, FixedLayoutsOfFourGpus) {
 
 TEST(GletBaselines, EvenSplitSbpAndIdealOnToyA) {
   const auto a = toy_a();
-  const UtilisationProfile quiet{"A", "rtx-2080-ti", {{1, 0, 0.01, 0.01}, {32, 0, 0.05, 0.05}}, ""};
+  const UtilisationProfile quiet{"A", "RTX2080Ti", {{1, 0, 0.01, 0.01}, {32, 0, 0.05, 0.05}}, ""};
   const std::vector<GletModel> models = {{&a, &quiet, 1500, Duration::milliseconds(100), {}}};
   // Two 50 % halves: 761.9 saturated, then a 738.1 residue (b = 32, L = 42 ≤ d = 43.35).
   const auto even = plan_glet_system("sbp-even", models, toy_latency(), exact(), 1, 4);
@@ -158,17 +132,17 @@ TEST(GletTC18, EverySystemsLayoutsPassTheChecker) {
     for (int i = 0; i < n; ++i) {
       profiles.push_back(synthetic_profile("m" + std::to_string(i), c0(rng), w(rng)));
       util.push_back(
-          {profiles.back().name, "rtx-2080-ti", {{1, 0, l2(rng), dram(rng)}, {32, 0, l2(rng), dram(rng)}}, ""});
+          {profiles.back().name, "RTX2080Ti", {{1, 0, l2(rng), dram(rng)}, {32, 0, l2(rng), dram(rng)}}, ""});
     }
     std::vector<GletModel> models;
     for (int i = 0; i < n; ++i) {
       // SLO = 2 × L(32, 100) (the paper's rule), so a batch of 32 saturates a whole GPU.
-      const auto solo = profiles[static_cast<std::size_t>(i)].latency({"rtx-2080-ti", GpuShare::whole(), 32, {}});
+      const auto solo = profiles[static_cast<std::size_t>(i)].latency({"RTX2080Ti", GpuShare::whole(), 32, {}});
       models.push_back(
           {&profiles[static_cast<std::size_t>(i)], &util[static_cast<std::size_t>(i)], rate(rng), solo * 2, {}});
     }
     GletLatencyOptions lo;
-    lo.gpu = "rtx-2080-ti";
+    lo.gpu = "RTX2080Ti";
     lo.interference = rtx_2080_ti();
     GletPlannerOptions po;  // prototype defaults: safety 1.1, ε = 15 req/s
     auto weighted = lo;

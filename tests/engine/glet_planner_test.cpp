@@ -10,6 +10,7 @@
 #include "engine/glet/rate_headroom.h"
 #include "engine/glet/synthetic_profile.h"
 #include "model/core/error.h"
+#include "tests/support/glet_fixture.h"
 #include "tests/support/glet_layout_checker.h"
 
 using namespace servescope;
@@ -17,39 +18,19 @@ using namespace servescope::engine;
 
 namespace {
 
-const std::map<int, double> kBetaA = {{20, 3.0}, {40, 1.5}, {50, 1.25}, {60, 1.1}, {80, 1.0}, {100, 1.0}};
-
-// L(b, p) = c + β(p)·b ms for b = 1..32 at every size of `beta`.
-ModelProfile affine_profile(const std::string& name, const std::map<int, double>& beta, double c_ms) {
-  ModelProfile p;
-  p.name = name;
-  p.form = ProfileForm::Table;
-  for (const auto& [size, slope] : beta) {
-    std::vector<Duration> lat;
-    for (int b = 1; b <= 32; ++b)
-      lat.push_back(Duration::from_us(1000 * (c_ms + slope * b)));
-    p.batch_tables.push_back({"rtx-2080-ti", GpuShare::percent(size), BatchCurve(batch_range(32), lat)});
-  }
-  return p;
-}
+using test::affine_glet_profile;
+using test::toy_a_beta;
 
 GletLatencyOptions toy_options() {
-  GletLatencyOptions o;
-  o.gpu = "rtx-2080-ti";
-  o.latency_safety = 1.0;
-  return o;
+  return test::toy_latency_options();
 }
 
 GletPlannerOptions exact() {
-  GletPlannerOptions o;
-  o.rate_epsilon_rps = 1e-6;
-  o.rate_epsilon_fraction = 0;
-  o.shortfall_tolerance = 0;
-  return o;
+  return test::exact_planner_options();
 }
 
 struct ToyA {
-  ModelProfile profile = affine_profile("A", kBetaA, 2);
+  ModelProfile profile = affine_glet_profile("A", 2);
   GletLatency latency(double rate, GletLatencyOptions o = toy_options()) const {
     return GletLatency({{&profile, nullptr, rate, Duration::milliseconds(100), {}}}, std::move(o));
   }
@@ -198,18 +179,18 @@ TEST(GletTC11, InterferenceAndSafetyShrinkTheBatch) {
 TEST(GletTC12, LinearInterferenceWithThe2080TiCoefficients) {
   // Nsight utilisation at batch 32 on the whole GPU (digest §4.7).
   const auto util = [](std::string model, double l2, double dram) {
-    return UtilisationProfile{std::move(model), "rtx-2080-ti", {{32, 0, l2, dram}}, ""};
+    return UtilisationProfile{std::move(model), "RTX2080Ti", {{32, 0, l2, dram}}, ""};
   };
   const std::vector<UtilisationProfile> u = {util("resnet50", 0.2819, 0.6227), util("vgg16", 0.3022, 0.6115),
                                              util("lenet", 0.0697, 0.2540), util("quiet", 0.01, 0.01)};
   std::vector<ModelProfile> profiles;
   for (const auto& x : u)
-    profiles.push_back(affine_profile(x.model, kBetaA, 2));
+    profiles.push_back(affine_glet_profile(x.model, 2));
   std::vector<GletModel> models;
   for (std::size_t i = 0; i < u.size(); ++i)
     models.push_back({&profiles[i], &u[i], 100, Duration::milliseconds(100), {}});
   auto o = toy_options();
-  o.interference = InterferenceModel{"rtx-2080-ti", 0.11291, 0.71596, 0.35487, 0.08820, 0.89537, "", ""};
+  o.interference = InterferenceModel{"RTX2080Ti", 0.11291, 0.71596, 0.35487, 0.08820, 0.89537, "", ""};
   const GletLatency lat(models, o);
   EXPECT_NEAR(lat.interference(0, 32, 50, Neighbour{1, 32, 50}), 1.1569, 1e-3);
   EXPECT_NEAR(lat.interference(1, 32, 50, Neighbour{0, 32, 50}), 1.1493, 1e-3);
@@ -222,7 +203,7 @@ TEST(GletTC12, LinearInterferenceWithThe2080TiCoefficients) {
 
 TEST(GletTC13, TimeSharingSearchesShorterDutyCycles) {
   const std::map<int, double> ones = {{20, 1.0}, {40, 1.0}, {50, 1.0}, {60, 1.0}, {80, 1.0}, {100, 1.0}};
-  const auto x = affine_profile("X", ones, 5), y = affine_profile("Y", ones, 5);
+  const auto x = affine_glet_profile("X", 5, 1, ones), y = affine_glet_profile("Y", 5, 1, ones);
   auto o = toy_options();
   o.sizes = {40, 60};  // only 40/60 splits, so both residues want a 40 % glet
   const GletLatency lat(
@@ -253,7 +234,7 @@ TEST(GletTC13, TimeSharingSearchesShorterDutyCycles) {
 
 TEST(GletTC14, LeastRoomFirstTiesByIndexDescending) {
   const ToyA a;
-  const auto b = affine_profile("B", kBetaA, 2), c = affine_profile("C", kBetaA, 2), d = affine_profile("D", kBetaA, 2);
+  const auto b = affine_glet_profile("B", 2), c = affine_glet_profile("C", 2), d = affine_glet_profile("D", 2);
   const GletLatency lat({{&a.profile, nullptr, 1500, Duration::milliseconds(100), {}},
                          {&b, nullptr, 200, Duration::milliseconds(50), {}},
                          {&c, nullptr, 400, Duration::milliseconds(30), {}},

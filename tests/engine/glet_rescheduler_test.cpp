@@ -8,6 +8,7 @@
 #include <map>
 
 #include "model/core/error.h"
+#include "tests/support/glet_fixture.h"
 #include "tests/support/glet_layout_checker.h"
 
 using namespace servescope;
@@ -15,41 +16,19 @@ using namespace servescope::engine;
 
 namespace {
 
-// L(b, p) = c + β(p)·b ms at every glet size.
-ModelProfile affine(const std::string& name, double c_ms, double scale) {
-  const std::map<int, double> beta = {{20, 3.0}, {40, 1.5}, {50, 1.25}, {60, 1.1}, {80, 1.0}, {100, 1.0}};
-  ModelProfile p;
-  p.name = name;
-  p.form = ProfileForm::Table;
-  for (const auto& [size, slope] : beta) {
-    std::vector<Duration> lat;
-    for (int b = 1; b <= 32; ++b)
-      lat.push_back(Duration::from_us(1000 * (c_ms + scale * slope * b)));
-    p.batch_tables.push_back({"RTX2080Ti", GpuShare::percent(size), BatchCurve(batch_range(32), lat)});
-  }
-  return p;
-}
-
 struct Fixture {
-  ModelProfile a = affine("A", 2, 1), b = affine("B", 3, 0.5);
+  ModelProfile a = test::affine_glet_profile("A", 2), b = test::affine_glet_profile("B", 3, 0.5);
   // The schedule in force re-checked at the targets it was made for.
   std::vector<std::string> check(const GletRescheduler& r) const {
-    GletLatencyOptions lo;
-    lo.gpu = "RTX2080Ti";
-    lo.latency_safety = 1;
+    const auto lo = test::toy_latency_options();
     const GletLatency lat({{&a, nullptr, r.targets()[0], Duration::milliseconds(100), {}},
                            {&b, nullptr, r.targets()[1], Duration::milliseconds(60), {}}},
                           lo);
     return test::check_glet_layout(lat, r.schedule().layout, 1e-6);
   }
   GletRescheduler rescheduler() const {
-    GletLatencyOptions lo;
-    lo.gpu = "RTX2080Ti";
-    lo.latency_safety = 1;
-    GletPlannerOptions po;
-    po.rate_epsilon_rps = 1e-6;
-    po.rate_epsilon_fraction = 0;
-    po.shortfall_tolerance = 0;
+    const auto lo = test::toy_latency_options();
+    const auto po = test::exact_planner_options();
     return GletRescheduler(
         {{&a, nullptr, 0, Duration::milliseconds(100), {}}, {&b, nullptr, 0, Duration::milliseconds(60), {}}}, lo, po,
         4);

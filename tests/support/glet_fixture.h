@@ -4,10 +4,50 @@
 #pragma once
 
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "engine/glet/elastic_partitioning.h"
+
 namespace servescope::test {
+
+// The digest's toy model A (glet digest §7): L(b, p) = c + scale · β(p) · b ms for b = 1..32.
+inline const std::map<int, double>& toy_a_beta() {
+  static const std::map<int, double> beta = {{20, 3.0}, {40, 1.5}, {50, 1.25}, {60, 1.1}, {80, 1.0}, {100, 1.0}};
+  return beta;
+}
+
+inline ModelProfile affine_glet_profile(const std::string& name, double c_ms, double scale = 1,
+                                        const std::map<int, double>& beta = toy_a_beta()) {
+  ModelProfile p;
+  p.name = name;
+  p.form = ProfileForm::Table;
+  for (const auto& [size, slope] : beta) {
+    std::vector<Duration> lat;
+    for (int b = 1; b <= 32; ++b)
+      lat.push_back(Duration::from_us(1000 * (c_ms + scale * slope * b)));
+    p.batch_tables.push_back({"RTX2080Ti", GpuShare::percent(size), BatchCurve(batch_range(32), lat)});
+  }
+  return p;
+}
+
+// The worked examples' settings: safety factor 1, no interference.
+inline engine::GletLatencyOptions toy_latency_options() {
+  engine::GletLatencyOptions o;
+  o.gpu = "RTX2080Ti";
+  o.latency_safety = 1.0;
+  return o;
+}
+
+// Every model's whole rate placed: no slack, no shortfall tolerated.
+inline engine::GletPlannerOptions exact_planner_options() {
+  engine::GletPlannerOptions o;
+  o.rate_epsilon_rps = 1e-6;
+  o.rate_epsilon_fraction = 0;
+  o.shortfall_tolerance = 0;
+  return o;
+}
 
 // A table profile over the glet sizes: L(b, p) = c + w·b / (p/100)^0.7 ms (bigger glets help,
 // with diminishing returns).
