@@ -1,0 +1,538 @@
+#include "engine/cost/cost_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "model/core/error.h"
+
+namespace servescope::engine {
+namespace {
+
+constexpr double kInf = kInfiniteCost;
+
+bool cheaper(double a, double b) {
+  return a < b - kRateEpsilon * std::max(1.0, std::abs(b));
+}
+
+// The configuration space the preset allows: batch 1 only, concurrency 1 only, one price class.
+CostProblem restrict(const CostProblem& problem, const CostPlanOptions& o) {
+  CostProblem out = problem;
+  for (auto& m : out.modules) {
+    if (m.is_fixed()) continue;
+    std::erase_if(m.configs, [&](const CostConfig& c) {
+      return (!o.batching && c.batch != 1) || (!o.spatial && c.concurrency != 1);
+    });
+    if ((o.hardware == HardwareChoice::Cheapest || o.hardware == HardwareChoice::Priciest) && !m.configs.empty()) {
+      // The module's cheapest (priciest) hardware type; ties by id.
+      const auto pick = std::ranges::min_element(m.configs, [&](const CostConfig& a, const CostConfig& b) {
+        if (a.price != b.price) return o.hardware == HardwareChoice::Cheapest ? a.price < b.price : a.price > b.price;
+        return a.hw < b.hw;
+      });
+      const std::string hw = pick->hw;
+      std::erase_if(m.configs, [&](const CostConfig& c) { return c.hw != hw; });
+    }
+    sort_configs(m.configs, m.rate_rps);
+  }
+  return out;
+}
+
+double module_cost(const CostModule& m, double rate, Duration budget, const ModuleSchedulerOptions& o) {
+  if (m.is_fixed()) return m.fixed_latency <= budget + kLatencyTolerance ? 0.0 : kInf;
+  const auto plan = schedule_module(m, rate, budget, o);
+  return plan.feasible ? plan.cost : kInf;
+}
+
+class Pipeline {
+ public:
+  Pipeline(const CostProblem& problem, const CostPlanOptions& options) : p_(problem), o_(options), dag_(problem) {}
+
+  CostPlan run() {
+    std::optional<CostPlan> best;
+    std::string reason = "no module budgets could be scheduled";
+    const auto consider = [&](std::vector<Duration> budgets, const std::vector<SplitStep>& trace) {
+      auto plan = realise(std::move(budgets));
+      if (!plan.feasible) {
+        reason = plan.reason;
+        return;
+      }
+      plan.trace = trace;
+      if (!best || cheaper(plan.cost, best->cost)) best = std::move(plan);
+    };
+    for (std::size_t m = 0; m < p_.modules.size(); ++m)
+      if (!p_.modules[m].is_fixed() && p_.modules[m].configs.empty())
+        return infeasible("module '" + p_.modules[m].id + "' has no configuration left under " + o_.system);
+    switch (o_.split) {
+      case SplitMethod::Even:
+        consider(even_budgets(), {});
+        break;
+      case SplitMethod::Quantized: {
+        auto budgets = quantized_budgets();
+        if (budgets.empty()) return infeasible("no quantized budget split fits the SLO");
+        consider(std::move(budgets), {});
+        break;
+      }
+      case SplitMethod::LatencyCost:
+      case SplitMethod::Throughput: {
+        const auto input = split_input();
+        const auto score = o_.split == SplitMethod::LatencyCost ? SplitScore::LatencyCost : SplitScore::Throughput;
+        std::vector<bool> merges{false};
+        std::vector<bool> plannable(p_.modules.size());
+        for (std::size_t m = 0; m < plannable.size(); ++m)
+          plannable[m] = !p_.modules[m].is_fixed();
+        if (o_.node_merger && !sibling_classes(dag_, plannable).empty()) merges.push_back(true);
+        for (const bool merge : merges) {
+          const auto done = split_latency(input, score, merge);
+          if (!done.feasible)
+            return infeasible("the fastest configuration of every module already takes " +
+                              std::to_string(critical_path(input, input.start).to_ms()) +
+                              " ms on the critical path, above the SLO of " + std::to_string(p_.slo.to_ms()) + " ms");
+          const auto trace = trace_of(input, done);
+          consider(budgets_of(input, done.choice), trace);
+          if (o_.cost_direct_rounds > 0)
+            for (const auto& choice : cost_direct(input, done, o_.cost_direct_rounds, merge))
+              consider(budgets_of(input, choice), trace);
+        }
+        break;
+      }
+    }
+    if (!best) return infeasible(reason);
+    best->problem = p_;
+    return std::move(*best);
+  }
+
+ private:
+  CostPlan infeasible(std::string why) const {
+    CostPlan plan;
+    plan.system = o_.system;
+    plan.dispatch = o_.module.dispatch;
+    plan.problem = p_;
+    plan.reason = std::move(why);
+    return plan;
+  }
+
+  SplitInput split_input() const {
+    SplitInput in;
+    in.dag = &dag_;
+    in.slo = p_.slo;
+    for (const auto& m : p_.modules) {
+      std::vector<SplitOption> opts;
+      if (m.is_fixed()) {
+        opts.push_back({m.fixed_latency, 0, 0});
+      } else {
+        for (const auto& c : m.configs) {
+          const Duration lat = fluid_latency(c, m.rate_rps, o_.module.dispatch);
+          const double cost = o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, m.rate_rps)
+                                                                    : module_cost(m, m.rate_rps, lat, o_.module);
+          opts.push_back({lat, cost, c.ratio()});
+        }
+      }
+      // Start on the fastest option, the more expensive on a tie (Piccolo digest gap G6).
+      std::size_t start = 0;
+      const auto fluid = [&](std::size_t k) { return m.is_fixed() ? 0.0 : fluid_cost(m.configs[k], m.rate_rps); };
+      for (std::size_t k = 1; k < opts.size(); ++k)
+        if (opts[k].latency < opts[start].latency ||
+            (opts[k].latency == opts[start].latency && fluid(k) > fluid(start)))
+          start = k;
+      in.options.push_back(std::move(opts));
+      in.start.push_back(start);
+    }
+    return in;
+  }
+
+  std::vector<SplitStep> trace_of(const SplitInput& input, const SplitResult& done) const {
+    std::vector<SplitStep> out;
+    auto choice = input.start;
+    for (const auto& mv : done.history) {
+      for (const auto& [m, c] : mv.changes)
+        choice[m] = c;
+      const Duration e2e = critical_path(input, choice);
+      for (const auto& [m, c] : mv.changes) {
+        std::size_t from = input.start[m];
+        for (const auto& earlier : out)
+          if (earlier.module == m) from = earlier.to;
+        out.push_back({m, from, c, mv.lc, e2e});
+      }
+    }
+    return out;
+  }
+
+  std::vector<Duration> budgets_of(const SplitInput& input, const std::vector<std::size_t>& choice) const {
+    std::vector<Duration> budgets(choice.size());
+    for (std::size_t m = 0; m < choice.size(); ++m)
+      budgets[m] = input.options[m][choice[m]].latency;
+    if (o_.stretch_budgets) {
+      const Duration e2e = dag_.longest_path(budgets);
+      if (e2e > Duration())
+        for (std::size_t m = 0; m < budgets.size(); ++m)
+          if (!p_.modules[m].is_fixed()) budgets[m] = Duration::from_s(budgets[m].to_s() * p_.slo.to_s() / e2e.to_s());
+    }
+    return budgets;
+  }
+
+  std::vector<Duration> even_budgets() const {
+    std::vector<bool> dnn(p_.modules.size());
+    std::vector<Duration> fixed(p_.modules.size());
+    for (std::size_t m = 0; m < dnn.size(); ++m) {
+      dnn[m] = !p_.modules[m].is_fixed();
+      fixed[m] = p_.modules[m].fixed_latency;
+    }
+    const int depth = std::max(1, dag_.deepest(dnn));
+    const Duration share = Duration::nanoseconds((p_.slo - dag_.longest_path(fixed)).count_ns() / depth);
+    std::vector<Duration> budgets(dnn.size());
+    for (std::size_t m = 0; m < dnn.size(); ++m)
+      budgets[m] = dnn[m] ? share : fixed[m];
+    return budgets;
+  }
+
+  // Budgets in whole steps of the quantum: a tree DP (Nexus's complex_query) when every module
+  // has at most one parent, branch and bound over finish steps otherwise (Harpagon §2.10).
+  std::vector<Duration> quantized_budgets() {
+    const std::int64_t q = std::max<std::int64_t>(1, o_.quantum.count_ns());
+    const int steps = static_cast<int>(p_.slo.count_ns() / q);
+    const std::size_t n = p_.modules.size();
+    if (steps < 1) return {};
+    std::vector<std::vector<double>> cost(n, std::vector<double>(static_cast<std::size_t>(steps) + 1, kInf));
+    for (std::size_t m = 0; m < n; ++m)
+      for (int j = 1; j <= steps; ++j)
+        cost[m][static_cast<std::size_t>(j)] =
+            module_cost(p_.modules[m], p_.modules[m].rate_rps, Duration::nanoseconds(j * q), o_.module);
+    const auto budget = [&](int j) { return Duration::nanoseconds(j * q); };
+    const bool forest = std::ranges::all_of(dag_.order(), [&](std::size_t m) { return dag_.preds(m).size() <= 1; });
+    std::vector<Duration> out(n);
+    if (forest) {
+      const auto S = static_cast<std::size_t>(steps);
+      std::vector<std::vector<double>> f(n, std::vector<double>(S + 1, kInf));
+      std::vector<std::vector<int>> arg(n, std::vector<int>(S + 1, 0));
+      for (auto it = dag_.order().rbegin(); it != dag_.order().rend(); ++it) {
+        const std::size_t u = *it;
+        for (std::size_t k = 1; k <= S; ++k)
+          for (std::size_t j = 1; j <= k; ++j) {
+            double v = cost[u][j];
+            for (const auto c : dag_.succs(u))
+              v += f[c][k - j];
+            if (v < f[u][k]) {
+              f[u][k] = v;
+              arg[u][k] = static_cast<int>(j);
+            }
+          }
+      }
+      std::vector<std::size_t> left(n, S);
+      for (const auto u : dag_.order()) {
+        if (dag_.preds(u).empty()) left[u] = S;
+        if (f[u][left[u]] == kInf) return {};
+        const int j = arg[u][left[u]];
+        out[u] = budget(j);
+        for (const auto c : dag_.succs(u))
+          left[c] = left[u] - static_cast<std::size_t>(j);
+      }
+      return out;
+    }
+    // Branch and bound: each module picks its finish step after its parents'.
+    std::vector<double> floor_cost(n + 1, 0);
+    const auto& order = dag_.order();
+    for (std::size_t k = n; k-- > 0;)
+      floor_cost[k] = floor_cost[k + 1] + *std::ranges::min_element(cost[order[k]]);
+    double best = kInf;
+    std::vector<int> finish(n, 0), best_finish;
+    const auto search = [&](auto&& self, std::size_t idx, double so_far) -> void {
+      if (idx == n) {
+        if (so_far < best) {
+          best = so_far;
+          best_finish = finish;
+        }
+        return;
+      }
+      const std::size_t m = order[idx];
+      int start = 0;
+      for (const auto p : dag_.preds(m))
+        start = std::max(start, finish[p]);
+      for (int f = start + 1; f <= steps; ++f) {
+        const double c = cost[m][static_cast<std::size_t>(f - start)];
+        if (c == kInf || so_far + c + floor_cost[idx + 1] >= best) continue;
+        finish[m] = f;
+        self(self, idx + 1, so_far + c);
+      }
+    };
+    search(search, 0, 0.0);
+    if (best == kInf) return {};
+    for (const auto m : order) {
+      int start = 0;
+      for (const auto p : dag_.preds(m))
+        start = std::max(start, best_finish[p]);
+      out[m] = budget(best_finish[m] - start);
+    }
+    return out;
+  }
+
+  // Schedules every module under its budget, hands out leftover latency and checks the result.
+  CostPlan realise(std::vector<Duration> budgets) {
+    CostPlan plan;
+    plan.system = o_.system;
+    plan.dispatch = o_.module.dispatch;
+    plan.modules.resize(p_.modules.size());
+    for (std::size_t m = 0; m < p_.modules.size(); ++m) {
+      const auto& mod = p_.modules[m];
+      if (mod.is_fixed()) continue;
+      plan.modules[m] = schedule_module(mod, mod.rate_rps, budgets[m], o_.module);
+      if (!plan.modules[m].feasible) {
+        plan.reason = "module '" + mod.id + "' cannot serve " + std::to_string(mod.rate_rps) + " req/s within " +
+                      std::to_string(budgets[m].to_ms()) + " ms on any configuration";
+        return plan;
+      }
+    }
+    if (o_.reassign != ReassignMode::None) plan.reassignments = reassign(plan.modules);
+    complete_plan(plan, p_, dag_);
+    return plan;
+  }
+
+  std::vector<Duration> latencies(const std::vector<ModulePlan>& plans) const {
+    std::vector<Duration> lat(p_.modules.size());
+    for (std::size_t m = 0; m < lat.size(); ++m)
+      lat[m] = p_.modules[m].is_fixed() ? p_.modules[m].fixed_latency : plans[m].wcl;
+    return lat;
+  }
+
+  // Harpagon §2.6: give each module's path slack to its residual tiers (or re-plan it whole at
+  // the larger budget) while that saves cost, the largest saving first.
+  int reassign(std::vector<ModulePlan>& plans) const {
+    int count = 0;
+    for (;;) {
+      const auto lat = latencies(plans);
+      const auto through = dag_.longest_through(lat);
+      std::optional<std::pair<std::size_t, ModulePlan>> best;
+      double best_gain = 0;
+      for (std::size_t m = 0; m < plans.size(); ++m) {
+        const auto& mod = p_.modules[m];
+        if (mod.is_fixed() || through[m] >= p_.slo) continue;
+        const Duration budget = lat[m] + (p_.slo - through[m]);
+        const auto& cur = plans[m];
+        std::vector<ModulePlan> cands;
+        const Tier majority = cur.tiers.front();
+        const double residual = mod.rate_rps - majority.machines * mod.configs[majority.config].throughput_rps;
+        if (!majority.partial && residual > kRateEpsilon * mod.rate_rps) {
+          auto rest = schedule_module(mod, residual, budget, o_.module);
+          if (rest.feasible) {
+            ModulePlan joined;
+            joined.tiers = rest.tiers;
+            joined.tiers.insert(joined.tiers.begin(), majority);
+            evaluate(joined, mod, o_.module.dispatch);
+            joined.dummy_rps = std::max(0.0, joined.served_rps() - mod.rate_rps);
+            if (joined.dummy_rps <= kRateEpsilon * mod.rate_rps) joined.dummy_rps = 0;
+            joined.feasible = joined.wcl <= budget + kLatencyTolerance;
+            joined.fallback = rest.fallback;
+            cands.push_back(std::move(joined));
+          }
+        }
+        cands.push_back(schedule_module(mod, mod.rate_rps, budget, o_.module));
+        for (auto& c : cands) {
+          if (!c.feasible || !in_search_space(c, mod)) continue;
+          if (o_.module.max_configs > 0 && distinct_configs(c) > o_.module.max_configs) continue;
+          const double gain = cur.cost - c.cost;
+          if (gain > kRateEpsilon * std::max(1.0, cur.cost) && gain > best_gain) {
+            best_gain = gain;
+            best.emplace(m, std::move(c));
+          }
+        }
+      }
+      if (!best) return count;
+      plans[best->first] = std::move(best->second);
+      ++count;
+      if (o_.reassign == ReassignMode::One) return count;
+    }
+  }
+
+  const CostProblem& p_;
+  const CostPlanOptions& o_;
+  CostDag dag_;
+};
+
+struct Variant {
+  const char* suffix;
+  void (*apply)(CostPlanOptions&);
+};
+
+const Variant kVariants[] = {
+    {"2d", [](CostPlanOptions& o) { o.module.dispatch = Dispatch::RoundRobin; }},
+    {"dt", [](CostPlanOptions& o) { o.module.dispatch = Dispatch::DirectThroughput; }},
+    {"1c", [](CostPlanOptions& o) { o.module.max_configs = 1; }},
+    {"2c", [](CostPlanOptions& o) { o.module.max_configs = 2; }},
+    {"nb", [](CostPlanOptions& o) { o.batching = false; }},
+    {"np", [](CostPlanOptions& o) { o.spatial = false; }},
+    {"nh", [](CostPlanOptions& o) { o.hardware = HardwareChoice::BestSingle; }},
+    {"nhc", [](CostPlanOptions& o) { o.hardware = HardwareChoice::Cheapest; }},
+    {"nhe", [](CostPlanOptions& o) { o.hardware = HardwareChoice::Priciest; }},
+    {"nd", [](CostPlanOptions& o) { o.module.dummy = DummyMode::Off; }},
+    {"0re", [](CostPlanOptions& o) { o.reassign = ReassignMode::None; }},
+    {"1re", [](CostPlanOptions& o) { o.reassign = ReassignMode::One; }},
+    {"tb", [](CostPlanOptions& o) { o.split = SplitMethod::Throughput; }},
+    {"q0.1",
+     [](CostPlanOptions& o) {
+       o.split = SplitMethod::Quantized;
+       o.quantum = Duration::milliseconds(100);
+     }},
+    {"q0.01",
+     [](CostPlanOptions& o) {
+       o.split = SplitMethod::Quantized;
+       o.quantum = Duration::milliseconds(10);
+     }},
+    {"nnm", [](CostPlanOptions& o) { o.node_merger = false; }},
+    {"ncd", [](CostPlanOptions& o) { o.cost_direct_rounds = 0; }},
+    {"fluid", [](CostPlanOptions& o) { o.split_cost = SplitCostMode::Fluid; }},
+};
+
+}  // namespace
+
+void complete_plan(CostPlan& plan, const CostProblem& problem, const CostDag& dag) {
+  plan.latency.assign(problem.modules.size(), Duration());
+  plan.cost = 0;
+  for (std::size_t m = 0; m < problem.modules.size(); ++m) {
+    plan.latency[m] = problem.modules[m].is_fixed() ? problem.modules[m].fixed_latency : plan.modules[m].wcl;
+    plan.cost += plan.modules[m].cost;
+  }
+  plan.e2e_wcl = dag.longest_path(plan.latency);
+  plan.feasible = false;
+  if (plan.e2e_wcl > problem.slo + kLatencyTolerance) {
+    plan.reason = "the scheduled modules take " + std::to_string(plan.e2e_wcl.to_ms()) +
+                  " ms on the critical path, above the SLO of " + std::to_string(problem.slo.to_ms()) + " ms";
+    return;
+  }
+  // Budgets that add up to the SLO along the critical path, each at least the module's latency.
+  plan.budgets = plan.latency;
+  if (plan.e2e_wcl > Duration())
+    for (auto& b : plan.budgets)
+      b = Duration::from_s(b.to_s() * problem.slo.to_s() / plan.e2e_wcl.to_s());
+  plan.feasible = true;
+  plan.reason.clear();
+}
+
+int CostPlan::machines() const {
+  int n = 0;
+  for (const auto& m : modules)
+    n += m.machines();
+  return n;
+}
+
+double CostPlan::dummy_rps() const {
+  double d = 0;
+  for (const auto& m : modules)
+    d += m.dummy_rps;
+  return d;
+}
+
+std::vector<std::string> cost_plan_systems() {
+  return {"piccolo", "harpagon", "nexus", "scrooge", "inferline", "clipper"};
+}
+
+std::vector<std::string> cost_plan_ablations() {
+  std::vector<std::string> out;
+  for (const auto& v : kVariants)
+    out.emplace_back(v.suffix);
+  return out;
+}
+
+CostPlanOptions cost_plan_preset(std::string_view system) {
+  const auto dash = system.find('-');
+  const std::string base(system.substr(0, dash));
+  CostPlanOptions o;
+  o.system = std::string(system);
+  if (base == "harpagon") {
+    // Harpagon digest §5 "Recommended": scheduled LC, fallback, local dummy, full reassignment,
+    // node merger and cost-direct (R = 3); no spatial multiplexing in its configuration space.
+    o.spatial = false;
+  } else if (base == "piccolo") {
+    // Piccolo §3.5: fluid LC with budgets stretched to the SLO, both dummy formulas, reassignment.
+    o.split_cost = SplitCostMode::Fluid;
+    o.stretch_budgets = true;
+    o.module.dummy = DummyMode::Both;
+    o.node_merger = false;
+    o.cost_direct_rounds = 0;
+  } else if (base == "nexus" || base == "scrooge" || base == "inferline" || base == "clipper") {
+    o.module.dummy = DummyMode::Off;
+    o.reassign = ReassignMode::None;
+    o.node_merger = false;
+    o.cost_direct_rounds = 0;
+    o.spatial = false;
+    if (base == "nexus") {  // quantized split, round robin, two configurations, one hardware type
+      o.module.dispatch = Dispatch::RoundRobin;
+      o.module.max_configs = 2;
+      o.split = SplitMethod::Quantized;
+      o.hardware = HardwareChoice::BestSingle;
+    } else if (base == "scrooge") {  // Scrooge's d + b/t, two configurations, throughput split
+      o.module.dispatch = Dispatch::DirectThroughput;
+      o.module.max_configs = 2;
+      o.split = SplitMethod::Throughput;
+      o.spatial = true;
+    } else if (base == "inferline") {
+      o.module.dispatch = Dispatch::RoundRobin;
+      o.module.max_configs = 1;
+      o.split = SplitMethod::Throughput;
+    } else {  // Clipper: even split on one hardware type
+      o.module.dispatch = Dispatch::RoundRobin;
+      o.module.max_configs = 1;
+      o.split = SplitMethod::Even;
+      o.hardware = HardwareChoice::BestSingle;
+    }
+  } else {
+    std::string names;
+    for (const auto& s : cost_plan_systems())
+      names += (names.empty() ? "" : ", ") + s;
+    throw QueryError("unknown cost planner '" + std::string(system) + "' (known: " + names +
+                     ", and piccolo-/harpagon- ablations)");
+  }
+  if (dash != std::string_view::npos) {
+    const auto suffix = system.substr(dash + 1);
+    const auto v = std::ranges::find_if(kVariants, [&](const Variant& x) { return suffix == x.suffix; });
+    if (v == std::end(kVariants) || (base != "piccolo" && base != "harpagon")) {
+      std::string names;
+      for (const auto& s : cost_plan_ablations())
+        names += (names.empty() ? "" : ", ") + s;
+      throw QueryError("unknown cost-planner variant '" + std::string(system) +
+                       "': ablations are piccolo-V or harpagon-V with V one of " + names);
+    }
+    v->apply(o);
+  }
+  return o;
+}
+
+bool is_cost_plan_system(std::string_view system) {
+  try {
+    cost_plan_preset(system);
+    return true;
+  } catch (const QueryError&) {
+    return false;
+  }
+}
+
+CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
+  validate(problem);
+  if (options.hardware != HardwareChoice::BestSingle) {
+    const auto restricted = restrict(problem, options);
+    return Pipeline(restricted, options).run();
+  }
+  // One hardware type for the whole application: try each, keep the cheapest.
+  std::set<std::string> types;
+  for (const auto& m : problem.modules)
+    for (const auto& c : m.configs)
+      types.insert(c.hw);
+  std::optional<CostPlan> best;
+  CostPlan last;
+  for (const auto& hw : types) {
+    CostProblem one = problem;
+    for (auto& m : one.modules)
+      if (!m.is_fixed()) std::erase_if(m.configs, [&](const CostConfig& c) { return c.hw != hw; });
+    auto plan = Pipeline(restrict(one, options), options).run();
+    if (plan.feasible && (!best || cheaper(plan.cost, best->cost)))
+      best = std::move(plan);
+    else if (!plan.feasible)
+      last = std::move(plan);
+  }
+  if (best) return std::move(*best);
+  last.system = options.system;
+  if (last.reason.empty()) last.reason = "no single hardware type serves every module";
+  return last;
+}
+
+}  // namespace servescope::engine
