@@ -10,7 +10,10 @@ constexpr std::uint64_t kCpuToken = std::uint64_t{1} << 63;  // the inner plane'
 }  // namespace
 
 AppFanout::AppFanout(std::unique_ptr<DataPlane> inner, std::vector<AppGraph> apps)
-    : inner_(std::move(inner)), apps_(std::move(apps)), inner_ctx_{*this, *this, *this} {}
+    : inner_(std::move(inner)), apps_(std::move(apps)), inner_ctx_{*this, *this, *this} {
+  for (const auto& g : apps_)
+    copy_credit_.emplace_back(g.nodes.size(), 0.0);
+}
 
 void AppFanout::start(DataPlaneContext& context) {
   ctx_ = &context;
@@ -24,9 +27,10 @@ void AppFanout::on_request(const Request& request) {
     inner_->on_request(request);
     return;
   }
-  Live app{request, &*it, {}, 0};
+  Live app{request, &*it, {}, {}, 0};
   for (const auto& n : it->nodes) {
     app.waiting.push_back(n.inputs);
+    app.copies_left.push_back(0);
     app.sinks_left += n.sink ? 1 : 0;
   }
   live_.emplace(request.id, std::move(app));
@@ -39,20 +43,34 @@ void AppFanout::on_request(const Request& request) {
 
 void AppFanout::launch(Live& app, std::size_t node, Time now) {
   const auto& n = app.graph->nodes[node];
-  if (!n.model) {
-    cpu_.push({now + n.cpu, app.request.id, node});
+  int copies = 1;
+  if (n.model && n.copies != 1) {
+    auto& credit = copy_credit_[static_cast<std::size_t>(app.graph - apps_.data())][node];
+    credit += n.copies;
+    copies = static_cast<int>(credit);
+    credit -= copies;
+  }
+  if (!n.model || copies == 0) {  // a CPU step, or a module with nothing to do this time
+    app.copies_left[node] = 1;
+    cpu_.push({now + (n.model ? Duration() : n.cpu), app.request.id, node});
     ctx_->clock.arm(cpu_timer_, cpu_.top().at);
     return;
   }
-  Request r{next_module_++, *n.model, app.request.target, now, app.request.deadline, true};
-  modules_[r.id] = {app.request.id, node};
-  inner_->on_request(r);
+  app.copies_left[node] = copies;
+  const RequestId id = app.request.id;
+  for (int k = 0; k < copies; ++k) {
+    Request r{next_module_++, *n.model, app.request.target, now, app.request.deadline, true};
+    modules_[r.id] = {id, node};
+    inner_->on_request(r);  // may drop the application request
+    if (!live_.contains(id)) return;
+  }
 }
 
 void AppFanout::node_done(RequestId id, std::size_t node, Time end) {
   const auto it = live_.find(id);
   if (it == live_.end()) return;  // already dropped
   auto& app = it->second;
+  if (--app.copies_left[node] > 0) return;  // other copies of this module still run
   const auto& n = app.graph->nodes[node];
   if (n.sink && --app.sinks_left == 0) {
     const Request done = app.request;

@@ -19,6 +19,9 @@ struct AppGraph {
   struct Node {
     std::optional<std::uint32_t> model;  // a DNN module's model; none for a CPU step
     Duration cpu;                        // a CPU step's cost
+    // Requests a DNN module receives per application request (a detector's objects per frame,
+    // Piccolo seed 001 §1.1): the module runs floor or ceil of it each time, exact on average.
+    double copies = 1;
     std::vector<std::size_t> next;
     int inputs = 0;
     bool sink = false;
@@ -42,7 +45,8 @@ class AppFanout final : public DataPlane, private Clock, private Executor, priva
   struct Live {
     Request request;
     const AppGraph* graph = nullptr;
-    std::vector<int> waiting;  // inputs still missing, per node
+    std::vector<int> waiting;      // inputs still missing, per node
+    std::vector<int> copies_left;  // module requests still running, per node
     int sinks_left = 0;
   };
   struct CpuDone {
@@ -79,6 +83,7 @@ class AppFanout final : public DataPlane, private Clock, private Executor, priva
   std::priority_queue<CpuDone, std::vector<CpuDone>, std::greater<>> cpu_;
   TimerId cpu_timer_ = 0;
   RequestId next_module_ = RequestId{1} << 62;
+  std::vector<std::vector<double>> copy_credit_;  // per graph and node: fractional copies owed
 };
 
 }  // namespace servescope::engine
