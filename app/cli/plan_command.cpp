@@ -5,6 +5,9 @@
 #include <sstream>
 
 #include "app/cli/cli_context.h"
+#include "engine/cost/brute_force.h"
+#include "engine/cost/cost_plan_json.h"
+#include "engine/cost/cost_scenario.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/rate_headroom.h"
@@ -90,6 +93,25 @@ void print_glet_plan(std::ostream& out, const engine::GletPlan& plan) {
   out << std::defaultfloat;
 }
 
+void print_cost_plan(std::ostream& out, const engine::CostPlan& plan) {
+  if (!plan.feasible) {
+    out << plan.system << ": no plan: " << plan.reason << "\n";
+    return;
+  }
+  out << plan.system << ": cost " << plan.cost << " on " << plan.machines() << " machine(s), end-to-end WCL "
+      << plan.e2e_wcl.to_ms() << " ms of " << plan.problem.slo.to_ms() << " ms\n";
+  for (std::size_t m = 0; m < plan.modules.size(); ++m) {
+    const auto& mod = plan.problem.modules[m];
+    out << "  " << mod.id << ": ";
+    if (mod.is_fixed()) {
+      out << "CPU step " << mod.fixed_latency.to_ms() << " ms\n";
+      continue;
+    }
+    out << mod.rate_rps << " req/s, budget " << plan.budgets[m].to_ms() << " ms, WCL " << plan.latency[m].to_ms()
+        << " ms, cost " << plan.modules[m].cost << ": " << engine::describe(plan.modules[m], mod) << "\n";
+  }
+}
+
 bool is_glet_system(const std::string& system) {
   return std::ranges::find(engine::glet_systems(), system) != engine::glet_systems().end();
 }
@@ -98,8 +120,10 @@ bool is_glet_system(const std::string& system) {
 
 void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
   auto* cmd = app.add_subcommand("plan",
-                                 "Plan a scenario: pooled pipelines (PPipe, NP, DART-r) or gpu-let partitions (glet "
-                                 "and its baselines SBP, greedy best-fit, the exhaustive ideal)");
+                                 "Plan a scenario: pooled pipelines (PPipe, NP, DART-r), gpu-let partitions (glet "
+                                 "and its baselines SBP, greedy best-fit, the exhaustive ideal), or cost-minimal "
+                                 "module configurations for an application (Piccolo, Harpagon, Nexus, Scrooge, "
+                                 "InferLine, Clipper, brute force)");
   struct Args {
     std::string scenario, system = "ppipe", out, vgpus, batches;
     std::vector<std::string> workloads;
@@ -111,18 +135,32 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
     bool headroom = false;
     engine::GletPlannerOptions glet;
     double safety = 1.1;
+    // cost planners
+    std::string app;
+    std::vector<std::string> prices;
   };
   auto args = std::make_shared<Args>();
   auto planners = engine::pipeline_planners();
   for (const auto& s : engine::glet_systems())
     planners.push_back(s);
+  for (const auto& s : engine::cost_plan_systems())
+    planners.push_back(s);
+  planners.push_back("bruteforce");
   std::string systems;
   for (const auto& s : planners)
     systems += (systems.empty() ? "" : "|") + s;
   cmd->add_option("-s,--scenario", args->scenario, "Scenario or project file (or builtin:NAME)")->required();
-  cmd->add_option("--system", args->system, "Planner: " + systems)
-      ->check(CLI::IsMember(planners))
+  cmd->add_option("--system", args->system,
+                  "Planner: " + systems + ", or a cost-planner ablation such as harpagon-nd or piccolo-2d")
+      ->check(CLI::Validator(
+          [planners](std::string& s) -> std::string {
+            if (std::ranges::find(planners, s) != planners.end() || engine::is_cost_plan_system(s)) return {};
+            return "unknown planner '" + s + "'";
+          },
+          "PLANNER"))
       ->capture_default_str();
+  cmd->add_option("--app", args->app, "Cost planners: the application to plan (default: the one targeted)");
+  cmd->add_option("--price", args->prices, "Cost planners: a GPU type's price, TYPE=VALUE (repeatable)");
   cmd->add_option("-w,--workload", args->workloads, "Workload whose models to plan (repeatable; default: all)");
   cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically)");
   cmd->add_option("--partitions", args->options.max_partitions, "Partitions per pipeline, 1-3")
@@ -187,6 +225,41 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       options.batch_forming = !args->no_batch_forming;
       auto doc = load_document(args->scenario);
       const auto project = project_from_document(std::move(doc), args->scenario);
+      if (args->system == "bruteforce" || engine::is_cost_plan_system(args->system)) {
+        engine::CostScenarioOptions co;
+        co.application = args->app;
+        co.workloads = args->workloads;
+        if (!args->gpu.empty()) co.gpus = {args->gpu};
+        for (const auto& p : args->prices) {
+          const auto eq = p.find('=');
+          double value = 0;
+          std::size_t used = 0;
+          try {
+            if (eq != std::string::npos) value = std::stod(p.substr(eq + 1), &used);
+          } catch (const std::exception&) {
+            used = 0;
+          }
+          if (eq == std::string::npos || used == 0 || used != p.size() - eq - 1 || !(value > 0))
+            throw CLI::ValidationError("--price", "expected TYPE=VALUE with a positive price, got '" + p + "'");
+          co.prices[p.substr(0, eq)] = value;
+        }
+        if (!args->batches.empty()) co.batches = parse_int_list(args->batches, "--batches");
+        const auto problem = engine::cost_problem_from_scenario(project.scenario, co);
+        if (!global.json)
+          std::cerr << "planning " << args->system << " for application " << problem.name << " ("
+                    << problem.modules.size() << " modules, SLO " << problem.slo.to_ms() << " ms)...\n";
+        engine::BruteForceStats stats;
+        const auto plan = args->system == "bruteforce"
+                              ? engine::plan_brute_force(problem, {}, &stats)
+                              : engine::plan_cost(problem, engine::cost_plan_preset(args->system));
+        const auto json = engine::cost_plan_to_json(plan, project.scenario.name);
+        if (!args->out.empty()) save_json_file(args->out, json);
+        if (global.json)
+          print_json(json);
+        else
+          print_cost_plan(std::cout, plan);
+        return plan.feasible ? kExitOk : kExitFailure;
+      }
       if (is_glet_system(args->system)) {
         auto in = engine::glet_input(project.scenario, args->workloads, args->gpu);
         in.latency.latency_safety = args->safety;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/cost/module_scheduler.h"
+
 namespace servescope::engine {
 namespace {
 
@@ -19,6 +21,15 @@ class FrontierSearch {
   }
 
   std::vector<FrontierPoint> run() {
+    // Seed the frontier with the greedy scheduler's plans at every configuration's fluid latency:
+    // valid plans of the same space, so the search below can prune against them from the start.
+    ModuleSchedulerOptions greedy;
+    for (const auto& c : m_.configs) {
+      const Duration budget = fluid_latency(c, m_.rate_rps, Dispatch::ThroughputCost);
+      if (budget > limit_ + kLatencyTolerance) continue;
+      const auto plan = schedule_module(m_, m_.rate_rps, budget, greedy);
+      if (plan.feasible && in_search_space(plan, m_)) emit(plan.tiers);
+    }
     std::vector<Tier> tiers;
     dfs(0, m_.rate_rps, tiers, Duration(), 0.0);
     return std::move(front_);

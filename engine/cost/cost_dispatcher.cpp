@@ -42,6 +42,17 @@ CostDispatcher::CostDispatcher(const CostPlan& plan, std::vector<std::uint32_t> 
     if (module_model_[m] >= model_module_.size()) model_module_.resize(module_model_[m] + 1, 0);
     model_module_[module_model_[m]] = static_cast<std::uint32_t>(m + 1);
   }
+  const CostDag dag(plan_.problem);
+  fastest_.assign(n, Duration::max());
+  for (std::size_t m = 0; m < n; ++m) {
+    for (const auto& c : plan_.problem.modules[m].configs)
+      fastest_[m] = std::min(fastest_[m], c.duration);
+    if (plan_.problem.modules[m].is_fixed()) fastest_[m] = plan_.problem.modules[m].fixed_latency;
+  }
+  fastest_after_.assign(n, Duration());
+  for (auto it = dag.order().rbegin(); it != dag.order().rend(); ++it)
+    for (const auto s : dag.succs(*it))
+      fastest_after_[*it] = std::max(fastest_after_[*it], fastest_after_[s] + fastest_[s]);
   // Queues: one per module (TC), per tier (DT) or per machine (RR), each with its slots in rank order.
   for (std::uint32_t g = 0; g < slots_.size(); ++g) {
     const auto& s = slots_[g];
@@ -112,11 +123,11 @@ void CostDispatcher::open(Queue& q) {
   // The highest-ranked slot that can still finish a batch in the oldest request's budget; when
   // none can, the one that finishes first.
   const Time now = ctx_->clock.now();
-  const Time due = q.pending.front().arrival + plan_.budgets[q.module];
+  const Time deadline = due(q.pending.front(), q.module);
   std::uint32_t first = q.slots.front();
   for (const auto g : q.slots) {
     const Time end = std::max(free_at_[g], now) + slots_[g].duration;
-    if (end <= due + kLatencyTolerance) {
+    if (end <= deadline + kLatencyTolerance) {
       q.target = static_cast<int>(g);
       return;
     }
@@ -127,15 +138,17 @@ void CostDispatcher::open(Queue& q) {
 
 std::size_t CostDispatcher::batch_config(const Queue& q, const CostSlot& slot, Time start) const {
   const auto& configs = plan_.problem.modules[q.module].configs;
-  const Time due = q.pending.front().arrival + plan_.budgets[q.module];
+  const Time deadline = due(q.pending.front(), q.module);
   const auto real = static_cast<int>(q.pending.size());
   const int have = std::min(slot.batch, real + q.dummies);
   std::size_t pick = slot.config;
   if (real > slot.batch) {
-    // A backlog: the largest batch the waiting requests fill that still meets the budget.
+    // A backlog: the largest batch the waiting requests fill that still meets the oldest's
+    // deadline; when even the planned batch is too late for it, the largest, to clear the backlog.
+    const bool late = start + configs[pick].duration > deadline + kLatencyTolerance;
     for (const auto k : slot.family)
       if (configs[k].batch > configs[pick].batch && configs[k].batch <= real &&
-          start + configs[k].duration <= due + kLatencyTolerance)
+          (late || start + configs[k].duration <= deadline + kLatencyTolerance))
         pick = k;
   } else if (have < slot.batch) {
     // Leaving early: the smallest batch that holds what is there runs fastest.
@@ -148,9 +161,23 @@ std::size_t CostDispatcher::batch_config(const Queue& q, const CostSlot& slot, T
   return pick;
 }
 
+void CostDispatcher::drop_hopeless(Queue& q) {
+  const Time now = ctx_->clock.now();
+  // Hopeless: even run at once on the quickest configuration, with every later module running
+  // without a wait, the request would finish after its deadline.
+  while (!q.pending.empty() &&
+         now + fastest_[q.module] + fastest_after_[q.module] > q.pending.front().deadline + kLatencyTolerance) {
+    const Request r = q.pending.front();
+    q.pending.pop_front();
+    ++stats_[q.module].dropped;
+    ctx_->outcomes.dropped(r, DropReason::DeadlineUnreachable);
+  }
+}
+
 void CostDispatcher::try_close(std::size_t index) {
   for (;;) {
     auto& q = queues_[index];
+    drop_hopeless(q);
     if (q.pending.empty()) {
       q.target = -1;
       ctx_->clock.disarm(q.timer);
@@ -162,7 +189,7 @@ void CostDispatcher::try_close(std::size_t index) {
     const auto have = static_cast<int>(q.pending.size()) + q.dummies;
     // Leave when full, or at the last moment the oldest request still meets its budget (but not
     // before the machine is free: waiting for it loses nothing and may fill the batch).
-    const Time latest = q.pending.front().arrival + plan_.budgets[q.module] - slot.duration;
+    const Time latest = due(q.pending.front(), q.module) - slot.duration;
     const Time close = std::max(latest, free_at_[static_cast<std::size_t>(q.target)]);
     if (have < slot.batch && close > now) {
       ctx_->clock.arm(q.timer, close);

@@ -43,6 +43,7 @@ struct CostModuleStats {
   std::uint64_t dummies_run = 0;      // dummy requests executed
   std::uint64_t dummies_dropped = 0;  // generated while no batch could use them
   std::uint64_t batches = 0;
+  std::uint64_t dropped = 0;  // could no longer meet the end-to-end deadline
 };
 
 class CostDispatcher final : public DataPlane {
@@ -73,6 +74,9 @@ class CostDispatcher final : public DataPlane {
 
   void open(Queue& q);
   std::size_t batch_config(const Queue& q, const CostSlot& slot, Time start) const;
+  // When a module request should finish: its arrival at the module plus the module's budget.
+  Time due(const Request& r, std::size_t module) const { return r.arrival + plan_.budgets[module]; }
+  void drop_hopeless(Queue& q);
   void try_close(std::size_t queue);
   void dispatch(std::size_t queue);
   std::size_t route(std::size_t module);
@@ -88,6 +92,8 @@ class CostDispatcher final : public DataPlane {
   std::vector<std::uint64_t> dummy_count_;  // generated so far, per module
   std::vector<CostModuleStats> stats_;
   std::vector<std::uint32_t> model_module_;  // data-plane model → module + 1 (0: not ours)
+  std::vector<Duration> fastest_;            // per module: its quickest configuration
+  std::vector<Duration> fastest_after_;      // per module: quickest path after it (no waiting)
   struct Running {
     std::vector<Request> requests;
     std::size_t module;

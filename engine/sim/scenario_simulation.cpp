@@ -137,6 +137,7 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
             static_cast<std::uint32_t>(std::ranges::find(model_names, app->modules[k].model) - model_names.begin());
       else
         n.cpu = app->modules[k].cpu_latency;
+      n.copies = app->modules[k].rate_scale;
       n.sink = std::ranges::find(sinks, k) != sinks.end();
       g.nodes.push_back(std::move(n));
     }

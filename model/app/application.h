@@ -20,6 +20,9 @@ struct AppModule {
   ModuleKind kind = ModuleKind::Dnn;
   std::string model;     // for DNN modules: the profiled model it runs
   Duration cpu_latency;  // for CPU steps
+  // Requests a DNN module receives per application request (objects per frame for a classifier
+  // after a detector, Piccolo seed 001 §1.1); 1 for a plain pipeline.
+  double rate_scale = 1;
   bool operator==(const AppModule&) const = default;
 };
 

@@ -21,6 +21,7 @@ struct GpuSpec {
   double memory_gib = 0;
   double memory_bandwidth_gbs = 0;  // GB/s
   bool mps = false;                 // supports MPS active-thread percentages (Volta and later)
+  double price_per_hour = 0;        // a machine with one such GPU, for the cost planners; 0: unknown
 
   bool operator==(const GpuSpec&) const = default;
 };

@@ -5,7 +5,7 @@ namespace servescope {
 
 GpuSpec gpu_spec_from_json(const JsonCursor& c) {
   c.expect_object({"id", "name", "architecture", "aliases", "sm_count", "fp32_tflops", "fp16_tflops", "memory_gib",
-                   "memory_bandwidth_gbs", "mps"});
+                   "memory_bandwidth_gbs", "mps", "price_per_hour"});
   GpuSpec g;
   g.id = c.at("id").as_string();
   g.name = c.string_or("name", g.id);
@@ -19,6 +19,7 @@ GpuSpec gpu_spec_from_json(const JsonCursor& c) {
   g.memory_gib = c.at("memory_gib").as_double(0.001, 1e6);
   g.memory_bandwidth_gbs = c.at("memory_bandwidth_gbs").as_double(0.001, 1e7);
   g.mps = c.at("mps").as_bool();
+  if (auto price = c.find("price_per_hour")) g.price_per_hour = price->as_double(0, 1e6);
   return g;
 }
 
@@ -42,16 +43,18 @@ GpuCatalog gpu_catalog_from_json_text(std::string_view text, const std::string& 
 }
 
 nlohmann::json to_json(const GpuSpec& g) {
-  return {{"id", g.id},
-          {"name", g.name},
-          {"architecture", g.architecture},
-          {"aliases", g.aliases},
-          {"sm_count", g.sm_count},
-          {"fp32_tflops", g.fp32_tflops},
-          {"fp16_tflops", g.fp16_tflops},
-          {"memory_gib", g.memory_gib},
-          {"memory_bandwidth_gbs", g.memory_bandwidth_gbs},
-          {"mps", g.mps}};
+  nlohmann::json j = {{"id", g.id},
+                      {"name", g.name},
+                      {"architecture", g.architecture},
+                      {"aliases", g.aliases},
+                      {"sm_count", g.sm_count},
+                      {"fp32_tflops", g.fp32_tflops},
+                      {"fp16_tflops", g.fp16_tflops},
+                      {"memory_gib", g.memory_gib},
+                      {"memory_bandwidth_gbs", g.memory_bandwidth_gbs},
+                      {"mps", g.mps}};
+  if (g.price_per_hour > 0) j["price_per_hour"] = g.price_per_hour;
+  return j;
 }
 
 nlohmann::json to_json(const GpuCatalog& c, const std::string& name) {

@@ -63,7 +63,7 @@ Application application_from_json(const JsonCursor& c) {
   if (modules.size() > 10'000) modules.fail("more than 10000 modules");
   for (std::size_t i = 0; i < modules.size(); ++i) {
     const auto m = modules[i];
-    m.expect_object({"id", "kind", "model", "latency_us"});
+    m.expect_object({"id", "kind", "model", "latency_us", "rate_scale"});
     AppModule mod;
     mod.id = m.at("id").as_string();
     const auto kind = m.string_or("kind", "dnn");
@@ -71,6 +71,7 @@ Application application_from_json(const JsonCursor& c) {
       mod.kind = ModuleKind::Dnn;
       mod.model = m.at("model").as_string();
       if (auto l = m.find("latency_us")) l->fail("a DNN module's latency comes from its profile");
+      if (auto r = m.find("rate_scale")) mod.rate_scale = r->as_double(1e-6, 1e6);
     } else if (kind == "cpu") {
       mod.kind = ModuleKind::Cpu;
       mod.cpu_latency = m.at("latency_us").as_duration_us();
@@ -93,9 +94,10 @@ Application application_from_json(const JsonCursor& c) {
 nlohmann::json to_json(const Application& a) {
   nlohmann::json modules = nlohmann::json::array();
   for (const auto& m : a.modules) {
-    if (m.kind == ModuleKind::Dnn)
+    if (m.kind == ModuleKind::Dnn) {
       modules.push_back({{"id", m.id}, {"kind", "dnn"}, {"model", m.model}});
-    else
+      if (m.rate_scale != 1) modules.back()["rate_scale"] = m.rate_scale;
+    } else
       modules.push_back({{"id", m.id}, {"kind", "cpu"}, {"latency_us", us_to_json(m.cpu_latency)}});
   }
   nlohmann::json edges = nlohmann::json::array();

@@ -469,3 +469,33 @@ TEST(Cli, FitInterferenceRecoversCoefficientsFromCoRuns) {
   EXPECT_NE(refused.err.find("line 2"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("no L2/DRAM utilisation for d"), std::string::npos) << refused.err;
 }
+
+TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
+  TempDir tmp;
+  std::map<std::string, double> cost;
+  for (const std::string system :
+       {"piccolo", "harpagon", "nexus", "scrooge", "inferline", "clipper", "bruteforce", "harpagon-nd"}) {
+    const auto out = (tmp.path() / (system + ".json")).string();
+    const auto r = cli({"--json", "plan", "-s", "builtin:projects/cost-demo.json", "--system", system, "--out", out});
+    ASSERT_EQ(r.status, 0) << system << ": " << r.err;
+    const auto plan = nlohmann::json::parse(servescope::test::read_file(out));
+    EXPECT_EQ(plan["kind"], "cost-plan");
+    EXPECT_EQ(plan["system"], system);
+    ASSERT_TRUE(plan["feasible"].get<bool>()) << system;
+    EXPECT_LE(plan["e2e_wcl_us"].get<double>(), plan["slo_us"].get<double>());
+    ASSERT_EQ(plan["modules"].size(), 2u);
+    EXPECT_EQ(plan["modules"][1]["rate_rps"].get<double>(), 3000);  // 1.5 objects per frame
+    EXPECT_FALSE(plan["modules"][0]["tiers"].empty());
+    cost[system] = plan["total_cost"].get<double>();
+  }
+  for (const auto& [system, c] : cost)
+    EXPECT_LE(cost["bruteforce"], c * (1 + 1e-9)) << system;
+  // A GPU type without a price, an unknown planner and a malformed price say what is wrong.
+  const auto bad = cli(
+      {"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon", "--gpu", "P4", "--price", "P4=abc"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--price"), std::string::npos) << bad.err;
+  const auto unknown = cli({"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon-xyz"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("harpagon-xyz"), std::string::npos) << unknown.err;
+}

@@ -1,0 +1,89 @@
+#include "engine/cost/cost_scenario.h"
+
+#include <algorithm>
+
+#include "model/core/error.h"
+
+namespace servescope::engine {
+
+CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScenarioOptions& options) {
+  // The application and the rate the selected workloads send it.
+  std::map<std::string, double> app_rate;
+  for (const auto* w : scenario.select_workloads(options.workloads)) {
+    const auto shares = w->shares();
+    for (std::size_t t = 0; t < w->targets.size(); ++t)
+      if (w->targets[t].kind == TargetKind::Application) app_rate[w->targets[t].name] += w->rate_rps * shares[t];
+  }
+  std::string name = options.application;
+  if (name.empty()) {
+    if (app_rate.size() != 1)
+      throw QueryError(app_rate.empty() ? "no workload targets an application: cost planners plan one application"
+                                        : "the workloads target several applications: name one with --app");
+    name = app_rate.begin()->first;
+  }
+  const Application* app = scenario.find_application(name);
+  if (!app) throw QueryError("no application named '" + name + "' in the scenario");
+  if (!app_rate.contains(name)) throw QueryError("no selected workload targets application '" + name + "'");
+  const double rate = app_rate[name];
+
+  const auto catalog = scenario.catalog();
+  const auto price_of = [&](const std::string& gpu) {
+    if (const auto it = options.prices.find(gpu); it != options.prices.end()) return it->second;
+    const auto* spec = catalog.find(gpu);
+    return spec ? spec->price_per_hour : 0.0;
+  };
+  CostProblem p;
+  p.name = app->name;
+  p.slo = app->slo;
+  std::vector<std::string> unpriced;
+  for (const auto& m : app->modules) {
+    CostModule cm;
+    cm.id = m.id;
+    if (m.kind == ModuleKind::Cpu) {
+      cm.fixed_latency = m.cpu_latency;
+      p.modules.push_back(std::move(cm));
+      continue;
+    }
+    cm.model = m.model;
+    cm.rate_rps = rate * m.rate_scale;
+    const auto& profile = scenario.profiles.get(m.model);
+    for (const auto& [gpu, share] : profile.configurations()) {
+      const auto divisor = share.mps_divisor();
+      if (!divisor || *divisor > options.max_concurrency) continue;
+      if (!options.gpus.empty() && std::ranges::find(options.gpus, gpu) == options.gpus.end()) continue;
+      const double price = price_of(gpu);
+      if (!(price > 0)) {
+        if (std::ranges::find(unpriced, gpu) == unpriced.end()) unpriced.push_back(gpu);
+        continue;
+      }
+      const int lo = std::max(1, profile.min_batch(gpu, share)), hi = profile.max_batch(gpu, share);
+      for (const int b : options.batches)
+        if (b >= lo && b <= hi)
+          cm.configs.push_back(
+              make_cost_config(gpu, b, *divisor, profile.latency({gpu, share, b, std::nullopt}), price));
+    }
+    if (cm.configs.empty()) {
+      std::string why = "module '" + m.id + "' (model " + m.model + ") has no priced configuration";
+      if (!unpriced.empty()) {
+        why += "; GPU types without a price:";
+        for (const auto& g : unpriced)
+          why += " " + g;
+        why += " (set price_per_hour in the scenario's custom_gpus, or pass --price TYPE=VALUE)";
+      }
+      throw QueryError(why);
+    }
+    sort_configs(cm.configs, cm.rate_rps);
+    p.modules.push_back(std::move(cm));
+  }
+  for (const auto& e : app->edges) {
+    const auto index = [&](const std::string& id) {
+      const auto it = std::ranges::find(app->modules, id, &AppModule::id);
+      return static_cast<std::size_t>(it - app->modules.begin());
+    };
+    p.edges.emplace_back(index(e.from), index(e.to));
+  }
+  validate(p);
+  return p;
+}
+
+}  // namespace servescope::engine

@@ -1,0 +1,29 @@
+// A cost-planning problem from a scenario (Piccolo seed 001 §1.1): one application, the rate the
+// workloads send it, its SLO, and per DNN module every ⟨batch, concurrency, GPU type⟩ its profile
+// answers for, priced from the GPU catalog (price_per_hour) or overrides. Concurrency s is s
+// MPS shares of 1/s on one GPU (Piccolo digest gap G11: t = s·b/d).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/cost/cost_problem.h"
+#include "model/scenario/scenario.h"
+
+namespace servescope::engine {
+
+struct CostScenarioOptions {
+  std::string application;               // empty: the one application the workloads target
+  std::vector<std::string> workloads;    // empty: all
+  std::map<std::string, double> prices;  // GPU type → price, over the catalog's
+  std::vector<std::string> gpus;         // allowed GPU types; empty: every priced one
+  std::vector<int> batches{1, 2, 4, 8, 16, 32, 64};
+  int max_concurrency = 4;
+};
+
+// Throws QueryError naming what is missing (no application targeted, a model without a profile,
+// no priced GPU type).
+CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScenarioOptions& options = {});
+
+}  // namespace servescope::engine
