@@ -138,6 +138,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
     // cost planners
     std::string app;
     std::vector<std::string> prices;
+    double burst_z = 0;
   };
   auto args = std::make_shared<Args>();
   auto planners = engine::pipeline_planners();
@@ -161,6 +162,10 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       ->capture_default_str();
   cmd->add_option("--app", args->app, "Cost planners: the application to plan (default: the one targeted)");
   cmd->add_option("--price", args->prices, "Cost planners: a GPU type's price, TYPE=VALUE (repeatable)");
+  cmd->add_option("--burst-z", args->burst_z,
+                  "Cost planners: plan each module for T + z*sqrt(T/budget) to absorb Poisson bursts (0: smooth "
+                  "streams, as the papers)")
+      ->check(CLI::Range(0.0, 10.0));
   cmd->add_option("-w,--workload", args->workloads, "Workload whose models to plan (repeatable; default: all)");
   cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically)");
   cmd->add_option("--partitions", args->options.max_partitions, "Partitions per pipeline, 1-3")

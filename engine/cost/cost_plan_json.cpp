@@ -43,6 +43,7 @@ nlohmann::json cost_plan_to_json(const CostPlan& plan, const std::string& scenar
     e["model"] = mod.model;
     e["rate_rps"] = mod.rate_rps;
     e["dummy_rps"] = mp.dummy_rps;
+    e["headroom_rps"] = mp.headroom_rps;
     e["cost"] = mp.cost;
     e["machines"] = mp.machines();
     e["fallback"] = mp.fallback;

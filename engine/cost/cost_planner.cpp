@@ -506,8 +506,9 @@ bool is_cost_plan_system(std::string_view system) {
   }
 }
 
-CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
-  validate(problem);
+namespace {
+
+CostPlan plan_for_rates(const CostProblem& problem, const CostPlanOptions& options) {
   if (options.hardware != HardwareChoice::BestSingle) {
     const auto restricted = restrict(problem, options);
     return Pipeline(restricted, options).run();
@@ -533,6 +534,40 @@ CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
   last.system = options.system;
   if (last.reason.empty()) last.reason = "no single hardware type serves every module";
   return last;
+}
+
+}  // namespace
+
+CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
+  validate(problem);
+  auto plan = plan_for_rates(problem, options);
+  if (!(options.burst_z > 0) || !plan.feasible) return plan;
+  // Poisson headroom: a module must absorb the arrivals of its busiest budget-long window,
+  // T·τ + z·sqrt(T·τ) requests, so it is planned for T + z·sqrt(T/τ). The budgets depend on the
+  // plan, so iterate to a fixed point (it settles in two or three rounds).
+  for (int round = 0; round < 4; ++round) {
+    CostProblem padded = problem;
+    for (std::size_t m = 0; m < padded.modules.size(); ++m) {
+      auto& mod = padded.modules[m];
+      if (mod.is_fixed()) continue;
+      const double tau = std::max(1e-6, plan.budgets[m].to_s());
+      mod.rate_rps += options.burst_z * std::sqrt(mod.rate_rps / tau);
+    }
+    auto next = plan_for_rates(padded, options);
+    if (!next.feasible) return next;
+    const bool settled = std::abs(next.cost - plan.cost) <= kRateEpsilon * std::max(1.0, plan.cost) && round > 0;
+    plan = std::move(next);
+    // The plan serves the real rates; what it carries beyond them and its dummies is headroom.
+    for (std::size_t m = 0; m < problem.modules.size(); ++m) {
+      auto& mp = plan.modules[m];
+      const double real = problem.modules[m].rate_rps;
+      plan.problem.modules[m].rate_rps = real;
+      if (problem.modules[m].is_fixed()) continue;
+      mp.headroom_rps = padded.modules[m].rate_rps - real;
+    }
+    if (settled) break;
+  }
+  return plan;
 }
 
 }  // namespace servescope::engine

@@ -41,9 +41,10 @@ struct Tier {
 
 struct ModulePlan {
   std::vector<Tier> tiers;
-  double dummy_rps = 0;  // added by the frontend; executed and paid for, never forwarded
-  Duration wcl;          // worst tier
-  double cost = 0;       // Σ machines · price (occupancy-proportional, Piccolo §1.3)
+  double dummy_rps = 0;     // added by the frontend; executed and paid for, never forwarded
+  double headroom_rps = 0;  // capacity planned beyond the rate for bursts (CostPlanOptions::burst_z)
+  Duration wcl;             // worst tier
+  double cost = 0;          // Σ machines · price (occupancy-proportional, Piccolo §1.3)
   bool feasible = false;
   bool fallback = false;  // Alg. 1 failed and a padded plan stands in (Harpagon digest §2.3)
 

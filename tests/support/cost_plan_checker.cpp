@@ -78,8 +78,8 @@ std::vector<std::string> check_cost_plan(const engine::CostProblem& original, co
       cost += r.machines * r.c.price;
     }
     if (served < om.rate_rps * (1 - 1e-9)) say(where + "serves less than its rate");
-    if (std::abs(served - om.rate_rps - mp.dummy_rps) > 1e-6 * std::max(1.0, served))
-      say(where + "dummy rate does not account for the padding");
+    if (std::abs(served - om.rate_rps - mp.dummy_rps - mp.headroom_rps) > 1e-6 * std::max(1.0, served))
+      say(where + "dummy rate and headroom do not account for the padding");
     double below = served, worst = 0;
     for (const auto& r : rows) {
       const double t = r.c.batch * r.c.concurrency / r.c.duration.to_s();
