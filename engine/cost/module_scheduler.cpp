@@ -121,6 +121,15 @@ ModulePlan one_tuple(const CostModule& module, double rate_rps, Duration budget,
 }
 
 ModulePlan two_tuple(const CostModule& module, double rate_rps, Duration budget, Dispatch dispatch) {
+  // Two configurations may always be one: below a whole machine of the majority's rank the
+  // digest's recipe would otherwise buy a small-batch machine that one configuration avoids.
+  auto two = majority_and_residual(module, rate_rps, budget, dispatch);
+  auto one = one_tuple(module, rate_rps, budget, dispatch);
+  if (!two.feasible || (one.feasible && one.cost < two.cost - kRateEpsilon * std::max(1.0, two.cost))) return one;
+  return two;
+}
+
+ModulePlan majority_and_residual(const CostModule& module, double rate_rps, Duration budget, Dispatch dispatch) {
   // Majority: the first configuration whose whole machines meet the budget.
   std::optional<std::size_t> majority;
   for (std::size_t k = 0; k < module.configs.size() && !majority; ++k) {

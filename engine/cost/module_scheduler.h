@@ -29,8 +29,12 @@ struct ModuleSchedulerOptions {
 ModulePlan generate_config(const CostModule& module, double rate_rps, Duration budget, Dispatch dispatch);
 // The first configuration (in throughput-cost order) that carries all of the rate alone.
 ModulePlan one_tuple(const CostModule& module, double rate_rps, Duration budget, Dispatch dispatch);
-// A majority configuration of whole machines plus one residual configuration (Harpagon §2.4).
+// A majority configuration of whole machines plus one residual configuration (Harpagon §2.4),
+// or one configuration alone when that is cheaper.
 ModulePlan two_tuple(const CostModule& module, double rate_rps, Duration budget, Dispatch dispatch);
+// The digest's recipe alone: the first configuration whose whole machines meet the budget, then
+// the residual on the one configuration that carries it most cheaply.
+ModulePlan majority_and_residual(const CostModule& module, double rate_rps, Duration budget, Dispatch dispatch);
 
 // The scheduler the options select, then the fallback and the dummy generator. A plan that
 // still cannot meet the budget comes back with feasible == false.
