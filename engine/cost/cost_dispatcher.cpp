@@ -136,19 +136,19 @@ void CostDispatcher::open(Queue& q) {
   q.target = static_cast<int>(first);
 }
 
-std::size_t CostDispatcher::batch_config(const Queue& q, const CostSlot& slot, Time start) const {
+std::size_t CostDispatcher::batch_config(const Queue& q, const CostSlot& slot, Time start,
+                                         bool fill_with_dummies) const {
   const auto& configs = plan_.problem.modules[q.module].configs;
   const Time deadline = due(q.pending.front(), q.module);
   const auto real = static_cast<int>(q.pending.size());
-  const int have = std::min(slot.batch, real + q.dummies);
+  const int have = std::min(slot.batch, real + (fill_with_dummies ? q.dummies : 0));
   std::size_t pick = slot.config;
   if (real > slot.batch) {
     // A backlog: the largest batch the waiting requests fill that still meets the oldest's
-    // deadline; when even the planned batch is too late for it, the largest, to clear the backlog.
-    const bool late = start + configs[pick].duration > deadline + kLatencyTolerance;
+    // budget (never a longer batch for a request already late: that only lengthens the backlog).
     for (const auto k : slot.family)
       if (configs[k].batch > configs[pick].batch && configs[k].batch <= real &&
-          (late || start + configs[k].duration <= deadline + kLatencyTolerance))
+          start + configs[k].duration <= deadline + kLatencyTolerance)
         pick = k;
   } else if (have < slot.batch) {
     // Leaving early: the smallest batch that holds what is there runs fastest.
@@ -195,11 +195,13 @@ void CostDispatcher::try_close(std::size_t index) {
       ctx_->clock.arm(q.timer, close);
       return;
     }
-    dispatch(index);
+    // Dummies exist to close a batch early (they raise the collection rate, Piccolo §3.4); a batch
+    // leaving on its deadline runs as small as its real requests allow.
+    dispatch(index, have >= slot.batch);
   }
 }
 
-void CostDispatcher::dispatch(std::size_t index) {
+void CostDispatcher::dispatch(std::size_t index, bool fill_with_dummies) {
   auto& q = queues_[index];
   const auto g = static_cast<std::uint32_t>(q.target);
   const auto& slot = slots_[g];
@@ -210,7 +212,7 @@ void CostDispatcher::dispatch(std::size_t index) {
   b.gpu = g;
   const Time now = ctx_->clock.now();
   b.start = std::max(now, free_at_[g]);
-  const std::size_t k = batch_config(q, slot, b.start);
+  const std::size_t k = batch_config(q, slot, b.start, fill_with_dummies);
   const auto& config = plan_.problem.modules[q.module].configs[k];
   b.kernel = static_cast<std::uint32_t>(k);
   b.predicted_end = b.start + config.duration;
@@ -220,7 +222,7 @@ void CostDispatcher::dispatch(std::size_t index) {
   }
   Running run{b.requests, q.module};
   auto& st = stats_[q.module];
-  while (q.dummies > 0 && static_cast<int>(b.requests.size()) < config.batch) {
+  while (fill_with_dummies && q.dummies > 0 && static_cast<int>(b.requests.size()) < config.batch) {
     b.requests.push_back(Request{next_dummy_++, model, 0, now, now, true});
     --q.dummies;
     ++st.dummies_run;

@@ -73,12 +73,12 @@ class CostDispatcher final : public DataPlane {
   };
 
   void open(Queue& q);
-  std::size_t batch_config(const Queue& q, const CostSlot& slot, Time start) const;
+  std::size_t batch_config(const Queue& q, const CostSlot& slot, Time start, bool fill_with_dummies) const;
   // When a module request should finish: its arrival at the module plus the module's budget.
   Time due(const Request& r, std::size_t module) const { return r.arrival + plan_.budgets[module]; }
   void drop_hopeless(Queue& q);
   void try_close(std::size_t queue);
-  void dispatch(std::size_t queue);
+  void dispatch(std::size_t queue, bool fill_with_dummies);
   std::size_t route(std::size_t module);
 
   CostPlan plan_;
