@@ -8,6 +8,7 @@
 #include "engine/cost/brute_force.h"
 #include "engine/cost/cost_plan_json.h"
 #include "engine/cost/cost_scenario.h"
+#include "engine/cost/cost_simulation.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/rate_headroom.h"
@@ -139,6 +140,8 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
     std::string app;
     std::vector<std::string> prices;
     double burst_z = 0;
+    double simulate_s = 0;
+    std::uint64_t seed = 1;
   };
   auto args = std::make_shared<Args>();
   auto planners = engine::pipeline_planners();
@@ -166,6 +169,10 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
                   "Cost planners: plan each module for T + z*sqrt(T/budget) to absorb Poisson bursts (0: smooth "
                   "streams, as the papers)")
       ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--simulate", args->simulate_s,
+                  "Cost planners: then run the plan in the simulator for this many seconds at its rates")
+      ->check(CLI::Range(0.0, 86400.0));
+  cmd->add_option("--seed", args->seed, "Cost planners: the simulation's seed")->capture_default_str();
   cmd->add_option("-w,--workload", args->workloads, "Workload whose models to plan (repeatable; default: all)");
   cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically)");
   cmd->add_option("--partitions", args->options.max_partitions, "Partitions per pipeline, 1-3")
@@ -254,15 +261,41 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
           std::cerr << "planning " << args->system << " for application " << problem.name << " ("
                     << problem.modules.size() << " modules, SLO " << problem.slo.to_ms() << " ms)...\n";
         engine::BruteForceStats stats;
-        const auto plan = args->system == "bruteforce"
-                              ? engine::plan_brute_force(problem, {}, &stats)
-                              : engine::plan_cost(problem, engine::cost_plan_preset(args->system));
-        const auto json = engine::cost_plan_to_json(plan, project.scenario.name);
+        if (args->system == "bruteforce" && args->burst_z > 0)
+          throw CLI::ValidationError("--burst-z", "the brute force plans for the stated rates only");
+        auto preset = args->system == "bruteforce" ? engine::CostPlanOptions{} : engine::cost_plan_preset(args->system);
+        preset.burst_z = args->burst_z;
+        const auto plan = args->system == "bruteforce" ? engine::plan_brute_force(problem, {}, &stats)
+                                                       : engine::plan_cost(problem, preset);
+        auto json = engine::cost_plan_to_json(plan, project.scenario.name);
+        std::ostringstream simulated;
+        if (plan.feasible && args->simulate_s > 0) {
+          // Run the plan at its rates with the application's arrival process.
+          engine::CostSimulationOptions so;
+          so.duration = Duration::from_s(args->simulate_s);
+          so.warmup = Duration::from_s(std::min(5.0, args->simulate_s / 10));
+          so.seed = args->seed;
+          so.arrivals = engine::application_arrivals(project.scenario, co);
+          const auto result = engine::simulate_cost_plan(plan, so);
+          json["simulation"] = {{"duration_s", args->simulate_s},
+                                {"seed", args->seed},
+                                {"arrival", describe(so.arrivals)},
+                                {"requests", result.app.arrivals},
+                                {"slo_attainment", result.app.attainment()},
+                                {"dropped", result.app.dropped},
+                                {"measured_cost", result.measured_cost},
+                                {"planned_cost", result.planned_cost}};
+          simulated << "simulated " << args->simulate_s << " s (" << describe(so.arrivals) << "): SLO attainment "
+                    << 100 * result.app.attainment() << " % of " << result.app.arrivals << " requests, measured cost "
+                    << result.measured_cost << " (planned " << result.planned_cost << ")\n";
+        }
         if (!args->out.empty()) save_json_file(args->out, json);
-        if (global.json)
+        if (global.json) {
           print_json(json);
-        else
+        } else {
           print_cost_plan(std::cout, plan);
+          std::cout << simulated.str();
+        }
         return plan.feasible ? kExitOk : kExitFailure;
       }
       if (is_glet_system(args->system)) {

@@ -6,21 +6,41 @@
 
 namespace servescope::engine {
 
-CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScenarioOptions& options) {
-  // The application and the rate the selected workloads send it.
+namespace {
+
+// Rate per application targeted by the selected workloads.
+std::map<std::string, double> application_rates(const Scenario& scenario, const CostScenarioOptions& options) {
   std::map<std::string, double> app_rate;
   for (const auto* w : scenario.select_workloads(options.workloads)) {
     const auto shares = w->shares();
     for (std::size_t t = 0; t < w->targets.size(); ++t)
       if (w->targets[t].kind == TargetKind::Application) app_rate[w->targets[t].name] += w->rate_rps * shares[t];
   }
-  std::string name = options.application;
-  if (name.empty()) {
-    if (app_rate.size() != 1)
-      throw QueryError(app_rate.empty() ? "no workload targets an application: cost planners plan one application"
-                                        : "the workloads target several applications: name one with --app");
-    name = app_rate.begin()->first;
-  }
+  return app_rate;
+}
+
+std::string chosen_application(const std::map<std::string, double>& app_rate, const CostScenarioOptions& options) {
+  if (!options.application.empty()) return options.application;
+  if (app_rate.size() != 1)
+    throw QueryError(app_rate.empty() ? "no workload targets an application: cost planners plan one application"
+                                      : "the workloads target several applications: name one with --app");
+  return app_rate.begin()->first;
+}
+
+}  // namespace
+
+ArrivalProcess application_arrivals(const Scenario& scenario, const CostScenarioOptions& options) {
+  const auto name = chosen_application(application_rates(scenario, options), options);
+  for (const auto* w : scenario.select_workloads(options.workloads))
+    for (const auto& t : w->targets)
+      if (t.kind == TargetKind::Application && t.name == name) return w->arrivals;
+  throw QueryError("no selected workload targets application '" + name + "'");
+}
+
+CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScenarioOptions& options) {
+  // The application and the rate the selected workloads send it.
+  auto app_rate = application_rates(scenario, options);
+  const std::string name = chosen_application(app_rate, options);
   const Application* app = scenario.find_application(name);
   if (!app) throw QueryError("no application named '" + name + "' in the scenario");
   if (!app_rate.contains(name)) throw QueryError("no selected workload targets application '" + name + "'");

@@ -26,4 +26,7 @@ struct CostScenarioOptions {
 // no priced GPU type).
 CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScenarioOptions& options = {});
 
+// The arrival process of the first selected workload that targets the application.
+ArrivalProcess application_arrivals(const Scenario& scenario, const CostScenarioOptions& options);
+
 }  // namespace servescope::engine

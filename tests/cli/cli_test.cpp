@@ -258,9 +258,13 @@ TEST(Cli, PlanWritesAPipelinePlanThatReadsBack) {
   const auto np_plan = nlohmann::json::parse(np.out);
   EXPECT_LT(np_plan["models"][0]["throughput_rps"].get<double>(), plan["models"][0]["throughput_rps"].get<double>());
 
-  const auto bad = cli({"plan", "-s", scenario, "--system", "clipper"});
+  const auto bad = cli({"plan", "-s", scenario, "--system", "clockwork"});  // a data plane, not a planner
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("clipper"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("clockwork"), std::string::npos) << bad.err;
+  // A cost planner needs an application to plan, and says so.
+  const auto no_app = cli({"plan", "-s", scenario, "--system", "clipper"});
+  EXPECT_EQ(no_app.status, 2);
+  EXPECT_NE(no_app.err.find("no workload targets an application"), std::string::npos) << no_app.err;
 }
 
 TEST(Cli, SimulateAndSweepRunAPipelinePlan) {
@@ -490,6 +494,16 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
   }
   for (const auto& [system, c] : cost)
     EXPECT_LE(cost["bruteforce"], c * (1 + 1e-9)) << system;
+  // Plan with Poisson headroom and check it in the simulator at the workload's rates.
+  const auto sim = cli({"--json", "plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon", "--burst-z",
+                        "2.33", "--simulate", "20"});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const auto simulated = nlohmann::json::parse(sim.out);
+  EXPECT_GT(simulated["total_cost"].get<double>(), cost["harpagon"]);
+  EXPECT_GT(simulated["modules"][0]["headroom_rps"].get<double>(), 0);
+  EXPECT_EQ(simulated["simulation"]["arrival"], "Poisson");
+  EXPECT_GT(simulated["simulation"]["requests"].get<double>(), 20000);
+  EXPECT_GE(simulated["simulation"]["slo_attainment"].get<double>(), 0.99);
   // A GPU type without a price, an unknown planner and a malformed price say what is wrong.
   const auto bad = cli(
       {"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon", "--gpu", "P4", "--price", "P4=abc"});
