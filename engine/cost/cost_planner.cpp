@@ -542,16 +542,31 @@ CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
   validate(problem);
   auto plan = plan_for_rates(problem, options);
   if (!(options.burst_z > 0) || !plan.feasible) return plan;
-  // Poisson headroom: a module must absorb the arrivals of its busiest budget-long window,
-  // T·τ + z·sqrt(T·τ) requests, so it is planned for T + z·sqrt(T/τ). The budgets depend on the
-  // plan, so iterate to a fixed point (it settles in two or three rounds).
+  // Burst headroom: a module must absorb the arrivals of its busiest budget-long window. Arrivals
+  // come in bursts of B (1 at a Poisson source; a parent's whole batch, times the fan-out, below
+  // it), so the count over τ has variance T·τ·B and the module is planned for T + z·sqrt(T·B/τ).
+  // Budgets and batches depend on the plan, so iterate to a fixed point (two or three rounds).
+  const CostDag dag(problem);
   for (int round = 0; round < 4; ++round) {
+    std::vector<double> burst_in(problem.modules.size(), 1.0), burst_out(problem.modules.size(), 1.0);
+    for (const auto m : dag.order()) {
+      const auto& mod = problem.modules[m];
+      for (const auto p : dag.preds(m)) {
+        const double ratio =
+            mod.is_fixed() || problem.modules[p].is_fixed() ? 1.0 : mod.rate_rps / problem.modules[p].rate_rps;
+        burst_in[m] = std::max(burst_in[m], burst_out[p] * ratio);
+      }
+      burst_out[m] = burst_in[m];
+      if (!mod.is_fixed())
+        for (const auto& t : plan.modules[m].tiers)
+          burst_out[m] = std::max(burst_out[m], static_cast<double>(plan.problem.modules[m].configs[t.config].batch));
+    }
     CostProblem padded = problem;
     for (std::size_t m = 0; m < padded.modules.size(); ++m) {
       auto& mod = padded.modules[m];
       if (mod.is_fixed()) continue;
       const double tau = std::max(1e-6, plan.budgets[m].to_s());
-      mod.rate_rps += options.burst_z * std::sqrt(mod.rate_rps / tau);
+      mod.rate_rps += options.burst_z * std::sqrt(mod.rate_rps * burst_in[m] / tau);
     }
     auto next = plan_for_rates(padded, options);
     if (!next.feasible) return next;

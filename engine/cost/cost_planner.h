@@ -33,7 +33,8 @@ struct CostPlanOptions {
   bool batching = true;  // false: batch 1 only
   bool spatial = true;   // false: concurrency 1 only
   // The papers plan for smooth streams (video frames). With z > 0 each module is planned for
-  // T + z·sqrt(T/τ) (τ its budget) so Poisson bursts fit: 2.33 for about 99 %.
+  // T + z·sqrt(T·B/τ) (τ its budget, B the size of the bursts it receives: 1 from a Poisson
+  // source, a parent's batch times the fan-out below it) so bursts fit: 2.33 for about 99 %.
   double burst_z = 0;
 };
 
