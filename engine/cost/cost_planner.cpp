@@ -541,7 +541,10 @@ CostPlan plan_for_rates(const CostProblem& problem, const CostPlanOptions& optio
 CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
   validate(problem);
   auto plan = plan_for_rates(problem, options);
-  if (!(options.burst_z > 0) || !plan.feasible) return plan;
+  bool headroom = false;
+  for (std::size_t m = 0; m < problem.modules.size(); ++m)
+    headroom = headroom || options.burst_z_of(m) > 0;
+  if (!headroom || !plan.feasible) return plan;
   // Burst headroom: a module must absorb the arrivals of its busiest budget-long window. Arrivals
   // come in bursts of B (1 at a Poisson source; a parent's whole batch, times the fan-out, below
   // it), so the count over τ has variance T·τ·B and the module is planned for T + z·sqrt(T·B/τ).
@@ -566,7 +569,7 @@ CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
       auto& mod = padded.modules[m];
       if (mod.is_fixed()) continue;
       const double tau = std::max(1e-6, plan.budgets[m].to_s());
-      mod.rate_rps += options.burst_z * std::sqrt(mod.rate_rps * burst_in[m] / tau);
+      mod.rate_rps += options.burst_z_of(m) * std::sqrt(mod.rate_rps * burst_in[m] / tau);
     }
     auto next = plan_for_rates(padded, options);
     if (!next.feasible) return next;

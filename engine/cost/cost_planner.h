@@ -36,6 +36,9 @@ struct CostPlanOptions {
   // T + z·sqrt(T·B/τ) (τ its budget, B the size of the bursts it receives: 1 from a Poisson
   // source, a parent's batch times the fan-out below it) so bursts fit: 2.33 for about 99 %.
   double burst_z = 0;
+  std::vector<double> module_burst_z;  // per module, overriding burst_z (empty: burst_z for all)
+
+  double burst_z_of(std::size_t m) const { return m < module_burst_z.size() ? module_burst_z[m] : burst_z; }
 };
 
 // "piccolo", "harpagon", "nexus", "scrooge", "inferline", "clipper", or an ablation written

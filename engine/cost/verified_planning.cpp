@@ -1,0 +1,42 @@
+#include "engine/cost/verified_planning.h"
+
+namespace servescope::engine {
+
+VerifiedPlan plan_cost_verified(const CostProblem& problem, CostPlanOptions options,
+                                const VerifiedPlanOptions& verify) {
+  VerifiedPlan out;
+  const std::size_t n = problem.modules.size();
+  options.module_burst_z.assign(n, options.burst_z > 0 ? options.burst_z : verify.start_z);
+  for (int round = 1; round <= verify.max_rounds; ++round) {
+    auto plan = plan_cost(problem, options);
+    if (!plan.feasible) {
+      if (round == 1) out.plan = std::move(plan);  // nothing better to return
+      return out;
+    }
+    const auto run = simulate_cost_plan(plan, verify.simulation);
+    out.plan = std::move(plan);
+    out.attainment = run.app.attainment();
+    out.rounds = round;
+    out.met = out.attainment >= verify.target + verify.margin;
+    if (out.met) return out;
+    // More headroom where requests missed their module budget; everywhere when none did (the
+    // misses were drops).
+    const double allowed = (1 - verify.target - verify.margin) / static_cast<double>(n);
+    bool any = false;
+    for (std::size_t m = 0; m < n; ++m) {
+      const auto& st = run.modules[m];
+      const double missed =
+          st.requests ? static_cast<double>(st.over_budget + st.dropped) / static_cast<double>(st.requests) : 0;
+      if (missed > allowed) {
+        options.module_burst_z[m] *= verify.step;
+        any = true;
+      }
+    }
+    if (!any)
+      for (auto& z : options.module_burst_z)
+        z *= verify.step;
+  }
+  return out;
+}
+
+}  // namespace servescope::engine
