@@ -18,12 +18,20 @@
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "ui/item_details.h"
+#include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 
 namespace servescope::ui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MainWindow"));
+  document_ = new ProjectDocument(this);
+  connect(document_, &ProjectDocument::changed, this, &MainWindow::refresh_views);
+  connect(document_->undo_stack(), &QUndoStack::cleanChanged, this, &MainWindow::update_title);
+  connect(document_->undo_stack(), &QUndoStack::indexChanged, this, [this] {
+    const auto* stack = document_->undo_stack();
+    if (stack->index() > 0) log(tr("edit: %1").arg(stack->text(stack->index() - 1)));
+  });
   details_ = new QTextBrowser(this);
   details_->setObjectName(QStringLiteral("details"));
   details_->setOpenLinks(false);
@@ -38,6 +46,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() = default;
+
+const Project* MainWindow::project() const {
+  return document_->project();
+}
+const QString& MainWindow::location() const {
+  return document_->location();
+}
+
+void MainWindow::refresh_views() {
+  const auto* p = document_->project();
+  tree_model_->set_project(p);
+  if (p) details_->setHtml(project_overview_html(*p));
+}
 
 void MainWindow::build_docks() {
   tree_model_ = new ProjectTreeModel(this);
@@ -67,11 +88,28 @@ void MainWindow::build_actions() {
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::open_dialog);
   open->setShortcut(QKeySequence::Open);
   file->addAction(tr("Open &Demo"), this, [this] { open_location(QStringLiteral("builtin:projects/demo.json")); });
+  auto* save = file->addAction(tr("&Save"), this, [this] {
+    // A built-in resource cannot be written back: save it somewhere first.
+    if (location().isEmpty() || location().startsWith(QStringLiteral("builtin:")))
+      save_as_dialog();
+    else
+      save_to(location());
+  });
+  save->setShortcut(QKeySequence::Save);
   auto* save_as = file->addAction(tr("Save &As…"), this, &MainWindow::save_as_dialog);
   save_as->setShortcut(QKeySequence::SaveAs);
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  auto* undo = document_->undo_stack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  undo->setObjectName(QStringLiteral("undoAction"));
+  auto* redo = document_->undo_stack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  redo->setObjectName(QStringLiteral("redoAction"));
+  edit->addAction(undo);
+  edit->addAction(redo);
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())
     view->addAction(dock->toggleViewAction());
@@ -106,34 +144,33 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
     return false;
   }
   tree_model_->set_project(nullptr);
-  project_ = std::move(loaded);
-  location_ = location;
-  tree_model_->set_project(project_.get());
+  document_->reset(std::move(loaded), location);
+  const auto* p = document_->project();
+  tree_model_->set_project(p);
   tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
-  details_->setHtml(project_overview_html(*project_));
+  details_->setHtml(project_overview_html(*p));
   log(tr("opened %1").arg(location));
-  statusBar()->showMessage(tr("%1 GPUs, %2 models")
-                               .arg(project_->scenario.cluster.total_gpus())
-                               .arg(project_->scenario.profiles.models.size()));
+  statusBar()->showMessage(
+      tr("%1 GPUs, %2 models").arg(p->scenario.cluster.total_gpus()).arg(p->scenario.profiles.models.size()));
   update_title();
   return true;
 }
 
 bool MainWindow::save_to(const QString& path, bool interactive) {
-  if (!project_) return false;
+  if (!document_->project()) return false;
   try {
-    Project copy = *project_;
-    rebase_profile_includes(copy.scenario, location_.toStdString(), path.toStdString());
+    Project copy = *document_->project();
+    rebase_profile_includes(copy.scenario, location().toStdString(), path.toStdString());
     save_project(path.toStdString(), copy);
-    *project_ = std::move(copy);
-    tree_model_->set_project(project_.get());
+    // Includes now point relative to the new file: that is the project from here on.
+    document_->replace_part([&copy](Project& p) { p = std::move(copy); });
   } catch (const Error& e) {
     const auto message = QString::fromStdString(e.what());
     log(tr("error: %1").arg(message));
     if (interactive) QMessageBox::warning(this, tr("Cannot save"), message);
     return false;
   }
-  location_ = path;
+  document_->mark_saved(path);
   log(tr("saved %1").arg(path));
   update_title();
   return true;
@@ -152,22 +189,42 @@ void MainWindow::save_as_dialog() {
 }
 
 void MainWindow::show_selection() {
-  if (!project_) return;
+  const auto* p = document_->project();
+  if (!p) return;
   const auto current = tree_->currentIndex();
   if (!current.isValid()) return;
-  details_->setHtml(item_details_html(*project_, current.data(ProjectTreeModel::SectionRole).toInt(),
+  details_->setHtml(item_details_html(*p, current.data(ProjectTreeModel::SectionRole).toInt(),
                                       current.data(ProjectTreeModel::EntryIndexRole).toInt()));
 }
 
 void MainWindow::update_title() {
-  if (!project_) {
+  const auto* p = document_->project();
+  if (!p) {
     setWindowTitle(tr("ServeScope"));
     return;
   }
-  setWindowTitle(tr("%1 — %2 — ServeScope").arg(QString::fromStdString(project_->name), location_));
+  // "[*]" is where Qt puts the modified mark.
+  setWindowTitle(tr("%1[*] — %2 — ServeScope").arg(QString::fromStdString(p->name), location()));
+  setWindowModified(document_->is_modified());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (interactive_ && document_->is_modified()) {
+    const auto answer =
+        QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
+                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) {
+      event->ignore();
+      return;
+    }
+    if (answer == QMessageBox::Save) {
+      save_as_dialog();
+      if (document_->is_modified()) {
+        event->ignore();
+        return;
+      }
+    }
+  }
   QSettings settings;
   settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("mainwindow/state"), saveState());

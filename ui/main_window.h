@@ -1,6 +1,7 @@
 // The application window: project tree on the left, the selected item's properties in the
-// middle, a log at the bottom. The document is a Project; it is replaced only when a new one
-// has loaded completely, so a broken file never leaves the window half-filled.
+// middle, a log at the bottom. The document is an undoable Project (ProjectDocument); it is
+// replaced only when a new one has loaded completely, so a broken file never leaves the window
+// half-filled, and unsaved edits are flagged in the title and asked about on close.
 #pragma once
 
 #include <QMainWindow>
@@ -16,6 +17,7 @@ class QLabel;
 namespace servescope::ui {
 
 class ProjectTreeModel;
+class ProjectDocument;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -28,8 +30,11 @@ class MainWindow : public QMainWindow {
   bool open_location(const QString& location, bool interactive = true);
   bool save_to(const QString& path, bool interactive = true);
 
-  const Project* project() const { return project_.get(); }
-  const QString& location() const { return location_; }
+  const Project* project() const;
+  const QString& location() const;
+  ProjectDocument* document() const { return document_; }
+  // Whether closing with unsaved changes asks first (off in tests).
+  void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
   QTextBrowser* details_view() const { return details_; }
   QString log_text() const;
@@ -46,8 +51,10 @@ class MainWindow : public QMainWindow {
   void open_dialog();
   void save_as_dialog();
 
-  std::unique_ptr<Project> project_;
-  QString location_;
+  void refresh_views();
+
+  ProjectDocument* document_ = nullptr;
+  bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;
   QTreeView* tree_ = nullptr;
   QTextBrowser* details_ = nullptr;

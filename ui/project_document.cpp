@@ -1,0 +1,122 @@
+#include "ui/project_document.h"
+
+#include <QUndoCommand>
+
+namespace servescope::ui {
+namespace {
+
+// Puts one part of the project (its name, the cluster, the application or workload list) back
+// and forth between its value before and after the edit; only that part is kept.
+class SwapCommand final : public QUndoCommand {
+ public:
+  SwapCommand(ProjectDocument& doc, std::function<void(Project&)> forward, std::function<void(Project&)> backward,
+              const QString& text)
+      : QUndoCommand(text), doc_(doc), forward_(std::move(forward)), backward_(std::move(backward)) {}
+  void redo() override { doc_.replace_part(forward_); }
+  void undo() override { doc_.replace_part(backward_); }
+
+ private:
+  ProjectDocument& doc_;
+  std::function<void(Project&)> forward_, backward_;
+};
+
+}  // namespace
+
+ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {}
+ProjectDocument::~ProjectDocument() = default;
+
+void ProjectDocument::reset(std::unique_ptr<Project> project, QString location) {
+  undo_.clear();
+  project_ = std::move(project);
+  location_ = std::move(location);
+  undo_.setClean();
+  emit projectReset();
+}
+
+void ProjectDocument::mark_saved(QString location) {
+  location_ = std::move(location);
+  undo_.setClean();
+}
+
+void ProjectDocument::replace_part(const std::function<void(Project&)>& write) {
+  if (!project_) return;
+  write(*project_);
+  emit changed();
+}
+
+template <typename T>
+QString ProjectDocument::push_part(T& (*part)(Project&), T after, const QString& text) {
+  if (!project_) return tr("no project is open");
+  // Check the whole scenario with the edit applied; refuse with the first problem.
+  Project trial = *project_;
+  part(trial) = after;
+  const auto problems = check_scenario(trial.scenario);
+  if (!problems.empty()) return QString::fromStdString(problems.front().path + ": " + problems.front().message);
+  auto before = std::make_shared<const T>(part(*project_));
+  auto next = std::make_shared<const T>(std::move(after));
+  undo_.push(new SwapCommand(
+      *this, [part, next](Project& p) { part(p) = *next; }, [part, before](Project& p) { part(p) = *before; }, text));
+  return {};
+}
+
+namespace {
+std::string& name_of(Project& p) {
+  return p.name;
+}
+Cluster& cluster_of(Project& p) {
+  return p.scenario.cluster;
+}
+std::vector<Application>& applications_of(Project& p) {
+  return p.scenario.applications;
+}
+std::vector<Workload>& workloads_of(Project& p) {
+  return p.scenario.workloads;
+}
+}  // namespace
+
+QString ProjectDocument::rename(const QString& name) {
+  if (name.trimmed().isEmpty()) return tr("a project needs a name");
+  return push_part(&name_of, name.toStdString(), tr("Rename project to %1").arg(name));
+}
+
+QString ProjectDocument::set_cluster(Cluster cluster, const QString& what) {
+  return push_part(&cluster_of, std::move(cluster), what);
+}
+
+QString ProjectDocument::set_application(std::size_t index, Application app, const QString& what) {
+  if (!project_ || index > project_->scenario.applications.size()) return tr("no application %1").arg(index);
+  auto apps = project_->scenario.applications;
+  if (index == apps.size())
+    apps.push_back(std::move(app));
+  else
+    apps[index] = std::move(app);
+  return push_part(&applications_of, std::move(apps), what);
+}
+
+QString ProjectDocument::remove_application(std::size_t index) {
+  if (!project_ || index >= project_->scenario.applications.size()) return tr("no application %1").arg(index);
+  auto apps = project_->scenario.applications;
+  const auto name = QString::fromStdString(apps[index].name);
+  apps.erase(apps.begin() + static_cast<std::ptrdiff_t>(index));
+  return push_part(&applications_of, std::move(apps), tr("Remove application %1").arg(name));
+}
+
+QString ProjectDocument::set_workload(std::size_t index, Workload workload, const QString& what) {
+  if (!project_ || index > project_->scenario.workloads.size()) return tr("no workload %1").arg(index);
+  auto list = project_->scenario.workloads;
+  if (index == list.size())
+    list.push_back(std::move(workload));
+  else
+    list[index] = std::move(workload);
+  return push_part(&workloads_of, std::move(list), what);
+}
+
+QString ProjectDocument::remove_workload(std::size_t index) {
+  if (!project_ || index >= project_->scenario.workloads.size()) return tr("no workload %1").arg(index);
+  auto list = project_->scenario.workloads;
+  const auto name = QString::fromStdString(list[index].name);
+  list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
+  return push_part(&workloads_of, std::move(list), tr("Remove workload %1").arg(name));
+}
+
+}  // namespace servescope::ui

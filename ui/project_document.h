@@ -1,0 +1,58 @@
+// The open project as an undoable document (issue 7 "Undo/redo for every edit"). Every edit swaps
+// one part of the project (its name, the cluster, one application, one workload) for an edited
+// copy, after the whole scenario has been checked with the edit applied; a refused edit changes
+// nothing and says why. The undo stack's clean state is "saved", so the window can flag unsaved
+// changes and ask about them.
+#pragma once
+
+#include <QObject>
+#include <QUndoStack>
+#include <functional>
+#include <memory>
+
+#include "model/scenario/scenario.h"
+
+namespace servescope::ui {
+
+class ProjectDocument : public QObject {
+  Q_OBJECT
+ public:
+  explicit ProjectDocument(QObject* parent = nullptr);
+  ~ProjectDocument() override;
+
+  const Project* project() const { return project_.get(); }
+  const QString& location() const { return location_; }
+  QUndoStack* undo_stack() { return &undo_; }
+  bool is_modified() const { return !undo_.isClean(); }
+
+  // A new project (just loaded or created): the undo history starts afresh, clean.
+  void reset(std::unique_ptr<Project> project, QString location);
+  // After a save: this state is the saved one.
+  void mark_saved(QString location);
+
+  // Checked edits. Each returns an empty string when the edit is on the undo stack, else the
+  // reason it was refused ("$.cluster.nodes[2].gpu: unknown GPU type 'X'").
+  QString rename(const QString& name);
+  QString set_cluster(Cluster cluster, const QString& what);
+  QString set_application(std::size_t index, Application app, const QString& what);  // index == count adds
+  QString remove_application(std::size_t index);
+  QString set_workload(std::size_t index, Workload workload, const QString& what);  // index == count adds
+  QString remove_workload(std::size_t index);
+
+  // Used by the undo commands: replaces the project as one step and notifies.
+  void replace_part(const std::function<void(Project&)>& write);
+
+ signals:
+  void changed();  // after an edit, an undo or a redo
+  void projectReset();
+
+ private:
+  template <typename T>
+  QString push_part(T& (*part)(Project&), T after, const QString& text);
+
+  std::unique_ptr<Project> project_;
+  QString location_;
+  QUndoStack undo_;
+};
+
+}  // namespace servescope::ui
