@@ -12,11 +12,13 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QTreeView>
 
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "ui/dag_editor.h"
 #include "ui/item_details.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
@@ -35,7 +37,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   details_ = new QTextBrowser(this);
   details_->setObjectName(QStringLiteral("details"));
   details_->setOpenLinks(false);
-  setCentralWidget(details_);
+  dag_ = new DagEditor(document_, this);
+  connect(dag_, &DagEditor::refused, this, [this](const QString& why) {
+    log(tr("refused: %1").arg(why));
+    statusBar()->showMessage(why, 8000);
+  });
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("centralTabs"));
+  tabs_->setDocumentMode(true);
+  tabs_->addTab(details_, tr("Details"));
+  tabs_->addTab(dag_, tr("Application"));
+  setCentralWidget(tabs_);
   build_docks();
   build_actions();
   statusBar()->showMessage(tr("No project"));
@@ -193,8 +205,10 @@ void MainWindow::show_selection() {
   if (!p) return;
   const auto current = tree_->currentIndex();
   if (!current.isValid()) return;
-  details_->setHtml(item_details_html(*p, current.data(ProjectTreeModel::SectionRole).toInt(),
-                                      current.data(ProjectTreeModel::EntryIndexRole).toInt()));
+  const int section = current.data(ProjectTreeModel::SectionRole).toInt();
+  const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
+  details_->setHtml(item_details_html(*p, section, entry));
+  if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0) dag_->show_application(entry);
 }
 
 void MainWindow::update_title() {

@@ -18,6 +18,7 @@ namespace servescope::ui {
 
 class ProjectTreeModel;
 class ProjectDocument;
+class DagEditor;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -33,6 +34,7 @@ class MainWindow : public QMainWindow {
   const Project* project() const;
   const QString& location() const;
   ProjectDocument* document() const { return document_; }
+  DagEditor* dag_editor() const { return dag_; }
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
@@ -54,6 +56,8 @@ class MainWindow : public QMainWindow {
   void refresh_views();
 
   ProjectDocument* document_ = nullptr;
+  DagEditor* dag_ = nullptr;
+  class QTabWidget* tabs_ = nullptr;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;
   QTreeView* tree_ = nullptr;

@@ -1,0 +1,111 @@
+// The DAG editor on the offscreen platform: it draws the selected application in layers, a drag
+// from one module's output port onto another connects them through the undo stack, refused
+// edits (a cycle) change nothing and say why, and Delete removes a module with its edges.
+#include <QGraphicsItem>
+#include <QGraphicsView>
+#include <QTabWidget>
+#include <QTest>
+#include <QTreeView>
+
+#include "ui/dag_editor.h"
+#include "ui/main_window.h"
+#include "ui/project_document.h"
+#include "ui/project_tree_model.h"
+
+using servescope::ui::DagEditor;
+using servescope::ui::MainWindow;
+using servescope::ui::ProjectTreeModel;
+
+class TestDagEditor : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
+
+  void selectingAnApplicationDrawsItInLayers() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* tree = w.findChild<QTreeView*>(QStringLiteral("projectTree"));
+    auto* model = w.tree_model();
+    const auto apps = model->index(static_cast<int>(ProjectTreeModel::Section::Applications), 0);
+    tree->setCurrentIndex(model->index(0, 0, apps));
+    auto* dag = w.dag_editor();
+    QCOMPARE(dag->application(), 0);
+    const auto& app = w.project()->scenario.applications[0];
+    for (const auto& e : app.edges) {
+      const auto from = dag->module_center(QString::fromStdString(e.from));
+      const auto to = dag->module_center(QString::fromStdString(e.to));
+      QVERIFY(from && to);
+      QVERIFY2(from->y() < to->y(), qPrintable(QString::fromStdString(e.from + " above " + e.to)));
+    }
+  }
+
+  void dragConnectsAndUndoDisconnects() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1200, 800);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* dag = w.dag_editor();
+    dag->show_application(0);
+    const auto& before = w.project()->scenario.applications[0];
+    const auto edges = before.edges.size();
+    QCOMPARE(dag->add_module(QStringLiteral("ResNet50")), QString());
+    const QString added = QString::fromStdString(w.project()->scenario.applications[0].modules.back().id);
+    const QString source = QString::fromStdString(before.modules.front().id);
+
+    // Drag from the source's output port onto the new module, as a user would.
+    w.show();
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    tabs->setCurrentWidget(dag);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* view = dag->view();
+    view->ensureVisible(dag->scene()->sceneRect());
+    const QPoint press = view->mapFromScene(dag->output_port(source));
+    const QPoint release = view->mapFromScene(*dag->module_center(added));
+    QTest::mousePress(view->viewport(), Qt::LeftButton, {}, press);
+    QTest::mouseMove(view->viewport(), (press + release) / 2);
+    QTest::mouseMove(view->viewport(), release);
+    QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, release);
+    QCOMPARE(w.project()->scenario.applications[0].edges.size(), edges + 1);
+    QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Connect %1 → %2").arg(source, added));
+
+    // The reverse edge would close a cycle: refused with the reason, nothing changes.
+    const auto why = dag->connect_modules(added, source);
+    QVERIFY2(why.contains(QStringLiteral("cycle")), qPrintable(why));
+    QCOMPARE(w.project()->scenario.applications[0].edges.size(), edges + 1);
+    QVERIFY(w.log_text().contains(QStringLiteral("refused")));
+
+    w.document()->undo_stack()->undo();
+    QCOMPARE(w.project()->scenario.applications[0].edges.size(), edges);
+    w.document()->undo_stack()->undo();
+    QVERIFY(w.project()->scenario.applications[0] == before);
+  }
+
+  void deleteRemovesTheSelectedModuleWithItsEdges() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* dag = w.dag_editor();
+    dag->show_application(0);
+    const auto before = w.project()->scenario.applications[0];
+    const QString victim = QString::fromStdString(before.edges.front().to);
+    w.show();
+    w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(dag);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    for (auto* item : dag->scene()->items())
+      if (item->data(1).toString() == victim && item->data(0).toString() == QStringLiteral("module"))
+        item->setSelected(true);
+    dag->view()->setFocus();
+    QTest::keyClick(dag->view(), Qt::Key_Delete);
+    const auto& after = w.project()->scenario.applications[0];
+    QCOMPARE(after.modules.size(), before.modules.size() - 1);
+    for (const auto& e : after.edges)
+      QVERIFY(e.from != victim.toStdString() && e.to != victim.toStdString());
+    QCOMPARE(dag->set_slo_ms(-1).isEmpty(), false);
+    QCOMPARE(dag->set_slo_ms(250), QString());
+    QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(250));
+  }
+};
+
+QTEST_MAIN(TestDagEditor)
+#include "tst_dag_editor.moc"
