@@ -6,11 +6,7 @@
 #include <sstream>
 
 #include "app/cli/cli_context.h"
-#include "engine/cost/brute_force.h"
-#include "engine/cost/cost_plan_json.h"
-#include "engine/cost/cost_scenario.h"
-#include "engine/cost/cost_simulation.h"
-#include "engine/cost/verified_planning.h"
+#include "engine/cost/cost_scenario_planning.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/rate_headroom.h"
@@ -262,69 +258,24 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
           co.prices[p.substr(0, eq)] = value;
         }
         if (!args->batches.empty()) co.batches = parse_int_list(args->batches, "--batches");
-        const auto problem = engine::cost_problem_from_scenario(project.scenario, co);
-        if (!global.json)
-          std::cerr << "planning " << args->system << " for application " << problem.name << " ("
-                    << problem.modules.size() << " modules, SLO " << problem.slo.to_ms() << " ms)...\n";
-        engine::BruteForceStats stats;
         if (args->system == "bruteforce" && args->burst_z > 0)
           throw CLI::ValidationError("--burst-z", "the brute force plans for the stated rates only");
-        auto preset = args->system == "bruteforce" ? engine::CostPlanOptions{} : engine::cost_plan_preset(args->system);
-        preset.burst_z = args->burst_z;
-        // By default a plan is made for the workload's arrivals: burst headroom, checked in the
-        // simulator (60 s, seed 1) and raised where modules missed, until it holds 99 % (plus the
-        // check's margin). The brute force and --no-verify give the papers' plan for smooth streams.
-        const auto arrivals = engine::application_arrivals(project.scenario, co);
-        std::optional<engine::VerifiedPlan> verified;
-        engine::CostPlan plan;
-        if (args->system == "bruteforce") {
-          plan = engine::plan_brute_force(problem, {}, &stats);
-        } else if (args->no_verify) {
-          plan = engine::plan_cost(problem, preset);
-        } else {
-          engine::VerifiedPlanOptions vo;
-          if (args->burst_z > 0) vo.start_z = args->burst_z;
-          vo.simulation.arrivals = arrivals;
-          verified = engine::plan_cost_verified(problem, preset, vo);
-          plan = verified->plan;
-        }
-        auto json = engine::cost_plan_to_json(plan, project.scenario.name);
-        std::ostringstream simulated;
-        if (verified) {
-          json["verification"] = {{"arrival", describe(arrivals)},
-                                  {"rounds", verified->rounds},
-                                  {"slo_attainment", verified->attainment},
-                                  {"met", verified->met}};
-          simulated << "checked in the simulator (" << describe(arrivals) << ", 60 s, " << verified->rounds << " round"
-                    << (verified->rounds == 1 ? "" : "s") << "): SLO attainment " << 100 * verified->attainment << " %"
-                    << (verified->met ? "" : ", short of 99 %") << "\n";
-        }
-        if (plan.feasible && args->simulate_s > 0) {
-          // Run the plan at its rates with the application's arrival process.
-          engine::CostSimulationOptions so;
-          so.duration = Duration::from_s(args->simulate_s);
-          so.warmup = Duration::from_s(std::min(5.0, args->simulate_s / 10));
-          so.seed = args->seed;
-          so.arrivals = arrivals;
-          const auto result = engine::simulate_cost_plan(plan, so);
-          json["simulation"] = {{"duration_s", args->simulate_s},
-                                {"seed", args->seed},
-                                {"arrival", describe(so.arrivals)},
-                                {"requests", result.app.arrivals},
-                                {"slo_attainment", result.app.attainment()},
-                                {"dropped", result.app.dropped},
-                                {"measured_cost", result.measured_cost},
-                                {"planned_cost", result.planned_cost}};
-          simulated << "simulated " << args->simulate_s << " s (" << describe(so.arrivals) << "): SLO attainment "
-                    << 100 * result.app.attainment() << " % of " << result.app.arrivals << " requests, measured cost "
-                    << result.measured_cost << " (planned " << result.planned_cost << ")\n";
-        }
-        if (!args->out.empty()) save_json_file(args->out, json);
+        engine::CostScenarioRequest request;
+        request.system = args->system;
+        request.scenario = co;
+        request.verify = !args->no_verify;
+        request.burst_z = args->burst_z;
+        request.simulate_s = args->simulate_s;
+        request.seed = args->seed;
+        if (!global.json) std::cerr << "planning " << args->system << "...\n";
+        const auto outcome = engine::plan_cost_scenario(project.scenario, request);
+        const auto& plan = outcome.plan;
+        if (!args->out.empty()) save_json_file(args->out, outcome.json);
         if (global.json) {
-          print_json(json);
+          print_json(outcome.json);
         } else {
           print_cost_plan(std::cout, plan);
-          std::cout << simulated.str();
+          std::cout << outcome.report;
         }
         return plan.feasible ? kExitOk : kExitFailure;
       }

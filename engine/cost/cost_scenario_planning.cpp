@@ -1,0 +1,62 @@
+#include "engine/cost/cost_scenario_planning.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/cost/brute_force.h"
+#include "engine/cost/cost_plan_json.h"
+#include "model/core/error.h"
+
+namespace servescope::engine {
+
+CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScenarioRequest& request) {
+  const bool brute = request.system == "bruteforce";
+  if (brute && request.burst_z > 0) throw QueryError("the brute force plans for the stated rates only (no headroom)");
+  CostScenarioOutcome out;
+  out.problem = cost_problem_from_scenario(scenario, request.scenario);
+  const auto arrivals = application_arrivals(scenario, request.scenario);
+  std::ostringstream report;
+  if (brute) {
+    out.plan = plan_brute_force(out.problem);
+  } else {
+    auto preset = cost_plan_preset(request.system);
+    if (!request.verify) {
+      preset.burst_z = request.burst_z;
+      out.plan = plan_cost(out.problem, preset);
+    } else {
+      VerifiedPlanOptions vo;
+      if (request.burst_z > 0) vo.start_z = request.burst_z;
+      vo.simulation.arrivals = arrivals;
+      out.verified = plan_cost_verified(out.problem, preset, vo);
+      out.plan = out.verified->plan;
+    }
+  }
+  out.json = cost_plan_to_json(out.plan, scenario.name);
+  if (out.verified) {
+    const auto& v = *out.verified;
+    out.json["verification"] = {
+        {"arrival", describe(arrivals)}, {"rounds", v.rounds}, {"slo_attainment", v.attainment}, {"met", v.met}};
+    report << "checked in the simulator (" << describe(arrivals) << ", 60 s, " << v.rounds << " round"
+           << (v.rounds == 1 ? "" : "s") << "): SLO attainment " << 100 * v.attainment << " %"
+           << (v.met ? "" : ", short of 99 %") << "\n";
+  }
+  if (out.plan.feasible && request.simulate_s > 0) {
+    CostSimulationOptions so;
+    so.duration = Duration::from_s(request.simulate_s);
+    so.warmup = Duration::from_s(std::min(5.0, request.simulate_s / 10));
+    so.seed = request.seed;
+    so.arrivals = arrivals;
+    const auto& r = out.simulated.emplace(simulate_cost_plan(out.plan, so));
+    out.json["simulation"] = {{"duration_s", request.simulate_s},     {"seed", request.seed},
+                              {"arrival", describe(arrivals)},        {"requests", r.app.arrivals},
+                              {"slo_attainment", r.app.attainment()}, {"dropped", r.app.dropped},
+                              {"measured_cost", r.measured_cost},     {"planned_cost", r.planned_cost}};
+    report << "simulated " << request.simulate_s << " s (" << describe(arrivals) << "): SLO attainment "
+           << 100 * r.app.attainment() << " % of " << r.app.arrivals << " requests, measured cost " << r.measured_cost
+           << " (planned " << r.planned_cost << ")\n";
+  }
+  out.report = report.str();
+  return out;
+}
+
+}  // namespace servescope::engine
