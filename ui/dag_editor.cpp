@@ -80,7 +80,7 @@ void DagScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* event) {
   const auto from = std::exchange(drag_from_, QString());
   const auto to = module_at(*this, event->scenePos());
   event->accept();
-  if (!to.isEmpty()) emit connectRequested(from, to);
+  if (!to.isEmpty()) Q_EMIT connectRequested(from, to);
 }
 
 DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
@@ -143,7 +143,7 @@ QString DagEditor::apply(const std::function<Application(Application)>& edit, co
     }
   }
   refusal_ = why;
-  if (!why.isEmpty()) emit refused(why);
+  if (!why.isEmpty()) Q_EMIT refused(why);
   return why;
 }
 

@@ -27,7 +27,7 @@ class DagScene : public QGraphicsScene {
   Q_OBJECT
  public:
   using QGraphicsScene::QGraphicsScene;
- signals:
+ Q_SIGNALS:
   void connectRequested(const QString& from, const QString& to);
 
  protected:
@@ -65,7 +65,7 @@ class DagEditor : public QWidget {
   DagScene* scene() const { return scene_; }
   const QString& last_refusal() const { return refusal_; }
 
- signals:
+ Q_SIGNALS:
   void refused(const QString& why);
 
  private:

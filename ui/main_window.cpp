@@ -20,6 +20,7 @@
 #include "model/io/document.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
+#include "ui/planning_panel.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 
@@ -89,6 +90,13 @@ void MainWindow::build_docks() {
   log_->setObjectName(QStringLiteral("log"));
   log_->setReadOnly(true);
   log_->setMaximumBlockCount(5000);
+  planning_ = new PlanningPanel(document_, this);
+  connect(planning_, &PlanningPanel::message, this, &MainWindow::log);
+  auto* planning_dock = new QDockWidget(tr("Planning"), this);
+  planning_dock->setObjectName(QStringLiteral("planningDock"));
+  planning_dock->setWidget(planning_);
+  addDockWidget(Qt::RightDockWidgetArea, planning_dock);
+
   auto* log_dock = new QDockWidget(tr("Log"), this);
   log_dock->setObjectName(QStringLiteral("logDock"));
   log_dock->setWidget(log_);

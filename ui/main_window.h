@@ -19,6 +19,7 @@ namespace servescope::ui {
 class ProjectTreeModel;
 class ProjectDocument;
 class DagEditor;
+class PlanningPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -35,6 +36,7 @@ class MainWindow : public QMainWindow {
   const QString& location() const;
   ProjectDocument* document() const { return document_; }
   DagEditor* dag_editor() const { return dag_; }
+  PlanningPanel* planning() const { return planning_; }
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
@@ -57,6 +59,7 @@ class MainWindow : public QMainWindow {
 
   ProjectDocument* document_ = nullptr;
   DagEditor* dag_ = nullptr;
+  PlanningPanel* planning_ = nullptr;
   class QTabWidget* tabs_ = nullptr;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;

@@ -30,7 +30,7 @@ void ProjectDocument::reset(std::unique_ptr<Project> project, QString location) 
   project_ = std::move(project);
   location_ = std::move(location);
   undo_.setClean();
-  emit projectReset();
+  Q_EMIT projectReset();
 }
 
 void ProjectDocument::mark_saved(QString location) {
@@ -41,7 +41,7 @@ void ProjectDocument::mark_saved(QString location) {
 void ProjectDocument::replace_part(const std::function<void(Project&)>& write) {
   if (!project_) return;
   write(*project_);
-  emit changed();
+  Q_EMIT changed();
 }
 
 template <typename T>
@@ -71,6 +71,9 @@ std::vector<Application>& applications_of(Project& p) {
 }
 std::vector<Workload>& workloads_of(Project& p) {
   return p.scenario.workloads;
+}
+std::vector<SavedArtifact>& plans_of(Project& p) {
+  return p.plans;
 }
 }  // namespace
 
@@ -117,6 +120,22 @@ QString ProjectDocument::remove_workload(std::size_t index) {
   const auto name = QString::fromStdString(list[index].name);
   list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
   return push_part(&workloads_of, std::move(list), tr("Remove workload %1").arg(name));
+}
+
+QString ProjectDocument::add_plan(SavedArtifact plan) {
+  if (!project_) return tr("no project is open");
+  auto list = project_->plans;
+  const auto name = QString::fromStdString(plan.name);
+  list.push_back(std::move(plan));
+  return push_part(&plans_of, std::move(list), tr("Add plan %1").arg(name));
+}
+
+QString ProjectDocument::remove_plan(std::size_t index) {
+  if (!project_ || index >= project_->plans.size()) return tr("no plan %1").arg(index);
+  auto list = project_->plans;
+  const auto name = QString::fromStdString(list[index].name);
+  list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
+  return push_part(&plans_of, std::move(list), tr("Remove plan %1").arg(name));
 }
 
 }  // namespace servescope::ui

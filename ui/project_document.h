@@ -38,11 +38,14 @@ class ProjectDocument : public QObject {
   QString remove_application(std::size_t index);
   QString set_workload(std::size_t index, Workload workload, const QString& what);  // index == count adds
   QString remove_workload(std::size_t index);
+  // Plans made in the GUI are kept in the project (its "plans" list), undoably.
+  QString add_plan(SavedArtifact plan);
+  QString remove_plan(std::size_t index);
 
   // Used by the undo commands: replaces the project as one step and notifies.
   void replace_part(const std::function<void(Project&)>& write);
 
- signals:
+ Q_SIGNALS:
   void changed();  // after an edit, an undo or a redo
   void projectReset();
 

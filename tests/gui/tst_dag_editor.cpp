@@ -18,7 +18,7 @@ using servescope::ui::ProjectTreeModel;
 
 class TestDagEditor : public QObject {
   Q_OBJECT
- private slots:
+ private Q_SLOTS:
   void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
 
   void selectingAnApplicationDrawsItInLayers() {

@@ -16,7 +16,7 @@ using servescope::ui::ProjectTreeModel;
 
 class TestMainWindow : public QObject {
   Q_OBJECT
- private slots:
+ private Q_SLOTS:
   void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
 
   void opensTheDemo() {

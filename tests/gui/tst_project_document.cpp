@@ -17,7 +17,7 @@ using servescope::ui::ProjectDocument;
 
 class TestProjectDocument : public QObject {
   Q_OBJECT
- private slots:
+ private Q_SLOTS:
   void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
 
   void editUndoRedoRoundTrips() {

@@ -1,0 +1,55 @@
+// One entry point for "plan this scenario with system X" (heaptrack's lesson, docs gui-anchors
+// §0: one Qt-free library behind the CLI and the GUI): pooled pipelines (PPipe, NP, DART-r),
+// gpu-let layouts (glet and its baselines) and cost-minimal configurations (Piccolo, Harpagon,
+// their baselines, brute force). The result is the plan's JSON, the form projects keep plans in,
+// plus the few figures a comparison table shows.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/cost/cost_scenario_planning.h"
+#include "engine/glet/glet_baselines.h"
+#include "engine/ppipe/ppipe_planner.h"
+#include "model/scenario/scenario.h"
+
+namespace servescope::engine {
+
+enum class PlannerFamily { Pipeline, Glet, Cost };
+
+struct ScenarioPlanRequest {
+  std::string system = "ppipe";
+  std::vector<std::string> workloads;  // empty: all
+  PpipeOptions ppipe;
+  GletPlannerOptions glet;
+  std::string glet_gpu;      // the GPU type to split on a mixed cluster
+  CostScenarioRequest cost;  // its system is taken from `system`
+};
+
+struct PlanSummary {
+  std::string system;
+  PlannerFamily family = PlannerFamily::Pipeline;
+  bool feasible = false;
+  double throughput_rps = 0;  // pipelines: total capacity planned; glet: rate placed; cost: rate served
+  double cost = 0;            // cost plans: occupancy cost; else 0
+  int gpus = 0;               // GPUs (pipelines, glet) or machines (cost) the plan uses
+  std::string note;           // why infeasible, or what was checked
+};
+
+struct ScenarioPlanResult {
+  nlohmann::json plan;  // pipeline-plan, glet-plan or cost-plan
+  PlanSummary summary;
+};
+
+// Every system plan_scenario knows, grouped by family in a stable order.
+std::vector<std::pair<PlannerFamily, std::string>> scenario_planners();
+std::string_view to_string(PlannerFamily family);
+
+// Throws QueryError naming what the scenario lacks for that system.
+ScenarioPlanResult plan_scenario(const Scenario& scenario, const ScenarioPlanRequest& request);
+
+// The comparison figures of a plan kept in a project (any of the three kinds).
+PlanSummary summarize_plan(const nlohmann::json& plan);
+
+}  // namespace servescope::engine

@@ -1,0 +1,69 @@
+// The planning workflow on the offscreen platform: planners run on a worker thread while the
+// event loop keeps turning, each plan lands in the project through the undo stack, the
+// comparison table (checked by Qt's model tester) shows them side by side, and a planner that
+// cannot plan the scenario says why in the log.
+#include <QAbstractItemModelTester>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "ui/main_window.h"
+#include "ui/plan_comparison_model.h"
+#include "ui/planning_panel.h"
+#include "ui/project_document.h"
+
+using servescope::ui::MainWindow;
+using servescope::ui::PlanComparisonModel;
+using servescope::ui::PlanningPanel;
+
+class TestPlanning : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
+
+  void ppipeAndNpSideBySide() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
+    auto* panel = w.planning();
+    auto* table = panel->comparison();
+    QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy done(panel, &PlanningPanel::finished);
+    QVERIFY(panel->run_planners({QStringLiteral("ppipe"), QStringLiteral("np")}));
+    QVERIFY(panel->busy());
+    QVERIFY(!panel->run_planners({QStringLiteral("np")}));  // one run at a time
+    QVERIFY(done.wait(120000));
+    QVERIFY(!panel->busy());
+    QCOMPARE(w.project()->plans.size(), std::size_t{2});
+    QCOMPARE(table->rowCount(), 2);
+    const auto value = [&](int row, int column) { return table->index(row, column).data(Qt::UserRole).toDouble(); };
+    QCOMPARE(table->index(0, PlanComparisonModel::System).data().toString(), QStringLiteral("ppipe"));
+    QCOMPARE(table->index(1, PlanComparisonModel::System).data().toString(), QStringLiteral("np"));
+    QVERIFY(value(0, PlanComparisonModel::Throughput) > value(1, PlanComparisonModel::Throughput));
+    QVERIFY(value(1, PlanComparisonModel::Throughput) > 0);
+    QVERIFY(value(0, PlanComparisonModel::Gpus) > 0);
+    QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Add plan np"));
+    w.document()->undo_stack()->undo();
+    QCOMPARE(table->rowCount(), 1);
+    QVERIFY(w.log_text().contains(QStringLiteral("ppipe: planned")));
+  }
+
+  void costPlannerAndARefusal() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/cost-demo.json"), false));
+    auto* panel = w.planning();
+    QSignalSpy done(panel, &PlanningPanel::finished);
+    // glet needs utilisation and interference data the demo has not got.
+    QVERIFY(panel->run_planners({QStringLiteral("harpagon"), QStringLiteral("glet")}));
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{1});
+    const auto* table = panel->comparison();
+    QCOMPARE(table->index(0, PlanComparisonModel::Feasible).data().toString(), QStringLiteral("yes"));
+    QVERIFY(table->index(0, PlanComparisonModel::Cost).data(Qt::UserRole).toDouble() > 0);
+    QVERIFY2(w.log_text().contains(QStringLiteral("glet could not plan")), qPrintable(w.log_text()));
+  }
+};
+
+QTEST_MAIN(TestPlanning)
+#include "tst_planning.moc"

@@ -1,0 +1,32 @@
+// The plans kept in the project side by side (issue 7 item 7, "a comparison table"): one row per
+// plan with its system, whether it is feasible, the throughput it plans for, its cost and the
+// GPUs or machines it takes, read from the plan's JSON by the engine's summarize_plan.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "engine/planning/scenario_planner.h"
+#include "model/scenario/scenario.h"
+
+namespace servescope::ui {
+
+class PlanComparisonModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { Name, System, Family, Feasible, Throughput, Cost, Gpus, Note, kColumnCount };
+
+  explicit PlanComparisonModel(QObject* parent = nullptr);
+  void set_project(const Project* project);  // not owned; re-read on every call
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+ private:
+  std::vector<QString> names_;
+  std::vector<engine::PlanSummary> rows_;
+};
+
+}  // namespace servescope::ui

@@ -1,0 +1,186 @@
+#include "ui/planning_panel.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include "engine/planning/scenario_planner.h"
+#include "model/core/error.h"
+#include "ui/plan_comparison_model.h"
+#include "ui/project_document.h"
+
+namespace servescope::ui {
+
+PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), doc_(document), comparison_(new PlanComparisonModel(this)) {
+  setObjectName(QStringLiteral("planningPanel"));
+  systems_ = new QListWidget(this);
+  systems_->setObjectName(QStringLiteral("planners"));
+  for (const auto& [family, name] : engine::scenario_planners()) {
+    auto* item =
+        new QListWidgetItem(QStringLiteral("%1  (%2)")
+                                .arg(QString::fromStdString(name), QString::fromUtf8(engine::to_string(family).data())),
+                            systems_);
+    item->setData(Qt::UserRole, QString::fromStdString(name));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+  }
+  workload_ = new QComboBox(this);
+  run_ = new QPushButton(tr("Run"), this);
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setTextVisible(true);
+  status_ = new QLabel(this);
+  status_->setWordWrap(true);
+  table_ = new QTableView(this);
+  table_->setObjectName(QStringLiteral("planComparison"));
+  table_->setModel(comparison_);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->verticalHeader()->hide();
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(workload_, 1);
+  controls->addWidget(run_);
+  controls->addWidget(cancel_);
+  auto* box = new QVBoxLayout(this);
+  box->addWidget(systems_, 1);
+  box->addLayout(controls);
+  box->addWidget(progress_);
+  box->addWidget(status_);
+  box->addWidget(table_, 2);
+
+  connect(run_, &QPushButton::clicked, this, [this] {
+    QStringList chosen;
+    for (int i = 0; i < systems_->count(); ++i)
+      if (systems_->item(i)->checkState() == Qt::Checked) chosen << systems_->item(i)->data(Qt::UserRole).toString();
+    if (chosen.isEmpty()) {
+      status_->setText(tr("Tick at least one planner."));
+      return;
+    }
+    run_planners(chosen, workload_->currentData().toString());
+  });
+  connect(cancel_, &QPushButton::clicked, this, &PlanningPanel::cancel);
+  connect(doc_, &ProjectDocument::changed, this, &PlanningPanel::refresh);
+  connect(doc_, &ProjectDocument::projectReset, this, &PlanningPanel::refresh);
+  refresh();
+}
+
+PlanningPanel::~PlanningPanel() {
+  if (worker_) {
+    stop_->store(true);
+    worker_->wait();
+  }
+}
+
+void PlanningPanel::refresh() {
+  const auto* p = doc_->project();
+  comparison_->set_project(p);
+  table_->resizeColumnsToContents();
+  const auto current = workload_->currentData().toString();
+  workload_->clear();
+  workload_->addItem(tr("All workloads"), QString());
+  if (p)
+    for (const auto& w : p->scenario.workloads)
+      workload_->addItem(QString::fromStdString(w.name), QString::fromStdString(w.name));
+  workload_->setCurrentIndex(std::max(0, workload_->findData(current)));
+  run_->setEnabled(p != nullptr && !worker_);
+}
+
+bool PlanningPanel::run_planners(const QStringList& systems, const QString& workload) {
+  if (worker_ || !doc_->project() || systems.isEmpty()) return false;
+  // The worker plans a copy: edits made meanwhile do not reach a solver halfway through.
+  auto scenario = std::make_shared<const Scenario>(doc_->project()->scenario);
+  std::vector<std::string> names;
+  for (const auto& s : systems)
+    names.push_back(s.toStdString());
+  const auto chosen_workload = workload.toStdString();
+  stop_ = std::make_shared<std::atomic<bool>>(false);
+  auto stop = stop_;
+  progress_->setRange(0, static_cast<int>(names.size()));
+  progress_->setValue(0);
+  status_->setText(tr("Planning with %1…").arg(systems.join(QStringLiteral(", "))));
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  worker_ = QThread::create([this, scenario, names, chosen_workload, stop] {
+    const int total = static_cast<int>(names.size());
+    for (int k = 0; k < total && !stop->load(); ++k) {
+      QString json, error;
+      try {
+        engine::ScenarioPlanRequest request;
+        request.system = names[static_cast<std::size_t>(k)];
+        if (!chosen_workload.empty()) request.workloads = {chosen_workload};
+        json = QString::fromStdString(engine::plan_scenario(*scenario, request).plan.dump());
+      } catch (const Error& e) {
+        error = QString::fromStdString(e.what());
+      }
+      // Back to the UI thread: only it touches the document.
+      QMetaObject::invokeMethod(
+          this,
+          [this, system = QString::fromStdString(names[static_cast<std::size_t>(k)]), json, error, k, total] {
+            plan_done(system, json, error, k + 1, total);
+          },
+          Qt::QueuedConnection);
+    }
+  });
+  connect(worker_, &QThread::finished, this, &PlanningPanel::worker_finished, Qt::QueuedConnection);
+  worker_->start();
+  return true;
+}
+
+void PlanningPanel::cancel() {
+  if (!stop_) return;
+  stop_->store(true);
+  status_->setText(tr("Cancelling after the planner that is running…"));
+}
+
+void PlanningPanel::plan_done(const QString& system, const QString& json_text, const QString& error, int done,
+                              int total) {
+  progress_->setValue(done);
+  if (!error.isEmpty()) {
+    Q_EMIT message(tr("%1 could not plan: %2").arg(system, error));
+    return;
+  }
+  SavedArtifact artifact;
+  artifact.system = system.toStdString();
+  artifact.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+  artifact.body = nlohmann::json::parse(json_text.toStdString());
+  int same = 1;
+  if (const auto* p = doc_->project())
+    for (const auto& plan : p->plans)
+      same += plan.system == artifact.system ? 1 : 0;
+  artifact.name = artifact.system + (same > 1 ? " #" + std::to_string(same) : "");
+  const auto why = doc_->add_plan(artifact);
+  const auto summary = engine::summarize_plan(artifact.body);
+  Q_EMIT message(
+      why.isEmpty()
+          ? tr("%1: %2 (%3 of %4)")
+                .arg(system,
+                     summary.feasible
+                         ? tr("planned %1 req/s on %2 GPUs").arg(summary.throughput_rps, 0, 'f', 1).arg(summary.gpus)
+                         : tr("no feasible plan"))
+                .arg(done)
+                .arg(total)
+          : tr("%1: plan not kept: %2").arg(system, why));
+}
+
+void PlanningPanel::worker_finished() {
+  worker_->deleteLater();
+  worker_ = nullptr;
+  const bool cancelled = stop_ && stop_->load();
+  status_->setText(cancelled ? tr("Cancelled.") : tr("Done."));
+  cancel_->setEnabled(false);
+  run_->setEnabled(doc_->project() != nullptr);
+  Q_EMIT finished();
+}
+
+}  // namespace servescope::ui

@@ -1,0 +1,60 @@
+// The planning workflow (issue 7 item 6): tick planners, pick a workload, Run. The planners run
+// one after another on a worker thread, on a copy of the scenario taken when Run was pressed,
+// so the window stays responsive; each plan lands in the project through the undo stack as it
+// finishes, and the comparison table below shows every plan of the project side by side. Cancel
+// stops after the planner that is running (a solver cannot be interrupted halfway).
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+class QListWidget;
+class QComboBox;
+class QPushButton;
+class QProgressBar;
+class QLabel;
+class QTableView;
+class QThread;
+
+namespace servescope::ui {
+
+class ProjectDocument;
+class PlanComparisonModel;
+
+class PlanningPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlanningPanel(ProjectDocument* document, QWidget* parent = nullptr);
+  ~PlanningPanel() override;
+
+  // Runs `systems` on the selected workload ("" for all); false when a run is already going.
+  bool run_planners(const QStringList& systems, const QString& workload = {});
+  void cancel();
+  bool busy() const { return worker_ != nullptr; }
+  PlanComparisonModel* comparison() const { return comparison_; }
+
+ Q_SIGNALS:
+  void message(const QString& line);  // for the log
+  void finished();
+
+ private:
+  void refresh();
+  void plan_done(const QString& system, const QString& json_text, const QString& error, int done, int total);
+  void worker_finished();
+
+  ProjectDocument* doc_;
+  QListWidget* systems_;
+  QComboBox* workload_;
+  QPushButton* run_;
+  QPushButton* cancel_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  QTableView* table_;
+  PlanComparisonModel* comparison_;
+  QThread* worker_ = nullptr;
+  std::shared_ptr<std::atomic<bool>> stop_;
+};
+
+}  // namespace servescope::ui
