@@ -18,6 +18,7 @@
 
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "ui/cluster_editor.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
 #include "ui/planning_panel.h"
@@ -48,6 +49,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->setDocumentMode(true);
   tabs_->addTab(details_, tr("Details"));
   tabs_->addTab(dag_, tr("Application"));
+  cluster_ = new ClusterEditor(document_, this);
+  connect(cluster_, &ClusterEditor::refused, this, [this](const QString& why) {
+    log(tr("refused: %1").arg(why));
+    statusBar()->showMessage(why, 8000);
+  });
+  tabs_->addTab(cluster_, tr("Cluster"));
   setCentralWidget(tabs_);
   build_docks();
   build_actions();

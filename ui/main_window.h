@@ -20,6 +20,7 @@ class ProjectTreeModel;
 class ProjectDocument;
 class DagEditor;
 class PlanningPanel;
+class ClusterEditor;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -37,6 +38,7 @@ class MainWindow : public QMainWindow {
   ProjectDocument* document() const { return document_; }
   DagEditor* dag_editor() const { return dag_; }
   PlanningPanel* planning() const { return planning_; }
+  ClusterEditor* cluster_editor() const { return cluster_; }
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
@@ -60,6 +62,7 @@ class MainWindow : public QMainWindow {
   ProjectDocument* document_ = nullptr;
   DagEditor* dag_ = nullptr;
   PlanningPanel* planning_ = nullptr;
+  ClusterEditor* cluster_ = nullptr;
   class QTabWidget* tabs_ = nullptr;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;

@@ -1,0 +1,77 @@
+// The cluster editor (issue 7 item 3): each node entry is a server box with its GPU chips (one
+// per GPU, coloured by type) and NIC figures, laid out on a canvas that zooms (Ctrl+wheel) and
+// pans; a form edits the selected node (name, GPU type, GPUs per server, servers, NIC up/down);
+// nodes are added, duplicated (Ctrl+D) and deleted (Delete), and a template replaces the whole
+// cluster with one of the papers' (HC1–HC4 S/L, the glet servers, 64 and 512 A100s). Every edit
+// goes through the document's undo stack and is checked there; refusals are reported.
+#pragma once
+
+#include <QGraphicsView>
+#include <QWidget>
+
+#include "model/cluster/cluster.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QGraphicsScene;
+class QLineEdit;
+class QSpinBox;
+class QLabel;
+
+namespace servescope::ui {
+
+class ProjectDocument;
+
+// Zooms around the cursor with Ctrl+wheel, pans by dragging the background.
+class ZoomingView : public QGraphicsView {
+  Q_OBJECT
+ public:
+  using QGraphicsView::QGraphicsView;
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+};
+
+class ClusterEditor : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ClusterEditor(ProjectDocument* document, QWidget* parent = nullptr);
+
+  // Built-in cluster templates ("clusters/hc3-s.json" …) and their display names.
+  static std::vector<std::pair<QString, QString>> templates();
+
+  QString apply_template(const QString& resource);  // replaces the cluster
+  QString add_node(const QString& gpu);
+  QString duplicate_node(int index);
+  QString remove_node(int index);
+  QString set_node(int index, const Node& node);
+  int selected_node() const { return selected_; }
+  void select_node(int index);
+  QGraphicsScene* scene() const { return scene_; }
+  const QString& last_refusal() const { return refusal_; }
+
+ Q_SIGNALS:
+  void refused(const QString& why);
+
+ private:
+  QString edit(const std::function<Cluster(Cluster)>& change, const QString& what);
+  void rebuild();
+  void fill_form();
+  void apply_form();
+
+  ProjectDocument* doc_;
+  QGraphicsScene* scene_;
+  ZoomingView* view_;
+  QComboBox* templates_;
+  QLineEdit* name_;
+  QComboBox* gpu_;
+  QSpinBox* gpus_;
+  QSpinBox* servers_;
+  QDoubleSpinBox* up_;
+  QDoubleSpinBox* down_;
+  QLabel* summary_;
+  int selected_ = -1;
+  QString refusal_;
+};
+
+}  // namespace servescope::ui
