@@ -7,6 +7,8 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -16,11 +18,14 @@
 #include <QTextBrowser>
 #include <QTreeView>
 
+#include "engine/estimate/cnn_architectures.h"
+#include "engine/estimate/profile_estimator.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "ui/cluster_editor.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
+#include "ui/plan_view.h"
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
@@ -55,6 +60,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(why, 8000);
   });
   tabs_->addTab(cluster_, tr("Cluster"));
+  plan_view_ = new PlanView(document_, this);
+  tabs_->addTab(plan_view_, tr("Plans"));
   setCentralWidget(tabs_);
   build_docks();
   build_actions();
@@ -74,10 +81,68 @@ const QString& MainWindow::location() const {
   return document_->location();
 }
 
+void MainWindow::new_project() {
+  auto project = std::make_unique<Project>();
+  project->name = "untitled";
+  project->scenario.name = "untitled";
+  project->scenario.cluster.name = "cluster";
+  tree_model_->set_project(nullptr);
+  document_->reset(std::move(project), QString());
+  refresh_views();
+  log(tr("new project"));
+  update_title();
+}
+
+QString MainWindow::add_estimated_models(const QStringList& architectures, const QStringList& gpus) {
+  const auto* p = document_->project();
+  if (!p) return tr("no project is open");
+  std::vector<std::string> archs, types;
+  for (const auto& a : architectures)
+    archs.push_back(a.trimmed().toStdString());
+  for (const auto& g : gpus)
+    types.push_back(g.trimmed().toStdString());
+  if (types.empty())
+    for (const auto& [gpu, count] : p->scenario.cluster.gpus_by_type())
+      types.push_back(gpu);
+  if (types.empty()) return tr("the cluster has no GPUs yet: add nodes or pick a template first");
+  QString why;
+  try {
+    auto profiles = engine::estimate_profiles(archs, types, p->scenario.catalog());
+    why = document_->add_profiles(profiles, tr("Add estimated %1").arg(architectures.join(QStringLiteral(", "))));
+  } catch (const Error& e) {
+    why = QString::fromStdString(e.what());
+  }
+  if (!why.isEmpty()) log(tr("refused: %1").arg(why));
+  return why;
+}
+
+QString MainWindow::add_poisson_workload(const QString& target, double rate_rps, bool application) {
+  const auto* p = document_->project();
+  if (!p) return tr("no project is open");
+  Workload w;
+  w.name = target.toStdString();
+  for (int k = 2; std::ranges::any_of(p->scenario.workloads, [&](const Workload& x) { return x.name == w.name; }); ++k)
+    w.name = target.toStdString() + "-" + std::to_string(k);
+  w.rate_rps = rate_rps;
+  WorkloadTarget t;
+  t.kind = application ? TargetKind::Application : TargetKind::Model;
+  t.name = target.toStdString();
+  w.targets.push_back(std::move(t));
+  const auto why = document_->set_workload(p->scenario.workloads.size(), w,
+                                           tr("Add workload %1").arg(QString::fromStdString(w.name)));
+  if (!why.isEmpty()) log(tr("refused: %1").arg(why));
+  return why;
+}
+
 void MainWindow::refresh_views() {
   const auto* p = document_->project();
   tree_model_->set_project(p);
-  if (p) details_->setHtml(project_overview_html(*p));
+  if (!p) return;
+  details_->setHtml(project_overview_html(*p));
+  statusBar()->showMessage(tr("%1 GPUs, %2 models, %3 plans")
+                               .arg(p->scenario.cluster.total_gpus())
+                               .arg(p->scenario.profiles.models.size())
+                               .arg(p->plans.size()));
 }
 
 void MainWindow::build_docks() {
@@ -99,6 +164,14 @@ void MainWindow::build_docks() {
   log_->setMaximumBlockCount(5000);
   planning_ = new PlanningPanel(document_, this);
   connect(planning_, &PlanningPanel::message, this, &MainWindow::log);
+  // After a run, the two newest plans side by side.
+  connect(planning_, &PlanningPanel::finished, this, [this] {
+    const auto* p = document_->project();
+    if (!p || p->plans.empty()) return;
+    const int last = static_cast<int>(p->plans.size()) - 1;
+    plan_view_->show_plans(std::max(0, last - 1), last);
+    tabs_->setCurrentWidget(plan_view_);
+  });
   auto* planning_dock = new QDockWidget(tr("Planning"), this);
   planning_dock->setObjectName(QStringLiteral("planningDock"));
   planning_dock->setWidget(planning_);
@@ -112,6 +185,13 @@ void MainWindow::build_docks() {
 
 void MainWindow::build_actions() {
   auto* file = menuBar()->addMenu(tr("&File"));
+  auto* new_action = file->addAction(tr("&New"), this, [this] {
+    if (interactive_ && document_->is_modified() &&
+        QMessageBox::question(this, tr("Unsaved changes"), tr("Discard the unsaved changes?")) != QMessageBox::Yes)
+      return;
+    new_project();
+  });
+  new_action->setShortcut(QKeySequence::New);
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::open_dialog);
   open->setShortcut(QKeySequence::Open);
   file->addAction(tr("Open &Demo"), this, [this] { open_location(QStringLiteral("builtin:projects/demo.json")); });
@@ -137,6 +217,32 @@ void MainWindow::build_actions() {
   redo->setObjectName(QStringLiteral("redoAction"));
   edit->addAction(undo);
   edit->addAction(redo);
+  edit->addSeparator();
+  edit->addAction(tr("Add &estimated models…"), this, [this] {
+    bool ok = false;
+    const auto text = QInputDialog::getText(
+        this, tr("Add estimated models"),
+        tr("Architectures (comma-separated: %1):").arg(QString::fromStdString(engine::known_architectures())),
+        QLineEdit::Normal, QStringLiteral("resnet50"), &ok);
+    if (!ok) return;
+    const auto why = add_estimated_models(text.split(QLatin1Char(','), Qt::SkipEmptyParts));
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add models"), why);
+  });
+  edit->addAction(tr("Add &workload…"), this, [this] {
+    const auto* p = document_->project();
+    if (!p) return;
+    QStringList targets;
+    for (const auto& m : p->scenario.profiles.models)
+      targets << QString::fromStdString(m.name);
+    bool ok = false;
+    const auto target = QInputDialog::getItem(this, tr("Add workload"), tr("Model:"), targets, 0, false, &ok);
+    if (!ok) return;
+    const double rate =
+        QInputDialog::getDouble(this, tr("Add workload"), tr("Poisson rate (req/s):"), 100, 0.001, 1e9, 3, &ok);
+    if (!ok) return;
+    const auto why = add_poisson_workload(target, rate);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add workload"), why);
+  });
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())
     view->addAction(dock->toggleViewAction());
@@ -177,8 +283,7 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
   tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
   details_->setHtml(project_overview_html(*p));
   log(tr("opened %1").arg(location));
-  statusBar()->showMessage(
-      tr("%1 GPUs, %2 models").arg(p->scenario.cluster.total_gpus()).arg(p->scenario.profiles.models.size()));
+  refresh_views();
   update_title();
   return true;
 }
@@ -224,6 +329,7 @@ void MainWindow::show_selection() {
   const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
   details_->setHtml(item_details_html(*p, section, entry));
   if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0) dag_->show_application(entry);
+  if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
 }
 
 void MainWindow::update_title() {

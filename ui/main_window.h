@@ -21,6 +21,7 @@ class ProjectDocument;
 class DagEditor;
 class PlanningPanel;
 class ClusterEditor;
+class PlanView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -39,6 +40,15 @@ class MainWindow : public QMainWindow {
   DagEditor* dag_editor() const { return dag_; }
   PlanningPanel* planning() const { return planning_; }
   ClusterEditor* cluster_editor() const { return cluster_; }
+  PlanView* plan_view() const { return plan_view_; }
+
+  // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
+  void new_project();
+  // Estimated block profiles (docs/estimator.md) of built-in CNNs on `gpus` (empty: the
+  // cluster's GPU types); returns the reason when refused.
+  QString add_estimated_models(const QStringList& architectures, const QStringList& gpus = {});
+  // A Poisson workload sending `rate_rps` to a model (or an application).
+  QString add_poisson_workload(const QString& target, double rate_rps, bool application = false);
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
@@ -63,6 +73,7 @@ class MainWindow : public QMainWindow {
   DagEditor* dag_ = nullptr;
   PlanningPanel* planning_ = nullptr;
   ClusterEditor* cluster_ = nullptr;
+  PlanView* plan_view_ = nullptr;
   class QTabWidget* tabs_ = nullptr;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;

@@ -75,6 +75,9 @@ std::vector<Workload>& workloads_of(Project& p) {
 std::vector<SavedArtifact>& plans_of(Project& p) {
   return p.plans;
 }
+ProfileSet& profiles_of(Project& p) {
+  return p.scenario.profiles;
+}
 }  // namespace
 
 QString ProjectDocument::rename(const QString& name) {
@@ -120,6 +123,16 @@ QString ProjectDocument::remove_workload(std::size_t index) {
   const auto name = QString::fromStdString(list[index].name);
   list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
   return push_part(&workloads_of, std::move(list), tr("Remove workload %1").arg(name));
+}
+
+QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString& what) {
+  if (!project_) return tr("no project is open");
+  auto set = project_->scenario.profiles;
+  for (const auto& m : profiles.models) {
+    if (set.find(m.name)) return tr("the project already has a model named %1").arg(QString::fromStdString(m.name));
+    set.models.push_back(m);
+  }
+  return push_part(&profiles_of, std::move(set), what);
 }
 
 QString ProjectDocument::add_plan(SavedArtifact plan) {

@@ -38,6 +38,8 @@ class ProjectDocument : public QObject {
   QString remove_application(std::size_t index);
   QString set_workload(std::size_t index, Workload workload, const QString& what);  // index == count adds
   QString remove_workload(std::size_t index);
+  // Adds inline profiles (estimated or imported); a model the project already has is refused.
+  QString add_profiles(const ProfileSet& profiles, const QString& what);
   // Plans made in the GUI are kept in the project (its "plans" list), undoably.
   QString add_plan(SavedArtifact plan);
   QString remove_plan(std::size_t index);

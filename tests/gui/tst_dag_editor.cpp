@@ -68,6 +68,8 @@ class TestDagEditor : public QObject {
     QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, release);
     QCOMPARE(w.project()->scenario.applications[0].edges.size(), edges + 1);
     QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Connect %1 → %2").arg(source, added));
+    const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!dir.isEmpty()) QVERIFY(w.grab().save(dir + QStringLiteral("/dag-editor.png")));
 
     // The reverse edge would close a cycle: refused with the reason, nothing changes.
     const auto why = dag->connect_modules(added, source);

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Regenerates docs/screenshots/ from the scripted GUI sessions (offscreen; needs a dev build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="$PWD/docs/screenshots"
+mkdir -p "$out"
+export QT_QPA_PLATFORM=offscreen SERVESCOPE_SCREENSHOTS_DIR="$out"
+build/dev/tests/gui/tst_session
+build/dev/tests/gui/tst_dag_editor
+echo "screenshots in $out"

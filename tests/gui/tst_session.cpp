@@ -1,0 +1,85 @@
+// A scripted session (issue 7 "Done when"): from a new project, build HC3-S from its template,
+// add three estimated models and a workload for each, run PPipe and NP on the worker thread, and
+// read both plans side by side — without editing a file. Then the whole session undoes back to
+// the empty project.
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
+#include "ui/cluster_editor.h"
+#include "ui/main_window.h"
+#include "ui/plan_comparison_model.h"
+#include "ui/plan_view.h"
+#include "ui/planning_panel.h"
+#include "ui/project_document.h"
+
+using servescope::ui::MainWindow;
+using servescope::ui::PlanComparisonModel;
+using servescope::ui::PlanningPanel;
+
+class TestSession : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
+
+  void buildHc3sPlanPpipeAndNpSideBySide() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    const auto empty = *w.project();
+    QCOMPARE(w.project()->scenario.cluster.total_gpus(), 0);
+    // Models need GPUs to be profiled on: first the cluster.
+    QVERIFY(!w.add_estimated_models({QStringLiteral("vgg16")}).isEmpty());
+    QCOMPARE(w.cluster_editor()->apply_template(QStringLiteral("clusters/hc3-s.json")), QString());
+    QCOMPARE(w.project()->scenario.cluster.total_gpus(), 16);
+    QCOMPARE(w.add_estimated_models({QStringLiteral("vgg16"), QStringLiteral("resnet50"), QStringLiteral("resnet101")}),
+             QString());
+    QCOMPARE(w.project()->scenario.profiles.models.size(), std::size_t{3});
+    QVERIFY(!w.add_estimated_models({QStringLiteral("vgg16")}).isEmpty());  // already there
+    for (const auto* model : {"vgg16", "resnet50", "resnet101"})
+      QCOMPARE(w.add_poisson_workload(QString::fromLatin1(model), 200), QString());
+
+    QSignalSpy done(w.planning(), &PlanningPanel::finished);
+    QVERIFY(w.planning()->run_planners({QStringLiteral("ppipe"), QStringLiteral("np")}));
+    QVERIFY(done.wait(300000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{2});
+    const auto* table = w.planning()->comparison();
+    QCOMPARE(table->rowCount(), 2);
+    const double ppipe = table->index(0, PlanComparisonModel::Throughput).data(Qt::UserRole).toDouble();
+    const double np = table->index(1, PlanComparisonModel::Throughput).data(Qt::UserRole).toDouble();
+    QVERIFY2(ppipe > 0 && np > 0, qPrintable(QStringLiteral("%1 %2").arg(ppipe).arg(np)));
+    QVERIFY(ppipe >= np);
+
+    // Both plans side by side, each naming its models and pools.
+    const auto left = w.plan_view()->left_text();
+    const auto right = w.plan_view()->right_text();
+    QVERIFY2(left.startsWith(QStringLiteral("ppipe")), qPrintable(left.left(200)));
+    QVERIFY2(right.startsWith(QStringLiteral("np")), qPrintable(right.left(200)));
+    for (const auto& text : {left, right}) {
+      QVERIFY(text.contains(QStringLiteral("vgg16")));
+      QVERIFY(text.contains(QStringLiteral("bottleneck")));
+    }
+
+    // Screenshots for docs/screenshots/ when asked for (scripts/screenshots.sh).
+    const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!dir.isEmpty()) {
+      w.resize(1600, 1000);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+      for (const auto& [tab, file] : {std::pair{1, "plans-side-by-side.png"}, std::pair{2, "cluster-editor.png"}}) {
+        tabs->setCurrentIndex(tab == 1 ? tabs->indexOf(w.plan_view()) : tabs->indexOf(w.cluster_editor()));
+        QCoreApplication::processEvents();
+        QVERIFY(w.grab().save(dir + QLatin1Char('/') + QString::fromLatin1(file)));
+      }
+    }
+
+    // Every step of the session was an undoable edit.
+    while (w.document()->undo_stack()->canUndo())
+      w.document()->undo_stack()->undo();
+    QVERIFY(*w.project() == empty);
+  }
+};
+
+QTEST_MAIN(TestSession)
+#include "tst_session.moc"

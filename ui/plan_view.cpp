@@ -1,0 +1,209 @@
+#include "ui/plan_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "engine/planning/scenario_planner.h"
+#include "model/core/error.h"
+#include "ui/project_document.h"
+
+namespace servescope::ui {
+namespace {
+
+QString esc(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
+QString num(double v, int digits = 1) {
+  return QString::number(v, 'f', digits);
+}
+QString ms(double us) {
+  return num(us / 1000.0, 2) + QStringLiteral(" ms");
+}
+
+QString pipeline_html(const nlohmann::json& plan) {
+  QString h;
+  h += QStringLiteral("<p>%1 req/s in all.</p>").arg(num(plan.value("total_throughput_rps", 0.0)));
+  for (const auto& m : plan.value("models", nlohmann::json::array())) {
+    const auto model = m.value("name", "");
+    h += QStringLiteral("<h3>%1</h3><p>planned %2 req/s, SLO %3</p>")
+             .arg(esc(model), num(m.value("throughput_rps", 0.0)), ms(m.value("slo_us", 0.0)));
+    for (const auto& p : plan.value("pipelines", nlohmann::json::array())) {
+      if (p.value("model", "") != model) continue;
+      // The pool with the least capacity limits the pipeline.
+      double least = 1e300;
+      for (const auto& d : p.value("partitions", nlohmann::json::array()))
+        least = std::min(least, d.value("capacity_rps", 0.0));
+      h += QStringLiteral(
+               "<p>batch %1, latency %2, assigned %3 req/s:</p><table border=1 cellpadding=4><tr>"
+               "<th>pool</th><th>GPU</th><th>vGPU</th><th>GPUs</th><th>blocks</th><th>capacity</th>"
+               "<th>transfer</th></tr>")
+               .arg(p.value("batch", 0))
+               .arg(ms(p.value("latency_us", 0.0)))
+               .arg(num(p.value("assigned_rps", 0.0)));
+      int k = 0;
+      for (const auto& d : p.value("partitions", nlohmann::json::array())) {
+        const bool bottleneck = d.value("capacity_rps", 0.0) <= least;
+        const auto blocks = d.value("blocks", nlohmann::json::array());
+        h += QStringLiteral(
+                 "<tr%1><td>%2%3</td><td>%4</td><td>1/%5</td><td>%6</td><td>%7–%8</td><td>%9 req/s</td>"
+                 "<td>%10</td></tr>")
+                 .arg(bottleneck ? QStringLiteral(" style=\"font-weight:bold\"") : QString())
+                 .arg(++k)
+                 .arg(bottleneck ? QStringLiteral(" (bottleneck)") : QString())
+                 .arg(esc(d.value("gpu", "")))
+                 .arg(d.value("vgpu_divisor", 1))
+                 .arg(d.value("gpus", 0))
+                 .arg(blocks.size() == 2 ? blocks[0].get<int>() : 0)
+                 .arg(blocks.size() == 2 ? blocks[1].get<int>() : 0)
+                 .arg(num(d.value("capacity_rps", 0.0)))
+                 .arg(ms(d.value("transfer_us", 0.0)));
+      }
+      h += QStringLiteral("</table>");
+    }
+  }
+  return h;
+}
+
+QString glet_html(const nlohmann::json& plan) {
+  QString h = QStringLiteral("<p>%1 of %2 %3 GPUs used.</p><table border=1 cellpadding=4>")
+                  .arg(plan.value("gpus_used", 0))
+                  .arg(plan.value("gpus", 0))
+                  .arg(esc(plan.value("gpu", "")));
+  int g = 0;
+  for (const auto& gpu : plan.value("layout", nlohmann::json::array())) {
+    h += QStringLiteral("<tr><td>GPU %1</td>").arg(g++);
+    for (const auto& glet : gpu.value("glets", nlohmann::json::array())) {
+      QString models;
+      for (const auto& m : glet.value("models", nlohmann::json::array()))
+        models += QStringLiteral("%1 b%2 %3 req/s<br>")
+                      .arg(esc(m.value("model", "")))
+                      .arg(m.value("batch", 0))
+                      .arg(num(m.value("rate_rps", 0.0)));
+      h +=
+          QStringLiteral("<td>%1 %: %2<br>%3duty %4, interference ×%5</td>")
+              .arg(glet.value("size_percent", 0))
+              .arg(esc(glet.value("mode", "free")))
+              .arg(models)
+              .arg(ms(glet.value("duty_cycle_us", 0.0)))
+              .arg(num(glet.contains("models") && !glet["models"].empty() ? glet["models"][0].value("interference", 1.0)
+                                                                          : 1.0,
+                       2));
+    }
+    h += QStringLiteral("</tr>");
+  }
+  return h + QStringLiteral("</table>");
+}
+
+QString cost_html(const nlohmann::json& plan) {
+  QString h = QStringLiteral("<p>cost %1 on %2 machines; end-to-end WCL %3 of %4.</p>")
+                  .arg(num(plan.value("total_cost", 0.0), 3))
+                  .arg(plan.value("machines", 0))
+                  .arg(ms(plan.value("e2e_wcl_us", 0.0)))
+                  .arg(ms(plan.value("slo_us", 0.0)));
+  for (const auto& m : plan.value("modules", nlohmann::json::array())) {
+    h += QStringLiteral("<h3>%1</h3><p>budget %2, WCL %3")
+             .arg(esc(m.value("id", "")), ms(m.value("budget_us", 0.0)), ms(m.value("wcl_us", 0.0)));
+    if (m.value("kind", "") == "cpu") {
+      h += QStringLiteral(" (CPU step)</p>");
+      continue;
+    }
+    h += QStringLiteral(
+             ", %1 req/s, dummy %2 req/s, cost %3</p><table border=1 cellpadding=4><tr><th>GPU</th>"
+             "<th>batch</th><th>concurrency</th><th>machines</th><th>rate</th><th>WCL</th></tr>")
+             .arg(num(m.value("rate_rps", 0.0)), num(m.value("dummy_rps", 0.0)), num(m.value("cost", 0.0), 3));
+    for (const auto& t : m.value("tiers", nlohmann::json::array()))
+      h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5 req/s</td><td>%6</td></tr>")
+               .arg(esc(t.value("gpu", "")))
+               .arg(t.value("batch", 0))
+               .arg(t.value("concurrency", 1))
+               .arg(t.value("partial", false) ? num(t.value("machines", 0.0), 3)
+                                              : QString::number(t.value("machines", 0.0), 'f', 0))
+               .arg(num(t.value("rate_rps", 0.0)))
+               .arg(ms(t.value("wcl_us", 0.0)));
+    h += QStringLiteral("</table>");
+  }
+  return h;
+}
+
+}  // namespace
+
+QString plan_html(const nlohmann::json& plan) {
+  engine::PlanSummary s;
+  try {
+    s = engine::summarize_plan(plan);
+  } catch (const Error& e) {
+    return QStringLiteral("<p>%1</p>").arg(QString::fromStdString(e.what()).toHtmlEscaped());
+  }
+  QString h = QStringLiteral("<h2>%1</h2><p>%2 plan, %3.</p>")
+                  .arg(esc(s.system), QString::fromUtf8(engine::to_string(s.family).data()),
+                       s.feasible ? QStringLiteral("feasible") : QStringLiteral("<b>not feasible</b>"));
+  if (!s.note.empty()) h += QStringLiteral("<p><i>%1</i></p>").arg(esc(s.note));
+  const auto kind = plan.value("kind", "");
+  if (kind == "pipeline-plan") return h + pipeline_html(plan);
+  if (kind == "glet-plan") return h + glet_html(plan);
+  return h + cost_html(plan);
+}
+
+PlanView::PlanView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
+  setObjectName(QStringLiteral("planView"));
+  left_pick_ = new QComboBox(this);
+  right_pick_ = new QComboBox(this);
+  left_ = new QTextBrowser(this);
+  right_ = new QTextBrowser(this);
+  auto* left_box = new QVBoxLayout;
+  left_box->addWidget(left_pick_);
+  left_box->addWidget(left_, 1);
+  auto* right_box = new QVBoxLayout;
+  right_box->addWidget(right_pick_);
+  right_box->addWidget(right_, 1);
+  auto* box = new QHBoxLayout(this);
+  box->addLayout(left_box, 1);
+  box->addLayout(right_box, 1);
+  for (auto* pick : {left_pick_, right_pick_})
+    connect(pick, &QComboBox::currentIndexChanged, this,
+            [this] { show_plans(left_pick_->currentIndex() - 1, right_pick_->currentIndex() - 1); });
+  connect(doc_, &ProjectDocument::changed, this, &PlanView::refresh);
+  connect(doc_, &ProjectDocument::projectReset, this, &PlanView::refresh);
+  refresh();
+}
+
+void PlanView::refresh() {
+  const auto* p = doc_->project();
+  const int left = left_pick_->currentIndex(), right = right_pick_->currentIndex();
+  for (auto* pick : {left_pick_, right_pick_}) {
+    const QSignalBlocker block(pick);
+    pick->clear();
+    pick->addItem(tr("(no plan)"));
+    if (p)
+      for (const auto& plan : p->plans)
+        pick->addItem(QString::fromStdString(plan.name));
+  }
+  const int count = p ? static_cast<int>(p->plans.size()) : 0;
+  show_plans(std::min(left, count) - 1, std::min(right, count) - 1);
+}
+
+void PlanView::show_plans(int left, int right) {
+  const auto* p = doc_->project();
+  const int count = p ? static_cast<int>(p->plans.size()) : 0;
+  const auto fill = [&](QComboBox* pick, QTextBrowser* view, int index) {
+    const QSignalBlocker block(pick);
+    const bool ok = index >= 0 && index < count;
+    pick->setCurrentIndex(ok ? index + 1 : 0);
+    view->setHtml(ok ? plan_html(p->plans[static_cast<std::size_t>(index)].body)
+                     : tr("<p>Pick a plan of this project.</p>"));
+  };
+  fill(left_pick_, left_, left);
+  fill(right_pick_, right_, right);
+}
+
+QString PlanView::left_text() const {
+  return left_->toPlainText();
+}
+QString PlanView::right_text() const {
+  return right_->toPlainText();
+}
+
+}  // namespace servescope::ui
