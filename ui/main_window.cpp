@@ -4,23 +4,33 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDateTime>
+#include <QDir>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeView>
+#include <filesystem>
 
 #include "engine/estimate/cnn_architectures.h"
 #include "engine/estimate/profile_estimator.h"
 #include "model/core/error.h"
+#include "model/import/alphabeta_import.h"
+#include "model/import/nexus_import.h"
+#include "model/import/ppipe_import.h"
 #include "model/io/document.h"
 #include "ui/cluster_editor.h"
 #include "ui/dag_editor.h"
@@ -66,6 +76,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_docks();
   build_actions();
   statusBar()->showMessage(tr("No project"));
+  autosave_timer_ = new QTimer(this);
+  autosave_timer_->setInterval(60'000);
+  connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
+  autosave_timer_->start();
   QSettings settings;
   if (!restoreGeometry(settings.value(QStringLiteral("mainwindow/geometry")).toByteArray())) resize(1200, 800);
   restoreState(settings.value(QStringLiteral("mainwindow/state")).toByteArray());
@@ -79,6 +93,59 @@ const Project* MainWindow::project() const {
 }
 const QString& MainWindow::location() const {
   return document_->location();
+}
+
+QString MainWindow::recovery_path() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/recovery.json");
+}
+
+void MainWindow::autosave() {
+  // Unsaved edits go to a recovery copy every minute; a normal close or a save removes it, so
+  // one found at start-up means the last session ended without either.
+  const auto* p = document_->project();
+  if (!p || !document_->is_modified()) return;
+  try {
+    QDir().mkpath(QFileInfo(recovery_path()).path());
+    save_project(recovery_path().toStdString(), *p);
+  } catch (const Error& e) {
+    log(tr("autosave failed: %1").arg(QString::fromStdString(e.what())));
+  }
+}
+
+bool MainWindow::offer_recovery() {
+  if (!QFile::exists(recovery_path())) return false;
+  const auto answer =
+      QMessageBox::question(this, tr("Recover unsaved work"),
+                            tr("The last session ended with unsaved changes. Open the copy saved at %1?")
+                                .arg(QFileInfo(recovery_path()).lastModified().toString()),
+                            QMessageBox::Open | QMessageBox::Discard, QMessageBox::Open);
+  if (answer != QMessageBox::Open) {
+    QFile::remove(recovery_path());
+    return false;
+  }
+  if (!open_location(recovery_path())) return false;
+  document_->mark_unsaved_copy();
+  update_title();
+  log(tr("recovered unsaved work; save it to keep it"));
+  return true;
+}
+
+void MainWindow::remember_recent(const QString& location) {
+  QSettings settings;
+  auto recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeAll(location);
+  recent.prepend(location);
+  while (recent.size() > 10)
+    recent.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), recent);
+}
+
+void MainWindow::fill_recent_menu() {
+  recent_menu_->clear();
+  const auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const auto& location : recent)
+    recent_menu_->addAction(location, this, [this, location] { open_location(location); });
+  if (recent.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
 }
 
 void MainWindow::new_project() {
@@ -113,6 +180,38 @@ QString MainWindow::add_estimated_models(const QStringList& architectures, const
     why = QString::fromStdString(e.what());
   }
   if (!why.isEmpty()) log(tr("refused: %1").arg(why));
+  return why;
+}
+
+QString MainWindow::import_profiles(ImportKind kind, const QStringList& paths) {
+  const auto* p = document_->project();
+  if (!p) return tr("no project is open");
+  QString why;
+  try {
+    const auto catalog = p->scenario.catalog();
+    ProfileSet set;
+    switch (kind) {
+      case ImportKind::PPipe: {
+        const std::filesystem::path dir = paths.value(0).toStdString();
+        set = import_ppipe(dir, list_ppipe_models(dir), catalog);
+        break;
+      }
+      case ImportKind::Nexus:
+        for (const auto& path : paths)
+          set.models.push_back(import_nexus_profile(path.toStdString(), catalog).profile);
+        break;
+      case ImportKind::AlphaBeta:
+        set = import_alphabeta_csv(paths.value(0).toStdString(), catalog);
+        break;
+    }
+    if (set.models.empty()) throw QueryError("nothing to import");
+    why = document_->add_profiles(set, tr("Import %1 profile(s)").arg(set.models.size()));
+  } catch (const Error& e) {
+    why = QString::fromStdString(e.what());
+  }
+  log(why.isEmpty() ? tr("imported profiles from %1").arg(paths.join(QStringLiteral(", ")))
+                    : tr("refused: %1").arg(why));
+  if (!why.isEmpty() && interactive_) QMessageBox::warning(this, tr("Cannot import"), why);
   return why;
 }
 
@@ -195,6 +294,24 @@ void MainWindow::build_actions() {
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::open_dialog);
   open->setShortcut(QKeySequence::Open);
   file->addAction(tr("Open &Demo"), this, [this] { open_location(QStringLiteral("builtin:projects/demo.json")); });
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
+  auto* import = file->addMenu(tr("&Import profiles"));
+  import->addAction(tr("PPipe data folder…"), this, [this] {
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("PPipe artifact data folder"));
+  if (!dir.isEmpty()) import_profiles(ImportKind::PPipe, {dir});
+});
+  import->addAction(tr("Nexus profiles…"), this, [this] {
+    const auto files = QFileDialog::getOpenFileNames(this, tr("Nexus model-database profiles"), QString(),
+                                                     tr("Nexus profiles (*.txt);;All files (*)"));
+  if (!files.isEmpty()) import_profiles(ImportKind::Nexus, files);
+  }  // namespace servescope::ui
+);
+  import->addAction(tr("α/β table…"), this, [this] {
+    const auto table = QFileDialog::getOpenFileName(this, tr("Latency = α·b + β table"), QString(),
+                                                    tr("CSV (*.csv);;All files (*)"));
+  if (!table.isEmpty()) import_profiles(ImportKind::AlphaBeta, {table});
+  });
   auto* save = file->addAction(tr("&Save"), this, [this] {
     // A built-in resource cannot be written back: save it somewhere first.
     if (location().isEmpty() || location().startsWith(QStringLiteral("builtin:")))
@@ -208,11 +325,11 @@ void MainWindow::build_actions() {
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
-  auto* edit = menuBar()->addMenu(tr("&Edit"));
-  auto* undo = document_->undo_stack()->createUndoAction(this, tr("&Undo"));
+  auto* edit = menuBar() -> addMenu(tr("&Edit"));
+  auto* undo = document_->undo_stack() -> createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
   undo->setObjectName(QStringLiteral("undoAction"));
-  auto* redo = document_->undo_stack()->createRedoAction(this, tr("&Redo"));
+  auto* redo = document_->undo_stack() -> createRedoAction(this, tr("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
   redo->setObjectName(QStringLiteral("redoAction"));
   edit->addAction(undo);
@@ -243,127 +360,132 @@ void MainWindow::build_actions() {
     const auto why = add_poisson_workload(target, rate);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add workload"), why);
   });
-  auto* view = menuBar()->addMenu(tr("&View"));
+  auto* view = menuBar() -> addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())
     view->addAction(dock->toggleViewAction());
-  auto* help = menuBar()->addMenu(tr("&Help"));
+  auto* help = menuBar() -> addMenu(tr("&Help"));
   help->addAction(tr("&About ServeScope"), this, [this] {
     QMessageBox::about(this, tr("About ServeScope"),
                        tr("<b>ServeScope %1</b><p>Plan, simulate and watch DNN inference serving on "
                           "heterogeneous GPU clusters.</p>")
                            .arg(QApplication::applicationVersion()));
   });
-}
-
-QString MainWindow::log_text() const {
-  return log_->toPlainText();
-}
-
-void MainWindow::log(const QString& line) {
-  log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
-}
-
-bool MainWindow::open_location(const QString& location, bool interactive) {
-  std::unique_ptr<Project> loaded;
-  try {
-    auto doc = load_document(location.toStdString());
-    for (const auto& w : doc.warnings)
-      log(tr("warning: %1").arg(QString::fromStdString(w)));
-    loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
-  } catch (const Error& e) {
-    const auto message = QString::fromStdString(e.what());
-    log(tr("error: %1").arg(message));
-    if (interactive) QMessageBox::warning(this, tr("Cannot open"), message);
-    return false;
   }
-  tree_model_->set_project(nullptr);
-  document_->reset(std::move(loaded), location);
-  const auto* p = document_->project();
-  tree_model_->set_project(p);
-  tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
-  details_->setHtml(project_overview_html(*p));
-  log(tr("opened %1").arg(location));
-  refresh_views();
-  update_title();
-  return true;
-}
 
-bool MainWindow::save_to(const QString& path, bool interactive) {
-  if (!document_->project()) return false;
-  try {
-    Project copy = *document_->project();
-    rebase_profile_includes(copy.scenario, location().toStdString(), path.toStdString());
-    save_project(path.toStdString(), copy);
-    // Includes now point relative to the new file: that is the project from here on.
-    document_->replace_part([&copy](Project& p) { p = std::move(copy); });
-  } catch (const Error& e) {
-    const auto message = QString::fromStdString(e.what());
-    log(tr("error: %1").arg(message));
-    if (interactive) QMessageBox::warning(this, tr("Cannot save"), message);
-    return false;
+  QString MainWindow::log_text() const {
+    return log_->toPlainText();
   }
-  document_->mark_saved(path);
-  log(tr("saved %1").arg(path));
-  update_title();
-  return true;
-}
 
-void MainWindow::open_dialog() {
-  const auto path = QFileDialog::getOpenFileName(this, tr("Open project or scenario"), QString(),
-                                                 tr("ServeScope files (*.json);;All files (*)"));
-  if (!path.isEmpty()) open_location(path);
-}
-
-void MainWindow::save_as_dialog() {
-  const auto path =
-      QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
-  if (!path.isEmpty()) save_to(path);
-}
-
-void MainWindow::show_selection() {
-  const auto* p = document_->project();
-  if (!p) return;
-  const auto current = tree_->currentIndex();
-  if (!current.isValid()) return;
-  const int section = current.data(ProjectTreeModel::SectionRole).toInt();
-  const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
-  details_->setHtml(item_details_html(*p, section, entry));
-  if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0) dag_->show_application(entry);
-  if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
-}
-
-void MainWindow::update_title() {
-  const auto* p = document_->project();
-  if (!p) {
-    setWindowTitle(tr("ServeScope"));
-    return;
+  void MainWindow::log(const QString& line) {
+    log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
   }
-  // "[*]" is where Qt puts the modified mark.
-  setWindowTitle(tr("%1[*] — %2 — ServeScope").arg(QString::fromStdString(p->name), location()));
-  setWindowModified(document_->is_modified());
-}
 
-void MainWindow::closeEvent(QCloseEvent* event) {
-  if (interactive_ && document_->is_modified()) {
-    const auto answer =
-        QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
-                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) {
-      event->ignore();
+  bool MainWindow::open_location(const QString& location, bool interactive) {
+    std::unique_ptr<Project> loaded;
+    try {
+      auto doc = load_document(location.toStdString());
+      for (const auto& w : doc.warnings)
+        log(tr("warning: %1").arg(QString::fromStdString(w)));
+      loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
+    } catch (const Error& e) {
+      const auto message = QString::fromStdString(e.what());
+      log(tr("error: %1").arg(message));
+      if (interactive) QMessageBox::warning(this, tr("Cannot open"), message);
+      return false;
+    }
+    tree_model_->set_project(nullptr);
+    document_->reset(std::move(loaded), location);
+    const auto* p = document_->project();
+    tree_model_->set_project(p);
+    tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
+    details_->setHtml(project_overview_html(*p));
+    log(tr("opened %1").arg(location));
+    remember_recent(location);
+    refresh_views();
+    update_title();
+    return true;
+  }
+
+  bool MainWindow::save_to(const QString& path, bool interactive) {
+    if (!document_->project()) return false;
+    try {
+      Project copy = *document_->project();
+      rebase_profile_includes(copy.scenario, location().toStdString(), path.toStdString());
+      save_project(path.toStdString(), copy);
+      // Includes now point relative to the new file: that is the project from here on.
+      document_->replace_part([&copy](Project& p) { p = std::move(copy); });
+    } catch (const Error& e) {
+      const auto message = QString::fromStdString(e.what());
+      log(tr("error: %1").arg(message));
+      if (interactive) QMessageBox::warning(this, tr("Cannot save"), message);
+      return false;
+    }
+    document_->mark_saved(path);
+    QFile::remove(recovery_path());  // saved: nothing left to recover
+    remember_recent(path);
+    log(tr("saved %1").arg(path));
+    update_title();
+    return true;
+  }
+
+  void MainWindow::open_dialog() {
+    const auto path = QFileDialog::getOpenFileName(this, tr("Open project or scenario"), QString(),
+                                                   tr("ServeScope files (*.json);;All files (*)"));
+    if (!path.isEmpty()) open_location(path);
+  }
+
+  void MainWindow::save_as_dialog() {
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
+    if (!path.isEmpty()) save_to(path);
+  }
+
+  void MainWindow::show_selection() {
+    const auto* p = document_->project();
+    if (!p) return;
+    const auto current = tree_->currentIndex();
+    if (!current.isValid()) return;
+    const int section = current.data(ProjectTreeModel::SectionRole).toInt();
+    const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
+    details_->setHtml(item_details_html(*p, section, entry));
+    if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0)
+      dag_->show_application(entry);
+    if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
+  }
+
+  void MainWindow::update_title() {
+    const auto* p = document_->project();
+    if (!p) {
+      setWindowTitle(tr("ServeScope"));
       return;
     }
-    if (answer == QMessageBox::Save) {
-      save_as_dialog();
-      if (document_->is_modified()) {
+    // "[*]" is where Qt puts the modified mark.
+    setWindowTitle(tr("%1[*] — %2 — ServeScope").arg(QString::fromStdString(p->name), location()));
+    setWindowModified(document_->is_modified());
+  }
+
+  void MainWindow::closeEvent(QCloseEvent* event) {
+    if (interactive_ && document_->is_modified()) {
+      const auto answer =
+          QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
+                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+      if (answer == QMessageBox::Cancel) {
         event->ignore();
         return;
       }
+      if (answer == QMessageBox::Save) {
+        save_as_dialog();
+        if (document_->is_modified()) {
+          event->ignore();
+          return;
+        }
+      }
     }
+    QFile::remove(recovery_path());
+    QSettings settings;
+    settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("mainwindow/state"), saveState());
+    event->accept();
   }
-  QSettings settings;
-  settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("mainwindow/state"), saveState());
-  event->accept();
-}
 
-}  // namespace servescope::ui
+  }  // namespace servescope::ui

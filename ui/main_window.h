@@ -47,6 +47,14 @@ class MainWindow : public QMainWindow {
   // Estimated block profiles (docs/estimator.md) of built-in CNNs on `gpus` (empty: the
   // cluster's GPU types); returns the reason when refused.
   QString add_estimated_models(const QStringList& architectures, const QStringList& gpus = {});
+  // At start-up: when the last session left a recovery copy of unsaved work (autosaved every
+  // minute, removed on save and on a normal close), offer to open it.
+  bool offer_recovery();
+
+  enum class ImportKind { PPipe, Nexus, AlphaBeta };
+  // File → Import profiles: a PPipe artifact's data folder (every model in it), Nexus profile
+  // files, or an α/β table; the profiles join the project undoably. The reason when refused.
+  QString import_profiles(ImportKind kind, const QStringList& paths);
   // A Poisson workload sending `rate_rps` to a model (or an application).
   QString add_poisson_workload(const QString& target, double rate_rps, bool application = false);
   // Whether closing with unsaved changes asks first (off in tests).
@@ -66,6 +74,11 @@ class MainWindow : public QMainWindow {
   void update_title();
   void open_dialog();
   void save_as_dialog();
+  void remember_recent(const QString& location);
+  void fill_recent_menu();
+  void autosave();
+  // Where the crash-recovery copy of an unsaved project lives.
+  static QString recovery_path();
 
   void refresh_views();
 
@@ -75,6 +88,8 @@ class MainWindow : public QMainWindow {
   ClusterEditor* cluster_ = nullptr;
   PlanView* plan_view_ = nullptr;
   class QTabWidget* tabs_ = nullptr;
+  class QMenu* recent_menu_ = nullptr;
+  class QTimer* autosave_timer_ = nullptr;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;
   QTreeView* tree_ = nullptr;

@@ -38,6 +38,11 @@ void ProjectDocument::mark_saved(QString location) {
   undo_.setClean();
 }
 
+void ProjectDocument::mark_unsaved_copy() {
+  location_.clear();
+  undo_.resetClean();
+}
+
 void ProjectDocument::replace_part(const std::function<void(Project&)>& write) {
   if (!project_) return;
   write(*project_);

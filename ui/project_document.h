@@ -29,6 +29,8 @@ class ProjectDocument : public QObject {
   void reset(std::unique_ptr<Project> project, QString location);
   // After a save: this state is the saved one.
   void mark_saved(QString location);
+  // A recovered copy: nowhere saved yet, so it counts as modified and Save asks where.
+  void mark_unsaved_copy();
 
   // Checked edits. Each returns an empty string when the edit is on the undo stack, else the
   // reason it was refused ("$.cluster.nodes[2].gpu: unknown GPU type 'X'").

@@ -24,7 +24,9 @@ int main(int argc, char** argv) {
   servescope::ui::MainWindow window;
   const auto args = parser.positionalArguments();
   const auto location = args.isEmpty() ? QStringLiteral("builtin:projects/demo.json") : args.first();
-  if (!window.open_location(location) && location != QStringLiteral("builtin:projects/demo.json"))
+  // Unsaved work from a session that ended badly comes first, if the user wants it.
+  if (!window.offer_recovery() && !window.open_location(location) &&
+      location != QStringLiteral("builtin:projects/demo.json"))
     window.open_location(QStringLiteral("builtin:projects/demo.json"), false);
   window.show();
   return QApplication::exec();

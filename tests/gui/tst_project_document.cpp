@@ -2,6 +2,7 @@
 // nothing and names the problem, and editing → undo → redo returns the same documents; the
 // window flags unsaved changes in its title and a save clears the flag.
 #include <QAction>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -73,6 +74,27 @@ class TestProjectDocument : public QObject {
     QVERIFY(*doc->project() == original);
     QCOMPARE(doc->undo_stack()->count(), 0);
     QVERIFY(!doc->is_modified());
+  }
+
+  void importsJoinTheProjectUndoably() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    const auto models = w.project()->scenario.profiles.models.size();
+    const auto csv = dir.filePath(QStringLiteral("ab.csv"));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("model,gpu,alpha_us,beta_us,slo_ms\nnewnet,A100,250,5000,50\n");
+    f.close();
+    QCOMPARE(w.import_profiles(MainWindow::ImportKind::AlphaBeta, {csv}), QString());
+    QCOMPARE(w.project()->scenario.profiles.models.size(), models + 1);
+    QVERIFY(w.project()->scenario.profiles.find("newnet"));
+    // The same model again is refused; a file that is not a table says where it is wrong.
+    QVERIFY(w.import_profiles(MainWindow::ImportKind::AlphaBeta, {csv}).contains(QStringLiteral("newnet")));
+    QVERIFY(!w.import_profiles(MainWindow::ImportKind::Nexus, {dir.filePath(QStringLiteral("missing.txt"))}).isEmpty());
+    w.document()->undo_stack()->undo();
+    QCOMPARE(w.project()->scenario.profiles.models.size(), models);
   }
 
   void saveClearsTheModifiedFlag() {
