@@ -37,6 +37,7 @@
 #include "ui/item_details.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
+#include "ui/profile_view.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 
@@ -70,6 +71,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(why, 8000);
   });
   tabs_->addTab(cluster_, tr("Cluster"));
+  profile_view_ = new ProfileView(document_, this);
+  tabs_->addTab(profile_view_, tr("Profile"));
   plan_view_ = new PlanView(document_, this);
   tabs_->addTab(plan_view_, tr("Plans"));
   setCentralWidget(tabs_);
@@ -451,6 +454,7 @@ void MainWindow::build_actions() {
     if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0)
       dag_->show_application(entry);
     if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
+    if (section == static_cast<int>(ProjectTreeModel::Section::Models) && entry >= 0) profile_view_->show_model(entry);
   }
 
   void MainWindow::update_title() {

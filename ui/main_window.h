@@ -22,6 +22,7 @@ class DagEditor;
 class PlanningPanel;
 class ClusterEditor;
 class PlanView;
+class ProfileView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -41,6 +42,7 @@ class MainWindow : public QMainWindow {
   PlanningPanel* planning() const { return planning_; }
   ClusterEditor* cluster_editor() const { return cluster_; }
   PlanView* plan_view() const { return plan_view_; }
+  ProfileView* profile_view() const { return profile_view_; }
 
   // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
   void new_project();
@@ -87,6 +89,7 @@ class MainWindow : public QMainWindow {
   PlanningPanel* planning_ = nullptr;
   ClusterEditor* cluster_ = nullptr;
   PlanView* plan_view_ = nullptr;
+  ProfileView* profile_view_ = nullptr;
   class QTabWidget* tabs_ = nullptr;
   class QMenu* recent_menu_ = nullptr;
   class QTimer* autosave_timer_ = nullptr;

@@ -11,6 +11,7 @@
 #include "ui/plan_comparison_model.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
+#include "ui/profile_view.h"
 #include "ui/project_document.h"
 
 using servescope::ui::MainWindow;
@@ -67,8 +68,12 @@ class TestSession : public QObject {
       w.show();
       QVERIFY(QTest::qWaitForWindowExposed(&w));
       auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
-      for (const auto& [tab, file] : {std::pair{1, "plans-side-by-side.png"}, std::pair{2, "cluster-editor.png"}}) {
-        tabs->setCurrentIndex(tab == 1 ? tabs->indexOf(w.plan_view()) : tabs->indexOf(w.cluster_editor()));
+      w.profile_view()->show_model(0);  // vgg16: block profiles on V100 shares and P4
+      const std::pair<QWidget*, const char*> shots[] = {{w.plan_view(), "plans-side-by-side.png"},
+                                                        {w.cluster_editor(), "cluster-editor.png"},
+                                                        {w.profile_view(), "profile-view.png"}};
+      for (const auto& [tab, file] : shots) {
+        tabs->setCurrentWidget(tab);
         QCoreApplication::processEvents();
         QVERIFY(w.grab().save(dir + QLatin1Char('/') + QString::fromLatin1(file)));
       }

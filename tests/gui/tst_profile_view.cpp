@@ -1,0 +1,42 @@
+// The profile view on the offscreen platform: selecting a model draws one curve per profiled
+// GPU type and share, and the α·b + β fit of a linear profile gives back its own α and β.
+#include <QTableWidget>
+#include <QTest>
+#include <QTreeView>
+
+#include "ui/main_window.h"
+#include "ui/profile_view.h"
+#include "ui/project_tree_model.h"
+
+using servescope::ui::MainWindow;
+using servescope::ui::ProjectTreeModel;
+
+class TestProfileView : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
+
+  void linearProfileFitsItself() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* tree = w.findChild<QTreeView*>(QStringLiteral("projectTree"));
+    auto* model = w.tree_model();
+    const auto models = model->index(static_cast<int>(ProjectTreeModel::Section::Models), 0);
+    tree->setCurrentIndex(model->index(10, 0, models));  // ResNet50
+    auto* view = w.profile_view();
+    QCOMPARE(view->model(), 10);
+    const auto& profile = w.project()->scenario.profiles.models[10];
+    QCOMPARE(view->curve_count(), static_cast<int>(profile.configurations().size()));
+    QVERIFY(view->table()->rowCount() >= 1);
+    const auto& fit = profile.linear_fits.front();
+    const auto result = servescope::ui::fit_linear(profile, fit.gpu, fit.share);
+    QVERIFY(std::abs(result.alpha_us - fit.alpha.to_us()) < 1e-6);
+    QVERIFY(std::abs(result.beta_us - fit.beta.to_us()) < 1e-6);
+    QVERIFY(result.max_error < 1e-9);
+    QCOMPARE(view->table()->item(0, 4)->text(), QString::number(fit.alpha.to_us(), 'f', 1));
+  }
+};
+
+QTEST_MAIN(TestProfileView)
+#include "tst_profile_view.moc"

@@ -1,0 +1,148 @@
+#include "ui/profile_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+#include "model/core/error.h"
+#include "ui/project_document.h"
+#include "widgets/model_colors.h"
+
+namespace servescope::ui {
+namespace {
+
+// The batch sizes a profile answers for on (gpu, share): every size up to 64, or the profiled ones.
+std::vector<int> batches_of(const ModelProfile& p, std::string_view gpu, GpuShare share) {
+  std::vector<int> out;
+  const int lo = std::max(1, p.min_batch(gpu, share)), hi = std::min(p.max_batch(gpu, share), 256);
+  for (int b = lo; b <= hi; b = b < 8 ? b + 1 : b * 2)
+    out.push_back(b);
+  if (!out.empty() && out.back() != hi && hi >= lo) out.push_back(hi);
+  return out;
+}
+
+}  // namespace
+
+LinearFitResult fit_linear(const ModelProfile& profile, std::string_view gpu, GpuShare share) {
+  const auto batches = batches_of(profile, gpu, share);
+  LinearFitResult r;
+  if (batches.empty()) return r;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  std::vector<double> ys;
+  for (const int b : batches) {
+    const double y = profile.latency({gpu, share, b, std::nullopt}).to_us();
+    ys.push_back(y);
+    sx += b;
+    sy += y;
+    sxx += static_cast<double>(b) * b;
+    sxy += b * y;
+  }
+  const double n = static_cast<double>(batches.size());
+  const double det = n * sxx - sx * sx;
+  r.alpha_us = det > 0 ? (n * sxy - sx * sy) / det : 0;
+  r.beta_us = (sy - r.alpha_us * sx) / n;
+  for (std::size_t k = 0; k < batches.size(); ++k)
+    r.max_error = std::max(r.max_error, std::abs(r.alpha_us * batches[k] + r.beta_us - ys[k]) / std::max(1e-9, ys[k]));
+  return r;
+}
+
+ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
+  setObjectName(QStringLiteral("profileView"));
+  title_ = new QLabel(this);
+  chart_view_ = new QChartView(this);
+  chart_view_->setRenderHint(QPainter::Antialiasing);
+  chart_view_->setMinimumHeight(260);
+  table_ = new QTableWidget(this);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->hide();
+  auto* box = new QVBoxLayout(this);
+  box->addWidget(title_);
+  box->addWidget(chart_view_, 3);
+  box->addWidget(table_, 2);
+  connect(doc_, &ProjectDocument::changed, this, &ProfileView::rebuild);
+  connect(doc_, &ProjectDocument::projectReset, this, [this] { show_model(-1); });
+  rebuild();
+}
+
+void ProfileView::show_model(int index) {
+  model_ = index;
+  rebuild();
+}
+
+int ProfileView::curve_count() const {
+  return chart_view_->chart() ? static_cast<int>(chart_view_->chart()->series().size()) : 0;
+}
+
+void ProfileView::rebuild() {
+  auto* chart = new QChart;
+  chart->setAnimationOptions(QChart::NoAnimation);  // gui-anchors: charts without animations
+  chart->legend()->setAlignment(Qt::AlignRight);
+  table_->clear();
+  table_->setRowCount(0);
+  const auto* p = doc_->project();
+  if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
+    title_->setText(tr("Select a model in the project tree"));
+    chart_view_->setChart(chart);
+    return;
+  }
+  const auto& profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
+  title_->setText(
+      tr("<b>%1</b>: %2 profile%3")
+          .arg(QString::fromStdString(profile.name), QString::fromUtf8(to_string(profile.form).data()),
+               profile.default_slo ? tr(", default SLO %1 ms").arg(profile.default_slo->to_ms()) : QString()));
+  table_->setColumnCount(7);
+  table_->setHorizontalHeaderLabels(
+      {tr("GPU"), tr("share"), tr("batches"), tr("latency at b=1"), tr("α (µs/item)"), tr("β (µs)"), tr("fit error")});
+  auto* axis_x = new QLogValueAxis;
+  axis_x->setBase(2);
+  axis_x->setTitleText(tr("batch size"));
+  axis_x->setLabelFormat(QStringLiteral("%d"));
+  auto* axis_y = new QValueAxis;
+  axis_y->setTitleText(tr("latency (ms)"));
+  chart->addAxis(axis_x, Qt::AlignBottom);
+  chart->addAxis(axis_y, Qt::AlignLeft);
+  double top = 0;
+  for (const auto& [gpu, share] : profile.configurations()) {
+    const auto batches = batches_of(profile, gpu, share);
+    if (batches.empty()) continue;
+    const auto label =
+        QStringLiteral("%1 %2").arg(QString::fromStdString(gpu), QString::fromStdString(share.to_string()));
+    auto* series = new QLineSeries;
+    series->setName(label);
+    series->setColor(widgets::color_for_name(label, palette()));
+    for (const int b : batches) {
+      const double ms = profile.latency({gpu, share, b, std::nullopt}).to_ms();
+      series->append(b, ms);
+      top = std::max(top, ms);
+    }
+    chart->addSeries(series);
+    series->attachAxis(axis_x);
+    series->attachAxis(axis_y);
+    const auto fit = fit_linear(profile, gpu, share);
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    const QStringList cells{
+        QString::fromStdString(gpu),
+        QString::fromStdString(share.to_string()),
+        QStringLiteral("%1–%2").arg(batches.front()).arg(batches.back()),
+        QStringLiteral("%1 ms").arg(profile.latency({gpu, share, 1, std::nullopt}).to_ms(), 0, 'f', 3),
+        QString::number(fit.alpha_us, 'f', 1),
+        QString::number(fit.beta_us, 'f', 1),
+        QStringLiteral("%1 %").arg(100 * fit.max_error, 0, 'f', 1)};
+    for (int c = 0; c < cells.size(); ++c)
+      table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+  }
+  axis_y->setRange(0, top * 1.05 + 1e-6);
+  chart_view_->setChart(chart);  // the view owns the chart and deletes the previous one
+  table_->resizeColumnsToContents();
+}
+
+}  // namespace servescope::ui

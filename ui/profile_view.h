@@ -1,0 +1,47 @@
+// A model's profile (issue 7 item 5): latency against batch size for every GPU type and share it
+// was profiled on, as a chart (one line per configuration) and a table, with the least-squares
+// α·b + β fit of each curve — the linear model Symphony, Nexus and Clockwork plan with — so a
+// user sees at a glance how well it holds.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "model/profile/model_profile.h"
+
+class QTableWidget;
+class QLabel;
+class QChartView;
+
+namespace servescope::ui {
+
+class ProjectDocument;
+
+struct LinearFitResult {
+  double alpha_us = 0;   // per item
+  double beta_us = 0;    // per batch
+  double max_error = 0;  // largest relative deviation of the fit from the profile
+};
+// Least squares over the profiled batch sizes of (gpu, share).
+LinearFitResult fit_linear(const ModelProfile& profile, std::string_view gpu, GpuShare share);
+
+class ProfileView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ProfileView(ProjectDocument* document, QWidget* parent = nullptr);
+  void show_model(int index);  // index into the scenario's profiles; −1: none
+  int model() const { return model_; }
+  int curve_count() const;  // lines on the chart
+  QTableWidget* table() const { return table_; }
+
+ private:
+  void rebuild();
+
+  ProjectDocument* doc_;
+  int model_ = -1;
+  QLabel* title_;
+  QChartView* chart_view_;
+  QTableWidget* table_;
+};
+
+}  // namespace servescope::ui
