@@ -1,13 +1,17 @@
 #include "ui/planning_panel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QThread>
 #include <QVBoxLayout>
@@ -48,12 +52,32 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
+  partitions_ = new QSpinBox(this);
+  partitions_->setRange(1, 3);
+  margin_ = new QDoubleSpinBox(this);
+  margin_->setRange(0, 0.9);
+  margin_->setSingleStep(0.05);
+  time_limit_ = new QDoubleSpinBox(this);
+  time_limit_->setRange(1, 3600);
+  time_limit_->setSuffix(tr(" s"));
+  verify_ = new QCheckBox(tr("check cost plans in the simulator"), this);
+  const engine::PpipeOptions defaults;
+  partitions_->setValue(defaults.max_partitions);
+  margin_->setValue(defaults.slo_margin);
+  time_limit_->setValue(defaults.time_limit_s);
+  verify_->setChecked(engine::CostScenarioRequest{}.verify);
+  auto* options = new QFormLayout;
+  options->addRow(tr("PPipe partitions"), partitions_);
+  options->addRow(tr("PPipe SLO margin"), margin_);
+  options->addRow(tr("Solver time limit"), time_limit_);
+  options->addRow(verify_);
   auto* controls = new QHBoxLayout;
   controls->addWidget(workload_, 1);
   controls->addWidget(run_);
   controls->addWidget(cancel_);
   auto* box = new QVBoxLayout(this);
   box->addWidget(systems_, 1);
+  box->addLayout(options);
   box->addLayout(controls);
   box->addWidget(progress_);
   box->addWidget(status_);
@@ -104,6 +128,11 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   for (const auto& s : systems)
     names.push_back(s.toStdString());
   const auto chosen_workload = workload.toStdString();
+  engine::ScenarioPlanRequest base;
+  base.ppipe.max_partitions = partitions_->value();
+  base.ppipe.slo_margin = margin_->value();
+  base.ppipe.time_limit_s = time_limit_->value();
+  base.cost.verify = verify_->isChecked();
   stop_ = std::make_shared<std::atomic<bool>>(false);
   auto stop = stop_;
   progress_->setRange(0, static_cast<int>(names.size()));
@@ -111,12 +140,12 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   status_->setText(tr("Planning with %1…").arg(systems.join(QStringLiteral(", "))));
   run_->setEnabled(false);
   cancel_->setEnabled(true);
-  worker_ = QThread::create([this, scenario, names, chosen_workload, stop] {
+  worker_ = QThread::create([this, scenario, names, chosen_workload, stop, base] {
     const int total = static_cast<int>(names.size());
     for (int k = 0; k < total && !stop->load(); ++k) {
       QString json, error;
       try {
-        engine::ScenarioPlanRequest request;
+        auto request = base;
         request.system = names[static_cast<std::size_t>(k)];
         if (!chosen_workload.empty()) request.workloads = {chosen_workload};
         json = QString::fromStdString(engine::plan_scenario(*scenario, request).plan.dump());

@@ -17,6 +17,9 @@ class QProgressBar;
 class QLabel;
 class QTableView;
 class QThread;
+class QSpinBox;
+class QDoubleSpinBox;
+class QCheckBox;
 
 namespace servescope::ui {
 
@@ -52,6 +55,12 @@ class PlanningPanel : public QWidget {
   QProgressBar* progress_;
   QLabel* status_;
   QTableView* table_;
+  // Options of the planners that have them (PPipe's partitions, SLO margin and solver limit;
+  // the cost planners' check in the simulator).
+  QSpinBox* partitions_;
+  QDoubleSpinBox* margin_;
+  QDoubleSpinBox* time_limit_;
+  QCheckBox* verify_;
   PlanComparisonModel* comparison_;
   QThread* worker_ = nullptr;
   std::shared_ptr<std::atomic<bool>> stop_;
