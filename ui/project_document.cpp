@@ -94,40 +94,41 @@ QString ProjectDocument::set_cluster(Cluster cluster, const QString& what) {
   return push_part(&cluster_of, std::move(cluster), what);
 }
 
-QString ProjectDocument::set_application(std::size_t index, Application app, const QString& what) {
-  if (!project_ || index > project_->scenario.applications.size()) return tr("no application %1").arg(index);
-  auto apps = project_->scenario.applications;
-  if (index == apps.size())
-    apps.push_back(std::move(app));
+template <typename T>
+QString ProjectDocument::set_entry(std::vector<T>& (*list)(Project&), std::size_t index, T value, const QString& what,
+                                   const QString& noun) {
+  if (!project_ || index > list(*project_).size()) return tr("no %1 %2").arg(noun).arg(index);
+  auto copy = list(*project_);
+  if (index == copy.size())
+    copy.push_back(std::move(value));
   else
-    apps[index] = std::move(app);
-  return push_part(&applications_of, std::move(apps), what);
+    copy[index] = std::move(value);
+  return push_part(list, std::move(copy), what);
+}
+
+template <typename T>
+QString ProjectDocument::remove_entry(std::vector<T>& (*list)(Project&), std::size_t index, const QString& noun) {
+  if (!project_ || index >= list(*project_).size()) return tr("no %1 %2").arg(noun).arg(index);
+  auto copy = list(*project_);
+  const auto name = QString::fromStdString(copy[index].name);
+  copy.erase(copy.begin() + static_cast<std::ptrdiff_t>(index));
+  return push_part(list, std::move(copy), tr("Remove %1 %2").arg(noun, name));
+}
+
+QString ProjectDocument::set_application(std::size_t index, Application app, const QString& what) {
+  return set_entry(&applications_of, index, std::move(app), what, tr("application"));
 }
 
 QString ProjectDocument::remove_application(std::size_t index) {
-  if (!project_ || index >= project_->scenario.applications.size()) return tr("no application %1").arg(index);
-  auto apps = project_->scenario.applications;
-  const auto name = QString::fromStdString(apps[index].name);
-  apps.erase(apps.begin() + static_cast<std::ptrdiff_t>(index));
-  return push_part(&applications_of, std::move(apps), tr("Remove application %1").arg(name));
+  return remove_entry(&applications_of, index, tr("application"));
 }
 
 QString ProjectDocument::set_workload(std::size_t index, Workload workload, const QString& what) {
-  if (!project_ || index > project_->scenario.workloads.size()) return tr("no workload %1").arg(index);
-  auto list = project_->scenario.workloads;
-  if (index == list.size())
-    list.push_back(std::move(workload));
-  else
-    list[index] = std::move(workload);
-  return push_part(&workloads_of, std::move(list), what);
+  return set_entry(&workloads_of, index, std::move(workload), what, tr("workload"));
 }
 
 QString ProjectDocument::remove_workload(std::size_t index) {
-  if (!project_ || index >= project_->scenario.workloads.size()) return tr("no workload %1").arg(index);
-  auto list = project_->scenario.workloads;
-  const auto name = QString::fromStdString(list[index].name);
-  list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
-  return push_part(&workloads_of, std::move(list), tr("Remove workload %1").arg(name));
+  return remove_entry(&workloads_of, index, tr("workload"));
 }
 
 QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString& what) {
@@ -149,11 +150,7 @@ QString ProjectDocument::add_plan(SavedArtifact plan) {
 }
 
 QString ProjectDocument::remove_plan(std::size_t index) {
-  if (!project_ || index >= project_->plans.size()) return tr("no plan %1").arg(index);
-  auto list = project_->plans;
-  const auto name = QString::fromStdString(list[index].name);
-  list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
-  return push_part(&plans_of, std::move(list), tr("Remove plan %1").arg(name));
+  return remove_entry(&plans_of, index, tr("plan"));
 }
 
 }  // namespace servescope::ui

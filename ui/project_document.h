@@ -56,6 +56,11 @@ class ProjectDocument : public QObject {
  private:
   template <typename T>
   QString push_part(T& (*part)(Project&), T after, const QString& text);
+  template <typename T>
+  QString set_entry(std::vector<T>& (*list)(Project&), std::size_t index, T value, const QString& what,
+                    const QString& noun);
+  template <typename T>
+  QString remove_entry(std::vector<T>& (*list)(Project&), std::size_t index, const QString& noun);
 
   std::unique_ptr<Project> project_;
   QString location_;
