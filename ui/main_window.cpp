@@ -89,7 +89,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   update_title();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The document is a child, deleted after this body while the window is no longer a
+  // MainWindow: its undo stack's last signals must not reach our slots then.
+  document_->undo_stack()->disconnect();
+  document_->disconnect();
+}
 
 const Project* MainWindow::project() const {
   return document_->project();

@@ -16,6 +16,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "engine/milp/milp_problem.h"
 #include "engine/planning/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/plan_comparison_model.h"
@@ -160,6 +161,7 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
           },
           Qt::QueuedConnection);
     }
+    engine::release_solver_thread();
   });
   connect(worker_, &QThread::finished, this, &PlanningPanel::worker_finished, Qt::QueuedConnection);
   worker_->start();

@@ -77,6 +77,13 @@ void ProfileView::show_model(int index) {
   rebuild();
 }
 
+void ProfileView::replace_chart(QChart* chart) {
+  // QChartView takes the new chart but only releases the old one: delete it here.
+  QChart* old = chart_view_->chart();
+  chart_view_->setChart(chart);
+  delete old;
+}
+
 int ProfileView::curve_count() const {
   return chart_view_->chart() ? static_cast<int>(chart_view_->chart()->series().size()) : 0;
 }
@@ -90,7 +97,7 @@ void ProfileView::rebuild() {
   const auto* p = doc_->project();
   if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
     title_->setText(tr("Select a model in the project tree"));
-    chart_view_->setChart(chart);
+    replace_chart(chart);
     return;
   }
   const auto& profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
@@ -141,7 +148,7 @@ void ProfileView::rebuild() {
       table_->setItem(row, c, new QTableWidgetItem(cells[c]));
   }
   axis_y->setRange(0, top * 1.05 + 1e-6);
-  chart_view_->setChart(chart);  // the view owns the chart and deletes the previous one
+  replace_chart(chart);
   table_->resizeColumnsToContents();
 }
 

@@ -12,6 +12,7 @@
 class QTableWidget;
 class QLabel;
 class QChartView;
+class QChart;
 
 namespace servescope::ui {
 
@@ -36,6 +37,7 @@ class ProfileView : public QWidget {
 
  private:
   void rebuild();
+  void replace_chart(QChart* chart);
 
   ProjectDocument* doc_;
   int model_ = -1;

@@ -187,4 +187,8 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
   return result;
 }
 
+void release_solver_thread() {
+  glp_free_env();
+}
+
 }  // namespace servescope::engine

@@ -76,4 +76,8 @@ class MilpProblem {
   std::vector<Row> rows_;
 };
 
+// GLPK keeps its environment per thread. A worker thread that solved MILPs calls this before it
+// ends (with no problem of its own left), or the environment outlives the thread.
+void release_solver_thread();
+
 }  // namespace servescope::engine
