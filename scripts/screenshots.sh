@@ -7,4 +7,5 @@ mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen SERVESCOPE_SCREENSHOTS_DIR="$out"
 build/dev/tests/gui/tst_session
 build/dev/tests/gui/tst_dag_editor
+build/dev/tests/gui/tst_planning
 echo "screenshots in $out"

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPainterPath>
 #include <QPushButton>
 #include <QShortcut>
@@ -100,8 +101,23 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
   slo_->setRange(0.001, 1e7);
   slo_->setDecimals(3);
   slo_->setSuffix(tr(" ms SLO"));
+  module_id_ = new QLineEdit(this);
+  module_id_->setObjectName(QStringLiteral("dagModuleId"));
+  module_id_->setPlaceholderText(tr("module"));
+  rate_scale_ = new QDoubleSpinBox(this);
+  rate_scale_->setObjectName(QStringLiteral("dagRateScale"));
+  rate_scale_->setRange(0.001, 1000);
+  rate_scale_->setDecimals(3);
+  rate_scale_->setPrefix(QStringLiteral("×"));
+  rate_scale_->setToolTip(tr("Requests this module receives per application request"));
+  auto* apply_module = new QPushButton(tr("Apply"), this);
+  connect(apply_module, &QPushButton::clicked, this, &DagEditor::apply_module_form);
+  connect(module_id_, &QLineEdit::returnPressed, this, &DagEditor::apply_module_form);
   auto* bar = new QHBoxLayout;
   bar->addWidget(title_, 1);
+  bar->addWidget(module_id_);
+  bar->addWidget(rate_scale_);
+  bar->addWidget(apply_module);
   bar->addWidget(models_);
   bar->addWidget(add);
   bar->addWidget(add_cpu);
@@ -119,6 +135,7 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
           [this](const QString& from, const QString& to) { connect_modules(from, to); });
   auto* del = new QShortcut(QKeySequence::Delete, view_);
   connect(del, &QShortcut::activated, this, &DagEditor::delete_selection);
+  connect(scene_, &QGraphicsScene::selectionChanged, this, &DagEditor::selection_changed);
   connect(doc_, &ProjectDocument::changed, this, &DagEditor::rebuild);
   connect(doc_, &ProjectDocument::projectReset, this, [this] { show_application(-1); });
   rebuild();
@@ -208,6 +225,34 @@ QString DagEditor::set_rate_scale(const QString& id, double scale) {
         return a;
       },
       tr("Set %1 to %2 requests per application request").arg(id).arg(scale));
+}
+
+void DagEditor::selection_changed() {
+  selected_.clear();
+  for (auto* item : scene_->selectedItems())
+    if (item->data(kKind).toString() == kModule) selected_ = item->data(kId).toString();
+  const auto* p = doc_->project();
+  const AppModule* module = nullptr;
+  if (p && !selected_.isEmpty() && app_ >= 0 && static_cast<std::size_t>(app_) < p->scenario.applications.size())
+    module = p->scenario.applications[static_cast<std::size_t>(app_)].find(selected_.toStdString());
+  module_id_->setEnabled(module != nullptr);
+  rate_scale_->setEnabled(module != nullptr && module->kind == ModuleKind::Dnn);
+  module_id_->setText(module ? selected_ : QString());
+  const QSignalBlocker block(rate_scale_);
+  rate_scale_->setValue(module ? module->rate_scale : 1.0);
+}
+
+void DagEditor::apply_module_form() {
+  const auto* p = doc_->project();
+  if (selected_.isEmpty() || !p || app_ < 0) return;
+  const auto* module = p->scenario.applications[static_cast<std::size_t>(app_)].find(selected_.toStdString());
+  if (!module) return;
+  const QString id = selected_;
+  const QString new_id = module_id_->text().trimmed();
+  if (module->kind == ModuleKind::Dnn && std::abs(module->rate_scale - rate_scale_->value()) > 1e-12 &&
+      !set_rate_scale(id, rate_scale_->value()).isEmpty())
+    return;
+  if (new_id != id) rename_module(id, new_id);
 }
 
 void DagEditor::delete_selection() {

@@ -18,6 +18,7 @@ class QGraphicsLineItem;
 class QDoubleSpinBox;
 class QLabel;
 class QComboBox;
+class QLineEdit;
 
 namespace servescope::ui {
 
@@ -72,6 +73,8 @@ class DagEditor : public QWidget {
   void rebuild();
   QString apply(const std::function<Application(Application)>& edit, const QString& what);
   void delete_selection();
+  void selection_changed();
+  void apply_module_form();
 
   ProjectDocument* doc_;
   int app_ = -1;
@@ -80,6 +83,10 @@ class DagEditor : public QWidget {
   QLabel* title_;
   QDoubleSpinBox* slo_;
   QComboBox* models_;
+  // The selected module's id and requests per application request.
+  QLineEdit* module_id_;
+  QDoubleSpinBox* rate_scale_;
+  QString selected_;
   QString refusal_;
 };
 

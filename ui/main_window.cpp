@@ -15,10 +15,12 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
@@ -191,6 +193,41 @@ QString MainWindow::add_estimated_models(const QStringList& architectures, const
   return why;
 }
 
+QString MainWindow::export_view(const QString& path) {
+  QWidget* view = tabs_->currentWidget();
+  bool ok = false;
+  if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(view->size());
+    svg.setViewBox(QRect(QPoint(0, 0), view->size()));
+    svg.setTitle(tabs_->tabText(tabs_->currentIndex()));
+    QPainter painter;
+    ok = painter.begin(&svg);
+    if (ok) {
+      view->render(&painter);
+      ok = painter.end();
+    }
+  } else {
+    ok = view->grab().save(path);
+  }
+  const auto why = ok ? QString() : tr("could not write %1").arg(path);
+  log(ok ? tr("exported %1").arg(path) : tr("error: %1").arg(why));
+  return why;
+}
+
+QString MainWindow::export_plan(int index, const QString& path) {
+  const auto* p = document_->project();
+  if (!p || index < 0 || static_cast<std::size_t>(index) >= p->plans.size()) return tr("no plan %1").arg(index);
+  try {
+    save_json_file(path.toStdString(), p->plans[static_cast<std::size_t>(index)].body);
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  log(tr("exported %1").arg(path));
+  return {};
+}
+
 QString MainWindow::import_profiles(ImportKind kind, const QStringList& paths) {
   const auto* p = document_->project();
   if (!p) return tr("no project is open");
@@ -276,7 +313,7 @@ void MainWindow::build_docks() {
     const auto* p = document_->project();
     if (!p || p->plans.empty()) return;
     const int last = static_cast<int>(p->plans.size()) - 1;
-    plan_view_->show_plans(std::max(0, last - 1), last);
+    plan_view_->show_plans(last > 0 ? last - 1 : last, last > 0 ? last : -1);
     tabs_->setCurrentWidget(plan_view_);
   });
   auto* planning_dock = new QDockWidget(tr("Planning"), this);
@@ -319,6 +356,29 @@ void MainWindow::build_actions() {
     const auto table = QFileDialog::getOpenFileName(this, tr("Latency = α·b + β table"), QString(),
                                                     tr("CSV (*.csv);;All files (*)"));
   if (!table.isEmpty()) import_profiles(ImportKind::AlphaBeta, {table});
+  });
+  auto* exports = file->addMenu(tr("&Export"));
+  exports->addAction(tr("View as PNG or SVG…"), this, [this] {
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty()) return;
+    const auto why = export_view(path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Plan as JSON…"), this, [this] {
+    const auto* p = document_->project();
+    if (!p || p->plans.empty()) return;
+    QStringList names;
+    for (const auto& plan : p->plans)
+      names << QString::fromStdString(plan.name);
+    bool ok = false;
+    const auto name = QInputDialog::getItem(this, tr("Export plan"), tr("Plan:"), names, 0, false, &ok);
+    if (!ok) return;
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Export plan"), name + QStringLiteral(".json"), tr("JSON (*.json)"));
+    if (path.isEmpty()) return;
+    const auto why = export_plan(static_cast<int>(names.indexOf(name)), path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
   });
   auto* save = file->addAction(tr("&Save"), this, [this] {
     // A built-in resource cannot be written back: save it somewhere first.

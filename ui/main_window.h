@@ -13,6 +13,9 @@ class QTextBrowser;
 class QPlainTextEdit;
 class QTreeView;
 class QLabel;
+class QMenu;
+class QTabWidget;
+class QTimer;
 
 namespace servescope::ui {
 
@@ -53,6 +56,11 @@ class MainWindow : public QMainWindow {
   // minute, removed on save and on a normal close), offer to open it.
   bool offer_recovery();
 
+  // File → Export: the central view as PNG (or SVG when the path ends in .svg), and a plan of the
+  // project as its JSON. The reason when it could not be written.
+  QString export_view(const QString& path);
+  QString export_plan(int index, const QString& path);
+
   enum class ImportKind { PPipe, Nexus, AlphaBeta };
   // File → Import profiles: a PPipe artifact's data folder (every model in it), Nexus profile
   // files, or an α/β table; the profiles join the project undoably. The reason when refused.
@@ -90,9 +98,9 @@ class MainWindow : public QMainWindow {
   ClusterEditor* cluster_ = nullptr;
   PlanView* plan_view_ = nullptr;
   ProfileView* profile_view_ = nullptr;
-  class QTabWidget* tabs_ = nullptr;
-  class QMenu* recent_menu_ = nullptr;
-  class QTimer* autosave_timer_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QTimer* autosave_timer_ = nullptr;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;
   QTreeView* tree_ = nullptr;

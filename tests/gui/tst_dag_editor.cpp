@@ -1,8 +1,10 @@
 // The DAG editor on the offscreen platform: it draws the selected application in layers, a drag
 // from one module's output port onto another connects them through the undo stack, refused
 // edits (a cycle) change nothing and say why, and Delete removes a module with its edges.
+#include <QDoubleSpinBox>
 #include <QGraphicsItem>
 #include <QGraphicsView>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QTest>
 #include <QTreeView>
@@ -103,6 +105,21 @@ class TestDagEditor : public QObject {
     QCOMPARE(after.modules.size(), before.modules.size() - 1);
     for (const auto& e : after.edges)
       QVERIFY(e.from != victim.toStdString() && e.to != victim.toStdString());
+    // The module form: rate per application request, then a new id.
+    const QString kept = QString::fromStdString(after.modules.back().id);
+    for (auto* item : dag->scene()->items())
+      item->setSelected(item->data(1).toString() == kept && item->data(0).toString() == QStringLiteral("module"));
+    auto* id_field = dag->findChild<QLineEdit*>(QStringLiteral("dagModuleId"));
+    auto* scale_field = dag->findChild<QDoubleSpinBox*>(QStringLiteral("dagRateScale"));
+    QCOMPARE(id_field->text(), kept);
+    if (after.modules.back().kind == servescope::ModuleKind::Dnn) {
+      scale_field->setValue(2.5);
+      id_field->setText(QStringLiteral("renamed"));
+      QTest::keyClick(id_field, Qt::Key_Return);
+      const auto* renamed = w.project()->scenario.applications[0].find("renamed");
+      QVERIFY(renamed);
+      QCOMPARE(renamed->rate_scale, 2.5);
+    }
     QCOMPARE(dag->set_slo_ms(-1).isEmpty(), false);
     QCOMPARE(dag->set_slo_ms(250), QString());
     QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(250));

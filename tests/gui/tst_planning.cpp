@@ -91,6 +91,13 @@ class TestPlanning : public QObject {
     QCOMPARE(table->index(0, PlanComparisonModel::Feasible).data().toString(), QStringLiteral("yes"));
     QVERIFY(table->index(0, PlanComparisonModel::Cost).data(Qt::UserRole).toDouble() > 0);
     QVERIFY2(w.log_text().contains(QStringLiteral("glet could not plan")), qPrintable(w.log_text()));
+    const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!dir.isEmpty()) {
+      w.resize(1600, 1000);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QVERIFY(w.grab().save(dir + QStringLiteral("/cost-plan.png")));
+    }
   }
 };
 

@@ -2,8 +2,11 @@
 // add three estimated models and a workload for each, run PPipe and NP on the worker thread, and
 // read both plans side by side — without editing a file. Then the whole session undoes back to
 // the empty project.
+#include <QFile>
+#include <QImage>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "ui/cluster_editor.h"
@@ -60,6 +63,21 @@ class TestSession : public QObject {
       QVERIFY(text.contains(QStringLiteral("vgg16")));
       QVERIFY(text.contains(QStringLiteral("bottleneck")));
     }
+
+    // Exports: the view as PNG and SVG, a plan as the JSON it is kept as.
+    QTemporaryDir out;
+    w.resize(1200, 800);
+    QCOMPARE(w.export_view(out.filePath(QStringLiteral("view.png"))), QString());
+    QVERIFY(QImage(out.filePath(QStringLiteral("view.png"))).width() > 100);
+    QCOMPARE(w.export_view(out.filePath(QStringLiteral("view.svg"))), QString());
+    QFile svg(out.filePath(QStringLiteral("view.svg")));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("<svg"));
+    QCOMPARE(w.export_plan(0, out.filePath(QStringLiteral("ppipe.json"))), QString());
+    QFile plan(out.filePath(QStringLiteral("ppipe.json")));
+    QVERIFY(plan.open(QIODevice::ReadOnly));
+    QVERIFY(plan.readAll().contains("\"kind\": \"pipeline-plan\""));
+    QVERIFY(!w.export_plan(7, out.filePath(QStringLiteral("none.json"))).isEmpty());
 
     // Screenshots for docs/screenshots/ when asked for (scripts/screenshots.sh).
     const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
