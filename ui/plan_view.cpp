@@ -1,14 +1,18 @@
 #include "ui/plan_view.h"
 
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "engine/planning/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/project_document.h"
+#include "widgets/model_colors.h"
 
 namespace servescope::ui {
 namespace {
@@ -97,12 +101,82 @@ QString glet_html(const nlohmann::json& plan) {
   return h + QStringLiteral("</table>");
 }
 
+// Every source-to-sink path of the plan's DAG, as module ids (the apps have a handful).
+std::vector<std::vector<std::string>> paths_of(const nlohmann::json& plan) {
+  std::vector<std::string> ids;
+  for (const auto& m : plan.value("modules", nlohmann::json::array()))
+    ids.push_back(m.value("id", ""));
+  std::vector<std::pair<std::string, std::string>> edges;
+  for (const auto& e : plan.value("edges", nlohmann::json::array()))
+    if (e.size() == 2) edges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+  const auto has_in = [&](const std::string& id) {
+    return std::ranges::any_of(edges, [&](const auto& e) { return e.second == id; });
+  };
+  std::vector<std::vector<std::string>> out, stack;
+  for (const auto& id : ids)
+    if (!has_in(id)) stack.push_back({id});
+  while (!stack.empty() && out.size() < 64) {
+    auto path = std::move(stack.back());
+    stack.pop_back();
+    bool extended = false;
+    for (const auto& [from, to] : edges)
+      if (from == path.back()) {
+        auto longer = path;
+        longer.push_back(to);
+        stack.push_back(std::move(longer));
+        extended = true;
+      }
+    if (!extended) out.push_back(std::move(path));
+  }
+  return out;
+}
+
+// Each path as a bar across the SLO: per module its worst-case latency, then the rest of its
+// budget as slack (the "latency ribbon" of the cost papers' views).
+QString budget_ribbons(const nlohmann::json& plan) {
+  const double slo = plan.value("slo_us", 0.0);
+  if (slo <= 0) return {};
+  std::map<std::string, std::pair<double, double>> lat;  // id → (wcl, budget)
+  for (const auto& m : plan.value("modules", nlohmann::json::array()))
+    lat[m.value("id", "")] = {m.value("wcl_us", 0.0), m.value("budget_us", 0.0)};
+  QString h = QStringLiteral("<h3>Budgets along each path</h3>");
+  for (const auto& path : paths_of(plan)) {
+    QString row;
+    double used = 0;
+    for (const auto& id : path) {
+      const auto [wcl, budget] = lat[id];
+      const int w_pct = static_cast<int>(std::lround(100 * wcl / slo));
+      const int s_pct = static_cast<int>(std::lround(100 * std::max(0.0, budget - wcl) / slo));
+      // Palette-driven colours, as every view (gui-anchors: Hotspot).
+      const auto palette = QGuiApplication::palette();
+      row += QStringLiteral("<td width=\"%1%\" bgcolor=\"%2\" title=\"WCL\">%3</td>")
+                 .arg(w_pct)
+                 .arg(widgets::color_for_name(QString::fromStdString(id), palette).name())
+                 .arg(esc(id));
+      if (s_pct > 0)
+        row += QStringLiteral("<td width=\"%1%\" bgcolor=\"%2\"></td>")
+                   .arg(s_pct)
+                   .arg(palette.color(QPalette::Midlight).name());
+      used += budget;
+    }
+    const int rest = static_cast<int>(std::lround(100 * std::max(0.0, slo - used) / slo));
+    if (rest > 0) row += QStringLiteral("<td width=\"%1%\"></td>").arg(rest);
+    QString names;
+    for (const auto& id : path)
+      names += (names.isEmpty() ? QString() : QStringLiteral(" → ")) + esc(id);
+    h += QStringLiteral("<p>%1: %2 of the SLO</p><table width=\"100%\" cellspacing=0 border=1><tr>%3</tr></table>")
+             .arg(names, ms(used), row);
+  }
+  return h;
+}
+
 QString cost_html(const nlohmann::json& plan) {
   QString h = QStringLiteral("<p>cost %1 on %2 machines; end-to-end WCL %3 of %4.</p>")
                   .arg(num(plan.value("total_cost", 0.0), 3))
                   .arg(plan.value("machines", 0))
                   .arg(ms(plan.value("e2e_wcl_us", 0.0)))
                   .arg(ms(plan.value("slo_us", 0.0)));
+  h += budget_ribbons(plan);
   for (const auto& m : plan.value("modules", nlohmann::json::array())) {
     h += QStringLiteral("<h3>%1</h3><p>budget %2, WCL %3")
              .arg(esc(m.value("id", "")), ms(m.value("budget_us", 0.0)), ms(m.value("wcl_us", 0.0)));

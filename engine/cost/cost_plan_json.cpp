@@ -65,6 +65,10 @@ nlohmann::json cost_plan_to_json(const CostPlan& plan, const std::string& scenar
     modules.push_back(std::move(e));
   }
   j["modules"] = std::move(modules);
+  nlohmann::json edges = nlohmann::json::array();
+  for (const auto& [from, to] : plan.problem.edges)
+    edges.push_back({plan.problem.modules[from].id, plan.problem.modules[to].id});
+  j["edges"] = std::move(edges);
   nlohmann::json trace = nlohmann::json::array();
   for (const auto& step : plan.trace) {
     const auto& cs = plan.problem.modules[step.module].configs;

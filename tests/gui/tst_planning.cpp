@@ -10,6 +10,7 @@
 
 #include "ui/main_window.h"
 #include "ui/plan_comparison_model.h"
+#include "ui/plan_view.h"
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
 
@@ -91,6 +92,10 @@ class TestPlanning : public QObject {
     QCOMPARE(table->index(0, PlanComparisonModel::Feasible).data().toString(), QStringLiteral("yes"));
     QVERIFY(table->index(0, PlanComparisonModel::Cost).data(Qt::UserRole).toDouble() > 0);
     QVERIFY2(w.log_text().contains(QStringLiteral("glet could not plan")), qPrintable(w.log_text()));
+    // The plan view follows the application's path with each module's budget.
+    const auto text = w.plan_view()->left_text();
+    QVERIFY2(text.contains(QStringLiteral("detect → classify")), qPrintable(text.left(600)));
+    QVERIFY(w.plan_view()->right_text().contains(QStringLiteral("Pick a plan")));
     const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!dir.isEmpty()) {
       w.resize(1600, 1000);
