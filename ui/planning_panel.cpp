@@ -62,6 +62,8 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   time_limit_->setRange(1, 3600);
   time_limit_->setSuffix(tr(" s"));
   verify_ = new QCheckBox(tr("check cost plans in the simulator"), this);
+  glet_gpu_ = new QComboBox(this);
+  glet_gpu_->setObjectName(QStringLiteral("gletGpu"));
   const engine::PpipeOptions defaults;
   partitions_->setValue(defaults.max_partitions);
   margin_->setValue(defaults.slo_margin);
@@ -71,6 +73,7 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   options->addRow(tr("PPipe partitions"), partitions_);
   options->addRow(tr("PPipe SLO margin"), margin_);
   options->addRow(tr("Solver time limit"), time_limit_);
+  options->addRow(tr("gpu-let splits"), glet_gpu_);
   options->addRow(verify_);
   auto* controls = new QHBoxLayout;
   controls->addWidget(workload_, 1);
@@ -118,6 +121,12 @@ void PlanningPanel::refresh() {
     for (const auto& w : p->scenario.workloads)
       workload_->addItem(QString::fromStdString(w.name), QString::fromStdString(w.name));
   workload_->setCurrentIndex(std::max(0, workload_->findData(current)));
+  const auto gpu = glet_gpu_->currentText();
+  glet_gpu_->clear();
+  if (p)
+    for (const auto& [type, count] : p->scenario.cluster.gpus_by_type())
+      glet_gpu_->addItem(QString::fromStdString(type));
+  glet_gpu_->setCurrentIndex(std::max(0, glet_gpu_->findText(gpu)));
   run_->setEnabled(p != nullptr && !worker_);
 }
 
@@ -134,6 +143,7 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   base.ppipe.slo_margin = margin_->value();
   base.ppipe.time_limit_s = time_limit_->value();
   base.cost.verify = verify_->isChecked();
+  base.glet_gpu = glet_gpu_->currentText().toStdString();
   stop_ = std::make_shared<std::atomic<bool>>(false);
   auto stop = stop_;
   progress_->setRange(0, static_cast<int>(names.size()));

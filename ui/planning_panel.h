@@ -61,6 +61,7 @@ class PlanningPanel : public QWidget {
   QDoubleSpinBox* margin_;
   QDoubleSpinBox* time_limit_;
   QCheckBox* verify_;
+  QComboBox* glet_gpu_;  // the GPU type gpu-let splits on a mixed cluster
   PlanComparisonModel* comparison_;
   QThread* worker_ = nullptr;
   std::shared_ptr<std::atomic<bool>> stop_;

@@ -1,5 +1,8 @@
 #include "ui/profile_view.h"
 
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QHeaderView>
@@ -60,12 +63,16 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   chart_view_ = new QChartView(this);
   chart_view_->setRenderHint(QPainter::Antialiasing);
   chart_view_->setMinimumHeight(260);
+  blocks_view_ = new QChartView(this);
+  blocks_view_->setRenderHint(QPainter::Antialiasing);
+  blocks_view_->setMinimumHeight(200);
   table_ = new QTableWidget(this);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
   auto* box = new QVBoxLayout(this);
   box->addWidget(title_);
   box->addWidget(chart_view_, 3);
+  box->addWidget(blocks_view_, 2);
   box->addWidget(table_, 2);
   connect(doc_, &ProjectDocument::changed, this, &ProfileView::rebuild);
   connect(doc_, &ProjectDocument::projectReset, this, [this] { show_model(-1); });
@@ -77,11 +84,51 @@ void ProfileView::show_model(int index) {
   rebuild();
 }
 
-void ProfileView::replace_chart(QChart* chart) {
+void ProfileView::replace_chart(QChartView* view, QChart* chart) {
   // QChartView takes the new chart but only releases the old one: delete it here.
-  QChart* old = chart_view_->chart();
-  chart_view_->setChart(chart);
+  QChart* old = view->chart();
+  view->setChart(chart);
   delete old;
+}
+
+int ProfileView::block_bars() const {
+  const auto* chart = blocks_view_->chart();
+  if (!chart || chart->series().isEmpty()) return 0;
+  const auto* bars = qobject_cast<const QBarSeries*>(chart->series().front());
+  return bars && !bars->barSets().isEmpty() ? static_cast<int>(bars->barSets().front()->count()) : 0;
+}
+
+void ProfileView::rebuild_blocks(const ModelProfile& profile) {
+  auto* chart = new QChart;
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignRight);
+  blocks_view_->setVisible(profile.form == ProfileForm::Blocks);
+  if (profile.form == ProfileForm::Blocks) {
+    chart->setTitle(tr("Each block at batch 1 (where a pipeline may cut)"));
+    auto* series = new QBarSeries;
+    QStringList categories;
+    for (int b = 0; b < profile.block_count; ++b)
+      categories << QString::number(b);
+    for (const auto& [gpu, share] : profile.configurations()) {
+      auto* set = new QBarSet(
+          QStringLiteral("%1 %2").arg(QString::fromStdString(gpu), QString::fromStdString(share.to_string())));
+      set->setColor(widgets::color_for_name(set->label(), palette()));
+      for (int b = 0; b < profile.block_count; ++b)
+        *set << profile.latency({gpu, share, 1, BlockRange{b, b + 1}}).to_ms();
+      series->append(set);
+    }
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(categories);
+    x->setTitleText(tr("block"));
+    auto* y = new QValueAxis;
+    y->setTitleText(tr("latency (ms)"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+  }
+  replace_chart(blocks_view_, chart);
 }
 
 int ProfileView::curve_count() const {
@@ -97,7 +144,8 @@ void ProfileView::rebuild() {
   const auto* p = doc_->project();
   if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
     title_->setText(tr("Select a model in the project tree"));
-    replace_chart(chart);
+    replace_chart(chart_view_, chart);
+    blocks_view_->setVisible(false);
     return;
   }
   const auto& profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
@@ -148,7 +196,8 @@ void ProfileView::rebuild() {
       table_->setItem(row, c, new QTableWidgetItem(cells[c]));
   }
   axis_y->setRange(0, top * 1.05 + 1e-6);
-  replace_chart(chart);
+  replace_chart(chart_view_, chart);
+  rebuild_blocks(profile);
   table_->resizeColumnsToContents();
 }
 

@@ -33,16 +33,19 @@ class ProfileView : public QWidget {
   void show_model(int index);  // index into the scenario's profiles; −1: none
   int model() const { return model_; }
   int curve_count() const;  // lines on the chart
+  int block_bars() const;   // bars per configuration on the per-block chart (0: not a block profile)
   QTableWidget* table() const { return table_; }
 
  private:
   void rebuild();
-  void replace_chart(QChart* chart);
+  static void replace_chart(QChartView* view, QChart* chart);
+  void rebuild_blocks(const ModelProfile& profile);
 
   ProjectDocument* doc_;
   int model_ = -1;
   QLabel* title_;
   QChartView* chart_view_;
+  QChartView* blocks_view_;  // per-block latency at batch 1, for block profiles
   QTableWidget* table_;
 };
 

@@ -35,6 +35,7 @@ class TestProfileView : public QObject {
     QVERIFY(std::abs(result.beta_us - fit.beta.to_us()) < 1e-6);
     QVERIFY(result.max_error < 1e-9);
     QCOMPARE(view->table()->item(0, 4)->text(), QString::number(fit.alpha.to_us(), 'f', 1));
+    QCOMPARE(view->block_bars(), 0);  // a linear profile has no blocks
   }
 };
 

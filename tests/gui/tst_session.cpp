@@ -64,6 +64,11 @@ class TestSession : public QObject {
       QVERIFY(text.contains(QStringLiteral("bottleneck")));
     }
 
+    // The profile view draws an estimated (block) profile per block as well.
+    w.profile_view()->show_model(0);
+    QCOMPARE(w.profile_view()->block_bars(), w.project()->scenario.profiles.models[0].block_count);
+    QVERIFY(w.profile_view()->curve_count() >= 2);
+
     // Exports: the view as PNG and SVG, a plan as the JSON it is kept as.
     QTemporaryDir out;
     w.resize(1200, 800);
