@@ -75,6 +75,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(cluster_, tr("Cluster"));
   profile_view_ = new ProfileView(document_, this);
   tabs_->addTab(profile_view_, tr("Profile"));
+  connect(profile_view_, &ProfileView::refused, this, [this](const QString& why) {
+    log(tr("refused: %1").arg(why));
+    statusBar()->showMessage(why, 8000);
+  });
   plan_view_ = new PlanView(document_, this);
   tabs_->addTab(plan_view_, tr("Plans"));
   setCentralWidget(tabs_);

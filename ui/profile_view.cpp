@@ -67,7 +67,8 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   blocks_view_->setRenderHint(QPainter::Antialiasing);
   blocks_view_->setMinimumHeight(200);
   table_ = new QTableWidget(this);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  connect(table_, &QTableWidget::cellChanged, this, &ProfileView::cell_edited);
   table_->verticalHeader()->hide();
   auto* box = new QVBoxLayout(this);
   box->addWidget(title_);
@@ -77,6 +78,52 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   connect(doc_, &ProjectDocument::changed, this, &ProfileView::rebuild);
   connect(doc_, &ProjectDocument::projectReset, this, [this] { show_model(-1); });
   rebuild();
+}
+
+QString ProfileView::edit_linear(int row, bool alpha, double value_us) {
+  const auto* p = doc_->project();
+  QString why;
+  if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
+    why = tr("no model is shown");
+  } else {
+    auto profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
+    const auto fit_it = row >= 0 && static_cast<std::size_t>(row) < rows_.size()
+                            ? std::ranges::find_if(profile.linear_fits,
+                                                   [&](const LinearFit& f) {
+                                                     return f.gpu == rows_[static_cast<std::size_t>(row)].first &&
+                                                            f.share == rows_[static_cast<std::size_t>(row)].second;
+                                                   })
+                            : profile.linear_fits.end();
+    if (profile.form != ProfileForm::Linear || fit_it == profile.linear_fits.end()) {
+      why = tr("only a linear profile's α and β can be edited here");
+    } else if (!(value_us >= 0) || !std::isfinite(value_us) || value_us > 1e9) {
+      why = tr("%1 must be a latency of 0 µs or more").arg(alpha ? tr("α") : tr("β"));
+    } else {
+      auto& fit = *fit_it;
+      (alpha ? fit.alpha : fit.beta) = Duration::from_us(value_us);
+      if (fit.alpha + fit.beta <= Duration()) {
+        why = tr("a batch must take some time: α and β cannot both be 0");
+      } else {
+        why = doc_->set_profile(
+            static_cast<std::size_t>(model_), profile,
+            tr("Set %1 of %2 on %3 to %4 µs")
+                .arg(alpha ? tr("α") : tr("β"), QString::fromStdString(profile.name), QString::fromStdString(fit.gpu))
+                .arg(value_us));
+      }
+    }
+  }
+  if (!why.isEmpty()) Q_EMIT refused(why);
+  return why;
+}
+
+void ProfileView::cell_edited(int row, int column) {
+  if (column != 4 && column != 5) return;
+  bool ok = false;
+  const double value = table_->item(row, column)->text().toDouble(&ok);
+  const auto why =
+      ok ? edit_linear(row, column == 4, value) : tr("'%1' is not a number").arg(table_->item(row, column)->text());
+  if (!ok) Q_EMIT refused(why);
+  if (!why.isEmpty()) rebuild();  // put the shown value back
 }
 
 void ProfileView::show_model(int index) {
@@ -139,6 +186,8 @@ void ProfileView::rebuild() {
   auto* chart = new QChart;
   chart->setAnimationOptions(QChart::NoAnimation);  // gui-anchors: charts without animations
   chart->legend()->setAlignment(Qt::AlignRight);
+  const QSignalBlocker quiet(table_);  // filling the table is not an edit
+  rows_.clear();
   table_->clear();
   table_->setRowCount(0);
   const auto* p = doc_->project();
@@ -182,6 +231,7 @@ void ProfileView::rebuild() {
     series->attachAxis(axis_x);
     series->attachAxis(axis_y);
     const auto fit = fit_linear(profile, gpu, share);
+    rows_.emplace_back(gpu, share);
     const int row = table_->rowCount();
     table_->insertRow(row);
     const QStringList cells{
@@ -192,8 +242,12 @@ void ProfileView::rebuild() {
         QString::number(fit.alpha_us, 'f', 1),
         QString::number(fit.beta_us, 'f', 1),
         QStringLiteral("%1 %").arg(100 * fit.max_error, 0, 'f', 1)};
-    for (int c = 0; c < cells.size(); ++c)
-      table_->setItem(row, c, new QTableWidgetItem(cells[c]));
+    const bool editable = profile.form == ProfileForm::Linear && profile.origin.empty();
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (!(editable && (c == 4 || c == 5))) item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+      table_->setItem(row, c, item);
+    }
   }
   axis_y->setRange(0, top * 1.05 + 1e-6);
   replace_chart(chart_view_, chart);

@@ -35,11 +35,17 @@ class ProfileView : public QWidget {
   int curve_count() const;  // lines on the chart
   int block_bars() const;   // bars per configuration on the per-block chart (0: not a block profile)
   QTableWidget* table() const { return table_; }
+  // Sets α or β (µs) of the linear fit shown in table row `row`; the reason when refused.
+  QString edit_linear(int row, bool alpha, double value_us);
+
+ Q_SIGNALS:
+  void refused(const QString& why);
 
  private:
   void rebuild();
   static void replace_chart(QChartView* view, QChart* chart);
   void rebuild_blocks(const ModelProfile& profile);
+  void cell_edited(int row, int column);
 
   ProjectDocument* doc_;
   int model_ = -1;
@@ -47,6 +53,7 @@ class ProfileView : public QWidget {
   QChartView* chart_view_;
   QChartView* blocks_view_;  // per-block latency at batch 1, for block profiles
   QTableWidget* table_;
+  std::vector<std::pair<std::string, GpuShare>> rows_;  // each table row's configuration
 };
 
 }  // namespace servescope::ui

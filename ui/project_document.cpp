@@ -83,6 +83,9 @@ std::vector<SavedArtifact>& plans_of(Project& p) {
 ProfileSet& profiles_of(Project& p) {
   return p.scenario.profiles;
 }
+std::vector<ModelProfile>& models_of(Project& p) {
+  return p.scenario.profiles.models;
+}
 }  // namespace
 
 QString ProjectDocument::rename(const QString& name) {
@@ -139,6 +142,16 @@ QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString&
     set.models.push_back(m);
   }
   return push_part(&profiles_of, std::move(set), what);
+}
+
+QString ProjectDocument::set_profile(std::size_t index, ModelProfile profile, const QString& what) {
+  if (!project_ || index >= project_->scenario.profiles.models.size()) return tr("no model %1").arg(index);
+  const auto& current = project_->scenario.profiles.models[index];
+  if (!current.origin.empty())
+    return tr("%1 comes from %2; edit that file, or import the model into the project")
+        .arg(QString::fromStdString(current.name), QString::fromStdString(current.origin));
+  if (profile.name != current.name) return tr("a profile edit cannot rename the model");
+  return set_entry(&models_of, index, std::move(profile), what, tr("model"));
 }
 
 QString ProjectDocument::add_plan(SavedArtifact plan) {

@@ -42,6 +42,9 @@ class ProjectDocument : public QObject {
   QString remove_workload(std::size_t index);
   // Adds inline profiles (estimated or imported); a model the project already has is refused.
   QString add_profiles(const ProfileSet& profiles, const QString& what);
+  // Replaces one model's profile. Profiles pulled in by an include belong to their file (a
+  // project saves only inline ones), so editing one is refused with the file's name.
+  QString set_profile(std::size_t index, ModelProfile profile, const QString& what);
   // Plans made in the GUI are kept in the project (its "plans" list), undoably.
   QString add_plan(SavedArtifact plan);
   QString remove_plan(std::size_t index);

@@ -1,11 +1,14 @@
 // The profile view on the offscreen platform: selecting a model draws one curve per profiled
 // GPU type and share, and the α·b + β fit of a linear profile gives back its own α and β.
+#include <QFile>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 
 #include "ui/main_window.h"
 #include "ui/profile_view.h"
+#include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 
 using servescope::ui::MainWindow;
@@ -36,6 +39,39 @@ class TestProfileView : public QObject {
     QVERIFY(result.max_error < 1e-9);
     QCOMPARE(view->table()->item(0, 4)->text(), QString::number(fit.alpha.to_us(), 'f', 1));
     QCOMPARE(view->block_bars(), 0);  // a linear profile has no blocks
+    // The demo's profiles come from a built-in file: not editable here, and saying why.
+    QVERIFY(view->edit_linear(0, true, 100).contains(QStringLiteral("builtin:")));
+  }
+
+  void linearProfileEditsAreCheckedAndUndoable() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    const auto csv = dir.filePath(QStringLiteral("ab.csv"));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("model,gpu,alpha_us,beta_us,slo_ms\nnewnet,A100,250,5000,50\n");
+    f.close();
+    QCOMPARE(w.import_profiles(MainWindow::ImportKind::AlphaBeta, {csv}), QString());
+    const int index = static_cast<int>(w.project()->scenario.profiles.models.size()) - 1;
+    auto* view = w.profile_view();
+    view->show_model(index);
+    // Edit α in the table as a user would: the cell, then the document.
+    view->table()->item(0, 4)->setText(QStringLiteral("300"));
+    const auto& fit = w.project()->scenario.profiles.models.back().linear_fits.front();
+    QCOMPARE(fit.alpha, servescope::Duration::microseconds(300));
+    QCOMPARE(fit.beta, servescope::Duration::microseconds(5000));
+    // Refused edits leave the profile and the shown value alone.
+    view->table()->item(0, 5)->setText(QStringLiteral("-4"));
+    QCOMPARE(w.project()->scenario.profiles.models.back().linear_fits.front().beta,
+             servescope::Duration::microseconds(5000));
+    QCOMPARE(view->table()->item(0, 5)->text(), QStringLiteral("5000.0"));
+    view->table()->item(0, 4)->setText(QStringLiteral("abc"));
+    QVERIFY(w.log_text().contains(QStringLiteral("not a number")));
+    w.document()->undo_stack()->undo();
+    QCOMPARE(w.project()->scenario.profiles.models.back().linear_fits.front().alpha,
+             servescope::Duration::microseconds(250));
   }
 };
 
