@@ -58,27 +58,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   details_->setObjectName(QStringLiteral("details"));
   details_->setOpenLinks(false);
   dag_ = new DagEditor(document_, this);
-  connect(dag_, &DagEditor::refused, this, [this](const QString& why) {
-    log(tr("refused: %1").arg(why));
-    statusBar()->showMessage(why, 8000);
-  });
+  connect(dag_, &DagEditor::refused, this, &MainWindow::report_refusal);
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName(QStringLiteral("centralTabs"));
   tabs_->setDocumentMode(true);
   tabs_->addTab(details_, tr("Details"));
   tabs_->addTab(dag_, tr("Application"));
   cluster_ = new ClusterEditor(document_, this);
-  connect(cluster_, &ClusterEditor::refused, this, [this](const QString& why) {
-    log(tr("refused: %1").arg(why));
-    statusBar()->showMessage(why, 8000);
-  });
+  connect(cluster_, &ClusterEditor::refused, this, &MainWindow::report_refusal);
   tabs_->addTab(cluster_, tr("Cluster"));
   profile_view_ = new ProfileView(document_, this);
   tabs_->addTab(profile_view_, tr("Profile"));
-  connect(profile_view_, &ProfileView::refused, this, [this](const QString& why) {
-    log(tr("refused: %1").arg(why));
-    statusBar()->showMessage(why, 8000);
-  });
+  connect(profile_view_, &ProfileView::refused, this, &MainWindow::report_refusal);
   plan_view_ = new PlanView(document_, this);
   tabs_->addTab(plan_view_, tr("Plans"));
   setCentralWidget(tabs_);
@@ -100,6 +91,11 @@ MainWindow::~MainWindow() {
   // MainWindow: its undo stack's last signals must not reach our slots then.
   document_->undo_stack()->disconnect();
   document_->disconnect();
+}
+
+void MainWindow::report_refusal(const QString& why) {
+  log(tr("refused: %1").arg(why));
+  statusBar()->showMessage(why, 8000);
 }
 
 const Project* MainWindow::project() const {

@@ -91,6 +91,8 @@ class MainWindow : public QMainWindow {
   static QString recovery_path();
 
   void refresh_views();
+  // An editor refused an edit: the log and the status bar say why.
+  void report_refusal(const QString& why);
 
   ProjectDocument* document_ = nullptr;
   DagEditor* dag_ = nullptr;

@@ -153,10 +153,7 @@ CostPlan plan_brute_force(const CostProblem& problem, const BruteForceOptions& o
   std::vector<Duration> fastest(n);
   for (std::size_t m = 0; m < n; ++m)
     fastest[m] = front[m].front().latency;
-  std::vector<Duration> tail(n);  // longest path strictly after m, at the fastest latencies
-  for (auto it = dag.order().rbegin(); it != dag.order().rend(); ++it)
-    for (const auto s : dag.succs(*it))
-      tail[*it] = std::max(tail[*it], tail[s] + fastest[s]);
+  const auto tail = dag.longest_after(fastest);  // what must still follow m, at best
   const auto& order = dag.order();
   std::vector<double> floor_cost(n + 1, 0);
   for (std::size_t k = n; k-- > 0;)

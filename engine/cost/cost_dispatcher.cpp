@@ -49,10 +49,7 @@ CostDispatcher::CostDispatcher(const CostPlan& plan, std::vector<std::uint32_t> 
       fastest_[m] = std::min(fastest_[m], c.duration);
     if (plan_.problem.modules[m].is_fixed()) fastest_[m] = plan_.problem.modules[m].fixed_latency;
   }
-  fastest_after_.assign(n, Duration());
-  for (auto it = dag.order().rbegin(); it != dag.order().rend(); ++it)
-    for (const auto s : dag.succs(*it))
-      fastest_after_[*it] = std::max(fastest_after_[*it], fastest_after_[s] + fastest_[s]);
+  fastest_after_ = dag.longest_after(fastest_);
   // Queues: one per module (TC), per tier (DT) or per machine (RR), each with its slots in rank order.
   for (std::uint32_t g = 0; g < slots_.size(); ++g) {
     const auto& s = slots_[g];

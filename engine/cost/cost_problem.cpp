@@ -85,22 +85,25 @@ Duration CostDag::longest_path(const std::vector<Duration>& weight) const {
   return longest;
 }
 
+std::vector<Duration> CostDag::longest_after(const std::vector<Duration>& weight) const {
+  std::vector<Duration> after(size());
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it)
+    for (const auto s : succs_[*it])
+      after[*it] = std::max(after[*it], after[s] + weight[s]);
+  return after;
+}
+
 std::vector<Duration> CostDag::longest_through(const std::vector<Duration>& weight) const {
-  std::vector<Duration> up(size()), down(size()), out(size());
+  std::vector<Duration> up(size());
   for (const auto m : order_) {
     Duration start;
     for (const auto p : preds_[m])
       start = std::max(start, up[p]);
     up[m] = start + weight[m];
   }
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-    Duration after;
-    for (const auto s : succs_[*it])
-      after = std::max(after, down[s]);
-    down[*it] = after + weight[*it];
-  }
+  auto out = longest_after(weight);
   for (std::size_t m = 0; m < size(); ++m)
-    out[m] = up[m] + down[m] - weight[m];
+    out[m] += up[m];
   return out;
 }
 

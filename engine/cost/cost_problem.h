@@ -65,6 +65,8 @@ class CostDag {
   const std::vector<std::size_t>& succs(std::size_t m) const { return succs_[m]; }
   // The longest source-to-sink path with `weight` per module.
   Duration longest_path(const std::vector<Duration>& weight) const;
+  // Per module, the longest path from it to a sink, the module itself excluded.
+  std::vector<Duration> longest_after(const std::vector<Duration>& weight) const;
   // Per module, the longest source-to-sink path through it.
   std::vector<Duration> longest_through(const std::vector<Duration>& weight) const;
   // Largest number of modules with `counted` set on one source-to-sink path.

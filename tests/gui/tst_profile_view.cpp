@@ -6,6 +6,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "tests/gui/gui_fixture.h"
 #include "ui/main_window.h"
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
@@ -48,11 +49,7 @@ class TestProfileView : public QObject {
     MainWindow w;
     w.set_interactive(false);
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
-    const auto csv = dir.filePath(QStringLiteral("ab.csv"));
-    QFile f(csv);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("model,gpu,alpha_us,beta_us,slo_ms\nnewnet,A100,250,5000,50\n");
-    f.close();
+    const auto csv = servescope::test::write_alphabeta_csv(dir);
     QCOMPARE(w.import_profiles(MainWindow::ImportKind::AlphaBeta, {csv}), QString());
     const int index = static_cast<int>(w.project()->scenario.profiles.models.size()) - 1;
     auto* view = w.profile_view();

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "model/io/document.h"
+#include "tests/gui/gui_fixture.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 
@@ -82,11 +83,7 @@ class TestProjectDocument : public QObject {
     w.set_interactive(false);
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
     const auto models = w.project()->scenario.profiles.models.size();
-    const auto csv = dir.filePath(QStringLiteral("ab.csv"));
-    QFile f(csv);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("model,gpu,alpha_us,beta_us,slo_ms\nnewnet,A100,250,5000,50\n");
-    f.close();
+    const auto csv = servescope::test::write_alphabeta_csv(dir);
     QCOMPARE(w.import_profiles(MainWindow::ImportKind::AlphaBeta, {csv}), QString());
     QCOMPARE(w.project()->scenario.profiles.models.size(), models + 1);
     QVERIFY(w.project()->scenario.profiles.find("newnet"));
