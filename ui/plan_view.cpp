@@ -71,34 +71,61 @@ QString pipeline_html(const nlohmann::json& plan) {
   return h;
 }
 
+QString model_color(const std::string& model) {
+  return widgets::color_for_name(QString::fromStdString(model), QGuiApplication::palette()).name();
+}
+
+// One bar per GPU, split into its glets in proportion to their size; each glet takes the colour
+// of the model it serves most (a time-shared glet lists all, each with its colour square).
 QString glet_html(const nlohmann::json& plan) {
-  QString h = QStringLiteral("<p>%1 of %2 %3 GPUs used.</p><table border=1 cellpadding=4>")
+  QString h = QStringLiteral("<p>%1 of %2 %3 GPUs used.</p>")
                   .arg(plan.value("gpus_used", 0))
                   .arg(plan.value("gpus", 0))
                   .arg(esc(plan.value("gpu", "")));
+  h += QStringLiteral("<table cellpadding=3><tr>");
+  for (const auto& m : plan.value("models", nlohmann::json::array()))
+    h += QStringLiteral("<td bgcolor=\"%1\">&nbsp;&nbsp;</td><td>%2: %3 of %4 req/s placed</td>")
+             .arg(model_color(m.value("name", "")), esc(m.value("name", "")), num(m.value("assigned_rps", 0.0)),
+                  num(m.value("rate_rps", 0.0)));
+  h += QStringLiteral("</tr></table>");
+  const auto midlight = QGuiApplication::palette().color(QPalette::Midlight).name();
   int g = 0;
   for (const auto& gpu : plan.value("layout", nlohmann::json::array())) {
-    h += QStringLiteral("<tr><td>GPU %1</td>").arg(g++);
+    h += QStringLiteral("<p><b>GPU %1</b></p><table width=\"100%\" cellspacing=0 cellpadding=4 border=1><tr>").arg(g++);
     for (const auto& glet : gpu.value("glets", nlohmann::json::array())) {
+      const auto hosted = glet.value("models", nlohmann::json::array());
+      std::string dominant;
+      double most = -1;
       QString models;
-      for (const auto& m : glet.value("models", nlohmann::json::array()))
-        models += QStringLiteral("%1 b%2 %3 req/s<br>")
-                      .arg(esc(m.value("model", "")))
+      double interference = 1;
+      for (const auto& m : hosted) {
+        const auto name = m.value("model", "");
+        if (m.value("rate_rps", 0.0) > most) {
+          most = m.value("rate_rps", 0.0);
+          dominant = name;
+        }
+        interference = std::max(interference, m.value("interference", 1.0));
+        models += QStringLiteral("<br><font color=\"%1\">■</font> %2 batch %3, %4 req/s")
+                      .arg(model_color(name), esc(name))
                       .arg(m.value("batch", 0))
                       .arg(num(m.value("rate_rps", 0.0)));
-      h +=
-          QStringLiteral("<td>%1 %: %2<br>%3duty %4, interference ×%5</td>")
-              .arg(glet.value("size_percent", 0))
-              .arg(esc(glet.value("mode", "free")))
-              .arg(models)
-              .arg(ms(glet.value("duty_cycle_us", 0.0)))
-              .arg(num(glet.contains("models") && !glet["models"].empty() ? glet["models"][0].value("interference", 1.0)
-                                                                          : 1.0,
-                       2));
+      }
+      const bool free = hosted.empty();
+      h += QStringLiteral("<td width=\"%1%\" bgcolor=\"%2\"><b>%3 %</b> %4%5")
+               .arg(glet.value("size_percent", 0))
+               .arg(free ? midlight : model_color(dominant))
+               .arg(glet.value("size_percent", 0))
+               .arg(free ? QStringLiteral("free") : esc(glet.value("mode", "")), models);
+      if (!free)
+        h += QStringLiteral("<br>duty cycle %1, occupancy %2 %, interference ×%3")
+                 .arg(ms(glet.value("duty_cycle_us", 0.0)))
+                 .arg(num(100 * glet.value("occupancy", 0.0), 0))
+                 .arg(num(interference, 2));
+      h += QStringLiteral("</td>");
     }
-    h += QStringLiteral("</tr>");
+    h += QStringLiteral("</tr></table>");
   }
-  return h + QStringLiteral("</table>");
+  return h;
 }
 
 // Every source-to-sink path of the plan's DAG, as module ids (the apps have a handful).

@@ -8,9 +8,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpressionValidator>
 #include <QSpinBox>
 #include <QTableView>
 #include <QThread>
@@ -64,6 +66,14 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   verify_ = new QCheckBox(tr("check cost plans in the simulator"), this);
   glet_gpu_ = new QComboBox(this);
   glet_gpu_->setObjectName(QStringLiteral("gletGpu"));
+  glet_sizes_ = new QLineEdit(this);
+  glet_sizes_->setObjectName(QStringLiteral("gletSizes"));
+  glet_sizes_->setPlaceholderText(tr("20,40,50,60,80,100 (the paper's)"));
+  glet_sizes_->setToolTip(
+      tr("Partition sizes in percent of the GPU; the profiles must have each of them "
+         "(estimated profiles have 25, 33, 50 and 100 %)"));
+  glet_sizes_->setValidator(new QRegularExpressionValidator(
+      QRegularExpression(QStringLiteral("^\\s*(\\d{1,3}\\s*,\\s*)*\\d{0,3}\\s*$")), glet_sizes_));
   const engine::PpipeOptions defaults;
   partitions_->setValue(defaults.max_partitions);
   margin_->setValue(defaults.slo_margin);
@@ -74,6 +84,7 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   options->addRow(tr("PPipe SLO margin"), margin_);
   options->addRow(tr("Solver time limit"), time_limit_);
   options->addRow(tr("gpu-let splits"), glet_gpu_);
+  options->addRow(tr("gpu-let sizes (%)"), glet_sizes_);
   options->addRow(verify_);
   auto* controls = new QHBoxLayout;
   controls->addWidget(workload_, 1);
@@ -144,10 +155,19 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   base.ppipe.time_limit_s = time_limit_->value();
   base.cost.verify = verify_->isChecked();
   base.glet_gpu = glet_gpu_->currentText().toStdString();
+  for (const auto& part : glet_sizes_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    const int size = part.trimmed().toInt();
+    if (size < 1 || size > 100) {
+      status_->setText(tr("gpu-let sizes: '%1' is not a percentage from 1 to 100").arg(part.trimmed()));
+      return false;
+    }
+    base.glet_sizes.push_back(size);
+  }
   stop_ = std::make_shared<std::atomic<bool>>(false);
   auto stop = stop_;
   progress_->setRange(0, static_cast<int>(names.size()));
   progress_->setValue(0);
+  failures_.clear();
   status_->setText(tr("Planning with %1…").arg(systems.join(QStringLiteral(", "))));
   run_->setEnabled(false);
   cancel_->setEnabled(true);
@@ -188,7 +208,8 @@ void PlanningPanel::plan_done(const QString& system, const QString& json_text, c
                               int total) {
   progress_->setValue(done);
   if (!error.isEmpty()) {
-    Q_EMIT message(tr("%1 could not plan: %2").arg(system, error));
+    failures_ << tr("%1 could not plan: %2").arg(system, error);
+    Q_EMIT message(failures_.back());
     return;
   }
   SavedArtifact artifact;
@@ -218,10 +239,21 @@ void PlanningPanel::worker_finished() {
   worker_->deleteLater();
   worker_ = nullptr;
   const bool cancelled = stop_ && stop_->load();
-  status_->setText(cancelled ? tr("Cancelled.") : tr("Done."));
+  if (cancelled)
+    status_->setText(tr("Cancelled."));
+  else if (failures_.isEmpty())
+    status_->setText(tr("Done."));
+  else  // the first reason in full: usually what the user has to change
+    status_->setText(failures_.size() == 1
+                         ? failures_.front()
+                         : tr("%1 (and %2 more in the log)").arg(failures_.front()).arg(failures_.size() - 1));
   cancel_->setEnabled(false);
   run_->setEnabled(doc_->project() != nullptr);
   Q_EMIT finished();
+}
+
+QString PlanningPanel::status_text() const {
+  return status_->text();
 }
 
 }  // namespace servescope::ui

@@ -12,6 +12,7 @@
 
 class QListWidget;
 class QComboBox;
+class QLineEdit;
 class QPushButton;
 class QProgressBar;
 class QLabel;
@@ -37,6 +38,7 @@ class PlanningPanel : public QWidget {
   void cancel();
   bool busy() const { return worker_ != nullptr; }
   PlanComparisonModel* comparison() const { return comparison_; }
+  QString status_text() const;
 
  Q_SIGNALS:
   void message(const QString& line);  // for the log
@@ -61,10 +63,12 @@ class PlanningPanel : public QWidget {
   QDoubleSpinBox* margin_;
   QDoubleSpinBox* time_limit_;
   QCheckBox* verify_;
-  QComboBox* glet_gpu_;  // the GPU type gpu-let splits on a mixed cluster
+  QComboBox* glet_gpu_;    // the GPU type gpu-let splits on a mixed cluster
+  QLineEdit* glet_sizes_;  // its partition sizes, empty for the paper's
   PlanComparisonModel* comparison_;
   QThread* worker_ = nullptr;
   std::shared_ptr<std::atomic<bool>> stop_;
+  QStringList failures_;  // of the current run, for the status line
 };
 
 }  // namespace servescope::ui

@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return cli::kExitBadInput;
+  } catch (const CLI::Error& e) {  // an option value a command checks itself (a malformed list)
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitBadInput;
   } catch (const QueryError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return cli::kExitBadInput;

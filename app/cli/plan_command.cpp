@@ -115,6 +115,13 @@ bool is_glet_system(const std::string& system) {
   return std::ranges::find(engine::glet_systems(), system) != engine::glet_systems().end();
 }
 
+std::vector<int> parse_glet_sizes(const std::string& text) {
+  auto sizes = parse_int_list(text, "--sizes");
+  for (const int p : sizes)
+    if (p > 100) throw CLI::ValidationError("--sizes", std::to_string(p) + " is more than 100 %");
+  return sizes;
+}
+
 }  // namespace
 
 void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
@@ -129,7 +136,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
     engine::PpipeOptions options;
     bool no_nic_cap = false, no_batch_forming = false;
     // gpu-let
-    std::string gpu, fit = "smallest", merge = "conservative", knee = "marginal";
+    std::string gpu, fit = "smallest", merge = "conservative", knee = "marginal", sizes;
     int gpu_limit = 0, previous_gpus = 1;
     bool headroom = false;
     engine::GletPlannerOptions glet;
@@ -197,6 +204,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->add_flag("--no-batch-forming", args->no_batch_forming,
                 "Leave out the estimate of the time to gather a batch from the latency budget");
   cmd->add_option("--gpu", args->gpu, "gpu-let: the GPU type to split on a mixed cluster");
+  cmd->add_option("--sizes", args->sizes,
+                  "gpu-let: partition sizes in percent, e.g. 50,100 for profiles with MPS halves only (default: "
+                  "20,40,50,60,80,100)");
   cmd->add_option("--gpu-limit", args->gpu_limit, "gpu-let: most GPUs to scale to (default: all of that type)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--previous-gpus", args->previous_gpus, "gpu-let: GPUs the last period used (scaling starts here)")
@@ -282,6 +292,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       if (is_glet_system(args->system)) {
         auto in = engine::glet_input(project.scenario, args->workloads, args->gpu);
         in.latency.latency_safety = args->safety;
+        if (!args->sizes.empty()) in.latency.sizes = parse_glet_sizes(args->sizes);
         in.latency.knee = args->knee == "efficiency" ? engine::KneeRule::MaxEfficiency : engine::KneeRule::MarginalGain;
         auto po = args->glet;
         po.fit = args->fit == "unpartitioned" ? engine::FitOrder::UnpartitionedFirst : engine::FitOrder::SmallestFirst;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 
 #include "model/core/error.h"
 
@@ -56,9 +58,19 @@ GletLatency::GletLatency(std::vector<GletModel> models, GletLatencyOptions optio
     if (!gm.profile) throw QueryError("glet: model " + std::to_string(m) + " has no profile");
     if (gm.slo <= Duration()) throw QueryError("glet: " + gm.profile->name + " needs a positive SLO");
     for (const int p : options_.sizes)
-      if (gm.profile->max_batch(options_.gpu, GpuShare::percent(p)) < 1)
+      if (gm.profile->max_batch(options_.gpu, GpuShare::percent(p)) < 1) {
+        // Name what is profiled, so the user can pick sizes the profiles do have.
+        std::string have;
+        for (const auto& [gpu, share] : gm.profile->configurations())
+          if (gpu == options_.gpu) {
+            std::ostringstream pct;
+            pct << std::setprecision(3) << 100 * share.fraction() << " %";
+            have += (have.empty() ? "" : ", ") + pct.str();
+          }
         throw QueryError("glet: " + gm.profile->name + " has no latency profile on " + options_.gpu + " at " +
-                         std::to_string(p) + " %");
+                         std::to_string(p) + " % (profiled shares: " + (have.empty() ? "none" : have) +
+                         "; choose partition sizes among them)");
+      }
     if (options_.interference && !gm.utilisation && options_.require_utilisation)
       throw QueryError("glet: " + gm.profile->name +
                        " has no L2/DRAM utilisation, which the interference model needs (or plan without it)");

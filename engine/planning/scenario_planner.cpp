@@ -88,7 +88,8 @@ ScenarioPlanResult plan_scenario(const Scenario& scenario, const ScenarioPlanReq
       break;
     }
     case PlannerFamily::Glet: {
-      const auto in = glet_input(scenario, request.workloads, request.glet_gpu);
+      auto in = glet_input(scenario, request.workloads, request.glet_gpu);
+      if (!request.glet_sizes.empty()) in.latency.sizes = request.glet_sizes;
       out.plan = glet_plan_to_json(
           plan_glet_system(request.system, in.models, in.latency, request.glet, 1, in.gpu_limit), scenario.name);
       break;

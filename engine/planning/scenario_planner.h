@@ -23,8 +23,9 @@ struct ScenarioPlanRequest {
   std::vector<std::string> workloads;  // empty: all
   PpipeOptions ppipe;
   GletPlannerOptions glet;
-  std::string glet_gpu;      // the GPU type to split on a mixed cluster
-  CostScenarioRequest cost;  // its system is taken from `system`
+  std::string glet_gpu;         // the GPU type to split on a mixed cluster
+  std::vector<int> glet_sizes;  // partition sizes in percent; empty: the paper's 20–100 %
+  CostScenarioRequest cost;     // its system is taken from `system`
 };
 
 struct PlanSummary {

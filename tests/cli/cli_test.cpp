@@ -413,6 +413,13 @@ TEST(Cli, GletPlansEverySystemAndSimulatesThePlan) {
   const auto over = cli({"plan", "-s", heavy, "--system", "glet"});
   EXPECT_EQ(over.status, 1);
   EXPECT_NE(over.out.find("do not fit on 4 GPU(s)"), std::string::npos) << over.out;
+  // --sizes narrows the partition sizes: every glet of the plan is one of them.
+  const auto halves = cli({"--json", "plan", "-s", scenario, "--system", "glet", "--sizes", "50,100"});
+  ASSERT_EQ(halves.status, 0) << halves.err;
+  for (const auto& gpu : nlohmann::json::parse(halves.out)["layout"])
+    for (const auto& glet : gpu["glets"])
+      EXPECT_TRUE(glet["size_percent"] == 50 || glet["size_percent"] == 100) << glet.dump();
+  EXPECT_EQ(cli({"plan", "-s", scenario, "--system", "glet", "--sizes", "50,150"}).status, 2);
   // glet-serving schedules by itself and reports each schedule it ran.
   const auto served = cli({"--json", "simulate", "-s", scenario, "--system", "glet-serving", "-d", "25", "--period",
                            "10", "--reorganisation", "2"});

@@ -4,6 +4,7 @@
 // the empty project.
 #include <QFile>
 #include <QImage>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -106,6 +107,51 @@ class TestSession : public QObject {
     while (w.document()->undo_stack()->canUndo())
       w.document()->undo_stack()->undo();
     QVERIFY(*w.project() == empty);
+  }
+
+  // gpu-let on the paper's 2×2 RTX 2080 Ti servers: estimated profiles come in MPS halves, so the
+  // sizes are set to 50 and 100 % in the planning dock; the plan view draws one bar per GPU.
+  void gletLayoutsOnTheGletTemplate() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    QCOMPARE(w.cluster_editor()->apply_template(QStringLiteral("clusters/glet-2x2-rtx2080ti.json")), QString());
+    QCOMPARE(
+        w.add_estimated_models({QStringLiteral("resnet50"), QStringLiteral("mobilenet_v2"), QStringLiteral("vgg16")}),
+        QString());
+    QCOMPARE(w.add_poisson_workload(QStringLiteral("resnet50"), 3000), QString());
+    QCOMPARE(w.add_poisson_workload(QStringLiteral("mobilenet_v2"), 6000), QString());
+    QCOMPARE(w.add_poisson_workload(QStringLiteral("vgg16"), 700), QString());
+
+    // Without sizes the profiles lack, the planner says which shares they do have.
+    QSignalSpy done(w.planning(), &PlanningPanel::finished);
+    QVERIFY(w.planning()->run_planners({QStringLiteral("glet-noint")}));
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{0});
+    QVERIFY2(w.planning()->status_text().contains(QStringLiteral("50 %")), qPrintable(w.planning()->status_text()));
+
+    auto* sizes = w.planning()->findChild<QLineEdit*>(QStringLiteral("gletSizes"));
+    QVERIFY(sizes);
+    sizes->setText(QStringLiteral("50,100"));
+    QVERIFY(w.planning()->run_planners({QStringLiteral("glet-noint"), QStringLiteral("sbp-even")}));
+    QVERIFY(done.wait(60000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{2});
+    w.plan_view()->show_plans(0, 1);
+    const auto left = w.plan_view()->left_text();
+    QVERIFY2(left.contains(QStringLiteral("GPU 0")) && left.contains(QStringLiteral("duty cycle")),
+             qPrintable(left.left(600)));
+    QVERIFY(left.contains(QStringLiteral("resnet50")) && left.contains(QStringLiteral("mobilenet_v2")));
+    QVERIFY(w.plan_view()->right_text().contains(QStringLiteral("50 %")));
+
+    const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!dir.isEmpty()) {
+      w.resize(1600, 1000);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(w.plan_view());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(dir + QStringLiteral("/glet-plans.png")));
+    }
   }
 };
 
