@@ -26,7 +26,7 @@ Scenario thousand_models() {
   auto base = demo_mixed();
   Scenario s;
   s.name = "1000 models on 1024 GPUs";
-  s.cluster.nodes.push_back({"a100", "A100", 8, 128, 100, 100});
+  s.cluster.nodes.push_back({"a100", "A100", 8, 128, 100, 100, std::nullopt});
   Workload w{"all", 1, PoissonArrivals{}, {}, Popularity::Equal, 0.9};
   for (int i = 0; i < 1000; ++i) {
     auto p = base.profiles.models[static_cast<std::size_t>(i) % base.profiles.models.size()];

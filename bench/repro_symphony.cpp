@@ -34,7 +34,7 @@ ModelProfile linear(const std::string& name, const std::string& gpu, double alph
 Scenario cluster_of(const std::string& gpu, int gpus, std::vector<ModelProfile> models) {
   Scenario s;
   s.name = std::to_string(gpus) + "x " + gpu;
-  s.cluster.nodes.push_back({"g", gpu, 1, gpus, 100, 100});
+  s.cluster.nodes.push_back({"g", gpu, 1, gpus, 100, 100, std::nullopt});
   Workload w{"all", 1000, PoissonArrivals{}, {}, Popularity::Equal, 0.9};
   for (auto& m : models) {
     w.targets.push_back({TargetKind::Model, m.name, 1.0, std::nullopt});

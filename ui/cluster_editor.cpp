@@ -5,6 +5,7 @@
 #include <QFormLayout>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QKeySequence>
@@ -16,7 +17,9 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <cmath>
+#include <map>
 
+#include "engine/planning/plan_placement.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "resources/builtin_resources.h"
@@ -26,9 +29,42 @@
 namespace servescope::ui {
 namespace {
 
-constexpr double kBoxW = 230, kBoxH = 118, kGap = 24, kChip = 16;
+constexpr double kBoxW = 260, kGap = 24, kChip = 20, kChipGap = 4, kTitleH = 30, kFooterH = 26;
 constexpr int kColumns = 4;
-constexpr int kNodeKey = 0;  // item data: the node's index
+constexpr int kChipsPerRow = 10;
+constexpr int kMaxChips = 80;  // per node entry; a 64-server entry says how many more it has
+constexpr int kNodeKey = 0;    // item data: the node's index
+
+int chips_shown(const Node& n) {
+  return std::min(kMaxChips, n.gpu_count * n.count);
+}
+double box_height(const Node& n) {
+  const int rows = (chips_shown(n) + kChipsPerRow - 1) / kChipsPerRow;
+  return kTitleH + rows * (kChip + kChipGap) + kFooterH;
+}
+
+// A node's box: dragging it moves the node. The move is reported after the mouse is released and
+// queued, because the edit rebuilds the scene, which deletes this item.
+class NodeBox : public QGraphicsRectItem {
+ public:
+  NodeBox(const QRectF& rect, std::function<void(QPointF)> moved) : QGraphicsRectItem(rect), moved_(std::move(moved)) {
+    setFlags(ItemIsSelectable | ItemIsMovable);
+  }
+
+ protected:
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override {
+    pressed_at_ = pos();
+    QGraphicsRectItem::mousePressEvent(event);
+  }
+  void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override {
+    QGraphicsRectItem::mouseReleaseEvent(event);
+    if (pos() != pressed_at_) moved_(pos());
+  }
+
+ private:
+  std::function<void(QPointF)> moved_;
+  QPointF pressed_at_;
+};
 
 }  // namespace
 
@@ -58,6 +94,10 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   auto* duplicate = new QPushButton(tr("Duplicate"), this);
   auto* remove = new QPushButton(tr("Delete"), this);
   summary_ = new QLabel(this);
+  summary_->setWordWrap(true);
+  shares_ = new QComboBox(this);
+  shares_->setObjectName(QStringLiteral("chipShares"));
+  shares_->setToolTip(tr("Colour the GPU chips by type, or show the MPS shares a plan puts on each GPU"));
   name_ = new QLineEdit(this);
   gpu_ = new QComboBox(this);
   gpu_->setObjectName(QStringLiteral("nodeGpu"));
@@ -82,6 +122,7 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   form->addRow(apply);
   auto* bar = new QHBoxLayout;
   bar->addWidget(summary_, 1);
+  bar->addWidget(shares_);
   bar->addWidget(templates_);
   bar->addWidget(add);
   bar->addWidget(duplicate);
@@ -93,6 +134,7 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   box->addLayout(bar);
   box->addLayout(body, 1);
 
+  connect(shares_, &QComboBox::activated, this, [this] { rebuild(); });
   connect(templates_, &QComboBox::activated, this, [this](int i) {
     const auto resource = templates_->itemData(i).toString();
     if (!resource.isEmpty()) apply_template(resource);
@@ -119,6 +161,12 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
     rebuild();
   });
   rebuild();
+}
+
+ClusterEditor::~ClusterEditor() {
+  // QWidget's destructor deletes the scene after this part of the object is gone; clearing a
+  // selection there must not call back into it.
+  scene_->disconnect(this);
 }
 
 std::vector<std::pair<QString, QString>> ClusterEditor::templates() {
@@ -185,6 +233,7 @@ QString ClusterEditor::duplicate_node(int index) {
         const std::string base = n.name;
         for (int k = 2; std::ranges::any_of(c.nodes, [&](const Node& x) { return x.name == n.name; }); ++k)
           n.name = base + "-" + std::to_string(k);
+        if (n.position) n.position = CanvasPoint{n.position->x + kGap, n.position->y + kGap};  // not on top
         c.nodes.insert(c.nodes.begin() + index + 1, n);
         return c;
       },
@@ -213,6 +262,23 @@ QString ClusterEditor::set_node(int index, const Node& node) {
       tr("Edit node %1").arg(QString::fromStdString(node.name)));
 }
 
+QString ClusterEditor::move_node(int index, QPointF to) {
+  return edit(
+      [&](Cluster c) {
+        if (index < 0 || static_cast<std::size_t>(index) >= c.nodes.size()) throw QueryError("no such node");
+        if (std::abs(to.x()) > kMaxCanvasCoordinate || std::abs(to.y()) > kMaxCanvasCoordinate)
+          throw QueryError("that is too far off the canvas");
+        c.nodes[static_cast<std::size_t>(index)].position = CanvasPoint{to.x(), to.y()};
+        return c;
+      },
+      tr("Move node %1")
+          .arg(doc_->project() && index >= 0 &&
+                       static_cast<std::size_t>(index) < doc_->project()->scenario.cluster.nodes.size()
+                   ? QString::fromStdString(
+                         doc_->project()->scenario.cluster.nodes[static_cast<std::size_t>(index)].name)
+                   : QString()));
+}
+
 void ClusterEditor::select_node(int index) {
   for (auto* item : scene_->items())
     if (item->data(kNodeKey).isValid() && item->parentItem() == nullptr)
@@ -239,7 +305,7 @@ void ClusterEditor::fill_form() {
 void ClusterEditor::apply_form() {
   const auto* p = doc_->project();
   if (!p || selected_ < 0 || static_cast<std::size_t>(selected_) >= p->scenario.cluster.nodes.size()) return;
-  Node n;
+  Node n = p->scenario.cluster.nodes[static_cast<std::size_t>(selected_)];  // keeps its position
   n.name = name_->text().trimmed().toStdString();
   n.gpu = gpu_->currentText().toStdString();
   n.gpu_count = gpus_->value();
@@ -249,8 +315,33 @@ void ClusterEditor::apply_form() {
   set_node(selected_, n);
 }
 
+void ClusterEditor::refresh_share_choices() {
+  const auto* p = doc_->project();
+  const auto current = shares_->currentText();
+  shares_->clear();
+  shares_->addItem(tr("Chips by GPU type"));
+  if (p)
+    for (const auto& plan : p->plans) {
+      const auto kind = plan.body.value("kind", "");
+      if (kind == "pipeline-plan" || kind == "glet-plan")
+        shares_->addItem(tr("Shares of %1").arg(QString::fromStdString(plan.name)), QString::fromStdString(plan.name));
+    }
+  shares_->setCurrentIndex(std::max(0, shares_->findText(current)));
+}
+
+bool ClusterEditor::show_plan_shares(const QString& plan) {
+  refresh_share_choices();
+  const int i = plan.isEmpty() ? 0 : shares_->findData(plan);
+  if (i < 0) return false;
+  shares_->setCurrentIndex(i);
+  rebuild();
+  return true;
+}
+
 void ClusterEditor::rebuild() {
   scene_->clear();
+  refresh_share_choices();
+  shared_gpus_ = 0;
   const auto* p = doc_->project();
   const auto current = gpu_->currentText();
   gpu_->clear();
@@ -263,20 +354,59 @@ void ClusterEditor::rebuild() {
     gpu_->addItem(QString::fromStdString(spec.id));
   gpu_->setCurrentText(current.isEmpty() ? QStringLiteral("A100") : current);
   const auto& c = p->scenario.cluster;
-  summary_->setText(tr("<b>%1</b>: %2 servers, %3 GPUs")
+  QString summary = tr("<b>%1</b>: %2 servers, %3 GPUs")
                         .arg(QString::fromStdString(c.name))
                         .arg(c.total_servers())
-                        .arg(c.total_gpus()));
+                        .arg(c.total_gpus());
+
+  // The chosen plan placed as the simulator places it: per node entry, its GPUs in order.
+  std::map<std::size_t, std::vector<engine::PlacedGpu>> placed;
+  std::vector<std::string> legend;
+  if (const auto plan_name = shares_->currentData().toString(); !plan_name.isEmpty()) {
+    const auto it = std::ranges::find(p->plans, plan_name.toStdString(), &SavedArtifact::name);
+    try {
+      if (it == p->plans.end()) throw QueryError("no such plan");
+      for (auto& g : engine::place_plan(p->scenario, it->body).gpus) {
+        for (const auto& share : g.shares)
+          if (std::ranges::find(legend, share.model) == legend.end()) legend.push_back(share.model);
+        shared_gpus_ += g.shares.empty() ? 0 : 1;
+        placed[g.node].push_back(std::move(g));
+      }
+      summary += tr("; %1 uses %2 of them").arg(plan_name).arg(shared_gpus_);
+    } catch (const Error& e) {
+      summary += tr("; <b>%1 does not fit this cluster</b>: %2")
+                     .arg(plan_name.toHtmlEscaped(), QString::fromStdString(e.what()).toHtmlEscaped());
+    }
+  }
+  summary_->setText(summary);
+
+  // Entries the user has not placed go in a grid, each row as tall as its tallest box.
+  std::vector<QPointF> at(c.nodes.size());
+  double row_y = 0, row_h = 0;
+  for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+    if (i % kColumns == 0 && i > 0) {
+      row_y += row_h + kGap;
+      row_h = 0;
+    }
+    row_h = std::max(row_h, box_height(c.nodes[i]));
+    at[i] = c.nodes[i].position ? QPointF(c.nodes[i].position->x, c.nodes[i].position->y)
+                                : QPointF(static_cast<double>(i % kColumns) * (kBoxW + kGap), row_y);
+  }
+
   const auto pal = palette();
+  const QPen outline(pal.color(QPalette::Mid));
   for (std::size_t i = 0; i < c.nodes.size(); ++i) {
     const auto& n = c.nodes[i];
-    const double x = static_cast<double>(i % kColumns) * (kBoxW + kGap);
-    const double y = std::floor(static_cast<double>(i) / kColumns) * (kBoxH + kGap);
-    auto* box =
-        scene_->addRect(QRectF(0, 0, kBoxW, kBoxH), QPen(pal.color(QPalette::WindowText)), pal.color(QPalette::Base));
-    box->setPos(x, y);
-    box->setFlag(QGraphicsItem::ItemIsSelectable);
-    box->setData(kNodeKey, static_cast<int>(i));
+    const int index = static_cast<int>(i);
+    auto* box = new NodeBox(QRectF(0, 0, kBoxW, box_height(n)), [this, index](QPointF to) {
+      QMetaObject::invokeMethod(
+          this, [this, index, to] { move_node(index, to); }, Qt::QueuedConnection);
+    });
+    scene_->addItem(box);
+    box->setPen(QPen(pal.color(QPalette::WindowText)));
+    box->setBrush(pal.color(QPalette::Base));
+    box->setPos(at[i]);
+    box->setData(kNodeKey, index);
     box->setToolTip(tr("%1: %2 server(s) × %3 %4, NIC %5 / %6 Gbps")
                         .arg(QString::fromStdString(n.name))
                         .arg(n.count)
@@ -288,17 +418,60 @@ void ClusterEditor::rebuild() {
         n.count > 1 ? tr("%1  ×%2").arg(QString::fromStdString(n.name)).arg(n.count) : QString::fromStdString(n.name),
         box);
     title->setPos(8, 6);
-    // One chip per GPU of one server, coloured by type.
-    const auto colour = widgets::color_for_name(QString::fromStdString(n.gpu), pal);
-    for (int g = 0; g < n.gpu_count; ++g) {
-      auto* chip = new QGraphicsRectItem(8 + (g % 10) * (kChip + 4), 30 + (g / 10) * (kChip + 4), kChip, kChip, box);
-      chip->setBrush(colour);
-      chip->setPen(QPen(pal.color(QPalette::Mid)));
+    // One chip per GPU of the entry's servers: the type's colour, or the plan's MPS shares as
+    // slices coloured by model (free capacity left in the base colour).
+    const auto type_colour = widgets::color_for_name(QString::fromStdString(n.gpu), pal);
+    const auto* gpus = placed.contains(i) ? &placed[i] : nullptr;
+    const int shown = chips_shown(n);
+    for (int g = 0; g < shown; ++g) {
+      const double x = 8 + (g % kChipsPerRow) * (kChip + kChipGap);
+      const double y = kTitleH + (g / kChipsPerRow) * (kChip + kChipGap);
+      auto* chip = new QGraphicsRectItem(x, y, kChip, kChip, box);
+      chip->setPen(outline);
+      if (!gpus || static_cast<std::size_t>(g) >= gpus->size()) {
+        chip->setBrush(type_colour);
+        continue;
+      }
+      const auto& placed_gpu = (*gpus)[static_cast<std::size_t>(g)];
+      QString tip = QString::fromStdString(placed_gpu.name);
+      double from = 0;
+      for (const auto& share : placed_gpu.shares) {
+        const double w = kChip * share.share.fraction();
+        auto* slice = new QGraphicsRectItem(x + from, y, w, kChip, box);
+        slice->setPen(Qt::NoPen);
+        slice->setBrush(widgets::color_for_name(QString::fromStdString(share.model), pal));
+        from += w;
+        tip += QStringLiteral("\n%1 on %2: %3")
+                   .arg(QString::fromStdString(share.model), QString::fromStdString(share.share.to_string()),
+                        QString::fromStdString(share.detail));
+      }
+      if (placed_gpu.shares.empty()) tip += tr("\nidle in this plan");
+      chip->setToolTip(tip);
+      chip->setZValue(1);  // the outline over the slices
+      chip->setBrush(Qt::NoBrush);
     }
     auto* detail = new QGraphicsSimpleTextItem(
-        tr("%1 · ↑%2 ↓%3 Gbps").arg(QString::fromStdString(n.gpu)).arg(n.nic_up_gbps).arg(n.nic_down_gbps), box);
-    detail->setPos(8, kBoxH - 22);
-    if (static_cast<int>(i) == selected_) box->setSelected(true);
+        n.gpu_count * n.count > shown
+            ? tr("%1 · ↑%2 ↓%3 Gbps · +%4 GPUs")
+                  .arg(QString::fromStdString(n.gpu))
+                  .arg(n.nic_up_gbps)
+                  .arg(n.nic_down_gbps)
+                  .arg(n.gpu_count * n.count - shown)
+            : tr("%1 · ↑%2 ↓%3 Gbps").arg(QString::fromStdString(n.gpu)).arg(n.nic_up_gbps).arg(n.nic_down_gbps),
+        box);
+    detail->setPos(8, box_height(n) - 22);
+    if (index == selected_) box->setSelected(true);
+  }
+  // The plan's models, under the boxes.
+  double legend_x = 0;
+  const double legend_y = scene_->itemsBoundingRect().bottom() + kGap;
+  for (const auto& model : legend) {
+    auto* swatch = scene_->addRect(QRectF(legend_x, legend_y, kChip, kChip), outline,
+                                   widgets::color_for_name(QString::fromStdString(model), pal));
+    auto* label = scene_->addSimpleText(QString::fromStdString(model));
+    label->setPos(legend_x + kChip + 6, legend_y);
+    legend_x += kChip + 18 + label->boundingRect().width();
+    (void)swatch;
   }
   fill_form();
 }

@@ -3,7 +3,9 @@
 // pans; a form edits the selected node (name, GPU type, GPUs per server, servers, NIC up/down);
 // nodes are added, duplicated (Ctrl+D) and deleted (Delete), and a template replaces the whole
 // cluster with one of the papers' (HC1–HC4 S/L, the glet servers, 64 and 512 A100s). Every edit
-// goes through the document's undo stack and is checked there; refusals are reported.
+// goes through the document's undo stack and is checked there; refusals are reported. Boxes are
+// dragged anywhere (the position is kept in the project), and the chips can show the MPS shares
+// a plan puts on each GPU, placed as the simulator places them (engine/planning/plan_placement.h).
 #pragma once
 
 #include <QGraphicsView>
@@ -36,6 +38,7 @@ class ClusterEditor : public QWidget {
   Q_OBJECT
  public:
   explicit ClusterEditor(ProjectDocument* document, QWidget* parent = nullptr);
+  ~ClusterEditor() override;
 
   // Built-in cluster templates ("clusters/hc3-s.json" …) and their display names.
   static std::vector<std::pair<QString, QString>> templates();
@@ -45,6 +48,11 @@ class ClusterEditor : public QWidget {
   QString duplicate_node(int index);
   QString remove_node(int index);
   QString set_node(int index, const Node& node);
+  QString move_node(int index, QPointF to);  // where the node's box is drawn, kept in the project
+  // Draws the MPS shares the named plan puts on each GPU ("" for chips by GPU type); false when
+  // the project has no such pipeline or gpu-let plan.
+  bool show_plan_shares(const QString& plan);
+  int shared_gpus() const { return shared_gpus_; }  // GPUs the shown plan uses, 0 without one
   int selected_node() const { return selected_; }
   void select_node(int index);
   QGraphicsScene* scene() const { return scene_; }
@@ -56,6 +64,7 @@ class ClusterEditor : public QWidget {
  private:
   QString edit(const std::function<Cluster(Cluster)>& change, const QString& what);
   void rebuild();
+  void refresh_share_choices();
   void fill_form();
   void apply_form();
 
@@ -63,6 +72,7 @@ class ClusterEditor : public QWidget {
   QGraphicsScene* scene_;
   ZoomingView* view_;
   QComboBox* templates_;
+  QComboBox* shares_;
   QLineEdit* name_;
   QComboBox* gpu_;
   QSpinBox* gpus_;
@@ -71,6 +81,7 @@ class ClusterEditor : public QWidget {
   QDoubleSpinBox* down_;
   QLabel* summary_;
   int selected_ = -1;
+  int shared_gpus_ = 0;
   QString refusal_;
 };
 

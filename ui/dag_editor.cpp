@@ -84,6 +84,10 @@ void DagScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* event) {
   if (!to.isEmpty()) Q_EMIT connectRequested(from, to);
 }
 
+DagEditor::~DagEditor() {
+  scene_->disconnect(this);  // as ClusterEditor: the scene outlives this part of the object
+}
+
 DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
     : QWidget(parent), doc_(document), scene_(new DagScene(this)), view_(new QGraphicsView(scene_, this)) {
   setObjectName(QStringLiteral("dagEditor"));

@@ -45,6 +45,7 @@ class DagEditor : public QWidget {
   Q_OBJECT
  public:
   explicit DagEditor(ProjectDocument* document, QWidget* parent = nullptr);
+  ~DagEditor() override;
 
   void show_application(int index);  // −1: none
   int application() const { return app_; }

@@ -9,6 +9,7 @@
 #include "engine/baselines/shepherd_scheduler.h"
 #include "engine/dataplane/partitioned_data_plane.h"
 #include "engine/glet/glet_scenario.h"
+#include "engine/sim/cluster_gpus.h"
 #include "engine/sim/request_log.h"
 #include "model/core/error.h"
 #include "model/io/trace_file.h"
@@ -35,17 +36,12 @@ bool is_glet_data_plane(const std::string& system) {
 
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
   SimulationSetup setup;
-  // GPUs: every GPU of every server, named server/gpuK.
-  const auto servers = scenario.cluster.servers();
+  auto listing = cluster_gpus(scenario.cluster);
+  setup.gpus = std::move(listing.gpus);
+  setup.servers = std::move(listing.servers);
   std::set<std::string> types;
-  for (std::uint32_t s = 0; s < servers.size(); ++s) {
-    const auto& node = scenario.cluster.nodes[servers[s].node_index];
-    setup.servers.push_back(LinkSpeed{node.nic_up_gbps, node.nic_down_gbps});
-    for (int g = 0; g < servers[s].gpu_count; ++g)
-      setup.gpus.push_back(GpuSlot{static_cast<std::uint32_t>(setup.gpus.size()),
-                                   servers[s].name + "/gpu" + std::to_string(g), node.gpu, GpuShare::whole(), s});
-    types.insert(node.gpu);
-  }
+  for (const auto& g : setup.gpus)
+    types.insert(g.gpu_type);
   if (setup.gpus.empty()) throw QueryError("the scenario's cluster has no GPUs");
   const bool pipelines = is_pipeline_data_plane(spec.system);
   const bool glets = is_glet_data_plane(spec.system);

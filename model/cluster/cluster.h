@@ -5,10 +5,19 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace servescope {
+
+// A point on the cluster editor's canvas (scene units, about a pixel at 100 %).
+struct CanvasPoint {
+  double x = 0;
+  double y = 0;
+
+  bool operator==(const CanvasPoint&) const = default;
+};
 
 struct Node {
   std::string name;
@@ -17,6 +26,9 @@ struct Node {
   int count = 1;  // identical servers this entry stands for
   double nic_up_gbps = 10;
   double nic_down_gbps = 10;
+  // Where the user put the node in the cluster editor; unset, the editor lays it out in a grid.
+  // Kept in the file so a drawing survives a reload; nothing else reads it.
+  std::optional<CanvasPoint> position;
 
   bool operator==(const Node&) const = default;
 };
@@ -44,5 +56,6 @@ struct Cluster {
 inline constexpr int kMaxGpusPerNode = 64;
 inline constexpr int kMaxNodeCount = 100'000;
 inline constexpr double kMaxNicGbps = 100'000;
+inline constexpr double kMaxCanvasCoordinate = 1e7;
 
 }  // namespace servescope

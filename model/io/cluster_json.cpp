@@ -17,7 +17,7 @@ Cluster cluster_from_json(const JsonCursor& c, bool document) {
   long long total_gpus = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto n = nodes[i];
-    n.expect_object({"name", "gpu", "gpu_count", "count", "nic_up_gbps", "nic_down_gbps"});
+    n.expect_object({"name", "gpu", "gpu_count", "count", "nic_up_gbps", "nic_down_gbps", "position"});
     Node node;
     node.name = n.at("name").as_string();
     node.gpu = n.at("gpu").as_string();
@@ -25,6 +25,11 @@ Cluster cluster_from_json(const JsonCursor& c, bool document) {
     node.count = static_cast<int>(n.int_or("count", 1, 1, kMaxNodeCount));
     node.nic_up_gbps = n.at("nic_up_gbps").as_double(0.001, kMaxNicGbps);
     node.nic_down_gbps = n.at("nic_down_gbps").as_double(0.001, kMaxNicGbps);
+    if (const auto p = n.find("position")) {
+      if (p->size() != 2) p->fail("must be [x, y]");
+      node.position = CanvasPoint{(*p)[0].as_double(-kMaxCanvasCoordinate, kMaxCanvasCoordinate),
+                                  (*p)[1].as_double(-kMaxCanvasCoordinate, kMaxCanvasCoordinate)};
+    }
     total_gpus += static_cast<long long>(node.gpu_count) * node.count;
     if (total_gpus > 1'000'000) n.fail("the cluster would hold more than 1000000 GPUs");
     cluster.nodes.push_back(std::move(node));
@@ -39,6 +44,7 @@ nlohmann::json to_json(const Cluster& c, bool document) {
     if (n.count != 1) j["count"] = n.count;
     j["nic_up_gbps"] = n.nic_up_gbps;
     j["nic_down_gbps"] = n.nic_down_gbps;
+    if (n.position) j["position"] = {n.position->x, n.position->y};
     nodes.push_back(std::move(j));
   }
   nlohmann::json out;

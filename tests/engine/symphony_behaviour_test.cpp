@@ -18,7 +18,7 @@ constexpr double kStaggeredCapacity = 5839;  // Table 2
 Scenario resnet50_on_8() {
   Scenario s;
   s.name = "T11";
-  s.cluster.nodes.push_back({"g", "GTX1080Ti", 1, 8, 10, 10});
+  s.cluster.nodes.push_back({"g", "GTX1080Ti", 1, 8, 10, 10, std::nullopt});
   ModelProfile p;
   p.name = "ResNet50";
   p.form = ProfileForm::Linear;

@@ -1,13 +1,18 @@
 // The cluster editor on the offscreen platform: a template replaces the cluster with the
 // paper's HC3-S exactly, nodes are added, edited, duplicated and deleted through the undo stack
-// with one box per node and one chip per GPU, and a bad GPU type is refused with the reason.
+// with one box per node and one chip per GPU, and a bad GPU type is refused with the reason. A
+// box dragged with the mouse keeps its place in the project; a plan's MPS shares show on the chips.
 #include <QGraphicsItem>
 #include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 #include "model/io/document.h"
 #include "ui/cluster_editor.h"
 #include "ui/main_window.h"
+#include "ui/planning_panel.h"
 #include "ui/project_document.h"
 
 using servescope::Cluster;
@@ -20,7 +25,7 @@ namespace {
 int top_level_boxes(QGraphicsScene* scene) {
   int n = 0;
   for (auto* item : scene->items())
-    n += item->parentItem() == nullptr ? 1 : 0;
+    n += item->parentItem() == nullptr && item->data(0).isValid() ? 1 : 0;  // not the legend
   return n;
 }
 
@@ -74,6 +79,67 @@ class TestClusterEditor : public QObject {
       w.document()->undo_stack()->undo();
     QVERIFY(w.project()->scenario.cluster == original);
     QVERIFY(!w.document()->is_modified());
+  }
+
+  void dragMovesANodeAndChipsShowAPlansShares() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1400, 900);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
+    auto* editor = w.cluster_editor();
+    w.show();
+    w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(editor);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+
+    // Drag the first node's box by its title, as a user would.
+    QGraphicsItem* box = nullptr;
+    for (auto* item : editor->scene()->items())
+      if (item->parentItem() == nullptr && item->data(0).toInt() == 0) box = item;
+    QVERIFY(box);
+    const QPointF was = box->pos();
+    auto* view = editor->findChild<QGraphicsView*>(QStringLiteral("clusterView"));
+    const QPoint press = view->mapFromScene(was + QPointF(20, 10));
+    const QPoint release = press + QPoint(160, 120);
+    QTest::mousePress(view->viewport(), Qt::LeftButton, {}, press);
+    QTest::mouseMove(view->viewport(), press + QPoint(80, 60));
+    QTest::mouseMove(view->viewport(), release);
+    QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, release);
+    QTRY_VERIFY(w.project()->scenario.cluster.nodes[0].position.has_value());
+    const auto moved = *w.project()->scenario.cluster.nodes[0].position;
+    const QPointF delta = QPointF(moved.x, moved.y) - was;
+    const double scale = view->transform().m11();
+    QVERIFY2(std::abs(delta.x() - 160 / scale) < 2 && std::abs(delta.y() - 120 / scale) < 2,
+             qPrintable(QStringLiteral("moved by %1, %2").arg(delta.x()).arg(delta.y())));
+    QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Move node v100"));
+    // The form's Apply keeps the position; undo puts the box back in the grid.
+    Node n = w.project()->scenario.cluster.nodes[0];
+    n.nic_up_gbps = 7;
+    QCOMPARE(editor->set_node(0, n), QString());
+    QVERIFY(w.project()->scenario.cluster.nodes[0].position == moved);
+    w.document()->undo_stack()->undo();
+    w.document()->undo_stack()->undo();
+    QVERIFY(!w.project()->scenario.cluster.nodes[0].position.has_value());
+
+    // Chips by plan: PPipe's vGPUs on the GPUs the simulator would give them.
+    QVERIFY(!editor->show_plan_shares(QStringLiteral("ppipe")));  // not planned yet
+    QSignalSpy done(w.planning(), &servescope::ui::PlanningPanel::finished);
+    QVERIFY(w.planning()->run_planners({QStringLiteral("ppipe")}));
+    QVERIFY(done.wait(120000));
+    QVERIFY(editor->show_plan_shares(QStringLiteral("ppipe")));
+    const int used = editor->shared_gpus();
+    QVERIFY2(used > 0 && used <= 16, qPrintable(QString::number(used)));
+    int slices = 0;
+    for (auto* item : editor->scene()->items())
+      slices += item->toolTip().contains(QStringLiteral("blocks")) ? 1 : 0;
+    QCOMPARE(slices, used);  // each used GPU's chip lists its shares
+    const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!dir.isEmpty()) {
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(editor);
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(dir + QStringLiteral("/cluster-plan-shares.png")));
+    }
+    QVERIFY(editor->show_plan_shares(QString()));
+    QCOMPARE(editor->shared_gpus(), 0);
   }
 };
 

@@ -136,6 +136,14 @@ TEST(BadInput, MessagesNameThePathAndTheReason) {
                "expected an integer");
   expect_error(with([](auto& j) { j["cluster"]["nodes"][0]["gpu"] = "Voodoo2"; }), "$.cluster.nodes[0].gpu",
                "unknown GPU type 'Voodoo2'");
+  expect_error(with([](auto& j) {
+                 j["cluster"]["nodes"][0]["position"] = {1, 2, 3};
+               }),
+               "$.cluster.nodes[0].position", "must be [x, y]");
+  expect_error(with([](auto& j) {
+                 j["cluster"]["nodes"][0]["position"] = {1, "left"};
+               }),
+               "$.cluster.nodes[0].position[1]", "expected a number");
   expect_error(with([](auto& j) { j["profiles"][0]["fits"][0]["alpha_us"] = "fast"; }),
                "$.profiles[0].fits[0].alpha_us", "expected a number");
   expect_error(with([](auto& j) { j["profiles"][0]["fits"][0]["beta_us"] = -5; }), "$.profiles[0].fits[0].beta_us",

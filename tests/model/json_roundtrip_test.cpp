@@ -18,8 +18,8 @@ Scenario full_scenario() {
   GpuSpec custom{"MyGPU", "Lab GPU", "Custom", {"lab"}, 10, 1.5, 3.0, 4.0, 100.0, true};
   s.custom_gpus.push_back(custom);
   s.cluster.name = "c";
-  s.cluster.nodes.push_back({"v100", "V100", 2, 2, 6.0, 6.0});
-  s.cluster.nodes.push_back({"lab", "MyGPU", 1, 1, 0.5, 1.25});
+  s.cluster.nodes.push_back({"v100", "V100", 2, 2, 6.0, 6.0, std::nullopt});
+  s.cluster.nodes.push_back({"lab", "MyGPU", 1, 1, 0.5, 1.25, CanvasPoint{-40.5, 310}});
 
   ModelProfile blocks;
   blocks.name = "blocky";
@@ -125,7 +125,7 @@ TEST(JsonRoundTrip, IncludedProfilesStayIncluded) {
   test::TempDir dir;
   Scenario s;
   s.name = "with include";
-  s.cluster.nodes.push_back({"a", "A100", 8, 1, 100, 100});
+  s.cluster.nodes.push_back({"a", "A100", 8, 1, 100, 100, std::nullopt});
   s.profile_includes = {"profiles/linear.json"};
   ProfileSet inc;
   inc.name = "included";

@@ -1,0 +1,67 @@
+#include "engine/planning/plan_placement.h"
+
+#include <algorithm>
+
+#include "engine/glet/glet_deployment.h"
+#include "engine/glet/glet_plan_json.h"
+#include "engine/ppipe/pipeline_deployment.h"
+#include "engine/ppipe/pipeline_plan_json.h"
+#include "engine/sim/cluster_gpus.h"
+
+namespace servescope::engine {
+namespace {
+
+// The models a plan serves, in first-appearance order: the deployments want every one listed.
+template <class Range, class Name>
+std::vector<std::string> models_of(const Range& items, Name name) {
+  std::vector<std::string> out;
+  for (const auto& item : items)
+    if (std::ranges::find(out, name(item)) == out.end()) out.push_back(name(item));
+  return out;
+}
+
+}  // namespace
+
+PlanPlacement place_plan(const Scenario& scenario, const nlohmann::json& plan) {
+  const auto listing = cluster_gpus(scenario.cluster);
+  PlanPlacement out;
+  for (const auto& g : listing.gpus) {
+    const auto node = listing.server_node[g.server];
+    const int in_server =
+        static_cast<int>(std::ranges::count_if(out.gpus, [&](const PlacedGpu& p) { return p.server == g.server; }));
+    out.gpus.push_back(PlacedGpu{g.name, g.gpu_type, g.server, node, in_server, {}});
+  }
+  const auto kind = plan.value("kind", "");
+  if (kind == "pipeline-plan") {
+    const auto parsed = pipeline_plan_from_json(plan, "plan");
+    const auto models = models_of(parsed.pipelines, [](const PlannedPipeline& p) { return p.model; });
+    std::vector<PhysicalGpu> physical;
+    for (const auto& g : listing.gpus)
+      physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
+    const auto d = deploy_pipeline_plan(parsed, models, physical, listing.servers, scenario.profiles);
+    for (const auto& p : d.pipelines)
+      for (const auto& stage : p.stages)
+        for (const auto slot : stage.pool)
+          out.gpus[d.slot_physical[slot]].shares.push_back(
+              PlacedShare{d.models[p.model], d.slots[slot].share,
+                          "blocks " + std::to_string(stage.blocks.begin) + "–" + std::to_string(stage.blocks.end) +
+                              ", batch " + std::to_string(p.planned_batch)});
+    out.placed = true;
+  } else if (kind == "glet-plan") {
+    const auto parsed = glet_plan_from_json(plan, "plan");
+    const auto models = models_of(parsed.models, [](const GletPlannedModel& m) { return m.name; });
+    const auto d = deploy_glet_plan(parsed, models, listing.gpus);
+    for (std::size_t s = 0; s < d.slots.size(); ++s) {
+      std::string names, detail;
+      for (const auto& h : d.glets[s].hosted) {
+        names += (names.empty() ? "" : " + ") + models[h.model];
+        detail += (detail.empty() ? "" : "; ") + models[h.model] + " batch " + std::to_string(h.batch);
+      }
+      out.gpus[d.slot_physical[s]].shares.push_back(PlacedShare{names, d.slots[s].share, detail});
+    }
+    out.placed = true;
+  }
+  return out;
+}
+
+}  // namespace servescope::engine
