@@ -8,4 +8,5 @@ export QT_QPA_PLATFORM=offscreen SERVESCOPE_SCREENSHOTS_DIR="$out"
 build/dev/tests/gui/tst_session
 build/dev/tests/gui/tst_dag_editor
 build/dev/tests/gui/tst_planning
+build/dev/tests/gui/tst_cluster_editor
 echo "screenshots in $out"

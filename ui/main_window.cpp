@@ -122,14 +122,16 @@ void MainWindow::autosave() {
   }
 }
 
-bool MainWindow::offer_recovery() {
+bool MainWindow::offer_recovery(RecoveryChoice choice) {
   if (!QFile::exists(recovery_path())) return false;
-  const auto answer =
-      QMessageBox::question(this, tr("Recover unsaved work"),
-                            tr("The last session ended with unsaved changes. Open the copy saved at %1?")
-                                .arg(QFileInfo(recovery_path()).lastModified().toString()),
-                            QMessageBox::Open | QMessageBox::Discard, QMessageBox::Open);
-  if (answer != QMessageBox::Open) {
+  if (choice == RecoveryChoice::Ask)
+    choice = QMessageBox::question(this, tr("Recover unsaved work"),
+                                   tr("The last session ended with unsaved changes. Open the copy saved at %1?")
+                                       .arg(QFileInfo(recovery_path()).lastModified().toString()),
+                                   QMessageBox::Open | QMessageBox::Discard, QMessageBox::Open) == QMessageBox::Open
+                 ? RecoveryChoice::Open
+                 : RecoveryChoice::Discard;
+  if (choice != RecoveryChoice::Open) {
     QFile::remove(recovery_path());
     return false;
   }

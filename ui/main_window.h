@@ -53,8 +53,14 @@ class MainWindow : public QMainWindow {
   // cluster's GPU types); returns the reason when refused.
   QString add_estimated_models(const QStringList& architectures, const QStringList& gpus = {});
   // At start-up: when the last session left a recovery copy of unsaved work (autosaved every
-  // minute, removed on save and on a normal close), offer to open it.
-  bool offer_recovery();
+  // minute, removed on save and on a normal close), offer to open it. `choice` answers for the
+  // user (scripted sessions, tests); true when the copy was opened.
+  enum class RecoveryChoice { Ask, Open, Discard };
+  bool offer_recovery(RecoveryChoice choice = RecoveryChoice::Ask);
+  // Writes the recovery copy now when there are unsaved changes (the timer does it every minute).
+  void autosave();
+  // Where the crash-recovery copy of an unsaved project lives.
+  static QString recovery_path();
 
   // File → Export: the central view as PNG (or SVG when the path ends in .svg), and a plan of the
   // project as its JSON. The reason when it could not be written.
@@ -86,9 +92,6 @@ class MainWindow : public QMainWindow {
   void save_as_dialog();
   void remember_recent(const QString& location);
   void fill_recent_menu();
-  void autosave();
-  // Where the crash-recovery copy of an unsaved project lives.
-  static QString recovery_path();
 
   void refresh_views();
   // An editor refused an edit: the log and the status bar say why.

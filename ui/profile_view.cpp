@@ -5,6 +5,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
@@ -70,11 +71,24 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
   connect(table_, &QTableWidget::cellChanged, this, &ProfileView::cell_edited);
   table_->verticalHeader()->hide();
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row) { show_points(row); });
+  points_title_ = new QLabel(this);
+  points_ = new QTableWidget(this);
+  points_->setObjectName(QStringLiteral("profilePoints"));
+  points_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  connect(points_, &QTableWidget::cellChanged, this, &ProfileView::point_edited);
+  auto* tables = new QHBoxLayout;
+  tables->addWidget(table_, 3);
+  auto* points_box = new QVBoxLayout;
+  points_box->addWidget(points_title_);
+  points_box->addWidget(points_, 1);
+  tables->addLayout(points_box, 2);
   auto* box = new QVBoxLayout(this);
   box->addWidget(title_);
   box->addWidget(chart_view_, 3);
   box->addWidget(blocks_view_, 2);
-  box->addWidget(table_, 2);
+  box->addLayout(tables, 2);
   connect(doc_, &ProjectDocument::changed, this, &ProfileView::rebuild);
   connect(doc_, &ProjectDocument::projectReset, this, [this] { show_model(-1); });
   rebuild();
@@ -126,8 +140,139 @@ void ProfileView::cell_edited(int row, int column) {
   if (!why.isEmpty()) rebuild();  // put the shown value back
 }
 
+namespace {
+
+// The curve a point edit changes: configuration (gpu, share) of a table profile, or one block of
+// a block profile. nullptr when the profile has none.
+BatchCurve* curve_of(ModelProfile& profile, const std::pair<std::string, GpuShare>& config, int block) {
+  if (profile.form == ProfileForm::Table) {
+    const auto it = std::ranges::find_if(
+        profile.batch_tables, [&](const BatchTable& t) { return t.gpu == config.first && t.share == config.second; });
+    return it == profile.batch_tables.end() || block != 0 ? nullptr : &it->curve;
+  }
+  if (profile.form == ProfileForm::Blocks) {
+    const auto it = std::ranges::find_if(
+        profile.block_tables, [&](const BlockTable& t) { return t.gpu == config.first && t.share == config.second; });
+    if (it == profile.block_tables.end() || block < 0 || static_cast<std::size_t>(block) >= it->blocks.size())
+      return nullptr;
+    return &it->blocks[static_cast<std::size_t>(block)];
+  }
+  return nullptr;
+}
+
+QString us_text(Duration d) {
+  return QString::number(d.to_us(), 'f', 1);
+}
+
+}  // namespace
+
+QString ProfileView::edit_point(int row, int batch_index, int block, double latency_us) {
+  const auto* p = doc_->project();
+  QString why;
+  if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size() || row < 0 ||
+      static_cast<std::size_t>(row) >= rows_.size()) {
+    why = tr("no profile configuration is shown");
+  } else {
+    auto profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
+    auto* curve = curve_of(profile, rows_[static_cast<std::size_t>(row)], block);
+    if (!curve) {
+      why = tr("only a table or block profile has measured points to edit");
+    } else if (batch_index < 0 || static_cast<std::size_t>(batch_index) >= curve->batches().size()) {
+      why = tr("no such profiled batch");
+    } else if (!(latency_us > 0) || !std::isfinite(latency_us) || latency_us > 1e9) {
+      why = tr("a latency must be more than 0 µs (and at most 1000 s)");
+    } else {
+      const auto i = static_cast<std::size_t>(batch_index);
+      auto latency = curve->latency();
+      const auto& batches = curve->batches();
+      const auto value = Duration::from_us(latency_us);
+      // A larger batch never runs faster: every batch-size search relies on it (batch_curve.h).
+      if (i > 0 && value < latency[i - 1]) {
+        why = tr("batch %1 cannot be faster than batch %2 (%3 µs)")
+                  .arg(batches[i])
+                  .arg(batches[i - 1])
+                  .arg(us_text(latency[i - 1]));
+      } else if (i + 1 < latency.size() && value > latency[i + 1]) {
+        why = tr("batch %1 cannot be slower than batch %2 (%3 µs)")
+                  .arg(batches[i])
+                  .arg(batches[i + 1])
+                  .arg(us_text(latency[i + 1]));
+      } else {
+        latency[i] = value;
+        *curve = BatchCurve(batches, latency);
+        const auto& [gpu, share] = rows_[static_cast<std::size_t>(row)];
+        why = doc_->set_profile(
+            static_cast<std::size_t>(model_), profile,
+            (profile.form == ProfileForm::Blocks ? tr("Set block %1 of %2 on %3 %4 at batch %5 to %6 µs").arg(block)
+                                                 : tr("Set %2 on %3 %4 at batch %5 to %6 µs"))
+                .arg(QString::fromStdString(profile.name), QString::fromStdString(gpu),
+                     QString::fromStdString(share.to_string()))
+                .arg(batches[i])
+                .arg(latency_us));
+      }
+    }
+  }
+  if (!why.isEmpty()) Q_EMIT refused(why);
+  return why;
+}
+
+void ProfileView::point_edited(int row, int column) {
+  bool ok = false;
+  const double value = points_->item(row, column)->text().toDouble(&ok);
+  const auto why = ok ? edit_point(points_row_, row, column, value)
+                      : tr("'%1' is not a number").arg(points_->item(row, column)->text());
+  if (!ok) Q_EMIT refused(why);
+  if (!why.isEmpty()) show_points(points_row_);  // put the shown value back
+}
+
+void ProfileView::show_points(int row) {
+  const QSignalBlocker quiet(points_);
+  points_->clear();
+  points_->setRowCount(0);
+  points_->setColumnCount(0);
+  points_row_ = row;
+  const auto* p = doc_->project();
+  if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size() || row < 0 ||
+      static_cast<std::size_t>(row) >= rows_.size()) {
+    points_title_->setText(tr("Select a configuration to see its measured points"));
+    return;
+  }
+  auto profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
+  const auto& [gpu, share] = rows_[static_cast<std::size_t>(row)];
+  const int columns = profile.form == ProfileForm::Blocks ? profile.block_count : 1;
+  if (!curve_of(profile, rows_[static_cast<std::size_t>(row)], 0)) {
+    points_title_->setText(tr("A linear profile is its α and β: edit them on the left"));
+    return;
+  }
+  const bool editable = profile.origin.empty();
+  points_title_->setText(tr("<b>%1 %2</b>: latency in µs%3")
+                             .arg(QString::fromStdString(gpu), QString::fromStdString(share.to_string()),
+                                  editable
+                                      ? tr(" (double-click to edit)")
+                                      : tr(" (from %1: edit that file)").arg(QString::fromStdString(profile.origin))));
+  const auto& batches = curve_of(profile, rows_[static_cast<std::size_t>(row)], 0)->batches();
+  points_->setColumnCount(columns);
+  points_->setRowCount(static_cast<int>(batches.size()));
+  QStringList rows_labels, column_labels;
+  for (const int b : batches)
+    rows_labels << tr("batch %1").arg(b);
+  for (int c = 0; c < columns; ++c) {
+    column_labels << (profile.form == ProfileForm::Blocks ? tr("block %1").arg(c) : tr("latency"));
+    const auto* curve = curve_of(profile, rows_[static_cast<std::size_t>(row)], c);
+    for (std::size_t k = 0; k < curve->latency().size(); ++k) {
+      auto* item = new QTableWidgetItem(us_text(curve->latency()[k]));
+      if (!editable) item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+      points_->setItem(static_cast<int>(k), c, item);
+    }
+  }
+  points_->setVerticalHeaderLabels(rows_labels);
+  points_->setHorizontalHeaderLabels(column_labels);
+  points_->resizeColumnsToContents();
+}
+
 void ProfileView::show_model(int index) {
   model_ = index;
+  points_row_ = -1;
   rebuild();
 }
 
@@ -195,6 +340,7 @@ void ProfileView::rebuild() {
     title_->setText(tr("Select a model in the project tree"));
     replace_chart(chart_view_, chart);
     blocks_view_->setVisible(false);
+    show_points(-1);
     return;
   }
   const auto& profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
@@ -253,6 +399,7 @@ void ProfileView::rebuild() {
   replace_chart(chart_view_, chart);
   rebuild_blocks(profile);
   table_->resizeColumnsToContents();
+  show_points(points_row_ >= 0 && static_cast<std::size_t>(points_row_) < rows_.size() ? points_row_ : 0);
 }
 
 }  // namespace servescope::ui

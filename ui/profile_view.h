@@ -1,7 +1,9 @@
 // A model's profile (issue 7 item 5): latency against batch size for every GPU type and share it
 // was profiled on, as a chart (one line per configuration) and a table, with the least-squares
 // α·b + β fit of each curve — the linear model Symphony, Nexus and Clockwork plan with — so a
-// user sees at a glance how well it holds.
+// user sees at a glance how well it holds. Inline profiles are edited in place: a linear fit's α and
+// β, and each measured point of a table or block profile (checked: positive, and the curve stays
+// non-decreasing in batch), every edit undoable.
 #pragma once
 
 #include <QString>
@@ -37,6 +39,13 @@ class ProfileView : public QWidget {
   QTableWidget* table() const { return table_; }
   // Sets α or β (µs) of the linear fit shown in table row `row`; the reason when refused.
   QString edit_linear(int row, bool alpha, double value_us);
+  // The measured points of configuration `row` (a table or block profile) in points(): one row
+  // per profiled batch, a column per block (one for a table profile).
+  void show_points(int row);
+  QTableWidget* points() const { return points_; }
+  // Sets the latency of configuration `row` at its `batch_index`-th profiled batch (of `block`;
+  // 0 for a table profile); the reason when refused.
+  QString edit_point(int row, int batch_index, int block, double latency_us);
 
  Q_SIGNALS:
   void refused(const QString& why);
@@ -46,6 +55,7 @@ class ProfileView : public QWidget {
   static void replace_chart(QChartView* view, QChart* chart);
   void rebuild_blocks(const ModelProfile& profile);
   void cell_edited(int row, int column);
+  void point_edited(int row, int column);
 
   ProjectDocument* doc_;
   int model_ = -1;
@@ -53,6 +63,9 @@ class ProfileView : public QWidget {
   QChartView* chart_view_;
   QChartView* blocks_view_;  // per-block latency at batch 1, for block profiles
   QTableWidget* table_;
+  QLabel* points_title_;
+  QTableWidget* points_;
+  int points_row_ = -1;                                 // the configuration points_ shows
   std::vector<std::pair<std::string, GpuShare>> rows_;  // each table row's configuration
 };
 

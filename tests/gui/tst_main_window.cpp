@@ -1,7 +1,9 @@
 // The main window on the offscreen platform: the demo opens, every model passes Qt's model
 // checker, selecting an item fills the properties, a broken file leaves the open project alone,
-// and Save As writes a file that opens again.
+// Save As writes a file that opens again, and unsaved work survives a crash.
 #include <QAbstractItemModelTester>
+#include <QFile>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -9,6 +11,7 @@
 
 #include "model/io/document.h"
 #include "ui/main_window.h"
+#include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 
 using servescope::ui::MainWindow;
@@ -17,7 +20,40 @@ using servescope::ui::ProjectTreeModel;
 class TestMainWindow : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
+  void initTestCase() {
+    QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
+    QStandardPaths::setTestModeEnabled(true);  // recovery copies and settings away from the user's
+  }
+
+  // Unsaved work autosaved by a session that then died is offered at the next start: opened, it
+  // is the same project and still unsaved; discarded, the copy is gone.
+  void recoveryAfterACrash() {
+    QFile::remove(MainWindow::recovery_path());
+    QCOMPARE(MainWindow().offer_recovery(MainWindow::RecoveryChoice::Open), false);  // nothing to recover
+    servescope::Project lost;
+    {
+      MainWindow crashed;
+      crashed.set_interactive(false);
+      QVERIFY(crashed.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
+      crashed.autosave();  // nothing unsaved: no copy
+      QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+      QCOMPARE(crashed.document()->rename(QStringLiteral("unsaved work")), QString());
+      crashed.autosave();
+      lost = *crashed.project();
+    }  // destroyed without closing, as a crash leaves it
+    QVERIFY(QFile::exists(MainWindow::recovery_path()));
+    {
+      MainWindow next;
+      next.set_interactive(false);
+      QVERIFY(next.offer_recovery(MainWindow::RecoveryChoice::Open));
+      QVERIFY(*next.project() == lost);
+      QVERIFY(next.document()->is_modified());  // a copy: saving asks where
+      QVERIFY(next.log_text().contains(QStringLiteral("recovered")));
+    }
+    MainWindow last;
+    QVERIFY(!last.offer_recovery(MainWindow::RecoveryChoice::Discard));
+    QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+  }
 
   void opensTheDemo() {
     MainWindow w;

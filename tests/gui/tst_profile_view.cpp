@@ -1,5 +1,6 @@
 // The profile view on the offscreen platform: selecting a model draws one curve per profiled
-// GPU type and share, and the α·b + β fit of a linear profile gives back its own α and β.
+// GPU type and share, and the α·b + β fit of a linear profile gives back its own α and β. The
+// measured points of table and block profiles are edited in place, checked and undoable.
 #include <QFile>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -7,6 +8,7 @@
 #include <QTreeView>
 
 #include "tests/gui/gui_fixture.h"
+#include "ui/cluster_editor.h"
 #include "ui/main_window.h"
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
@@ -69,6 +71,60 @@ class TestProfileView : public QObject {
     w.document()->undo_stack()->undo();
     QCOMPARE(w.project()->scenario.profiles.models.back().linear_fits.front().alpha,
              servescope::Duration::microseconds(250));
+  }
+
+  void tableAndBlockPointsAreEditedInPlace() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    QCOMPARE(w.cluster_editor()->apply_template(QStringLiteral("clusters/hc3-s.json")), QString());
+    // A table profile, written inline: 1, 2, 4 at 1, 1.5, 2.5 ms on a V100.
+    servescope::ModelProfile table;
+    table.name = "tabled";
+    table.form = servescope::ProfileForm::Table;
+    using servescope::Duration;
+    table.batch_tables.push_back(
+        {"V100", servescope::GpuShare::whole(),
+         servescope::BatchCurve(
+             {1, 2, 4}, {Duration::microseconds(1000), Duration::microseconds(1500), Duration::microseconds(2500)})});
+    servescope::ProfileSet set;
+    set.models.push_back(table);
+    QCOMPARE(w.document()->add_profiles(set, QStringLiteral("Add tabled")), QString());
+    auto* view = w.profile_view();
+    view->show_model(0);
+    auto* points = view->points();
+    QCOMPARE(points->rowCount(), 3);
+    QCOMPARE(points->columnCount(), 1);
+    points->item(1, 0)->setText(QStringLiteral("1800"));
+    const auto curve = [&] { return w.project()->scenario.profiles.models[0].batch_tables[0].curve; };
+    QCOMPARE(*curve().at(2), Duration::microseconds(1800));
+    QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Set tabled on V100 1 at batch 2 to 1800 µs"));
+    // Faster than batch 1 or slower than batch 4 would break monotonicity: refused, shown back.
+    QVERIFY(view->edit_point(0, 1, 0, 900).contains(QStringLiteral("cannot be faster than batch 1")));
+    points->item(1, 0)->setText(QStringLiteral("3000"));
+    QCOMPARE(*curve().at(2), Duration::microseconds(1800));
+    QCOMPARE(points->item(1, 0)->text(), QStringLiteral("1800.0"));
+    QVERIFY(w.log_text().contains(QStringLiteral("cannot be slower than batch 4")));
+    QVERIFY(!view->edit_point(0, 0, 0, 0).isEmpty());
+    w.document()->undo_stack()->undo();
+    QCOMPARE(*curve().at(2), Duration::microseconds(1500));
+
+    // A block profile: a column per block; the whole model's latency follows the edited block.
+    QCOMPARE(w.add_estimated_models({QStringLiteral("resnet50")}), QString());
+    view->show_model(1);
+    const auto& model = w.project()->scenario.profiles.models[1];
+    QCOMPARE(points->columnCount(), model.block_count);
+    const auto config = model.configurations().front();
+    const auto whole = [&] {
+      return w.project()->scenario.profiles.models[1].latency({config.first, config.second, 1, std::nullopt});
+    };
+    const auto before = whole();
+    const double block3 = points->item(0, 3)->text().toDouble();
+    const double raised = std::min(block3 + 500, points->item(1, 3)->text().toDouble());
+    points->item(0, 3)->setText(QString::number(raised, 'f', 1));
+    QVERIFY2(std::abs((whole() - before).to_us() - (raised - block3)) < 1.0,
+             qPrintable(QStringLiteral("%1 → %2").arg(before.to_us()).arg(whole().to_us())));
+    QVERIFY(w.document()->undo_stack()->undoText().startsWith(QStringLiteral("Set block 3 of resnet50")));
   }
 };
 
