@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   cli::add_plan_command(app, global, run);
   cli::add_sweep_command(app, global, run);
   cli::add_fit_interference_command(app, global, run);
+  cli::add_export_command(app, global, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

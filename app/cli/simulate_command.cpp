@@ -9,6 +9,7 @@
 #include "engine/analysis/goodput_search.h"
 #include "engine/sim/run_result_json.h"
 #include "engine/symphony/autoscaler.h"
+#include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
@@ -90,7 +91,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       }
       const auto json = engine::run_result_to_json(result, scenario.name);
       if (!args->out.empty()) save_json_file(args->out, json);
-      if (!args->timeline.empty()) save_json_file(args->timeline, engine::timeline_to_json(result));
+      if (!args->timeline.empty()) save_json_file(args->timeline, engine::to_json(engine::timeline_of(result)));
       if (request_log) request_log->commit();
       if (global.json)
         print_json(json);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "engine/dataplane/request.h"
@@ -66,6 +67,10 @@ struct TimelineSpan {
   std::uint32_t size = 0;
   Time start, end;
   bool preempted = false;
+  std::uint32_t late = 0;  // requests of the batch whose deadline had passed when it ended
+  // The batch's first request: the stages of one pipeline batch carry the same requests, so this
+  // links a batch across the partitions of a pooled pipeline (PPipe Fig. 12).
+  RequestId first_request = 0;
 };
 
 // One transfer between two GPUs' servers: the network lanes of the timeline.
@@ -78,10 +83,38 @@ struct TransferSpan {
   Time start, end;
 };
 
+// Requests of a model waiting for a batch, sampled when the count changes (at most one sample
+// per model per kQueueSampleStep, the last one in it).
+struct QueueSample {
+  Time time;
+  std::uint32_t model = 0;
+  std::uint32_t depth = 0;
+};
+
 class TimelineRecorder final : public RunRecorder {
  public:
+  static constexpr Duration kQueueSampleStep = Duration::milliseconds(1);
+
+  void on_arrival(const Request& r) override {
+    if (!r.internal) change_queue(r.model, r.arrival, +1);
+  }
+  void on_drop(const Request& r, DropReason why, Time when) override {
+    // A drop before dispatch leaves the queue; a batch's requests already left it.
+    if (!r.internal && why != DropReason::Preempted && why != DropReason::WorkerLost) change_queue(r.model, when, -1);
+  }
+  void on_dispatch(const Batch& b, Time now) override {
+    if (b.stage != 0) return;
+    std::int64_t external = 0;
+    for (const auto& r : b.requests)
+      external += r.internal ? 0 : 1;
+    change_queue(b.model, now, -external);
+  }
   void on_batch(const Batch& b, Time start, Time end, bool completed) override {
-    spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end, !completed});
+    std::uint32_t late = 0;
+    for (const auto& r : b.requests)
+      late += r.deadline < end ? 1u : 0u;
+    spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end, !completed, late,
+                      b.requests.empty() ? RequestId{0} : b.requests.front().id});
   }
   void on_transfer(const Transfer& t, Time start, Time end) override {
     transfers_.push_back({t.id, t.batch, t.from_gpu, t.to_gpu, t.bytes, start, end});
@@ -97,10 +130,30 @@ class TimelineRecorder final : public RunRecorder {
     });
     return out;
   }
+  // In time order.
+  const std::vector<QueueSample>& queue_samples() const { return queue_; }
 
  private:
+  void change_queue(std::uint32_t model, Time when, std::int64_t by) {
+    if (model >= depth_.size()) depth_.resize(model + 1, 0);
+    depth_[model] = std::max<std::int64_t>(0, depth_[model] + by);
+    const auto depth = static_cast<std::uint32_t>(depth_[model]);
+    // Coalesce: a sample less than a step after the model's last one replaces it.
+    if (model >= last_sample_.size()) last_sample_.resize(model + 1, SIZE_MAX);
+    auto& last = last_sample_[model];
+    if (last != SIZE_MAX && when - queue_[last].time < kQueueSampleStep) {
+      queue_[last].depth = depth;
+      return;
+    }
+    last = queue_.size();
+    queue_.push_back({when, model, depth});
+  }
+
   std::vector<TimelineSpan> spans_;
   std::vector<TransferSpan> transfers_;
+  std::vector<QueueSample> queue_;
+  std::vector<std::int64_t> depth_;
+  std::vector<std::size_t> last_sample_;
 };
 
 }  // namespace servescope::engine

@@ -220,22 +220,4 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
              r.wall_seconds > 0 ? static_cast<double>(r.sim.arrivals) / r.wall_seconds : 0.0}}}};
 }
 
-nlohmann::json timeline_to_json(const SimulationResult& r) {
-  nlohmann::json spans = nlohmann::json::array();
-  for (const auto& s : r.timeline)
-    spans.push_back({s.gpu, s.model, s.batch, s.size, s.start.to_us(), s.end.to_us(), s.preempted});
-  nlohmann::json transfers = nlohmann::json::array();
-  for (const auto& t : r.transfers)
-    transfers.push_back({t.from_gpu, t.to_gpu, t.batch, t.bytes, t.start.to_us(), t.end.to_us()});
-  return {{"schema_version", kSchemaVersion},
-          {"kind", "timeline"},
-          {"system", r.system},
-          {"gpus", r.gpus},
-          {"models", r.models},
-          {"columns", {"gpu", "model", "batch", "size", "start_us", "end_us", "preempted"}},
-          {"spans", std::move(spans)},
-          {"transfer_columns", {"from_gpu", "to_gpu", "batch", "bytes", "start_us", "end_us"}},
-          {"transfers", std::move(transfers)}};
-}
-
 }  // namespace servescope::engine

@@ -1,6 +1,6 @@
 // The JSON a simulation run writes (docs/formats.md, "Simulation results"): configuration,
-// headline metrics, per-model metrics, histograms, per-GPU utilisation and time series; and
-// the optional timeline file of executed batches.
+// headline metrics, per-model metrics, histograms, per-GPU utilisation and time series. The
+// timeline file is engine/timeline/timeline_data.h's.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,7 +10,6 @@
 namespace servescope::engine {
 
 nlohmann::json run_result_to_json(const SimulationResult& result, const std::string& scenario_name);
-nlohmann::json timeline_to_json(const SimulationResult& result);
 
 // Headline numbers of a run, shared by the JSON writer, the CLI's text output and the goodput search.
 struct RunSummary {

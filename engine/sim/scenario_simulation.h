@@ -88,6 +88,7 @@ struct SimulationResult {
   std::unique_ptr<MetricsCollector> metrics;
   std::vector<TimelineSpan> timeline;
   std::vector<TransferSpan> transfers;
+  std::vector<QueueSample> queue_samples;  // with the timeline: each model's queue depth
   SimulatorStats sim;
   double wall_seconds = 0;
   std::vector<SubclusterSummary> subclusters;  // one entry when the cluster is not split

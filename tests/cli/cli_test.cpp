@@ -179,6 +179,15 @@ TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
   EXPECT_EQ(tl["kind"], "timeline");
   EXPECT_EQ(tl["columns"].size(), tl["spans"][0].size());
   EXPECT_GT(tl["spans"].size(), 100u);
+  // The timeline as a Chrome trace, headless: one complete event per batch.
+  const auto trace_file = (dir.path() / "trace.json").string();
+  const auto exported = cli({"export", "chrome-trace", timeline, "--out", trace_file});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto trace = nlohmann::json::parse(servescope::test::read_file(trace_file));
+  const auto batches =
+      std::ranges::count_if(trace["traceEvents"], [](const auto& e) { return e.value("cat", "") == "batch"; });
+  EXPECT_EQ(static_cast<std::size_t>(batches), tl["spans"].size());
+  EXPECT_EQ(cli({"export", "chrome-trace", out, "--out", trace_file}).status, 2);  // a run file without a timeline
   const auto log = servescope::test::read_file(requests);
   EXPECT_EQ(log.substr(0, log.find('\n')), "event,request,model,time_us,end_us,gpu,batch,detail");
   EXPECT_NE(log.find("\ncomplete,"), std::string::npos);

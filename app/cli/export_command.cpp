@@ -1,0 +1,45 @@
+// `servescope-cli export chrome-trace RUN.json --out trace.json`: a simulated run's timeline (the
+// file `simulate --timeline` writes, or a run file that embeds one) as Chrome trace-event JSON
+// for Perfetto and chrome://tracing — the GUI's File → Export, headless.
+#include <iostream>
+
+#include "app/cli/cli_context.h"
+#include "engine/timeline/chrome_trace.h"
+#include "engine/timeline/timeline_data.h"
+#include "model/io/file_io.h"
+
+namespace servescope::cli {
+
+void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
+  auto* cmd = app.add_subcommand("export", "Convert results for other tools");
+  cmd->require_subcommand(1);
+  auto* trace = cmd->add_subcommand(
+      "chrome-trace", "A run's timeline as Chrome trace-event JSON (opens in Perfetto and chrome://tracing)");
+  struct Args {
+    std::string timeline, out;
+  };
+  auto args = std::make_shared<Args>();
+  trace->add_option("timeline", args->timeline, "Timeline file (simulate --timeline) or a run file with one")
+      ->required();
+  trace->add_option("-o,--out", args->out, "Trace file to write (atomically)")->required();
+  trace->callback([&global, &run, args] {
+    run = [&global, args] {
+      const auto timeline = engine::load_timeline(args->timeline);
+      AtomicFileWriter writer(args->out);
+      engine::write_chrome_trace(writer.stream(), timeline);
+      writer.commit();
+      if (global.json)
+        print_json({{"out", args->out},
+                    {"batches", timeline.spans.size()},
+                    {"transfers", timeline.transfers.size()},
+                    {"queue_samples", timeline.queue.size()}});
+      else
+        std::cout << "wrote " << args->out << ": " << timeline.spans.size() << " batches on " << timeline.gpus.size()
+                  << " slots, " << timeline.transfers.size() << " transfers, " << timeline.queue.size()
+                  << " queue samples\n";
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace servescope::cli

@@ -1,0 +1,43 @@
+// A run's timeline as views and exports read it: every executed batch per vGPU, every transfer,
+// each model's queue depth over time, and what the slots are (name, type, share, physical GPU).
+// Built from a simulation (and, later, recorded live); kept in the `kind: timeline` file of
+// docs/formats.md, which stores rows as arrays under named columns to keep million-span files
+// small and readable by column name.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/sim/run_recorder.h"
+
+namespace servescope::engine {
+
+struct SimulationResult;
+
+struct TimelineData {
+  std::string system;
+  std::vector<std::string> gpus;            // per slot (a vGPU for pipelines, a glet for gpu-let)
+  std::vector<std::string> gpu_types;       // per slot, catalog id ("" when unknown)
+  std::vector<std::string> gpu_shares;      // per slot, "1", "1/2", "40%"
+  std::vector<std::uint32_t> gpu_physical;  // per slot, its physical GPU
+  std::vector<std::string> physical_names;  // per physical GPU
+  std::vector<std::string> models;
+  std::vector<Duration> model_slo;      // per model (0 when unknown)
+  std::vector<TimelineSpan> spans;      // sorted by start, then slot
+  std::vector<TransferSpan> transfers;  // sorted by start
+  std::vector<QueueSample> queue;       // in time order
+  Time end;                             // the latest end of anything above
+
+  std::uint64_t requests() const;  // requests the spans carried (each stage of a pipeline counts)
+};
+
+TimelineData timeline_of(const SimulationResult& result);
+
+nlohmann::json to_json(const TimelineData& timeline);
+// Throws InputError naming `file` and the JSON path of the first bad value.
+TimelineData timeline_from_json(const nlohmann::json& json, const std::string& file);
+// Reads a timeline file, or the timeline inside a run file that embeds one.
+TimelineData load_timeline(const std::string& path);
+
+}  // namespace servescope::engine

@@ -1,0 +1,73 @@
+#include "engine/timeline/timeline_index.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace servescope::engine {
+
+TimelineIndex::TimelineIndex(const TimelineData& data) : data_(&data) {
+  // Rows in physical-GPU order, slots of one GPU side by side.
+  std::vector<std::uint32_t> order(data.gpus.size());
+  std::iota(order.begin(), order.end(), 0u);
+  const auto physical = [&](std::uint32_t g) { return g < data.gpu_physical.size() ? data.gpu_physical[g] : g; };
+  std::ranges::stable_sort(order, {}, physical);
+  row_of_slot_.assign(data.gpus.size(), SIZE_MAX);
+  for (const auto g : order) {
+    row_of_slot_[g] = rows_.size();
+    rows_.push_back(Row{g, {}, {}});
+  }
+  // data.spans is sorted by start, so each row's list is too.
+  for (std::uint32_t i = 0; i < data.spans.size(); ++i) {
+    const auto g = data.spans[i].gpu;
+    if (g < row_of_slot_.size()) rows_[row_of_slot_[g]].spans.push_back(i);
+  }
+  for (auto& row : rows_) {
+    row.max_end.reserve(row.spans.size());
+    Time top = Time::nanoseconds(INT64_MIN);
+    for (const auto i : row.spans) {
+      top = std::max(top, data.spans[i].end);
+      row.max_end.push_back(top);
+    }
+  }
+  by_group_.resize(data.spans.size());
+  std::iota(by_group_.begin(), by_group_.end(), 0u);
+  std::ranges::stable_sort(by_group_, {}, [&](std::uint32_t i) { return data.spans[i].first_request; });
+}
+
+std::optional<std::size_t> TimelineIndex::row_of_slot(std::uint32_t slot) const {
+  if (slot >= row_of_slot_.size() || row_of_slot_[slot] == SIZE_MAX) return std::nullopt;
+  return row_of_slot_[slot];
+}
+
+std::pair<std::size_t, std::size_t> TimelineIndex::range(std::size_t row, Time from, Time to) const {
+  const auto& r = rows_[row];
+  // First position whose running end passes `from`: nothing before it reaches into the window.
+  const auto first = static_cast<std::size_t>(std::ranges::upper_bound(r.max_end, from) - r.max_end.begin());
+  // First position starting at or after `to`: nothing from it on starts inside the window.
+  const auto last =
+      static_cast<std::size_t>(std::partition_point(r.spans.begin() + static_cast<std::ptrdiff_t>(first), r.spans.end(),
+                                                    [&](std::uint32_t i) { return data_->spans[i].start < to; }) -
+                               r.spans.begin());
+  return {first, std::max(first, last)};
+}
+
+std::optional<std::uint32_t> TimelineIndex::hit(std::size_t row, Time at) const {
+  const auto& r = rows_[row];
+  const auto [first, last] = range(row, at, at + Duration::nanoseconds(1));
+  for (std::size_t k = last; k > first; --k) {
+    const auto i = r.spans[k - 1];
+    if (data_->spans[i].start <= at && at < data_->spans[i].end) return i;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::uint32_t> TimelineIndex::linked(std::uint32_t span) const {
+  const auto group = data_->spans[span].first_request;
+  const auto [lo, hi] =
+      std::ranges::equal_range(by_group_, group, {}, [&](std::uint32_t i) { return data_->spans[i].first_request; });
+  std::vector<std::uint32_t> out(lo, hi);
+  std::ranges::sort(out);  // span indices are in start order
+  return out;
+}
+
+}  // namespace servescope::engine

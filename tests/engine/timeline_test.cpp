@@ -1,0 +1,206 @@
+// Timelines: a pipeline run's spans link the stages of one batch across vGPUs, each model's queue
+// drains to zero, the file round-trips, bad files say where, the index's window and hit queries
+// agree with a brute-force scan, and the Chrome trace is valid trace-event JSON.
+#include <gtest/gtest.h>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "engine/ppipe/ppipe_planner.h"
+#include "engine/ppipe/scenario_planning.h"
+#include "engine/sim/scenario_simulation.h"
+#include "engine/timeline/chrome_trace.h"
+#include "engine/timeline/timeline_data.h"
+#include "engine/timeline/timeline_index.h"
+#include "model/core/error.h"
+#include "model/io/document.h"
+#include "tests/support/pipeline_fixture.h"
+#include "tests/support/test_support.h"
+
+namespace servescope::engine {
+namespace {
+
+TimelineData pipeline_run_timeline() {
+  test::TempDir dir;
+  const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
+  const auto plan = plan_pipelines("ppipe", planning_input(scenario, {"seg-poisson"}), PpipeOptions{});
+  SimulationSpec spec;
+  spec.system = "reservation";
+  spec.workloads = {"seg-poisson"};
+  spec.pipeline_plan = &plan;
+  spec.load_factor = 0.9;
+  spec.duration = Duration::seconds(5);
+  spec.warmup = Duration::seconds(1);
+  spec.timeline = true;
+  return timeline_of(simulate(scenario, spec));
+}
+
+TEST(Timeline, PipelineStagesLinkAndQueuesDrain) {
+  const auto t = pipeline_run_timeline();
+  ASSERT_GT(t.spans.size(), 100u);
+  ASSERT_FALSE(t.queue.empty());
+  const TimelineIndex index(t);
+  EXPECT_EQ(index.rows(), t.gpus.size());
+  // Rows are grouped by physical GPU.
+  for (std::size_t r = 1; r < index.rows(); ++r)
+    EXPECT_LE(t.gpu_physical[index.slot(r - 1)], t.gpu_physical[index.slot(r)]);
+  // A multi-stage batch: its stages run on different slots, one after the other.
+  bool found = false;
+  for (std::uint32_t i = 0; i < t.spans.size() && !found; ++i) {
+    const auto group = index.linked(i);
+    if (group.size() < 2) continue;
+    found = true;
+    for (std::size_t k = 1; k < group.size(); ++k) {
+      EXPECT_EQ(t.spans[group[k]].first_request, t.spans[i].first_request);
+      EXPECT_GE(t.spans[group[k]].start, t.spans[group[k - 1]].end) << "stage " << k;
+      EXPECT_NE(t.spans[group[k]].gpu, t.spans[group[k - 1]].gpu);
+    }
+  }
+  EXPECT_TRUE(found) << "no batch ran in two stages";
+  // Every request that arrived was batched or dropped: each model's last queue sample is 0.
+  std::map<std::uint32_t, std::uint32_t> last;
+  for (const auto& q : t.queue)
+    last[q.model] = q.depth;
+  for (const auto& [model, depth] : last)
+    EXPECT_EQ(depth, 0u) << t.models[model];
+  // Some queueing happened at 90 % load.
+  EXPECT_TRUE(std::ranges::any_of(t.queue, [](const QueueSample& q) { return q.depth > 0; }));
+}
+
+TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
+  const auto t = pipeline_run_timeline();
+  const auto back = timeline_from_json(nlohmann::json::parse(to_json(t).dump()), "t.json");
+  EXPECT_EQ(back.gpus, t.gpus);
+  EXPECT_EQ(back.gpu_physical, t.gpu_physical);
+  EXPECT_EQ(back.physical_names, t.physical_names);
+  EXPECT_EQ(back.models, t.models);
+  ASSERT_EQ(back.spans.size(), t.spans.size());
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    EXPECT_EQ(back.spans[i].start, t.spans[i].start);
+    EXPECT_EQ(back.spans[i].end, t.spans[i].end);
+    EXPECT_EQ(back.spans[i].gpu, t.spans[i].gpu);
+    EXPECT_EQ(back.spans[i].late, t.spans[i].late);
+    EXPECT_EQ(back.spans[i].first_request, t.spans[i].first_request);
+  }
+  EXPECT_EQ(back.transfers.size(), t.transfers.size());
+  EXPECT_EQ(back.queue.size(), t.queue.size());
+  EXPECT_EQ(back.end, t.end);
+
+  const auto expect_error = [](nlohmann::json j, const std::string& where, const std::string& why) {
+    try {
+      (void)timeline_from_json(j, "bad.json");
+      ADD_FAILURE() << "accepted; expected an error at " << where;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where(), where) << e.what();
+      EXPECT_NE(e.reason().find(why), std::string::npos) << e.what();
+    }
+  };
+  auto j = to_json(t);
+  j["spans"][3][0] = 999;
+  expect_error(j, "$.spans[3][0]", "expected a number from 0 to");
+  j = to_json(t);
+  j["spans"][5] = {1, 2};
+  expect_error(j, "$.spans[5]", "expected a row of 9 values");
+  j = to_json(t);
+  j["spans"][7][5] = -1.0;
+  expect_error(j, "$.spans[7][5]", "cannot end before it starts");
+  j = to_json(t);
+  j["columns"] = {"gpu", "model"};
+  expect_error(j, "$.columns", "lacks the column \"start_us\"");
+  expect_error(nlohmann::json{{"kind", "project"}}, "$.kind", "expected \"timeline\"");
+}
+
+TEST(TimelineIndex, WindowAndHitQueriesMatchABruteForceScan) {
+  std::mt19937_64 rng(7);
+  TimelineData t;
+  t.models = {"a", "b"};
+  for (int g = 0; g < 6; ++g) {
+    t.gpus.push_back("g" + std::to_string(g));
+    t.gpu_physical.push_back(static_cast<std::uint32_t>(5 - g / 2));
+  }
+  // Back-to-back and gapped batches on each slot, some long, some very short.
+  for (std::uint32_t g = 0; g < 6; ++g) {
+    Time at = Duration::microseconds(static_cast<std::int64_t>(rng() % 100));
+    for (int k = 0; k < 400; ++k) {
+      const auto len = Duration::microseconds(1 + static_cast<std::int64_t>(rng() % (k % 50 == 0 ? 5000 : 300)));
+      t.spans.push_back({0, g, static_cast<std::uint32_t>(rng() % 2), 1, at, at + len, false, 0, 0});
+      at = at + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 200));
+    }
+  }
+  std::ranges::stable_sort(t.spans, [](const TimelineSpan& a, const TimelineSpan& b) {
+    return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
+  });
+  const TimelineIndex index(t);
+  for (int q = 0; q < 2000; ++q) {
+    const auto row = static_cast<std::size_t>(rng() % index.rows());
+    const auto from = Duration::microseconds(static_cast<std::int64_t>(rng() % 200'000));
+    const auto to = from + Duration::microseconds(1 + static_cast<std::int64_t>(rng() % 20'000));
+    std::set<std::uint32_t> brute, found;
+    for (std::uint32_t i = 0; i < t.spans.size(); ++i)
+      if (t.spans[i].gpu == index.slot(row) && t.spans[i].start < to && t.spans[i].end > from) brute.insert(i);
+    const auto [first, last] = index.range(row, from, to);
+    for (auto k = first; k < last; ++k) {
+      const auto i = index.spans(row)[k];
+      if (t.spans[i].start < to && t.spans[i].end > from) found.insert(i);
+    }
+    ASSERT_EQ(found, brute) << "row " << row << " [" << from.to_us() << ", " << to.to_us() << ")";
+    // Hit: the span covering `from`, if any.
+    std::optional<std::uint32_t> expected;
+    for (std::uint32_t i = 0; i < t.spans.size(); ++i)
+      if (t.spans[i].gpu == index.slot(row) && t.spans[i].start <= from && from < t.spans[i].end) expected = i;
+    EXPECT_EQ(index.hit(row, from), expected);
+  }
+}
+
+// The trace-event format (Trace Event Format, "JSON Object Format"): an object whose traceEvents
+// is an array of events with a phase; complete events carry ts and a non-negative dur, counters
+// numeric args, metadata names the processes and threads the other events use.
+TEST(ChromeTrace, IsValidTraceEventJson) {
+  const auto t = pipeline_run_timeline();
+  std::ostringstream out;
+  write_chrome_trace(out, t);
+  const auto trace = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(trace.is_object());
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  EXPECT_EQ(trace["displayTimeUnit"], "ms");
+  std::set<std::pair<int, int>> named_threads;
+  std::set<int> named_processes;
+  std::size_t complete = 0, counters = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e.is_object());
+    const auto ph = e.at("ph").get<std::string>();
+    ASSERT_TRUE(e.at("name").is_string());
+    ASSERT_TRUE(e.at("pid").is_number_unsigned());
+    ASSERT_TRUE(e.at("tid").is_number_unsigned());
+    if (ph == "M") {
+      const auto name = e["name"].get<std::string>();
+      if (name == "process_name") named_processes.insert(e["pid"].get<int>());
+      if (name == "thread_name") named_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+      ASSERT_TRUE(e.at("args").is_object());
+    } else if (ph == "X") {
+      ++complete;
+      ASSERT_TRUE(e.at("ts").is_number());
+      ASSERT_TRUE(e.at("dur").is_number());
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      EXPECT_TRUE(named_processes.contains(e["pid"].get<int>()));
+      if (e["cat"] == "batch") {
+        EXPECT_TRUE(named_threads.contains({e["pid"].get<int>(), e["tid"].get<int>()}));
+      }
+    } else if (ph == "C") {
+      ++counters;
+      ASSERT_TRUE(e.at("ts").is_number());
+      for (const auto& [k, v] : e.at("args").items())
+        EXPECT_TRUE(v.is_number()) << k;
+    } else {
+      ADD_FAILURE() << "unexpected phase " << ph;
+    }
+  }
+  EXPECT_EQ(complete, t.spans.size() + t.transfers.size());
+  EXPECT_EQ(counters, t.queue.size());
+  // Times are exact microseconds: the first batch starts where the timeline says.
+  const auto first = std::ranges::find_if(trace["traceEvents"], [](const auto& e) { return e["ph"] == "X"; });
+  EXPECT_NEAR((*first)["ts"].get<double>(), t.spans.front().start.to_us(), 1e-3);
+}
+
+}  // namespace
+}  // namespace servescope::engine
