@@ -9,4 +9,5 @@ build/dev/tests/gui/tst_session
 build/dev/tests/gui/tst_dag_editor
 build/dev/tests/gui/tst_planning
 build/dev/tests/gui/tst_cluster_editor
+build/dev/tests/gui/tst_timeline
 echo "screenshots in $out"

@@ -29,11 +29,13 @@
 
 #include "engine/estimate/cnn_architectures.h"
 #include "engine/estimate/profile_estimator.h"
+#include "engine/timeline/chrome_trace.h"
 #include "model/core/error.h"
 #include "model/import/alphabeta_import.h"
 #include "model/import/nexus_import.h"
 #include "model/import/ppipe_import.h"
 #include "model/io/document.h"
+#include "model/io/file_io.h"
 #include "ui/cluster_editor.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
@@ -42,6 +44,8 @@
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
+#include "ui/run_view.h"
+#include "widgets/timeline_view.h"
 
 namespace servescope::ui {
 
@@ -72,6 +76,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(profile_view_, &ProfileView::refused, this, &MainWindow::report_refusal);
   plan_view_ = new PlanView(document_, this);
   tabs_->addTab(plan_view_, tr("Plans"));
+  run_view_ = new RunView(document_, this);
+  tabs_->addTab(run_view_, tr("Run"));
+  connect(run_view_, &RunView::message, this, &MainWindow::log);
   setCentralWidget(tabs_);
   build_docks();
   build_actions();
@@ -230,6 +237,20 @@ QString MainWindow::export_plan(int index, const QString& path) {
   return {};
 }
 
+QString MainWindow::export_trace(const QString& path) {
+  const auto* timeline = run_view_->timeline()->timeline();
+  if (!timeline) return tr("no run is shown: simulate one in the Run tab first");
+  try {
+    AtomicFileWriter writer(path.toStdString());
+    engine::write_chrome_trace(writer.stream(), *timeline);
+    writer.commit();
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  log(tr("exported %1 (open it in Perfetto or chrome://tracing)").arg(path));
+  return {};
+}
+
 QString MainWindow::import_profiles(ImportKind kind, const QStringList& paths) {
   const auto* p = document_->project();
   if (!p) return tr("no project is open");
@@ -380,6 +401,13 @@ void MainWindow::build_actions() {
         QFileDialog::getSaveFileName(this, tr("Export plan"), name + QStringLiteral(".json"), tr("JSON (*.json)"));
     if (path.isEmpty()) return;
     const auto why = export_plan(static_cast<int>(names.indexOf(name)), path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Run timeline as Chrome trace…"), this, [this] {
+    const auto path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
+                                                   tr("Trace-event JSON (*.json)"));
+    if (path.isEmpty()) return;
+    const auto why = export_trace(path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
   });
   auto* save = file->addAction(tr("&Save"), this, [this] {

@@ -26,6 +26,7 @@ class PlanningPanel;
 class ClusterEditor;
 class PlanView;
 class ProfileView;
+class RunView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -46,6 +47,7 @@ class MainWindow : public QMainWindow {
   ClusterEditor* cluster_editor() const { return cluster_; }
   PlanView* plan_view() const { return plan_view_; }
   ProfileView* profile_view() const { return profile_view_; }
+  RunView* run_view() const { return run_view_; }
 
   // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
   void new_project();
@@ -66,6 +68,8 @@ class MainWindow : public QMainWindow {
   // project as its JSON. The reason when it could not be written.
   QString export_view(const QString& path);
   QString export_plan(int index, const QString& path);
+  // The Run tab's timeline as Chrome trace-event JSON (servescope-cli export chrome-trace).
+  QString export_trace(const QString& path);
 
   enum class ImportKind { PPipe, Nexus, AlphaBeta };
   // File → Import profiles: a PPipe artifact's data folder (every model in it), Nexus profile
@@ -103,6 +107,7 @@ class MainWindow : public QMainWindow {
   ClusterEditor* cluster_ = nullptr;
   PlanView* plan_view_ = nullptr;
   ProfileView* profile_view_ = nullptr;
+  RunView* run_view_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QTimer* autosave_timer_ = nullptr;

@@ -80,6 +80,9 @@ std::vector<Workload>& workloads_of(Project& p) {
 std::vector<SavedArtifact>& plans_of(Project& p) {
   return p.plans;
 }
+std::vector<SavedArtifact>& runs_of(Project& p) {
+  return p.runs;
+}
 ProfileSet& profiles_of(Project& p) {
   return p.scenario.profiles;
 }
@@ -155,11 +158,20 @@ QString ProjectDocument::set_profile(std::size_t index, ModelProfile profile, co
 }
 
 QString ProjectDocument::add_plan(SavedArtifact plan) {
+  return add_artifact(&plans_of, std::move(plan), tr("Add plan %1"));
+}
+
+QString ProjectDocument::add_run(SavedArtifact run) {
+  return add_artifact(&runs_of, std::move(run), tr("Add run %1"));
+}
+
+QString ProjectDocument::add_artifact(std::vector<SavedArtifact>& (*list_of)(Project&), SavedArtifact artifact,
+                                      const QString& what) {
   if (!project_) return tr("no project is open");
-  auto list = project_->plans;
-  const auto name = QString::fromStdString(plan.name);
-  list.push_back(std::move(plan));
-  return push_part(&plans_of, std::move(list), tr("Add plan %1").arg(name));
+  auto list = list_of(*project_);
+  const auto name = QString::fromStdString(artifact.name);
+  list.push_back(std::move(artifact));
+  return push_part(list_of, std::move(list), what.arg(name));
 }
 
 QString ProjectDocument::remove_plan(std::size_t index) {

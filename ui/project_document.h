@@ -48,6 +48,8 @@ class ProjectDocument : public QObject {
   // Plans made in the GUI are kept in the project (its "plans" list), undoably.
   QString add_plan(SavedArtifact plan);
   QString remove_plan(std::size_t index);
+  // Simulated runs likewise (their "runs" list): the run's metrics, and its timeline when small.
+  QString add_run(SavedArtifact run);
 
   // Used by the undo commands: replaces the project as one step and notifies.
   void replace_part(const std::function<void(Project&)>& write);
@@ -62,6 +64,7 @@ class ProjectDocument : public QObject {
   template <typename T>
   QString set_entry(std::vector<T>& (*list)(Project&), std::size_t index, T value, const QString& what,
                     const QString& noun);
+  QString add_artifact(std::vector<SavedArtifact>& (*list_of)(Project&), SavedArtifact artifact, const QString& what);
   template <typename T>
   QString remove_entry(std::vector<T>& (*list)(Project&), std::size_t index, const QString& noun);
 

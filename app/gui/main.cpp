@@ -2,8 +2,10 @@
 // built-in demo project.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTabWidget>
 
 #include "ui/main_window.h"
+#include "ui/run_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -28,6 +30,10 @@ int main(int argc, char** argv) {
   if (!window.offer_recovery() && !window.open_location(location) &&
       location != QStringLiteral("builtin:projects/demo.json"))
     window.open_location(QStringLiteral("builtin:projects/demo.json"), false);
+  // The demo opens on something to watch: a short simulated run of its Symphony workload.
+  if (window.location() == QStringLiteral("builtin:projects/demo.json") && window.project() &&
+      window.project()->runs.empty() && window.run_view()->simulate(QStringLiteral("symphony"), 20))
+    window.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(window.run_view());
   window.show();
   return QApplication::exec();
 }

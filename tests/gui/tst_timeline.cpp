@@ -1,0 +1,248 @@
+// The timeline on the offscreen platform: the wheel zooms around the cursor (the time under it
+// stays put), the zoom history goes back and forward, hit testing finds the batch under a point
+// as a brute-force scan does, and a scripted session simulates the demo, reads a batch, plays
+// the run, exports a Chrome trace, and reopens the saved project with its run.
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
+#include <random>
+
+#include "engine/timeline/timeline_data.h"
+#include "model/io/document.h"
+#include "ui/main_window.h"
+#include "ui/planning_panel.h"
+#include "ui/project_document.h"
+#include "ui/run_view.h"
+#include "widgets/timeline_view.h"
+
+using servescope::Duration;
+using servescope::engine::TimelineData;
+using servescope::engine::TimelineSpan;
+using servescope::ui::MainWindow;
+using servescope::ui::RunView;
+using servescope::widgets::TimelineView;
+
+namespace {
+
+// Four slots on two GPUs, batches of 100–900 µs with gaps, over about 40 ms.
+std::shared_ptr<TimelineData> synthetic() {
+  auto t = std::make_shared<TimelineData>();
+  t->system = "synthetic";
+  t->models = {"alpha", "beta"};
+  t->model_slo = {Duration::milliseconds(5), Duration::milliseconds(5)};
+  t->gpus = {"g0/v0", "g0/v1", "g1/v0", "g1/v1"};
+  t->gpu_physical = {0, 0, 1, 1};
+  t->gpu_shares = {"1/2", "1/2", "1/2", "1/2"};
+  t->gpu_types = {"V100", "V100", "V100", "V100"};
+  t->physical_names = {"g0", "g1"};
+  std::mt19937 rng(3);
+  for (std::uint32_t g = 0; g < 4; ++g) {
+    auto at = Duration::microseconds(50 * g);
+    for (int k = 0; k < 60; ++k) {
+      const auto len = Duration::microseconds(100 + static_cast<std::int64_t>(rng() % 800));
+      t->spans.push_back({static_cast<std::uint64_t>(t->spans.size()), g, static_cast<std::uint32_t>(k % 2), 4, at,
+                          at + len, false, k % 17 == 0 ? 1u : 0u, static_cast<std::uint64_t>(t->spans.size())});
+      at = at + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 100));
+    }
+  }
+  std::ranges::stable_sort(t->spans, [](const TimelineSpan& a, const TimelineSpan& b) {
+    return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
+  });
+  for (const auto& s : t->spans)
+    t->end = std::max(t->end, s.end);
+  return t;
+}
+
+void wheel(QWidget* w, QPointF at, int delta) {
+  QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                false);
+  QCoreApplication::sendEvent(w, &e);
+}
+
+}  // namespace
+
+class TestTimeline : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
+    QStandardPaths::setTestModeEnabled(true);
+  }
+
+  void wheelZoomKeepsTheTimeUnderTheCursor() {
+    TimelineView view;
+    view.resize(1200, 300);
+    view.set_timeline(synthetic());
+    for (const double x : {300.0, 700.0, 1150.0}) {
+      const auto before = view.time_at(x);
+      const auto width = view.to_ns() - view.from_ns();
+      wheel(&view, QPointF(x, 60), 240);  // in
+      QVERIFY(view.to_ns() - view.from_ns() < width);
+      const double ns_per_px = static_cast<double>(view.to_ns() - view.from_ns()) / (1200 - view.label_width());
+      QVERIFY2(std::abs(static_cast<double>(view.time_at(x) - before)) <= ns_per_px,
+               qPrintable(QStringLiteral("%1 → %2").arg(before).arg(view.time_at(x))));
+      wheel(&view, QPointF(x, 60), -120);  // out
+      QVERIFY(std::abs(static_cast<double>(view.time_at(x) - before)) <= 2 * ns_per_px);
+    }
+  }
+
+  void historyGoesBackAndForward() {
+    TimelineView view;
+    view.resize(1000, 300);
+    view.set_timeline(synthetic());
+    const auto fit = std::pair{view.from_ns(), view.to_ns()};
+    view.set_window(1'000'000, 2'000'000);
+    view.set_window(1'200'000, 1'300'000);
+    QVERIFY(view.back());
+    QCOMPARE(view.from_ns(), 1'000'000);
+    QVERIFY(view.back());
+    QCOMPARE((std::pair{view.from_ns(), view.to_ns()}), fit);
+    QVERIFY(!view.back());
+    QVERIFY(view.forward());
+    QVERIFY(view.forward());
+    QCOMPARE(view.to_ns(), 1'300'000);
+    QVERIFY(!view.forward());
+    // A new zoom after going back drops the forward entries.
+    QVERIFY(view.back());
+    view.set_window(5'000'000, 6'000'000);
+    QVERIFY(!view.can_go_forward());
+  }
+
+  void hitTestingMatchesABruteForceScan() {
+    TimelineView view;
+    view.resize(1400, 300);
+    const auto data = synthetic();
+    view.set_timeline(data);
+    view.set_window(2'000'000, 12'000'000);  // boxes of 10–90 px
+    std::mt19937 rng(11);
+    int hits = 0;
+    for (int k = 0; k < 500; ++k) {
+      const double x =
+          view.label_width() + 1 + static_cast<double>(rng() % static_cast<unsigned>(1400 - view.label_width() - 2));
+      const auto row = static_cast<std::size_t>(rng() % 4);
+      const double y = view.row_y(row) + 9;
+      const auto t = view.time_at(x);
+      std::optional<std::uint32_t> expected;
+      for (std::uint32_t i = 0; i < data->spans.size(); ++i)
+        if (data->spans[i].gpu == view.index().slot(row) && data->spans[i].start.count_ns() <= t &&
+            t < data->spans[i].end.count_ns())
+          expected = i;
+      const auto got = view.span_at(QPointF(x, y));
+      if (expected) {
+        ++hits;
+        QCOMPARE(got, expected);
+      } else if (got) {  // a gap: only a box within half a pixel may answer
+        const auto& s = data->spans[*got];
+        QVERIFY(std::abs(view.x_of(s.start.count_ns()) - x) <= 1 || std::abs(view.x_of(s.end.count_ns()) - x) <= 1);
+      }
+    }
+    QVERIFY(hits > 300);
+    // Painting culls: at this zoom only the visible boxes are drawn.
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    QVERIFY(view.boxes_painted() > 0 && view.boxes_painted() < data->spans.size());
+  }
+
+  void demoRunSessionExportAndReopen() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1600, 1000);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* runs = w.run_view();
+    QSignalSpy done(runs, &RunView::finished);
+    QVERIFY(runs->simulate(QStringLiteral("symphony"), 5));
+    QVERIFY(!runs->simulate(QStringLiteral("symphony"), 5));  // one at a time
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), std::size_t{1});
+    const auto* t = runs->timeline()->timeline();
+    QVERIFY(t && t->spans.size() > 1000);
+    QCOMPARE(t->gpus.size(), std::size_t{64});
+    QVERIFY2(runs->status_text().contains(QStringLiteral("on time")), qPrintable(runs->status_text()));
+
+    // Click a batch: its details show.
+    w.show();
+    w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(runs);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* view = runs->timeline();
+    const auto& first = t->spans[t->spans.size() / 2];
+    view->set_window(first.start.count_ns() - 2'000'000, first.end.count_ns() + 2'000'000);
+    const auto row = *view->index().row_of_slot(first.gpu);
+    QVERIFY(view->row_y(row) >= 0 && view->row_y(row) < view->height());
+    const QPoint at(static_cast<int>((view->x_of(first.start.count_ns()) + view->x_of(first.end.count_ns())) / 2),
+                    static_cast<int>(view->row_y(row) + 9));
+    QTest::mouseClick(view, Qt::LeftButton, {}, at);
+    QVERIFY(view->selected().has_value());
+    QCOMPARE(t->spans[*view->selected()].gpu, first.gpu);
+    QVERIFY2(runs->details_text().contains(QString::fromStdString(t->models[first.model])),
+             qPrintable(runs->details_text()));
+
+    // Playback: "now" advances at the chosen speed and the view follows it.
+    view->set_now(std::nullopt);
+    runs->set_speed(0.5);
+    runs->play(true);
+    QVERIFY(runs->playing());
+    const auto start = *view->now_ns();
+    runs->advance(100'000'000);  // 100 ms of wall time
+    QCOMPARE(*view->now_ns(), start + 50'000'000);
+    runs->play(false);
+
+    // Chrome trace of the shown run.
+    const auto trace_path = dir.filePath(QStringLiteral("trace.json"));
+    QCOMPARE(w.export_trace(trace_path), QString());
+    QFile trace(trace_path);
+    QVERIFY(trace.open(QIODevice::ReadOnly));
+    const auto json = nlohmann::json::parse(trace.readAll().toStdString());
+    QVERIFY(json["traceEvents"].size() > t->spans.size());
+
+    const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!shots.isEmpty()) {
+      view->zoom_to_fit();
+      view->set_window(1'000'000'000, 1'250'000'000);
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/run-timeline.png")));
+    }
+
+    // Saved and reopened: the run keeps its timeline.
+    const auto path = dir.filePath(QStringLiteral("demo.json"));
+    QVERIFY(w.save_to(path, false));
+    MainWindow again;
+    again.set_interactive(false);
+    QVERIFY(again.open_location(path, false));
+    QCOMPARE(again.project()->runs.size(), std::size_t{1});
+    QVERIFY(again.run_view()->show_run(QString::fromStdString(again.project()->runs[0].name)));
+    QCOMPARE(again.run_view()->timeline()->timeline()->spans.size(), t->spans.size());
+  }
+
+  void pipelinePlanRunLinksStages() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
+    QSignalSpy planned(w.planning(), &servescope::ui::PlanningPanel::finished);
+    QVERIFY(w.planning()->run_planners({QStringLiteral("ppipe")}));
+    QVERIFY(planned.wait(120000));
+    auto* runs = w.run_view();
+    QSignalSpy done(runs, &RunView::finished);
+    QVERIFY(runs->simulate(QStringLiteral("plan:ppipe"), 3));
+    QVERIFY(done.wait(120000));
+    const auto* t = runs->timeline()->timeline();
+    QVERIFY2(t && !t->spans.empty(), qPrintable(runs->status_text()));
+    QVERIFY(!t->transfers.empty());
+    // Some batch runs in two stages; selecting it outlines both.
+    std::optional<std::uint32_t> staged;
+    for (std::uint32_t i = 0; i < t->spans.size() && !staged; ++i)
+      if (runs->timeline()->index().linked(i).size() > 1) staged = i;
+    QVERIFY(staged);
+    runs->timeline()->select(staged);
+    QVERIFY2(runs->details_text().contains(QStringLiteral("2-stage")), qPrintable(runs->details_text()));
+    const auto* plan_name = "ppipe";
+    QVERIFY(w.project()->runs[0].name.starts_with(plan_name));
+  }
+};
+
+QTEST_MAIN(TestTimeline)
+#include "tst_timeline.moc"

@@ -1,0 +1,389 @@
+#include "ui/run_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "engine/glet/glet_plan_json.h"
+#include "engine/ppipe/pipeline_plan_json.h"
+#include "engine/sim/run_result_json.h"
+#include "engine/sim/scenario_simulation.h"
+#include "model/core/error.h"
+#include "ui/project_document.h"
+#include "widgets/time_axis.h"
+#include "widgets/timeline_view.h"
+
+namespace servescope::ui {
+namespace {
+
+// Runs up to this many batches keep their timeline inside the project file; larger ones stay in
+// the session (and can be exported) so projects stay quick to open.
+constexpr std::size_t kTimelineKeptInProject = 100'000;
+constexpr int kFrameMs = 33;
+
+const char* const kSystems[] = {"symphony", "nexus", "clockwork", "shepherd", "eager", "timeout", "latest"};
+
+}  // namespace
+
+RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
+  setObjectName(QStringLiteral("runView"));
+  view_ = new widgets::TimelineView(this);
+  runs_ = new QComboBox(this);
+  runs_->setObjectName(QStringLiteral("runs"));
+  runs_->setMinimumContentsLength(16);
+  source_ = new QComboBox(this);
+  source_->setObjectName(QStringLiteral("runSource"));
+  source_->setToolTip(tr("A serving system for the workloads, or a plan of the project (its data plane runs it)"));
+  seconds_ = new QDoubleSpinBox(this);
+  seconds_->setRange(0.1, 3600);
+  seconds_->setValue(20);
+  seconds_->setSuffix(tr(" s"));
+  simulate_ = new QPushButton(tr("Simulate"), this);
+  colouring_ = new QComboBox(this);
+  colouring_->addItem(tr("Colour by model"));
+  colouring_->addItem(tr("Colour by SLO outcome"));
+  filter_ = new QLineEdit(this);
+  filter_->setPlaceholderText(tr("Filter: model or GPU"));
+  filter_->setClearButtonEnabled(true);
+  back_ = new QPushButton(tr("◀"), this);
+  back_->setToolTip(tr("Previous zoom (Alt+Left)"));
+  forward_ = new QPushButton(tr("▶"), this);
+  forward_->setToolTip(tr("Next zoom (Alt+Right)"));
+  auto* fit = new QPushButton(tr("Fit"), this);
+  auto* to_selection = new QPushButton(tr("Zoom to batch"), this);
+  play_ = new QPushButton(tr("Play"), this);
+  play_->setCheckable(true);
+  speed_ = new QDoubleSpinBox(this);
+  speed_->setRange(0.001, 1000);
+  speed_->setDecimals(3);
+  speed_->setValue(0.1);
+  speed_->setPrefix(tr("×"));
+  speed_->setToolTip(tr("Playback speed against wall time"));
+  follow_ = new QCheckBox(tr("Follow"), this);
+  follow_->setChecked(true);
+  auto* next_late = new QPushButton(tr("Next late batch"), this);
+  status_ = new QLabel(this);
+  status_->setWordWrap(true);
+  details_ = new QLabel(this);
+  details_->setTextFormat(Qt::RichText);
+  details_->setWordWrap(true);
+  details_->setMinimumWidth(220);
+  details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  clock_ = new QTimer(this);
+  clock_->setInterval(kFrameMs);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Run"), this));
+  top->addWidget(runs_);
+  top->addSpacing(12);
+  top->addWidget(source_);
+  top->addWidget(seconds_);
+  top->addWidget(simulate_);
+  top->addStretch(1);
+  top->addWidget(status_, 2);
+  auto* bar = new QHBoxLayout;
+  for (QWidget* w : std::initializer_list<QWidget*>{colouring_, filter_, back_, forward_, fit, to_selection, play_,
+                                                    speed_, follow_, next_late})
+    bar->addWidget(w);
+  bar->addStretch(1);
+  auto* body = new QHBoxLayout;
+  body->addWidget(view_, 1);
+  body->addWidget(details_);
+  auto* box = new QVBoxLayout(this);
+  box->addLayout(top);
+  box->addLayout(bar);
+  box->addLayout(body, 1);
+
+  connect(simulate_, &QPushButton::clicked, this,
+          [this] { simulate(source_->currentData().toString(), seconds_->value()); });
+  connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
+  connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    view_->set_colouring(i == 1 ? widgets::BoxColouring::SloOutcome : widgets::BoxColouring::Model);
+  });
+  connect(filter_, &QLineEdit::textChanged, view_, &widgets::TimelineView::set_filter);
+  connect(back_, &QPushButton::clicked, view_, &widgets::TimelineView::back);
+  connect(forward_, &QPushButton::clicked, view_, &widgets::TimelineView::forward);
+  connect(fit, &QPushButton::clicked, view_, &widgets::TimelineView::zoom_to_fit);
+  connect(to_selection, &QPushButton::clicked, view_, &widgets::TimelineView::zoom_to_selection);
+  connect(play_, &QPushButton::toggled, this, &RunView::play);
+  connect(speed_, &QDoubleSpinBox::valueChanged, this, &RunView::set_speed);
+  connect(next_late, &QPushButton::clicked, this, &RunView::next_violation);
+  connect(clock_, &QTimer::timeout, this, [this] { advance(std::int64_t{kFrameMs} * 1'000'000); });
+  connect(view_, &widgets::TimelineView::windowChanged, this, [this] {
+    back_->setEnabled(view_->can_go_back());
+    forward_->setEnabled(view_->can_go_forward());
+  });
+  connect(view_, &widgets::TimelineView::selectionChanged, this, &RunView::show_selection);
+  connect(doc_, &ProjectDocument::changed, this, &RunView::refresh);
+  connect(doc_, &ProjectDocument::projectReset, this, [this] {
+    timelines_.clear();
+    view_->set_timeline(nullptr);
+    refresh();
+  });
+  refresh();
+  show_selection();
+}
+
+RunView::~RunView() {
+  if (worker_) worker_->wait();  // a simulation cannot be interrupted; it is short
+}
+
+void RunView::refresh() {
+  const auto* p = doc_->project();
+  const auto source = source_->currentData().toString();
+  source_->clear();
+  for (const auto* system : kSystems)
+    source_->addItem(QString::fromLatin1(system), QString::fromLatin1(system));
+  if (p)
+    for (const auto& plan : p->plans) {
+      const auto kind = plan.body.value("kind", "");
+      if (kind == "pipeline-plan" || kind == "glet-plan")
+        source_->addItem(tr("plan %1").arg(QString::fromStdString(plan.name)),
+                         QString(QStringLiteral("plan:") + QString::fromStdString(plan.name)));
+    }
+  source_->setCurrentIndex(std::max(0, source_->findData(source)));
+  const auto shown = runs_->currentText();
+  runs_->clear();
+  if (p)
+    for (const auto& run : p->runs)
+      runs_->addItem(QString::fromStdString(run.name));
+  runs_->setCurrentIndex(std::max(0, runs_->findText(shown)));
+  simulate_->setEnabled(p != nullptr && !worker_);
+}
+
+bool RunView::simulate(const QString& source, double seconds) {
+  const auto* p = doc_->project();
+  if (worker_ || !p) return false;
+  auto scenario = std::make_shared<const Scenario>(p->scenario);
+  engine::SimulationSpec spec;
+  spec.duration = Duration::microseconds(static_cast<std::int64_t>(seconds * 1e6));
+  spec.warmup = std::min(Duration::seconds(2), Duration::nanoseconds(spec.duration.count_ns() / 5));
+  spec.timeline = true;
+  // Plans are parsed here, on the UI thread, and travel with the worker.
+  std::shared_ptr<engine::PipelinePlan> pipeline;
+  std::shared_ptr<engine::GletPlan> glet;
+  QString label = source;
+  try {
+    if (source.startsWith(QStringLiteral("plan:"))) {
+      const auto name = source.mid(5).toStdString();
+      const auto it = std::ranges::find(p->plans, name, &SavedArtifact::name);
+      if (it == p->plans.end()) throw QueryError("the project has no plan named '" + name + "'");
+      const auto kind = it->body.value("kind", "");
+      label = QString::fromStdString(name);
+      if (kind == "pipeline-plan") {
+        pipeline = std::make_shared<engine::PipelinePlan>(engine::pipeline_plan_from_json(it->body, name));
+        spec.system = "reservation";
+        spec.pipeline_plan = pipeline.get();
+      } else if (kind == "glet-plan") {
+        glet = std::make_shared<engine::GletPlan>(engine::glet_plan_from_json(it->body, name));
+        spec.system = "glet";
+        spec.glet_plan = glet.get();
+      } else {
+        throw QueryError("a " + kind + " is simulated with servescope-cli plan --simulate");
+      }
+    } else {
+      spec.system = source.toStdString();
+    }
+  } catch (const Error& e) {
+    status_->setText(QString::fromStdString(e.what()));
+    return false;
+  }
+  // Workloads the data plane can serve: the plan's models, or those sending to models.
+  for (const auto& w : p->scenario.workloads) {
+    const bool to_apps =
+        std::ranges::any_of(w.targets, [](const WorkloadTarget& t) { return t.kind == TargetKind::Application; });
+    if (!to_apps || glet) spec.workloads.push_back(w.name);
+  }
+  if (pipeline) {
+    std::erase_if(spec.workloads, [&](const std::string& name) {
+      const auto w = std::ranges::find(p->scenario.workloads, name, &Workload::name);
+      return std::ranges::any_of(w->targets, [&](const WorkloadTarget& t) {
+        return std::ranges::find(pipeline->models, t.name, &engine::PlannedModel::name) == pipeline->models.end();
+      });
+    });
+  }
+  if (spec.workloads.empty()) {
+    status_->setText(tr("No workload here sends requests %1 can serve").arg(label));
+    return false;
+  }
+  int same = 1;
+  for (const auto& run : p->runs)
+    same += QString::fromStdString(run.name).startsWith(label) ? 1 : 0;
+  const std::string name = QString(label + (same > 1 ? QStringLiteral(" #%1").arg(same) : QString())).toStdString();
+  status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
+  simulate_->setEnabled(false);
+  worker_ = QThread::create([this, scenario, spec, pipeline, glet, name] {
+    QString error;
+    std::shared_ptr<engine::TimelineData> timeline;
+    std::string body;
+    try {
+      const auto result = engine::simulate(*scenario, spec);
+      timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
+      auto json = engine::run_result_to_json(result, scenario->name);
+      if (timeline->spans.size() <= kTimelineKeptInProject) json["timeline"] = engine::to_json(*timeline);
+      body = json.dump();
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, timeline, body = std::move(body), name, error] {
+          pending_timeline_ = timeline;
+          pending_body_ = body;
+          simulation_done(QString::fromStdString(name), error);
+        },
+        Qt::QueuedConnection);
+  });
+  connect(worker_, &QThread::finished, worker_, &QObject::deleteLater);
+  worker_->start();
+  return true;
+}
+
+void RunView::simulation_done(const QString& name, const QString& error) {
+  worker_ = nullptr;
+  simulate_->setEnabled(doc_->project() != nullptr);
+  if (!error.isEmpty()) {
+    status_->setText(tr("Simulation failed: %1").arg(error));
+    Q_EMIT message(status_->text());
+    Q_EMIT finished();
+    return;
+  }
+  SavedArtifact run;
+  run.name = name.toStdString();
+  run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+  run.body = nlohmann::json::parse(pending_body_);
+  run.system = run.body.value("system", "");
+  timelines_[run.name] = pending_timeline_;
+  const auto summary = run.body.value("summary", nlohmann::json::object());
+  const auto why = doc_->add_run(std::move(run));
+  pending_body_.clear();
+  if (!why.isEmpty()) {
+    status_->setText(tr("Run not kept: %1").arg(why));
+  } else {
+    show_run(name);
+    status_->setText(tr("%1: %2 % of requests on time, %3 req/s goodput, %4 batches")
+                         .arg(name)
+                         .arg(100 * summary.value("slo_attainment", 0.0), 0, 'f', 2)
+                         .arg(summary.value("goodput_rps", 0.0), 0, 'f', 1)
+                         .arg(pending_timeline_->spans.size()));
+  }
+  pending_timeline_.reset();
+  Q_EMIT message(status_->text());
+  Q_EMIT finished();
+}
+
+bool RunView::show_run(const QString& name) {
+  const auto* p = doc_->project();
+  if (!p) return false;
+  const auto key = name.toStdString();
+  std::shared_ptr<const engine::TimelineData> timeline;
+  if (const auto it = timelines_.find(key); it != timelines_.end()) {
+    timeline = it->second;
+  } else {
+    const auto run = std::ranges::find(p->runs, key, &SavedArtifact::name);
+    if (run == p->runs.end()) return false;
+    if (!run->body.contains("timeline")) {
+      status_->setText(tr("%1 kept no timeline (runs over %2 batches keep theirs only in the session that made them)")
+                           .arg(name)
+                           .arg(kTimelineKeptInProject));
+      view_->set_timeline(nullptr);
+      return false;
+    }
+    try {
+      timeline =
+          std::make_shared<const engine::TimelineData>(engine::timeline_from_json(run->body["timeline"], "run " + key));
+    } catch (const Error& e) {
+      status_->setText(QString::fromStdString(e.what()));
+      return false;
+    }
+    timelines_[key] = timeline;
+  }
+  view_->set_timeline(timeline);
+  view_->set_now(std::nullopt);
+  runs_->setCurrentIndex(std::max(0, runs_->findText(name)));
+  show_selection();
+  return true;
+}
+
+void RunView::show_selection() {
+  const auto* t = view_->timeline();
+  const auto span = view_->selected();
+  if (!t || !span) {
+    details_->setText(t ? tr("Click a batch to see it here.<br><br>Wheel: zoom around the cursor<br>Drag: pan<br>"
+                             "Shift+drag: zoom to a range<br>Shift+wheel: scroll the rows")
+                        : tr("No run shown."));
+    return;
+  }
+  details_->setText(view_->describe(*span));
+}
+
+QString RunView::status_text() const {
+  return status_->text();
+}
+
+QString RunView::details_text() const {
+  return details_->text();
+}
+
+void RunView::play(bool on) {
+  if (on && !view_->timeline()) on = false;
+  if (on && !view_->now_ns()) view_->set_now(view_->from_ns());
+  if (on)
+    clock_->start();
+  else
+    clock_->stop();
+  const QSignalBlocker quiet(play_);
+  play_->setChecked(on);
+  play_->setText(on ? tr("Pause") : tr("Play"));
+}
+
+bool RunView::playing() const {
+  return clock_->isActive();
+}
+
+void RunView::set_speed(double factor) {
+  const QSignalBlocker quiet(speed_);
+  speed_->setValue(factor);
+}
+
+void RunView::advance(std::int64_t wall_ns) {
+  const auto* t = view_->timeline();
+  if (!t || !view_->now_ns()) return;
+  const auto now = *view_->now_ns() + static_cast<std::int64_t>(static_cast<double>(wall_ns) * speed_->value());
+  view_->set_now(now);
+  if (now >= t->end.count_ns()) play(false);  // the end of the run
+  // Follow: keep "now" at three quarters of the window, the way a live view scrolls.
+  const auto width = view_->to_ns() - view_->from_ns();
+  if (follow_->isChecked() && (now > view_->to_ns() - width / 4 || now < view_->from_ns()))
+    view_->set_window(now - width * 3 / 4, now + width / 4);
+}
+
+bool RunView::next_violation() {
+  const auto* t = view_->timeline();
+  if (!t) return false;
+  const auto after = view_->now_ns().value_or(view_->from_ns());
+  const auto it = std::ranges::find_if(
+      std::ranges::upper_bound(t->spans, after, {}, [](const engine::TimelineSpan& s) { return s.start.count_ns(); }),
+      t->spans.end(), [](const engine::TimelineSpan& s) { return s.late > 0; });
+  if (it == t->spans.end()) {
+    status_->setText(tr("No late batch after %1").arg(widgets::format_duration(after)));
+    return false;
+  }
+  const auto index = static_cast<std::uint32_t>(it - t->spans.begin());
+  view_->set_now(it->start.count_ns());
+  view_->select(index);
+  view_->zoom_to_selection();
+  return true;
+}
+
+}  // namespace servescope::ui

@@ -1,0 +1,90 @@
+// The Run tab (issue 8): simulate the project's workloads through a serving system or one of its
+// plans on a worker thread, keep the run in the project, and watch it on the timeline: colour by
+// model or SLO outcome, filter by model or GPU, zoom history, click a batch for its details, and
+// play the run back with a "now" line that can follow, pause and jump to the next late batch.
+#pragma once
+
+#include <QWidget>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "engine/timeline/timeline_data.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QCheckBox;
+class QThread;
+class QTimer;
+
+namespace servescope::widgets {
+class TimelineView;
+}
+
+namespace servescope::ui {
+
+class ProjectDocument;
+
+class RunView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunView(ProjectDocument* document, QWidget* parent = nullptr);
+  ~RunView() override;
+
+  // Simulates `seconds` of the selected workloads with `source`: a serving system's name
+  // ("symphony", "nexus", …) or "plan:NAME" for a pipeline or gpu-let plan of the project. False
+  // when a simulation is already running or nothing is open; the reason lands in status_text().
+  bool simulate(const QString& source, double seconds);
+  bool busy() const { return worker_ != nullptr; }
+  // Shows a run of the project by name (its timeline from this session, or the one it keeps).
+  bool show_run(const QString& name);
+  widgets::TimelineView* timeline() const { return view_; }
+  QString status_text() const;
+  QString details_text() const;
+
+  // Playback: advance "now" by `speed` × wall time; follow keeps it in view.
+  void play(bool on);
+  bool playing() const;
+  void set_speed(double factor);
+  // Moves "now" to the next batch with a late request after it, selects it, and returns whether
+  // there was one.
+  bool next_violation();
+  void advance(std::int64_t wall_ns);  // one playback step (the timer calls it)
+
+ Q_SIGNALS:
+  void message(const QString& line);
+  void finished();  // a simulation ended (kept or failed)
+
+ private:
+  void refresh();
+  void simulation_done(const QString& name, const QString& error);
+  void show_selection();
+
+  ProjectDocument* doc_;
+  widgets::TimelineView* view_;
+  QComboBox* runs_;
+  QComboBox* source_;
+  QDoubleSpinBox* seconds_;
+  QPushButton* simulate_;
+  QComboBox* colouring_;
+  QLineEdit* filter_;
+  QPushButton* back_;
+  QPushButton* forward_;
+  QPushButton* play_;
+  QDoubleSpinBox* speed_;
+  QCheckBox* follow_;
+  QLabel* status_;
+  QLabel* details_;
+  QTimer* clock_;
+  QThread* worker_ = nullptr;
+  // Timelines of this session's runs, by run name (large ones are not kept in the project).
+  std::map<std::string, std::shared_ptr<const engine::TimelineData>> timelines_;
+  // What the worker hands back.
+  std::shared_ptr<engine::TimelineData> pending_timeline_;
+  std::string pending_body_;
+};
+
+}  // namespace servescope::ui

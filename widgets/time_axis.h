@@ -1,0 +1,20 @@
+// Readable time axes: tick steps of 1, 2 or 5 × 10^k ns chosen so labels stay apart, and times
+// written in the unit that suits the step ("250 µs", "1.5 ms", "12 s").
+#pragma once
+
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+namespace servescope::widgets {
+
+// The smallest 1/2/5 step, in ns, whose ticks are at least `min_px` apart at `ns_per_px`.
+std::int64_t tick_step_ns(double ns_per_px, double min_px);
+// Ticks (multiples of the step) inside [from_ns, to_ns].
+std::vector<std::int64_t> ticks(std::int64_t from_ns, std::int64_t to_ns, std::int64_t step_ns);
+// `t_ns` in the unit of `step_ns` (ns, µs, ms or s), with as many decimals as the step needs.
+QString format_time(std::int64_t t_ns, std::int64_t step_ns);
+// A duration for tooltips: "830 ns", "12.4 µs", "3.21 ms", "1.500 s".
+QString format_duration(std::int64_t ns);
+
+}  // namespace servescope::widgets

@@ -1,0 +1,636 @@
+#include "widgets/timeline_view.h"
+
+#include <QDateTime>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "widgets/model_colors.h"
+#include "widgets/time_axis.h"
+
+namespace servescope::widgets {
+namespace {
+
+constexpr std::int64_t kMinWindowNs = 1'000;  // 1 µs across the view at most zoomed in
+
+std::int64_t ns(engine::Time t) {
+  return t.count_ns();
+}
+
+}  // namespace
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("timelineView"));
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setMinimumSize(400, 200);
+  refresh_colours();
+}
+
+void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> timeline) {
+  data_ = std::move(timeline);
+  selected_.reset();
+  linked_.clear();
+  index_ = data_ ? engine::TimelineIndex(*data_) : engine::TimelineIndex();
+  late_prefix_.assign(index_.rows(), {});
+  for (std::size_t r = 0; r < index_.rows(); ++r) {
+    auto& prefix = late_prefix_[r];
+    prefix.reserve(index_.spans(r).size() + 1);
+    prefix.push_back(0);
+    for (const auto i : index_.spans(r))
+      prefix.push_back(prefix.back() + (data_->spans[i].late > 0 ? 1u : 0u));
+  }
+  queue_by_model_.assign(data_ ? data_->models.size() : 0, {});
+  if (data_)
+    for (std::size_t q = 0; q < data_->queue.size(); ++q)
+      if (data_->queue[q].model < queue_by_model_.size()) queue_by_model_[data_->queue[q].model].push_back(q);
+  longest_transfer_ = 0;
+  if (data_)
+    for (const auto& t : data_->transfers)
+      longest_transfer_ = std::max(longest_transfer_, ns(t.end - t.start));
+  model_visible_.assign(data_ ? data_->models.size() : 0, true);
+  refresh_colours();
+  history_.clear();
+  history_pos_ = 0;
+  scroll_px_ = 0;
+  set_filter(filter_);
+  zoom_to_fit();
+}
+
+void TimelineView::refresh_colours() {
+  model_colours_.clear();
+  if (!data_) return;
+  for (const auto& m : data_->models)
+    model_colours_.push_back(color_for_name(QString::fromStdString(m), palette()));
+}
+
+bool TimelineView::model_shown(std::uint32_t model) const {
+  return model < model_visible_.size() && model_visible_[model];
+}
+
+void TimelineView::set_filter(const QString& text) {
+  filter_ = text.trimmed();
+  if (!data_) return;
+  bool any_model = false;
+  for (std::size_t m = 0; m < data_->models.size(); ++m) {
+    model_visible_[m] =
+        filter_.isEmpty() || QString::fromStdString(data_->models[m]).contains(filter_, Qt::CaseInsensitive);
+    any_model = any_model || (!filter_.isEmpty() && model_visible_[m]);
+  }
+  if (!any_model) model_visible_.assign(data_->models.size(), true);  // the text names GPUs, not models
+  rebuild_rows();
+  update();
+}
+
+void TimelineView::rebuild_rows() {
+  lanes_.clear();
+  row_lane_.assign(index_.rows(), SIZE_MAX);
+  if (!data_) return;
+  bool any_model = false;
+  for (std::size_t m = 0; m < data_->models.size() && !filter_.isEmpty(); ++m)
+    any_model = any_model || QString::fromStdString(data_->models[m]).contains(filter_, Qt::CaseInsensitive);
+  double top = 0;
+  for (std::size_t r = 0; r < index_.rows(); ++r) {
+    const auto& name = data_->gpus[index_.slot(r)];
+    if (!filter_.isEmpty() && !any_model && !QString::fromStdString(name).contains(filter_, Qt::CaseInsensitive))
+      continue;
+    row_lane_[r] = lanes_.size();
+    lanes_.push_back({Lane::Kind::Slot, r, top, kRowHeight});
+    top += kRowHeight;
+  }
+  if (!data_->transfers.empty()) {
+    lanes_.push_back({Lane::Kind::Network, 0, top, kRowHeight});
+    top += kRowHeight;
+  }
+  for (std::size_t m = 0; m < queue_by_model_.size(); ++m)
+    if (!queue_by_model_[m].empty() && model_visible_[m]) {
+      lanes_.push_back({Lane::Kind::Queue, m, top, kQueueRowHeight});
+      top += kQueueRowHeight;
+    }
+}
+
+double TimelineView::ns_per_px() const {
+  const double width = std::max(1, this->width() - kLabelWidth);
+  return static_cast<double>(to_ - from_) / width;
+}
+
+double TimelineView::x_of(std::int64_t t_ns) const {
+  return kLabelWidth + static_cast<double>(t_ns - from_) / ns_per_px();
+}
+
+std::int64_t TimelineView::time_at(double x) const {
+  return from_ + static_cast<std::int64_t>(std::llround((x - kLabelWidth) * ns_per_px()));
+}
+
+const TimelineView::Lane* TimelineView::lane_at(double y) const {
+  const double at = y - kAxisHeight + scroll_px_;
+  if (y < kAxisHeight) return nullptr;
+  const auto it = std::ranges::upper_bound(lanes_, at, {}, &Lane::top);
+  if (it == lanes_.begin()) return nullptr;
+  const auto& lane = *std::prev(it);
+  return at < lane.top + lane.height ? &lane : nullptr;
+}
+
+std::optional<std::size_t> TimelineView::row_at(double y) const {
+  const auto* lane = lane_at(y);
+  if (!lane || lane->kind != Lane::Kind::Slot) return std::nullopt;
+  return lane->index;
+}
+
+double TimelineView::row_y(std::size_t index_row) const {
+  if (index_row >= row_lane_.size() || row_lane_[index_row] == SIZE_MAX) return -1;
+  return kAxisHeight + lanes_[row_lane_[index_row]].top - scroll_px_;
+}
+
+std::optional<std::uint32_t> TimelineView::span_at(QPointF pos) const {
+  if (!data_ || pos.x() < kLabelWidth) return std::nullopt;
+  const auto row = row_at(pos.y());
+  if (!row) return std::nullopt;
+  // A box drawn at least a pixel wide: accept the pixel it covers.
+  const auto t = time_at(pos.x());
+  const auto half_px = static_cast<std::int64_t>(std::ceil(ns_per_px() / 2));
+  const auto [first, last] =
+      index_.range(*row, engine::Time::nanoseconds(t - half_px), engine::Time::nanoseconds(t + half_px + 1));
+  std::optional<std::uint32_t> best;
+  for (auto k = first; k < last; ++k) {
+    const auto i = index_.spans(*row)[k];
+    const auto& s = data_->spans[i];
+    if (!model_shown(s.model)) continue;
+    if (ns(s.start) <= t + half_px && ns(s.end) >= t - half_px) best = i;
+    if (ns(s.start) <= t && t < ns(s.end)) return i;  // an exact hit wins
+  }
+  return best;
+}
+
+QString TimelineView::describe(std::uint32_t span) const {
+  const auto& s = data_->spans[span];
+  const auto& slo = s.model < data_->model_slo.size() ? data_->model_slo[s.model] : Duration();
+  QString text =
+      tr("<b>%1</b> batch %2 of %3 on %4<br>%5 → %6 (%7)")
+          .arg(QString::fromStdString(data_->models[s.model]).toHtmlEscaped())
+          .arg(s.batch)
+          .arg(s.size)
+          .arg(QString::fromStdString(data_->gpus[s.gpu]).toHtmlEscaped())
+          .arg(format_duration(ns(s.start)), format_duration(ns(s.end)), format_duration(ns(s.end - s.start)));
+  if (slo > Duration()) text += tr("<br>SLO %1").arg(format_duration(ns(slo)));
+  text += s.late > 0 ? tr("<br><b>%1 of %2 requests late</b>").arg(s.late).arg(s.size) : tr("<br>all on time");
+  if (s.preempted) text += tr("<br>preempted: its work was lost");
+  const auto stages = index_.linked(span);
+  if (stages.size() > 1) text += tr("<br>stage of a %1-stage pipeline batch").arg(stages.size());
+  return text;
+}
+
+QColor TimelineView::late_colour() const {
+  return QColor::fromHslF(0.0f, 0.75f, is_dark(palette()) ? 0.45f : 0.6f);
+}
+
+QColor TimelineView::box_colour(const engine::TimelineSpan& s) const {
+  if (colouring_ == BoxColouring::SloOutcome) {
+    if (s.preempted) return palette().color(QPalette::Mid);
+    return s.late > 0 ? late_colour() : QColor::fromHslF(0.33f, 0.45f, is_dark(palette()) ? 0.35f : 0.7f);
+  }
+  return s.model < model_colours_.size() ? model_colours_[s.model] : palette().color(QPalette::Mid);
+}
+
+void TimelineView::set_window_quiet(std::int64_t from_ns, std::int64_t to_ns) {
+  const std::int64_t end = data_ ? std::max<std::int64_t>(ns(data_->end), kMinWindowNs) : 1'000'000'000;
+  std::int64_t width = std::clamp<std::int64_t>(to_ns - from_ns, kMinWindowNs, end * 10);
+  // Keep some of the run in view.
+  from_ns = std::clamp<std::int64_t>(from_ns, -width + kMinWindowNs, end - kMinWindowNs);
+  if (from_ == from_ns && to_ == from_ns + width) return;
+  from_ = from_ns;
+  to_ = from_ns + width;
+  update();
+  Q_EMIT windowChanged(from_, to_);
+}
+
+void TimelineView::push_history() {
+  history_.resize(std::min(history_.size(), history_pos_ + 1));
+  if (history_.empty() || history_.back() != std::pair{from_, to_}) history_.emplace_back(from_, to_);
+  history_pos_ = history_.size() - 1;
+}
+
+void TimelineView::set_window(std::int64_t from_ns, std::int64_t to_ns) {
+  wheeling_ = false;
+  set_window_quiet(from_ns, to_ns);
+  push_history();
+}
+
+void TimelineView::zoom_to_fit() {
+  const std::int64_t end = data_ ? std::max<std::int64_t>(ns(data_->end), kMinWindowNs) : 1'000'000'000;
+  set_window(0, end + end / 50);
+}
+
+void TimelineView::zoom_around(double x, double factor) {
+  if (factor <= 0) return;
+  const auto anchor = time_at(x);
+  const double width = static_cast<double>(to_ - from_) / factor;
+  const double left = static_cast<double>(anchor - from_) / factor;
+  // A wheel gesture is one history entry, whatever its number of steps.
+  const auto now = QDateTime::currentMSecsSinceEpoch();
+  const bool continuing = wheeling_ && now - last_wheel_ms_ < 600;
+  set_window_quiet(
+      anchor - static_cast<std::int64_t>(std::llround(left)),
+      anchor - static_cast<std::int64_t>(std::llround(left)) + static_cast<std::int64_t>(std::llround(width)));
+  if (continuing && !history_.empty())
+    history_[history_pos_] = {from_, to_};
+  else
+    push_history();
+  wheeling_ = true;
+  last_wheel_ms_ = now;
+}
+
+bool TimelineView::back() {
+  if (!can_go_back()) return false;
+  --history_pos_;
+  wheeling_ = false;
+  set_window_quiet(history_[history_pos_].first, history_[history_pos_].second);
+  return true;
+}
+
+bool TimelineView::forward() {
+  if (!can_go_forward()) return false;
+  ++history_pos_;
+  wheeling_ = false;
+  set_window_quiet(history_[history_pos_].first, history_[history_pos_].second);
+  return true;
+}
+
+void TimelineView::zoom_to_selection() {
+  if (!selected_ || !data_) return;
+  std::int64_t lo = ns(data_->spans[*selected_].start), hi = ns(data_->spans[*selected_].end);
+  for (const auto i : linked_) {
+    lo = std::min(lo, ns(data_->spans[i].start));
+    hi = std::max(hi, ns(data_->spans[i].end));
+  }
+  const auto margin = std::max<std::int64_t>((hi - lo) / 4, kMinWindowNs);
+  set_window(lo - margin, hi + margin);
+}
+
+void TimelineView::set_colouring(BoxColouring colouring) {
+  colouring_ = colouring;
+  update();
+}
+
+void TimelineView::set_now(std::optional<std::int64_t> now_ns) {
+  now_ = now_ns;
+  update();
+}
+
+void TimelineView::select(std::optional<std::uint32_t> span) {
+  if (span && (!data_ || *span >= data_->spans.size())) span.reset();
+  selected_ = span;
+  linked_ = span ? index_.linked(*span) : std::vector<std::uint32_t>{};
+  update();
+  Q_EMIT selectionChanged(selected_);
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  const auto pal = palette();
+  p.fillRect(rect(), pal.color(QPalette::Base));
+  boxes_painted_ = 0;
+  if (!data_) {
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("No run yet: simulate a plan to see what every GPU does"));
+    return;
+  }
+  // Lanes, culled to the visible height.
+  p.setClipRect(QRect(0, kAxisHeight, width(), height() - kAxisHeight));
+  const double visible_top = scroll_px_, visible_bottom = scroll_px_ + height() - kAxisHeight;
+  auto first = std::ranges::upper_bound(lanes_, visible_top, {}, &Lane::top);
+  if (first != lanes_.begin()) --first;
+  std::uint32_t last_physical = UINT32_MAX;
+  for (auto it = first; it != lanes_.end() && it->top < visible_bottom; ++it) {
+    const double y = kAxisHeight + it->top - scroll_px_;
+    switch (it->kind) {
+      case Lane::Kind::Slot: {
+        const auto slot = index_.slot(it->index);
+        const auto physical = slot < data_->gpu_physical.size() ? data_->gpu_physical[slot] : slot;
+        if (physical != last_physical && it != lanes_.begin()) {
+          p.setPen(pal.color(QPalette::Mid));
+          p.drawLine(QPointF(0, y), QPointF(width(), y));
+        }
+        last_physical = physical;
+        paint_slot(p, *it, y);
+        break;
+      }
+      case Lane::Kind::Network:
+        paint_network(p, y);
+        break;
+      case Lane::Kind::Queue:
+        paint_queue(p, *it, y);
+        break;
+    }
+  }
+  p.setClipping(false);
+  paint_axis(p);
+  // Label column border and the playback line.
+  p.setPen(pal.color(QPalette::Mid));
+  p.drawLine(QPointF(kLabelWidth - 0.5, 0), QPointF(kLabelWidth - 0.5, height()));
+  if (now_) {
+    const double x = x_of(*now_);
+    if (x >= kLabelWidth && x <= width()) {
+      p.setPen(QPen(QColor::fromHslF(0.0f, 0.8f, 0.5f), 2));
+      p.drawLine(QPointF(x, kAxisHeight), QPointF(x, height()));
+    }
+  }
+  if (ranging_) {
+    QColor band = pal.color(QPalette::Highlight);
+    band.setAlphaF(0.25f);
+    p.fillRect(QRectF(QPointF(std::min(range_x_, static_cast<double>(press_pos_.x())), kAxisHeight),
+                      QPointF(std::max(range_x_, static_cast<double>(press_pos_.x())), height())),
+               band);
+  }
+}
+
+void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
+  const auto pal = palette();
+  const auto row = lane.index;
+  const auto slot = index_.slot(row);
+  // Label: the slot, with its type and share.
+  p.setPen(pal.color(QPalette::Text));
+  QString label = QString::fromStdString(data_->gpus[slot]);
+  if (slot < data_->gpu_shares.size() && data_->gpu_shares[slot] != "1")
+    label += QStringLiteral(" · ") + QString::fromStdString(data_->gpu_shares[slot]);
+  p.drawText(QRectF(4, y, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             p.fontMetrics().elidedText(label, Qt::ElideMiddle, kLabelWidth - 8));
+
+  const auto spans = index_.spans(row);
+  const auto [first, last] = index_.range(row, engine::Time::nanoseconds(from_), engine::Time::nanoseconds(to_));
+  const double px_ns = ns_per_px();
+  const double top = y + 2, h = kRowHeight - 4;
+  const double right = width();
+  const bool filtered = std::ranges::find(model_visible_, false) != model_visible_.end();
+  // A run of boxes narrower than a pixel, painted as one (Qt Creator's sub-pixel merging).
+  double run_x0 = 0, run_x1 = -1;
+  QColor run_colour;
+  const auto flush = [&] {
+    if (run_x1 > run_x0) {
+      p.fillRect(QRectF(run_x0, top, run_x1 - run_x0, h), run_colour);
+      ++boxes_painted_;
+    }
+    run_x1 = -1;
+  };
+  const auto& late = late_prefix_[row];
+  for (std::size_t k = first; k < last; ++k) {
+    const auto i = spans[k];
+    const auto& s = data_->spans[i];
+    if (!model_shown(s.model)) continue;
+    const double x0 = std::max(static_cast<double>(kLabelWidth), x_of(ns(s.start)));
+    const double x1 = std::min(right, x_of(ns(s.end)));
+    if (x1 <= x0 && x1 - x0 < 0) continue;
+    if (x1 - x0 < 1.0) {
+      const double px = std::floor(x0);
+      // Everything else starting in this pixel column is covered by the same pixel: skip to the
+      // last of them (a row's batches follow one another, so only that one can reach further).
+      std::size_t skip_to = k;
+      if (!filtered) {
+        const auto next_column = from_ + static_cast<std::int64_t>(std::ceil((px + 1 - kLabelWidth) * px_ns));
+        skip_to = static_cast<std::size_t>(
+            std::partition_point(spans.begin() + static_cast<std::ptrdiff_t>(k + 1),
+                                 spans.begin() + static_cast<std::ptrdiff_t>(last),
+                                 [&](std::uint32_t j) { return ns(data_->spans[j].start) < next_column; }) -
+            spans.begin());
+        skip_to = skip_to > k + 1 ? skip_to - 1 : k;
+      }
+      auto colour = box_colour(s);
+      if (colouring_ == BoxColouring::SloOutcome && skip_to > k && late[skip_to] - late[k] > 0)
+        colour = late_colour();  // a late batch hides in the pixel
+      if (run_x1 >= px && run_colour == colour) {
+        run_x1 = std::max(run_x1, px + 1);
+      } else {
+        flush();
+        run_x0 = px;
+        run_x1 = px + 1;
+        run_colour = colour;
+      }
+      if (skip_to > k) k = skip_to - 1;  // the loop's ++k lands on the last one in the column
+      continue;
+    }
+    flush();
+    const QRectF box(x0, top, x1 - x0, h);
+    p.fillRect(box, box_colour(s));
+    ++boxes_painted_;
+    if (box.width() > 4) {
+      p.setPen(pal.color(QPalette::Mid));
+      p.drawRect(box);
+    }
+    if (box.width() > 36) {
+      p.setPen(pal.color(QPalette::Text));
+      p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                 p.fontMetrics().elidedText(
+                     QStringLiteral("%1 ×%2").arg(QString::fromStdString(data_->models[s.model])).arg(s.size),
+                     Qt::ElideRight, static_cast<int>(box.width()) - 5));
+    }
+  }
+  flush();
+  // The selection and its pipeline stages on top.
+  if (selected_) {
+    for (const auto i : linked_.empty() ? std::vector<std::uint32_t>{*selected_} : linked_) {
+      const auto& s = data_->spans[i];
+      if (s.gpu != slot) continue;
+      const QRectF box(x_of(ns(s.start)), top - 1, std::max(2.0, x_of(ns(s.end)) - x_of(ns(s.start))), h + 2);
+      p.setPen(QPen(pal.color(QPalette::Highlight), 2, i == *selected_ ? Qt::SolidLine : Qt::DashLine));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(box);
+    }
+  }
+}
+
+void TimelineView::paint_network(QPainter& p, double y) {
+  const auto pal = palette();
+  p.setPen(pal.color(QPalette::Text));
+  p.drawText(QRectF(4, y, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft, tr("network transfers"));
+  const auto& transfers = data_->transfers;
+  const auto begin = std::ranges::partition_point(
+      transfers, [&](const engine::TransferSpan& t) { return ns(t.start) < from_ - longest_transfer_; });
+  QColor colour = pal.color(QPalette::Dark);
+  double run_x0 = 0, run_x1 = -1;
+  for (auto it = begin; it != transfers.end() && ns(it->start) < to_; ++it) {
+    if (ns(it->end) < from_) continue;
+    const double x0 = std::max(static_cast<double>(kLabelWidth), x_of(ns(it->start)));
+    const double x1 = std::max(x0 + 1, std::min(static_cast<double>(width()), x_of(ns(it->end))));
+    if (x0 <= run_x1 + 1) {
+      run_x1 = std::max(run_x1, x1);
+      continue;
+    }
+    if (run_x1 > run_x0) p.fillRect(QRectF(run_x0, y + 5, run_x1 - run_x0, kRowHeight - 10), colour);
+    run_x0 = x0;
+    run_x1 = x1;
+  }
+  if (run_x1 > run_x0) p.fillRect(QRectF(run_x0, y + 5, run_x1 - run_x0, kRowHeight - 10), colour);
+}
+
+void TimelineView::paint_queue(QPainter& p, const Lane& lane, double y) {
+  const auto pal = palette();
+  const auto& samples = queue_by_model_[lane.index];
+  std::uint32_t peak = 1;
+  for (const auto q : samples)
+    peak = std::max(peak, data_->queue[q].depth);
+  p.setPen(pal.color(QPalette::Text));
+  p.drawText(
+      QRectF(4, y, kLabelWidth - 8, kQueueRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+      p.fontMetrics().elidedText(tr("queue %1 (≤ %2)").arg(QString::fromStdString(data_->models[lane.index])).arg(peak),
+                                 Qt::ElideMiddle, kLabelWidth - 8));
+  // A step curve, one vertical extent per pixel column.
+  const auto first =
+      std::ranges::partition_point(samples, [&](std::size_t q) { return ns(data_->queue[q].time) < from_; });
+  auto it = first == samples.begin() ? first : std::prev(first);
+  const double base = y + kQueueRowHeight - 3, scale = (kQueueRowHeight - 6) / static_cast<double>(peak);
+  QColor fill = model_colours_[lane.index];
+  QPainterPath path;
+  path.moveTo(kLabelWidth, base);
+  double last_y = base;
+  for (; it != samples.end(); ++it) {
+    const auto& q = data_->queue[*it];
+    const double x = std::clamp(x_of(ns(q.time)), static_cast<double>(kLabelWidth), static_cast<double>(width()));
+    const double qy = base - q.depth * scale;
+    path.lineTo(x, last_y);
+    path.lineTo(x, qy);
+    last_y = qy;
+    if (ns(q.time) > to_) break;
+  }
+  path.lineTo(width(), last_y);
+  path.lineTo(width(), base);
+  path.closeSubpath();
+  p.setPen(Qt::NoPen);
+  p.setBrush(fill);
+  p.drawPath(path);
+}
+
+void TimelineView::paint_axis(QPainter& p) {
+  const auto pal = palette();
+  p.fillRect(QRectF(0, 0, width(), kAxisHeight), pal.color(QPalette::Window));
+  const auto step = tick_step_ns(ns_per_px(), 90);
+  p.setPen(pal.color(QPalette::Text));
+  p.drawText(QRectF(4, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             data_ ? QString::fromStdString(data_->system) : QString());
+  for (const auto t : ticks(from_, to_, step)) {
+    const double x = x_of(t);
+    if (x < kLabelWidth) continue;
+    p.setPen(pal.color(QPalette::Mid));
+    p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, kAxisHeight));
+    QColor grid = pal.color(QPalette::Mid);
+    grid.setAlphaF(0.3f);
+    p.setPen(grid);
+    p.drawLine(QPointF(x, kAxisHeight), QPointF(x, height()));
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(QRectF(x + 3, 0, 120, kAxisHeight - 4), Qt::AlignBottom | Qt::AlignLeft, format_time(t, step));
+  }
+  p.setPen(pal.color(QPalette::Mid));
+  p.drawLine(QPointF(0, kAxisHeight - 0.5), QPointF(width(), kAxisHeight - 0.5));
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  if (event->modifiers() & Qt::ShiftModifier) {  // scroll the lanes
+    const double total = lanes_.empty() ? 0 : lanes_.back().top + lanes_.back().height;
+    scroll_px_ =
+        std::clamp(scroll_px_ - event->angleDelta().y() / 2.0, 0.0, std::max(0.0, total - (height() - kAxisHeight)));
+    update();
+  } else {
+    zoom_around(event->position().x(), std::pow(1.0015, event->angleDelta().y()));
+  }
+  event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  press_pos_ = event->position().toPoint();
+  press_from_ = from_;
+  press_to_ = to_;
+  press_scroll_ = scroll_px_;
+  ranging_ = event->modifiers() & Qt::ShiftModifier;
+  dragging_ = !ranging_;
+  range_x_ = event->position().x();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  if (dragging_ && (event->buttons() & Qt::LeftButton)) {
+    const auto dt = static_cast<std::int64_t>(std::llround((event->position().x() - press_pos_.x()) * ns_per_px()));
+    const double total = lanes_.empty() ? 0 : lanes_.back().top + lanes_.back().height;
+    scroll_px_ = std::clamp(press_scroll_ - (event->position().y() - press_pos_.y()), 0.0,
+                            std::max(0.0, total - (height() - kAxisHeight)));
+    wheeling_ = false;
+    set_window_quiet(press_from_ - dt, press_to_ - dt);
+    update();
+  } else if (ranging_) {
+    range_x_ = event->position().x();
+    update();
+  }
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  const bool click = (event->position().toPoint() - press_pos_).manhattanLength() < 4;
+  if (click) {
+    select(span_at(event->position()));
+  } else if (ranging_) {
+    const double a =
+        std::max(static_cast<double>(kLabelWidth), std::min(range_x_, static_cast<double>(press_pos_.x())));
+    const double b = std::max(range_x_, static_cast<double>(press_pos_.x()));
+    if (b - a >= 2) set_window(time_at(a), time_at(b));
+  } else if (dragging_ && (from_ != press_from_)) {
+    push_history();
+  }
+  dragging_ = ranging_ = false;
+  update();
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* event) {
+  const double centre = kLabelWidth + (width() - kLabelWidth) / 2.0;
+  const auto pan = (to_ - from_) / 10;
+  if (event->modifiers() & Qt::AltModifier) {
+    if (event->key() == Qt::Key_Left) back();
+    if (event->key() == Qt::Key_Right) forward();
+    return;
+  }
+  switch (event->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+      zoom_around(centre, 1.5);
+      break;
+    case Qt::Key_Minus:
+      zoom_around(centre, 1 / 1.5);
+      break;
+    case Qt::Key_Left:
+      set_window(from_ - pan, to_ - pan);
+      break;
+    case Qt::Key_Right:
+      set_window(from_ + pan, to_ + pan);
+      break;
+    case Qt::Key_0:
+      zoom_to_fit();
+      break;
+    case Qt::Key_Escape:
+      select(std::nullopt);
+      break;
+    default:
+      QWidget::keyPressEvent(event);
+  }
+}
+
+bool TimelineView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    if (const auto span = span_at(help->pos()))
+      QToolTip::showText(help->globalPos(), describe(*span), this);
+    else
+      QToolTip::hideText();
+    return true;
+  }
+  if (event->type() == QEvent::PaletteChange) {
+    refresh_colours();  // colours follow the palette (dark mode)
+    update();
+  }
+  return QWidget::event(event);
+}
+
+}  // namespace servescope::widgets
