@@ -191,12 +191,12 @@ QColor TimelineView::late_colour() const {
   return QColor::fromHslF(0.0f, 0.75f, is_dark(palette()) ? 0.45f : 0.6f);
 }
 
-QColor TimelineView::box_colour(const engine::TimelineSpan& s) const {
+QColor TimelineView::box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const {
   if (colouring_ == BoxColouring::SloOutcome) {
-    if (s.preempted) return palette().color(QPalette::Mid);
-    return s.late > 0 ? late_colour() : QColor::fromHslF(0.33f, 0.45f, is_dark(palette()) ? 0.35f : 0.7f);
+    if (preempted) return palette().color(QPalette::Mid);
+    return late > 0 ? late_colour() : QColor::fromHslF(0.33f, 0.45f, is_dark(palette()) ? 0.35f : 0.7f);
   }
-  return s.model < model_colours_.size() ? model_colours_[s.model] : palette().color(QPalette::Mid);
+  return model < model_colours_.size() ? model_colours_[model] : palette().color(QPalette::Mid);
 }
 
 void TimelineView::set_window_quiet(std::int64_t from_ns, std::int64_t to_ns) {
@@ -369,55 +369,71 @@ void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
   const double top = y + 2, h = kRowHeight - 4;
   const double right = width();
   const bool filtered = std::ranges::find(model_visible_, false) != model_visible_.end();
-  // A run of boxes narrower than a pixel, painted as one (Qt Creator's sub-pixel merging).
+  // Boxes under kMergePx wide join a run painted as one rectangle (Qt Creator's sub-pixel
+  // merging): in the model's colour while the run holds one model, else in a neutral "several
+  // batches here" tone; by SLO outcome, a run is late if any batch in it is.
+  constexpr double kMergePx = 2.0;
   double run_x0 = 0, run_x1 = -1;
   QColor run_colour;
+  bool run_mixed = false;
+  const QColor mixed = pal.color(QPalette::Mid);
+  const QColor late_tone = late_colour();
+  const bool by_outcome = colouring_ == BoxColouring::SloOutcome;
+  const QColor ok_tone = box_colour(0, 0, false), preempted_tone = box_colour(0, 0, true);
+  const auto colour_of = [&](const engine::TimelineIndex::Box& b) -> const QColor& {
+    if (!by_outcome) return b.model < model_colours_.size() ? model_colours_[b.model] : mixed;
+    return b.preempted ? preempted_tone : b.late > 0 ? late_tone : ok_tone;
+  };
   const auto flush = [&] {
     if (run_x1 > run_x0) {
-      p.fillRect(QRectF(run_x0, top, run_x1 - run_x0, h), run_colour);
+      p.fillRect(QRectF(run_x0, top, run_x1 - run_x0, h), run_mixed ? mixed : run_colour);
       ++boxes_painted_;
     }
     run_x1 = -1;
   };
   const auto& late = late_prefix_[row];
+  const auto boxes = index_.boxes(row);
+  const double scale = 1.0 / px_ns;
   for (std::size_t k = first; k < last; ++k) {
-    const auto i = spans[k];
-    const auto& s = data_->spans[i];
-    if (!model_shown(s.model)) continue;
-    const double x0 = std::max(static_cast<double>(kLabelWidth), x_of(ns(s.start)));
-    const double x1 = std::min(right, x_of(ns(s.end)));
-    if (x1 <= x0 && x1 - x0 < 0) continue;
-    if (x1 - x0 < 1.0) {
-      const double px = std::floor(x0);
+    const auto& b = boxes[k];
+    if (filtered && !model_shown(b.model)) continue;
+    const double x0 =
+        std::max(static_cast<double>(kLabelWidth), kLabelWidth + static_cast<double>(ns(b.start) - from_) * scale);
+    const double x1 = std::min(right, kLabelWidth + static_cast<double>(ns(b.end) - from_) * scale);
+    if (x1 < x0) continue;
+    if (x1 - x0 < kMergePx) {
+      const double px0 = std::floor(x0), px1 = std::max(px0 + 1, std::ceil(x1));
       // Everything else starting in this pixel column is covered by the same pixel: skip to the
       // last of them (a row's batches follow one another, so only that one can reach further).
       std::size_t skip_to = k;
-      if (!filtered) {
-        const auto next_column = from_ + static_cast<std::int64_t>(std::ceil((px + 1 - kLabelWidth) * px_ns));
-        skip_to = static_cast<std::size_t>(
-            std::partition_point(spans.begin() + static_cast<std::ptrdiff_t>(k + 1),
-                                 spans.begin() + static_cast<std::ptrdiff_t>(last),
-                                 [&](std::uint32_t j) { return ns(data_->spans[j].start) < next_column; }) -
-            spans.begin());
+      if (!filtered && x1 - x0 < 1.0) {
+        const auto next_column = from_ + static_cast<std::int64_t>(std::ceil((px0 + 1 - kLabelWidth) * px_ns));
+        skip_to = std::min(last, index_.next_starting_at(row, k + 1, engine::Time::nanoseconds(next_column)));
         skip_to = skip_to > k + 1 ? skip_to - 1 : k;
       }
-      auto colour = box_colour(s);
-      if (colouring_ == BoxColouring::SloOutcome && skip_to > k && late[skip_to] - late[k] > 0)
-        colour = late_colour();  // a late batch hides in the pixel
-      if (run_x1 >= px && run_colour == colour) {
-        run_x1 = std::max(run_x1, px + 1);
+      QColor colour = colour_of(b);
+      if (by_outcome && skip_to > k && late[skip_to] - late[k] > 0) colour = late_tone;  // hidden in the pixel
+      if (run_x1 >= px0) {
+        run_x1 = std::max(run_x1, px1);
+        if (by_outcome) {
+          if (colour == late_tone) run_colour = late_tone;
+        } else {
+          run_mixed = run_mixed || colour != run_colour || skip_to > k;
+        }
       } else {
         flush();
-        run_x0 = px;
-        run_x1 = px + 1;
+        run_x0 = px0;
+        run_x1 = px1;
         run_colour = colour;
+        run_mixed = !by_outcome && skip_to > k;
       }
       if (skip_to > k) k = skip_to - 1;  // the loop's ++k lands on the last one in the column
       continue;
     }
     flush();
+    const auto& s = data_->spans[spans[k]];
     const QRectF box(x0, top, x1 - x0, h);
-    p.fillRect(box, box_colour(s));
+    p.fillRect(box, colour_of(b));
     ++boxes_painted_;
     if (box.width() > 4) {
       p.setPen(pal.color(QPalette::Mid));

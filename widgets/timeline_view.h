@@ -94,7 +94,7 @@ class TimelineView : public QWidget {
   void paint_network(QPainter& p, double y);
   void paint_queue(QPainter& p, const Lane& lane, double y);
   void paint_axis(QPainter& p);
-  QColor box_colour(const engine::TimelineSpan& s) const;
+  QColor box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const;
   QColor late_colour() const;
   void refresh_colours();
   const Lane* lane_at(double y) const;

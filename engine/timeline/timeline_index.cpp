@@ -14,7 +14,7 @@ TimelineIndex::TimelineIndex(const TimelineData& data) : data_(&data) {
   row_of_slot_.assign(data.gpus.size(), SIZE_MAX);
   for (const auto g : order) {
     row_of_slot_[g] = rows_.size();
-    rows_.push_back(Row{g, {}, {}});
+    rows_.push_back(Row{g, {}, {}, {}});
   }
   // data.spans is sorted by start, so each row's list is too.
   for (std::uint32_t i = 0; i < data.spans.size(); ++i) {
@@ -23,10 +23,13 @@ TimelineIndex::TimelineIndex(const TimelineData& data) : data_(&data) {
   }
   for (auto& row : rows_) {
     row.max_end.reserve(row.spans.size());
+    row.boxes.reserve(row.spans.size());
     Time top = Time::nanoseconds(INT64_MIN);
     for (const auto i : row.spans) {
       top = std::max(top, data.spans[i].end);
       row.max_end.push_back(top);
+      const auto& span = data.spans[i];
+      row.boxes.push_back({span.start, span.end, span.model, span.late, span.preempted});
     }
   }
   by_group_.resize(data.spans.size());
@@ -45,10 +48,25 @@ std::pair<std::size_t, std::size_t> TimelineIndex::range(std::size_t row, Time f
   const auto first = static_cast<std::size_t>(std::ranges::upper_bound(r.max_end, from) - r.max_end.begin());
   // First position starting at or after `to`: nothing from it on starts inside the window.
   const auto last =
-      static_cast<std::size_t>(std::partition_point(r.spans.begin() + static_cast<std::ptrdiff_t>(first), r.spans.end(),
-                                                    [&](std::uint32_t i) { return data_->spans[i].start < to; }) -
-                               r.spans.begin());
+      static_cast<std::size_t>(std::ranges::lower_bound(r.boxes.begin() + static_cast<std::ptrdiff_t>(first),
+                                                        r.boxes.end(), to, {}, &Box::start) -
+                               r.boxes.begin());
   return {first, std::max(first, last)};
+}
+
+std::size_t TimelineIndex::next_starting_at(std::size_t row, std::size_t from, Time t) const {
+  const auto& boxes = rows_[row].boxes;
+  std::size_t lo = from, step = 1;
+  // Gallop: double the stride until past `t`, then search the last stride.
+  while (lo + step < boxes.size() && boxes[lo + step].start < t) {
+    lo += step;
+    step *= 2;
+  }
+  const auto hi = std::min(boxes.size(), lo + step + 1);
+  return static_cast<std::size_t>(std::ranges::lower_bound(boxes.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                           boxes.begin() + static_cast<std::ptrdiff_t>(hi), t, {},
+                                                           &Box::start) -
+                                  boxes.begin());
 }
 
 std::optional<std::uint32_t> TimelineIndex::hit(std::size_t row, Time at) const {

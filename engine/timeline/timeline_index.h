@@ -17,6 +17,15 @@ namespace servescope::engine {
 
 class TimelineIndex {
  public:
+  // What painting needs of a batch, kept per row side by side in memory: a pass over a row's
+  // window reads it sequentially instead of hopping through the run's start-ordered spans.
+  struct Box {
+    Time start, end;
+    std::uint32_t model = 0;
+    std::uint32_t late = 0;  // requests past their deadline
+    bool preempted = false;
+  };
+
   TimelineIndex() = default;
   explicit TimelineIndex(const TimelineData& data);
 
@@ -25,6 +34,11 @@ class TimelineIndex {
   std::optional<std::size_t> row_of_slot(std::uint32_t slot) const;
   // Indices into TimelineData::spans, by start.
   std::span<const std::uint32_t> spans(std::size_t row) const { return rows_[row].spans; }
+  // The same batches, compact (boxes(row)[k] is spans(row)[k]).
+  std::span<const Box> boxes(std::size_t row) const { return rows_[row].boxes; }
+  // The first position at or after `from` in spans(row) whose start is at or after `t`, found
+  // by galloping forward (cheap when it is near, as when painting pixel column by column).
+  std::size_t next_starting_at(std::size_t row, std::size_t from, Time t) const;
 
   // Positions [first, last) in spans(row) that may overlap [from, to): every span that does is
   // inside, and a span outside does not. Within a row spans rarely overlap, so few are extra.
@@ -38,6 +52,7 @@ class TimelineIndex {
   struct Row {
     std::uint32_t slot = 0;
     std::vector<std::uint32_t> spans;
+    std::vector<Box> boxes;
     std::vector<Time> max_end;  // max_end[k] = the largest end among spans[0..k]
   };
   const TimelineData* data_ = nullptr;
