@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include "engine/sim/scenario_simulation.h"
 #include "model/core/error.h"
@@ -16,6 +17,8 @@ const std::vector<std::string> kSpanColumns{"gpu",    "model",     "batch", "siz
                                             "end_us", "preempted", "late",  "first_request"};
 const std::vector<std::string> kTransferColumns{"from_gpu", "to_gpu", "batch", "bytes", "start_us", "end_us"};
 const std::vector<std::string> kQueueColumns{"time_us", "model", "depth"};
+
+constexpr double kMaxUs = 1e13;  // times beyond ~116 days are not a run's
 
 Time at_us(double us) {
   return Duration::nanoseconds(static_cast<std::int64_t>(std::llround(us * 1000.0)));
@@ -57,6 +60,12 @@ class RowReader {
     const double x = v.get<double>();
     if (!(x >= lo && x <= hi)) fail(path(i, column), "expected a number from " + num(lo) + " to " + num(hi));
     return x;
+  }
+  // A [start, end) pair of µs columns, checked in order; `what` names the row in the message.
+  std::pair<Time, Time> interval(const nlohmann::json& r, std::size_t i, int start, int end, const char* what) const {
+    const auto from = at_us(number(r, i, start, -kMaxUs, kMaxUs)), to = at_us(number(r, i, end, -kMaxUs, kMaxUs));
+    if (to < from) fail(path(i, end), std::string("a ") + what + " cannot end before it starts");
+    return {from, to};
   }
   bool flag(const nlohmann::json& r, std::size_t i, int column) const {
     if (column < 0) return false;
@@ -214,7 +223,6 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
 
   const double max_gpu = static_cast<double>(t.gpus.size()) - 1;
   const double max_model = static_cast<double>(t.models.size()) - 1;
-  constexpr double kMaxUs = 1e13;  // ~116 days
   {
     const RowReader rows(root, file, "columns", "spans", {"gpu", "model", "start_us", "end_us"});
     const int gpu = rows.index("gpu"), model = rows.index("model"), batch = rows.index("batch"),
@@ -228,9 +236,7 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       s.model = static_cast<std::uint32_t>(rows.number(r, i, model, 0, max_model));
       s.batch = static_cast<BatchId>(rows.number(r, i, batch, 0, 1.8e19));
       s.size = static_cast<std::uint32_t>(rows.number(r, i, size, 0, 1e9));
-      s.start = at_us(rows.number(r, i, start, -kMaxUs, kMaxUs));
-      s.end = at_us(rows.number(r, i, end, -kMaxUs, kMaxUs));
-      if (s.end < s.start) rows.fail(rows.path(i, end), "a batch cannot end before it starts");
+      std::tie(s.start, s.end) = rows.interval(r, i, start, end, "batch");
       s.preempted = rows.flag(r, i, preempted);
       s.late = static_cast<std::uint32_t>(rows.number(r, i, late, 0, s.size));
       s.first_request = static_cast<RequestId>(rows.number(r, i, first, 0, 1.8e19));
@@ -249,9 +255,7 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       s.to_gpu = static_cast<std::uint32_t>(rows.number(r, i, to, 0, max_gpu));
       s.batch = static_cast<BatchId>(rows.number(r, i, batch, 0, 1.8e19));
       s.bytes = static_cast<std::uint64_t>(rows.number(r, i, bytes, 0, 1.8e19));
-      s.start = at_us(rows.number(r, i, start, -kMaxUs, kMaxUs));
-      s.end = at_us(rows.number(r, i, end, -kMaxUs, kMaxUs));
-      if (s.end < s.start) rows.fail(rows.path(i, end), "a transfer cannot end before it starts");
+      std::tie(s.start, s.end) = rows.interval(r, i, start, end, "transfer");
       t.end = std::max(t.end, s.end);
       t.transfers.push_back(s);
     }

@@ -425,7 +425,8 @@ TEST(Cli, GletPlansEverySystemAndSimulatesThePlan) {
   // --sizes narrows the partition sizes: every glet of the plan is one of them.
   const auto halves = cli({"--json", "plan", "-s", scenario, "--system", "glet", "--sizes", "50,100"});
   ASSERT_EQ(halves.status, 0) << halves.err;
-  for (const auto& gpu : nlohmann::json::parse(halves.out)["layout"])
+  const auto halves_plan = nlohmann::json::parse(halves.out);
+  for (const auto& gpu : halves_plan["layout"])
     for (const auto& glet : gpu["glets"])
       EXPECT_TRUE(glet["size_percent"] == 50 || glet["size_percent"] == 100) << glet.dump();
   EXPECT_EQ(cli({"plan", "-s", scenario, "--system", "glet", "--sizes", "50,150"}).status, 2);
