@@ -17,6 +17,7 @@
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
 #include "ui/run_view.h"
+#include "widgets/model_colors.h"
 #include "widgets/timeline_view.h"
 
 using servescope::Duration;
@@ -147,6 +148,37 @@ class TestTimeline : public QObject {
     QVERIFY(view.boxes_painted() > 0 && view.boxes_painted() < data->spans.size());
   }
 
+  // Dark mode: box colours come from the palette and follow a palette change at once.
+  void coloursFollowThePalette() {
+    TimelineView view;
+    view.resize(900, 200);
+    const auto data = synthetic();
+    view.set_timeline(data);
+    view.set_window(0, 2'000'000);
+    const auto& s = data->spans.front();
+    const auto row = *view.index().row_of_slot(s.gpu);
+    const QPoint at(static_cast<int>((view.x_of(s.start.count_ns()) + view.x_of(s.end.count_ns())) / 2),
+                    static_cast<int>(view.row_y(row) + 12));
+    const auto colour_at = [&](const QPalette& palette) {
+      view.setPalette(palette);
+      QImage image(view.size(), QImage::Format_ARGB32);
+      view.render(&image);
+      return image.pixelColor(at);
+    };
+    QPalette light;
+    light.setColor(QPalette::Window, Qt::white);
+    light.setColor(QPalette::Base, Qt::white);
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(30, 30, 30));
+    dark.setColor(QPalette::Base, QColor(20, 20, 20));
+    const auto model = QString::fromStdString(data->models[s.model]);
+    const auto expected_light = servescope::widgets::color_for_name(model, light).rgb();
+    const auto expected_dark = servescope::widgets::color_for_name(model, dark).rgb();
+    QVERIFY(expected_light != expected_dark);
+    QCOMPARE(colour_at(light).rgb(), expected_light);
+    QCOMPARE(colour_at(dark).rgb(), expected_dark);
+  }
+
   void demoRunSessionExportAndReopen() {
     QTemporaryDir dir;
     MainWindow w;
@@ -190,6 +222,14 @@ class TestTimeline : public QObject {
     runs->advance(100'000'000);  // 100 ms of wall time
     QCOMPARE(*view->now_ns(), start + 50'000'000);
     runs->play(false);
+
+    // The Run tab as SVG, as File → Export → View does.
+    const auto svg_path = dir.filePath(QStringLiteral("run.svg"));
+    QCOMPARE(w.export_view(svg_path), QString());
+    QFile svg(svg_path);
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const auto svg_text = svg.readAll();
+    QVERIFY(svg_text.contains("<svg") && svg_text.size() > 10'000);
 
     // Chrome trace of the shown run.
     const auto trace_path = dir.filePath(QStringLiteral("trace.json"));
