@@ -36,6 +36,7 @@
 #include "model/import/ppipe_import.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
+#include "ui/charts_view.h"
 #include "ui/cluster_editor.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
@@ -79,6 +80,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   run_view_ = new RunView(document_, this);
   tabs_->addTab(run_view_, tr("Run"));
   connect(run_view_, &RunView::message, this, &MainWindow::log);
+  charts_view_ = new ChartsView(document_, this);
+  tabs_->addTab(charts_view_, tr("Charts"));
   setCentralWidget(tabs_);
   build_docks();
   build_actions();

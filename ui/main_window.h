@@ -27,6 +27,7 @@ class ClusterEditor;
 class PlanView;
 class ProfileView;
 class RunView;
+class ChartsView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   PlanView* plan_view() const { return plan_view_; }
   ProfileView* profile_view() const { return profile_view_; }
   RunView* run_view() const { return run_view_; }
+  ChartsView* charts_view() const { return charts_view_; }
 
   // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
   void new_project();
@@ -108,6 +110,7 @@ class MainWindow : public QMainWindow {
   PlanView* plan_view_ = nullptr;
   ProfileView* profile_view_ = nullptr;
   RunView* run_view_ = nullptr;
+  ChartsView* charts_view_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QTimer* autosave_timer_ = nullptr;

@@ -18,6 +18,7 @@
 
 #include "model/core/error.h"
 #include "ui/project_document.h"
+#include "widgets/chart_facade.h"
 #include "widgets/model_colors.h"
 
 namespace servescope::ui {
@@ -276,13 +277,6 @@ void ProfileView::show_model(int index) {
   rebuild();
 }
 
-void ProfileView::replace_chart(QChartView* view, QChart* chart) {
-  // QChartView takes the new chart but only releases the old one: delete it here.
-  QChart* old = view->chart();
-  view->setChart(chart);
-  delete old;
-}
-
 int ProfileView::block_bars() const {
   const auto* chart = blocks_view_->chart();
   if (!chart || chart->series().isEmpty()) return 0;
@@ -320,7 +314,7 @@ void ProfileView::rebuild_blocks(const ModelProfile& profile) {
     series->attachAxis(x);
     series->attachAxis(y);
   }
-  replace_chart(blocks_view_, chart);
+  widgets::show_chart(blocks_view_, chart);
 }
 
 int ProfileView::curve_count() const {
@@ -338,7 +332,7 @@ void ProfileView::rebuild() {
   const auto* p = doc_->project();
   if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
     title_->setText(tr("Select a model in the project tree"));
-    replace_chart(chart_view_, chart);
+    widgets::show_chart(chart_view_, chart);
     blocks_view_->setVisible(false);
     show_points(-1);
     return;
@@ -396,7 +390,7 @@ void ProfileView::rebuild() {
     }
   }
   axis_y->setRange(0, top * 1.05 + 1e-6);
-  replace_chart(chart_view_, chart);
+  widgets::show_chart(chart_view_, chart);
   rebuild_blocks(profile);
   table_->resizeColumnsToContents();
   show_points(points_row_ >= 0 && static_cast<std::size_t>(points_row_) < rows_.size() ? points_row_ : 0);

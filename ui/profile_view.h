@@ -52,7 +52,6 @@ class ProfileView : public QWidget {
 
  private:
   void rebuild();
-  static void replace_chart(QChartView* view, QChart* chart);
   void rebuild_blocks(const ModelProfile& profile);
   void cell_edited(int row, int column);
   void point_edited(int row, int column);

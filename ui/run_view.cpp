@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "engine/analysis/load_sweep.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "engine/sim/run_result_json.h"
@@ -49,6 +50,10 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   seconds_->setValue(20);
   seconds_->setSuffix(tr(" s"));
   simulate_ = new QPushButton(tr("Simulate"), this);
+  sweep_ = new QPushButton(tr("Sweep load"), this);
+  sweep_->setToolTip(
+      tr("Simulate at 10–120 % of the capacity (the duration per point) and keep SLO attainment "
+         "against load factor for the Charts tab"));
   colouring_ = new QComboBox(this);
   colouring_->addItem(tr("Colour by model"));
   colouring_->addItem(tr("Colour by SLO outcome"));
@@ -89,6 +94,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   top->addWidget(source_);
   top->addWidget(seconds_);
   top->addWidget(simulate_);
+  top->addWidget(sweep_);
   top->addStretch(1);
   top->addWidget(status_, 2);
   auto* bar = new QHBoxLayout;
@@ -106,6 +112,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
 
   connect(simulate_, &QPushButton::clicked, this,
           [this] { simulate(source_->currentData().toString(), seconds_->value()); });
+  connect(sweep_, &QPushButton::clicked, this, [this] { sweep(source_->currentData().toString(), seconds_->value()); });
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
     view_->set_colouring(i == 1 ? widgets::BoxColouring::SloOutcome : widgets::BoxColouring::Model);
@@ -156,38 +163,38 @@ void RunView::refresh() {
   runs_->clear();
   if (p)
     for (const auto& run : p->runs)
-      runs_->addItem(QString::fromStdString(run.name));
+      if (run.body.value("kind", "") == "run-result") runs_->addItem(QString::fromStdString(run.name));
   runs_->setCurrentIndex(std::max(0, runs_->findText(shown)));
   simulate_->setEnabled(p != nullptr && !worker_);
+  sweep_->setEnabled(p != nullptr && !worker_);
 }
 
-bool RunView::simulate(const QString& source, double seconds) {
+std::optional<RunView::Job> RunView::prepare(const QString& source, double seconds) {
   const auto* p = doc_->project();
-  if (worker_ || !p) return false;
-  auto scenario = std::make_shared<const Scenario>(p->scenario);
-  engine::SimulationSpec spec;
+  if (worker_ || !p) return std::nullopt;
+  Job job;
+  job.scenario = std::make_shared<const Scenario>(p->scenario);
+  auto& spec = job.spec;
   spec.duration = Duration::microseconds(static_cast<std::int64_t>(seconds * 1e6));
   spec.warmup = std::min(Duration::seconds(2), Duration::nanoseconds(spec.duration.count_ns() / 5));
   spec.timeline = true;
   // Plans are parsed here, on the UI thread, and travel with the worker.
-  std::shared_ptr<engine::PipelinePlan> pipeline;
-  std::shared_ptr<engine::GletPlan> glet;
-  QString label = source;
+  job.label = source;
   try {
     if (source.startsWith(QStringLiteral("plan:"))) {
       const auto name = source.mid(5).toStdString();
       const auto it = std::ranges::find(p->plans, name, &SavedArtifact::name);
       if (it == p->plans.end()) throw QueryError("the project has no plan named '" + name + "'");
       const auto kind = it->body.value("kind", "");
-      label = QString::fromStdString(name);
+      job.label = QString::fromStdString(name);
       if (kind == "pipeline-plan") {
-        pipeline = std::make_shared<engine::PipelinePlan>(engine::pipeline_plan_from_json(it->body, name));
+        job.pipeline = std::make_shared<engine::PipelinePlan>(engine::pipeline_plan_from_json(it->body, name));
         spec.system = "reservation";
-        spec.pipeline_plan = pipeline.get();
+        spec.pipeline_plan = job.pipeline.get();
       } else if (kind == "glet-plan") {
-        glet = std::make_shared<engine::GletPlan>(engine::glet_plan_from_json(it->body, name));
+        job.glet = std::make_shared<engine::GletPlan>(engine::glet_plan_from_json(it->body, name));
         spec.system = "glet";
-        spec.glet_plan = glet.get();
+        spec.glet_plan = job.glet.get();
       } else {
         throw QueryError("a " + kind + " is simulated with servescope-cli plan --simulate");
       }
@@ -196,32 +203,89 @@ bool RunView::simulate(const QString& source, double seconds) {
     }
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
-    return false;
+    return std::nullopt;
   }
   // Workloads the data plane can serve: the plan's models, or those sending to models.
   for (const auto& w : p->scenario.workloads) {
     const bool to_apps =
         std::ranges::any_of(w.targets, [](const WorkloadTarget& t) { return t.kind == TargetKind::Application; });
-    if (!to_apps || glet) spec.workloads.push_back(w.name);
+    if (!to_apps || job.glet) spec.workloads.push_back(w.name);
   }
-  if (pipeline) {
+  if (job.pipeline) {
     std::erase_if(spec.workloads, [&](const std::string& name) {
       const auto w = std::ranges::find(p->scenario.workloads, name, &Workload::name);
       return std::ranges::any_of(w->targets, [&](const WorkloadTarget& t) {
-        return std::ranges::find(pipeline->models, t.name, &engine::PlannedModel::name) == pipeline->models.end();
+        return std::ranges::find(job.pipeline->models, t.name, &engine::PlannedModel::name) ==
+               job.pipeline->models.end();
       });
     });
   }
   if (spec.workloads.empty()) {
-    status_->setText(tr("No workload here sends requests %1 can serve").arg(label));
-    return false;
+    status_->setText(tr("No workload here sends requests %1 can serve").arg(job.label));
+    return std::nullopt;
   }
+  return job;
+}
+
+QString RunView::unique_name(const QString& base) const {
   int same = 1;
-  for (const auto& run : p->runs)
-    same += QString::fromStdString(run.name).startsWith(label) ? 1 : 0;
-  const std::string name = QString(label + (same > 1 ? QStringLiteral(" #%1").arg(same) : QString())).toStdString();
+  if (const auto* p = doc_->project())
+    for (const auto& run : p->runs)
+      same += QString::fromStdString(run.name).startsWith(base) ? 1 : 0;
+  return base + (same > 1 ? QStringLiteral(" #%1").arg(same) : QString());
+}
+
+bool RunView::sweep(const QString& source, double seconds_per_point) {
+  auto job = prepare(source, seconds_per_point);
+  if (!job) return false;
+  job->spec.timeline = false;  // a sweep keeps its curve, not its batches
+  const std::string name = unique_name(tr("sweep %1").arg(job->label)).toStdString();
+  status_->setText(
+      tr("Sweeping load 10–120 % of %1's capacity, %2 s per point…").arg(job->label).arg(seconds_per_point));
+  simulate_->setEnabled(false);
+  sweep_->setEnabled(false);
+  auto shared = std::make_shared<Job>(std::move(*job));
+  shared->spec.pipeline_plan = shared->pipeline.get();
+  shared->spec.glet_plan = shared->glet.get();
+  worker_ = QThread::create([this, shared, name] {
+    QString error;
+    std::string body;
+    try {
+      engine::LoadSweepOptions options;
+      options.from = 0.1;
+      options.to = 1.2;
+      options.step = 0.1;
+      const auto result = engine::sweep_load(*shared->scenario, shared->spec, options);
+      body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name).dump();
+    } catch (const std::exception& e) {
+      error = QString::fromStdString(e.what());
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, body = std::move(body), name, error] {
+          pending_timeline_.reset();
+          pending_body_ = body;
+          simulation_done(QString::fromStdString(name), error);
+        },
+        Qt::QueuedConnection);
+  });
+  connect(worker_, &QThread::finished, worker_, &QObject::deleteLater);
+  worker_->start();
+  return true;
+}
+
+bool RunView::simulate(const QString& source, double seconds) {
+  auto job = prepare(source, seconds);
+  if (!job) return false;
+  auto scenario = job->scenario;
+  auto spec = job->spec;
+  auto pipeline = job->pipeline;
+  auto glet = job->glet;
+  const auto label = job->label;
+  const std::string name = unique_name(label).toStdString();
   status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
   simulate_->setEnabled(false);
+  sweep_->setEnabled(false);
   worker_ = QThread::create([this, scenario, spec, pipeline, glet, name] {
     QString error;
     std::shared_ptr<engine::TimelineData> timeline;
@@ -252,6 +316,7 @@ bool RunView::simulate(const QString& source, double seconds) {
 void RunView::simulation_done(const QString& name, const QString& error) {
   worker_ = nullptr;
   simulate_->setEnabled(doc_->project() != nullptr);
+  sweep_->setEnabled(doc_->project() != nullptr);
   if (!error.isEmpty()) {
     status_->setText(tr("Simulation failed: %1").arg(error));
     Q_EMIT message(status_->text());
@@ -263,10 +328,22 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   run.body = nlohmann::json::parse(pending_body_);
   run.system = run.body.value("system", "");
+  pending_body_.clear();
+  if (run.body.value("kind", "") == "load-sweep") {
+    const double best = run.body.value("max_load_factor", 0.0);
+    const auto why = doc_->add_run(std::move(run));
+    status_->setText(why.isEmpty()
+                         ? tr("%1: %2 of capacity at 99 % SLO attainment (the Charts tab draws the curve)")
+                               .arg(name)
+                               .arg(best > 0 ? QStringLiteral("%1 %").arg(100 * best, 0, 'f', 0) : tr("no load factor"))
+                         : tr("Sweep not kept: %1").arg(why));
+    Q_EMIT message(status_->text());
+    Q_EMIT finished();
+    return;
+  }
   timelines_[run.name] = pending_timeline_;
   const auto summary = run.body.value("summary", nlohmann::json::object());
   const auto why = doc_->add_run(std::move(run));
-  pending_body_.clear();
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
   } else {

@@ -9,6 +9,9 @@
 #include <memory>
 #include <optional>
 
+#include "engine/glet/elastic_partitioning.h"
+#include "engine/ppipe/pipeline_plan.h"
+#include "engine/sim/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
 
 class QComboBox;
@@ -38,6 +41,9 @@ class RunView : public QWidget {
   // ("symphony", "nexus", …) or "plan:NAME" for a pipeline or gpu-let plan of the project. False
   // when a simulation is already running or nothing is open; the reason lands in status_text().
   bool simulate(const QString& source, double seconds);
+  // Simulates `source` at load factors 0.1–1.2 of its capacity, `seconds_per_point` each, and
+  // keeps the attainment curve in the project (a `kind: load-sweep` entry of its runs).
+  bool sweep(const QString& source, double seconds_per_point);
   bool busy() const { return worker_ != nullptr; }
   // Shows a run of the project by name (its timeline from this session, or the one it keeps).
   bool show_run(const QString& name);
@@ -59,6 +65,15 @@ class RunView : public QWidget {
   void finished();  // a simulation ended (kept or failed)
 
  private:
+  struct Job {
+    std::shared_ptr<const Scenario> scenario;
+    engine::SimulationSpec spec;  // its plan pointers point into the members below
+    std::shared_ptr<engine::PipelinePlan> pipeline;
+    std::shared_ptr<engine::GletPlan> glet;
+    QString label;
+  };
+  std::optional<Job> prepare(const QString& source, double seconds);
+  QString unique_name(const QString& base) const;
   void refresh();
   void simulation_done(const QString& name, const QString& error);
   void show_selection();
@@ -69,6 +84,7 @@ class RunView : public QWidget {
   QComboBox* source_;
   QDoubleSpinBox* seconds_;
   QPushButton* simulate_;
+  QPushButton* sweep_;
   QComboBox* colouring_;
   QLineEdit* filter_;
   QPushButton* back_;

@@ -13,6 +13,7 @@
 
 #include "engine/timeline/timeline_data.h"
 #include "model/io/document.h"
+#include "ui/charts_view.h"
 #include "ui/main_window.h"
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
@@ -223,6 +224,10 @@ class TestTimeline : public QObject {
     QCOMPARE(*view->now_ns(), start + 50'000'000);
     runs->play(false);
 
+    // The Charts tab draws the run: six charts with data; no load sweep yet.
+    QCOMPARE(w.charts_view()->chart_count(), 6);
+    QCOMPARE(w.charts_view()->sweep_curves(), 0);
+
     // The Run tab as SVG, as File → Export → View does.
     const auto svg_path = dir.filePath(QStringLiteral("run.svg"));
     QCOMPARE(w.export_view(svg_path), QString());
@@ -281,6 +286,26 @@ class TestTimeline : public QObject {
     QVERIFY2(runs->details_text().contains(QStringLiteral("2-stage")), qPrintable(runs->details_text()));
     const auto* plan_name = "ppipe";
     QVERIFY(w.project()->runs[0].name.starts_with(plan_name));
+
+    // A load sweep of the plan: one attainment-vs-load curve on the Charts tab, kept in the
+    // project's runs but not offered as a timeline.
+    QVERIFY(runs->sweep(QStringLiteral("plan:ppipe"), 1));
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), std::size_t{2});
+    QVERIFY(w.project()->runs[1].body.value("kind", "") == "load-sweep");
+    QVERIFY2(runs->status_text().contains(QStringLiteral("of capacity")), qPrintable(runs->status_text()));
+    QCOMPARE(w.charts_view()->sweep_curves(), 1);
+    QVERIFY(!runs->show_run(QString::fromStdString(w.project()->runs[1].name)));
+    QCOMPARE(w.charts_view()->chart_count(), 7);
+    const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!shots.isEmpty()) {
+      w.resize(1600, 1000);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(w.charts_view());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/charts.png")));
+    }
   }
 };
 

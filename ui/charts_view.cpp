@@ -1,0 +1,159 @@
+#include "ui/charts_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "engine/analysis/run_series.h"
+#include "model/core/error.h"
+#include "ui/project_document.h"
+#include "widgets/chart_facade.h"
+
+namespace servescope::ui {
+namespace {
+
+enum Chart : std::size_t { Attainment, Goodput, Busy, Gpus, Batches, Latency, Sweeps, kCharts };
+
+bool is_run(const SavedArtifact& a) {
+  return a.body.value("kind", "") == "run-result";
+}
+
+}  // namespace
+
+ChartsView::ChartsView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
+  setObjectName(QStringLiteral("chartsView"));
+  runs_ = new QComboBox(this);
+  runs_->setMinimumContentsLength(16);
+  status_ = new QLabel(this);
+  status_->setWordWrap(true);
+  auto* grid = new QGridLayout;
+  for (std::size_t c = 0; c < kCharts; ++c) {
+    auto* view = new QChartView(this);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(320, 220);
+    views_.push_back(view);
+    grid->addWidget(view, static_cast<int>(c / 3), static_cast<int>(c % 3));
+  }
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Run"), this));
+  top->addWidget(runs_);
+  top->addWidget(status_, 1);
+  auto* box = new QVBoxLayout(this);
+  box->addLayout(top);
+  box->addLayout(grid, 1);
+  connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
+  connect(doc_, &ProjectDocument::changed, this, &ChartsView::refresh);
+  connect(doc_, &ProjectDocument::projectReset, this, &ChartsView::refresh);
+  refresh();
+}
+
+void ChartsView::refresh() {
+  const auto* p = doc_->project();
+  const auto shown = runs_->currentText();
+  runs_->clear();
+  if (p)
+    for (const auto& run : p->runs)
+      if (is_run(run)) runs_->addItem(QString::fromStdString(run.name));
+  if (runs_->count() == 0) {
+    for (auto* view : views_)
+      widgets::show_chart(view, new QChart);
+    status_->setText(tr("No simulated run yet: simulate one in the Run tab."));
+    draw_sweeps();
+    return;
+  }
+  // The newest run unless one was chosen.
+  show_run(runs_->findText(shown) >= 0 ? shown : runs_->itemText(runs_->count() - 1));
+}
+
+bool ChartsView::show_run(const QString& name) {
+  const auto* p = doc_->project();
+  if (!p) return false;
+  const auto it =
+      std::ranges::find_if(p->runs, [&](const SavedArtifact& a) { return is_run(a) && a.name == name.toStdString(); });
+  if (it == p->runs.end()) return false;
+  runs_->setCurrentIndex(runs_->findText(name));
+  engine::RunSeries s;
+  try {
+    s = engine::run_series(it->body, it->name);
+  } catch (const Error& e) {
+    status_->setText(QString::fromStdString(e.what()));
+    return false;
+  }
+  const auto pal = palette();
+  using widgets::ChartSpec;
+  using widgets::SeriesKind;
+  const auto draw = [&](std::size_t chart, const ChartSpec& spec) {
+    widgets::show_chart(views_[chart], widgets::build_chart(spec, pal));
+  };
+  draw(Attainment, {tr("SLO attainment over time"),
+                    tr("time (s)"),
+                    tr("% on time"),
+                    SeriesKind::Line,
+                    {s.attainment_pct},
+                    std::pair{0.0, 100.0},
+                    false});
+  draw(Goodput, {tr("Goodput over time"),
+                 tr("time (s)"),
+                 tr("req/s on time"),
+                 SeriesKind::Line,
+                 {s.goodput_rps},
+                 std::nullopt,
+                 false});
+  draw(Busy, {tr("GPU busy time per class"), tr("time (s)"), tr("% busy"), SeriesKind::Line, s.busy_by_type,
+              std::pair{0.0, 100.0}, false});
+  std::vector<engine::Series> gpus{s.used_gpus};
+  if (!s.advised_gpus.points.empty()) gpus.push_back(s.advised_gpus);
+  draw(Gpus, {tr("GPUs in use and autoscaling advice"), tr("time (s)"), tr("GPUs"), SeriesKind::Step, gpus,
+              std::nullopt, false});
+  draw(Batches,
+       {tr("Batch sizes"), tr("batch size"), tr("batches"), SeriesKind::Bars, {s.batch_sizes}, std::nullopt, false});
+  draw(Latency, {tr("Latency CDF"),
+                 tr("latency (ms)"),
+                 tr("fraction of requests"),
+                 SeriesKind::Line,
+                 {s.latency_cdf},
+                 std::pair{0.0, 1.0},
+                 true});
+  const auto summary = it->body.value("summary", nlohmann::json::object());
+  status_->setText(tr("%1: %2 % on time, goodput %3 req/s, p99 %4 ms")
+                       .arg(name)
+                       .arg(100 * summary.value("slo_attainment", 0.0), 0, 'f', 2)
+                       .arg(summary.value("goodput_rps", 0.0), 0, 'f', 1)
+                       .arg(summary.value("latency_ms", nlohmann::json::object()).value("p99", 0.0), 0, 'f', 2));
+  draw_sweeps();
+  return true;
+}
+
+void ChartsView::draw_sweeps() {
+  std::vector<engine::Series> curves;
+  if (const auto* p = doc_->project())
+    for (const auto& a : p->runs)
+      if (a.body.value("kind", "") == "load-sweep") try {
+          curves.push_back(engine::attainment_vs_load(a.body, a.name));
+        } catch (const Error&) {
+          // A sweep that does not read is left out; the Run tab reports such files when made.
+        }
+  widgets::show_chart(
+      views_[Sweeps],
+      widgets::build_chart(
+          {curves.empty() ? tr("SLO attainment vs load (Run tab: Sweep load)") : tr("SLO attainment vs load factor"),
+           tr("load factor"), tr("% on time"), widgets::SeriesKind::Line, curves, std::nullopt, false},
+          palette()));
+}
+
+int ChartsView::chart_count() const {
+  return static_cast<int>(
+      std::ranges::count_if(views_, [](const QChartView* v) { return v->chart() && !v->chart()->series().isEmpty(); }));
+}
+
+int ChartsView::sweep_curves() const {
+  const auto* chart = views_[Sweeps]->chart();
+  return chart ? static_cast<int>(chart->series().size()) : 0;
+}
+
+}  // namespace servescope::ui

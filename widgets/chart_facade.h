@@ -1,0 +1,37 @@
+// The one place ServeScope talks to Qt Charts (docs gui-anchors §0 item 7): a chart is described
+// as titled axes and named series of points, and built with animations off, long series
+// decimated to about two points per pixel of a 1920-px chart, and colours from the palette.
+#pragma once
+
+#include <QString>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "engine/analysis/run_series.h"
+
+class QChart;
+class QChartView;
+class QPalette;
+
+namespace servescope::widgets {
+
+enum class SeriesKind { Line, Step, Bars, Scatter };
+
+struct ChartSpec {
+  QString title;
+  QString x_title, y_title;
+  SeriesKind kind = SeriesKind::Line;
+  std::vector<engine::Series> series;
+  std::optional<std::pair<double, double>> y_range;  // fixed, e.g. 0–100 %
+  bool x_log = false;
+};
+
+inline constexpr std::size_t kMaxChartPoints = 4000;
+
+// A new chart for `spec` (the caller owns it, or hands it to a view).
+QChart* build_chart(const ChartSpec& spec, const QPalette& palette);
+// Puts `chart` in `view` and deletes the chart it had (QChartView only releases it).
+void show_chart(QChartView* view, QChart* chart);
+
+}  // namespace servescope::widgets
