@@ -10,4 +10,5 @@ build/dev/tests/gui/tst_dag_editor
 build/dev/tests/gui/tst_planning
 build/dev/tests/gui/tst_cluster_editor
 build/dev/tests/gui/tst_timeline
+build/dev/tests/gui/tst_compare
 echo "screenshots in $out"

@@ -38,6 +38,7 @@
 #include "model/io/file_io.h"
 #include "ui/charts_view.h"
 #include "ui/cluster_editor.h"
+#include "ui/compare_view.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
 #include "ui/plan_view.h"
@@ -82,6 +83,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(run_view_, &RunView::message, this, &MainWindow::log);
   charts_view_ = new ChartsView(document_, this);
   tabs_->addTab(charts_view_, tr("Charts"));
+  compare_view_ = new CompareView(document_, run_view_, this);
+  tabs_->addTab(compare_view_, tr("Compare"));
   setCentralWidget(tabs_);
   build_docks();
   build_actions();
@@ -238,6 +241,28 @@ QString MainWindow::export_plan(int index, const QString& path) {
   }
   log(tr("exported %1").arg(path));
   return {};
+}
+
+bool MainWindow::start_demo_runs(const QStringList& systems, double seconds) {
+  if (systems.isEmpty() || run_view_->busy()) return false;
+  // Each finished run starts the next; the last one fills the Compare tab.
+  auto left = std::make_shared<QStringList>(systems.mid(1));
+  auto names = std::make_shared<QStringList>();
+  auto chain = std::make_shared<QMetaObject::Connection>();
+  *chain = connect(run_view_, &RunView::finished, this, [this, left, names, chain, seconds] {
+    if (const auto* p = document_->project(); p && !p->runs.empty())
+      *names << QString::fromStdString(p->runs.back().name);
+    if (!left->isEmpty() && run_view_->simulate(left->takeFirst(), seconds)) return;
+    disconnect(*chain);
+    if (!names->isEmpty()) run_view_->show_run(names->front());
+    compare_view_->compare(*names);
+  });
+  if (run_view_->simulate(systems.front(), seconds)) {
+    tabs_->setCurrentWidget(run_view_);
+    return true;
+  }
+  disconnect(*chain);
+  return false;
 }
 
 QString MainWindow::export_trace(const QString& path) {

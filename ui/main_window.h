@@ -28,6 +28,7 @@ class PlanView;
 class ProfileView;
 class RunView;
 class ChartsView;
+class CompareView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -50,6 +51,7 @@ class MainWindow : public QMainWindow {
   ProfileView* profile_view() const { return profile_view_; }
   RunView* run_view() const { return run_view_; }
   ChartsView* charts_view() const { return charts_view_; }
+  CompareView* compare_view() const { return compare_view_; }
 
   // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
   void new_project();
@@ -70,6 +72,9 @@ class MainWindow : public QMainWindow {
   // project as its JSON. The reason when it could not be written.
   QString export_view(const QString& path);
   QString export_plan(int index, const QString& path);
+  // What the built-in demo opens on: `systems` simulated one after another for `seconds` each,
+  // then compared; the Run tab shows the first. False when a simulation is already running.
+  bool start_demo_runs(const QStringList& systems, double seconds);
   // The Run tab's timeline as Chrome trace-event JSON (servescope-cli export chrome-trace).
   QString export_trace(const QString& path);
 
@@ -111,6 +116,7 @@ class MainWindow : public QMainWindow {
   ProfileView* profile_view_ = nullptr;
   RunView* run_view_ = nullptr;
   ChartsView* charts_view_ = nullptr;
+  CompareView* compare_view_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QTimer* autosave_timer_ = nullptr;

@@ -359,31 +359,42 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   Q_EMIT finished();
 }
 
-bool RunView::show_run(const QString& name) {
-  const auto* p = doc_->project();
-  if (!p) return false;
+std::shared_ptr<const engine::TimelineData> RunView::timeline_for(const QString& name, QString* why) {
   const auto key = name.toStdString();
-  std::shared_ptr<const engine::TimelineData> timeline;
-  if (const auto it = timelines_.find(key); it != timelines_.end()) {
-    timeline = it->second;
-  } else {
-    const auto run = std::ranges::find(p->runs, key, &SavedArtifact::name);
-    if (run == p->runs.end()) return false;
-    if (!run->body.contains("timeline")) {
-      status_->setText(tr("%1 kept no timeline (runs over %2 batches keep theirs only in the session that made them)")
-                           .arg(name)
-                           .arg(kTimelineKeptInProject));
-      view_->set_timeline(nullptr);
-      return false;
-    }
-    try {
-      timeline =
-          std::make_shared<const engine::TimelineData>(engine::timeline_from_json(run->body["timeline"], "run " + key));
-    } catch (const Error& e) {
-      status_->setText(QString::fromStdString(e.what()));
-      return false;
-    }
+  if (const auto it = timelines_.find(key); it != timelines_.end()) return it->second;
+  const auto* p = doc_->project();
+  const auto run =
+      p ? std::ranges::find(p->runs, key, &SavedArtifact::name) : std::vector<SavedArtifact>::const_iterator{};
+  const auto fail = [&](const QString& reason) -> std::shared_ptr<const engine::TimelineData> {
+    if (why) *why = reason;
+    return nullptr;
+  };
+  if (!p || run == p->runs.end() || run->body.value("kind", "") != "run-result")
+    return fail(tr("the project has no simulated run named %1").arg(name));
+  if (!run->body.contains("timeline"))
+    return fail(tr("%1 kept no timeline (runs over %2 batches keep theirs only in the session that made them)")
+                    .arg(name)
+                    .arg(kTimelineKeptInProject));
+  try {
+    auto timeline =
+        std::make_shared<const engine::TimelineData>(engine::timeline_from_json(run->body["timeline"], "run " + key));
     timelines_[key] = timeline;
+    return timeline;
+  } catch (const Error& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+}
+
+bool RunView::show_run(const QString& name) {
+  QString why;
+  const auto timeline = timeline_for(name, &why);
+  if (!timeline) {
+    if (doc_->project() && std::ranges::any_of(doc_->project()->runs, [&](const SavedArtifact& a) {
+          return a.name == name.toStdString() && a.body.value("kind", "") == "run-result";
+        }))
+      view_->set_timeline(nullptr);
+    status_->setText(why);
+    return false;
   }
   view_->set_timeline(timeline);
   view_->set_now(std::nullopt);

@@ -47,6 +47,9 @@ class RunView : public QWidget {
   bool busy() const { return worker_ != nullptr; }
   // Shows a run of the project by name (its timeline from this session, or the one it keeps).
   bool show_run(const QString& name);
+  // A run's timeline: from this session, or read from the run when it keeps one (and cached);
+  // null with the reason in `why` otherwise.
+  std::shared_ptr<const engine::TimelineData> timeline_for(const QString& name, QString* why = nullptr);
   widgets::TimelineView* timeline() const { return view_; }
   QString status_text() const;
   QString details_text() const;

@@ -34,6 +34,8 @@ class TimelineView : public QWidget {
   std::int64_t from_ns() const { return from_; }
   std::int64_t to_ns() const { return to_; }
   void set_window(std::int64_t from_ns, std::int64_t to_ns);  // a zoom of its own in the history
+  // The same without a history entry: for views that follow another's window.
+  void show_window(std::int64_t from_ns, std::int64_t to_ns) { set_window_quiet(from_ns, to_ns); }
   void zoom_to_fit();
   void zoom_around(double x, double factor);  // factor > 1 zooms in; the time under x stays put
   bool back();

@@ -2,10 +2,8 @@
 // built-in demo project.
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QTabWidget>
 
 #include "ui/main_window.h"
-#include "ui/run_view.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -30,10 +28,11 @@ int main(int argc, char** argv) {
   if (!window.offer_recovery() && !window.open_location(location) &&
       location != QStringLiteral("builtin:projects/demo.json"))
     window.open_location(QStringLiteral("builtin:projects/demo.json"), false);
-  // The demo opens on something to watch: a short simulated run of its Symphony workload.
+  // The demo opens on something to watch: its 37 models served by Symphony and by Nexus for 20 s
+  // each, on the timeline, in the charts and side by side.
   if (window.location() == QStringLiteral("builtin:projects/demo.json") && window.project() &&
-      window.project()->runs.empty() && window.run_view()->simulate(QStringLiteral("symphony"), 20))
-    window.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(window.run_view());
+      window.project()->runs.empty())
+    window.start_demo_runs({QStringLiteral("symphony"), QStringLiteral("nexus")}, 20);
   window.show();
   return QApplication::exec();
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/core/error.h"
+#include "model/profile/gpu_share.h"
 
 namespace servescope::engine {
 namespace {
@@ -60,13 +61,8 @@ RunSeries run_series(const nlohmann::json& run, const std::string& what) {
   for (std::size_t g = 0; g < busy.size(); ++g) {
     const auto type = types[g].is_string() ? types[g].get<std::string>() : std::string("?");
     double share = 1;
-    if (g < shares.size() && shares[g].is_string()) {
-      const auto text = shares[g].get<std::string>();
-      if (const auto slash = text.find('/'); slash != std::string::npos)
-        share = std::stod(text.substr(0, slash)) / std::stod(text.substr(slash + 1));
-      else if (text.ends_with('%'))
-        share = std::stod(text) / 100.0;
-    }
+    if (g < shares.size() && shares[g].is_string())
+      if (const auto parsed = GpuShare::parse(shares[g].get<std::string>())) share = parsed->fraction();
     auto& [sum, capacity] = by_type[type];
     const auto& series = busy[g];
     if (!series.is_array())

@@ -1,0 +1,99 @@
+// The demo as it opens (issue 8 "Done when"): Symphony and Nexus simulated one after the other,
+// the Run tab's timeline, the Charts tab and the Compare tab filled. The comparison table passes
+// Qt's model checker, its figures are the runs' own, a load sweep gives the "max load at 99 %"
+// column, and zooming one compared timeline moves the other.
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+#include "ui/charts_view.h"
+#include "ui/compare_view.h"
+#include "ui/main_window.h"
+#include "ui/project_document.h"
+#include "ui/run_comparison_model.h"
+#include "ui/run_view.h"
+#include "widgets/timeline_view.h"
+
+using servescope::ui::MainWindow;
+using servescope::ui::RunComparisonModel;
+using servescope::ui::RunView;
+
+class TestCompare : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
+    QStandardPaths::setTestModeEnabled(true);
+  }
+
+  void demoOpensWithRunsChartsAndComparison() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1600, 1000);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QSignalSpy done(w.run_view(), &RunView::finished);
+    QVERIFY(w.start_demo_runs({QStringLiteral("symphony"), QStringLiteral("nexus")}, 4));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, 120000);
+    QCoreApplication::processEvents();
+    QCOMPARE(w.project()->runs.size(), std::size_t{2});
+
+    // Run tab: the first run on the timeline. Charts: the newest run's six charts.
+    QVERIFY(w.run_view()->timeline()->timeline() != nullptr);
+    QCOMPARE(QString::fromStdString(w.run_view()->timeline()->timeline()->system), QStringLiteral("symphony"));
+    QCOMPARE(w.charts_view()->chart_count(), 6);
+
+    // Compare: both runs, with their own figures.
+    auto* table = w.compare_view()->table();
+    QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(table->rowCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+      const auto& body = w.project()->runs[static_cast<std::size_t>(row)].body;
+      QCOMPARE(table->index(row, RunComparisonModel::Attainment).data(Qt::UserRole).toDouble(),
+               body["summary"]["slo_attainment"].get<double>());
+      QCOMPARE(table->index(row, RunComparisonModel::GpusUsed).data(Qt::UserRole).toInt(),
+               body["summary"]["gpus_used"].get<int>());
+      QVERIFY(table->index(row, RunComparisonModel::LeastBusy).data().toString().startsWith(QStringLiteral("A100")));
+    }
+    const double symphony = table->index(0, RunComparisonModel::Attainment).data(Qt::UserRole).toDouble();
+    const double nexus = table->index(1, RunComparisonModel::Attainment).data(Qt::UserRole).toDouble();
+    QVERIFY2(symphony > nexus, qPrintable(QStringLiteral("%1 vs %2").arg(symphony).arg(nexus)));
+    QVERIFY(!table->index(0, RunComparisonModel::MaxLoad).data(Qt::UserRole).isValid());
+
+    // One time axis: zooming one timeline moves the other.
+    const auto& views = w.compare_view()->timelines();
+    QCOMPARE(views.size(), std::size_t{2});
+    views[0]->set_window(1'000'000'000, 1'100'000'000);
+    QCOMPARE(views[1]->from_ns(), views[0]->from_ns());
+    QCOMPARE(views[1]->to_ns(), views[0]->to_ns());
+    views[1]->zoom_around(800, 2.0);
+    QCOMPARE(views[0]->to_ns() - views[0]->from_ns(), views[1]->to_ns() - views[1]->from_ns());
+
+    // A load sweep of Symphony fills its "max load at 99 %" cell.
+    QVERIFY(w.run_view()->sweep(QStringLiteral("symphony"), 0.5));
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() == 3, 120000);
+    QVERIFY(w.compare_view()->compare({QStringLiteral("symphony"), QStringLiteral("nexus")}));
+    const auto max_load = table->index(0, RunComparisonModel::MaxLoad).data(Qt::UserRole);
+    QVERIFY2(max_load.isValid() && max_load.toDouble() > 0.5, qPrintable(max_load.toString()));
+    QCOMPARE(w.charts_view()->sweep_curves(), 1);
+
+    const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!shots.isEmpty()) {
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+      tabs->setCurrentWidget(w.compare_view());
+      views[0]->set_window(2'000'000'000, 2'060'000'000);
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/compare.png")));
+      tabs->setCurrentWidget(w.charts_view());
+      w.charts_view()->show_run(QStringLiteral("symphony"));
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/charts-demo.png")));
+    }
+  }
+};
+
+QTEST_MAIN(TestCompare)
+#include "tst_compare.moc"
