@@ -27,6 +27,7 @@
 #include <QTreeView>
 #include <filesystem>
 
+#include "engine/analysis/run_csv.h"
 #include "engine/estimate/cnn_architectures.h"
 #include "engine/estimate/profile_estimator.h"
 #include "engine/timeline/chrome_trace.h"
@@ -265,6 +266,23 @@ bool MainWindow::start_demo_runs(const QStringList& systems, double seconds) {
   return false;
 }
 
+QString MainWindow::export_metrics_csv(const QString& run, const QString& path) {
+  const auto* p = document_->project();
+  const auto it = p ? std::ranges::find(p->runs, run.toStdString(), &SavedArtifact::name)
+                    : std::vector<SavedArtifact>::const_iterator{};
+  if (!p || it == p->runs.end()) return tr("the project has no run named %1").arg(run);
+  try {
+    const auto series = engine::run_series(it->body, it->name);
+    AtomicFileWriter writer(path.toStdString());
+    engine::write_run_csv(writer.stream(), series);
+    writer.commit();
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  log(tr("exported %1").arg(path));
+  return {};
+}
+
 QString MainWindow::export_trace(const QString& path) {
   const auto* timeline = run_view_->timeline()->timeline();
   if (!timeline) return tr("no run is shown: simulate one in the Run tab first");
@@ -429,6 +447,22 @@ void MainWindow::build_actions() {
         QFileDialog::getSaveFileName(this, tr("Export plan"), name + QStringLiteral(".json"), tr("JSON (*.json)"));
     if (path.isEmpty()) return;
     const auto why = export_plan(static_cast<int>(names.indexOf(name)), path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Run metrics as CSV…"), this, [this] {
+    const auto* p = document_->project();
+    QStringList names;
+    if (p)
+      for (const auto& run : p->runs)
+        if (run.body.value("kind", "") == "run-result") names << QString::fromStdString(run.name);
+    if (names.isEmpty()) return;
+    bool ok = false;
+    const auto name = QInputDialog::getItem(this, tr("Export run metrics"), tr("Run:"), names, 0, false, &ok);
+    if (!ok) return;
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Export run metrics"), name + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const auto why = export_metrics_csv(name, path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
   });
   exports->addAction(tr("Run timeline as Chrome trace…"), this, [this] {

@@ -75,6 +75,8 @@ class MainWindow : public QMainWindow {
   // What the built-in demo opens on: `systems` simulated one after another for `seconds` each,
   // then compared; the Run tab shows the first. False when a simulation is already running.
   bool start_demo_runs(const QStringList& systems, double seconds);
+  // A simulated run's chart curves as CSV (servescope-cli export metrics-csv).
+  QString export_metrics_csv(const QString& run, const QString& path);
   // The Run tab's timeline as Chrome trace-event JSON (servescope-cli export chrome-trace).
   QString export_trace(const QString& path);
 

@@ -1,11 +1,14 @@
 // `servescope-cli export chrome-trace RUN.json --out trace.json`: a simulated run's timeline (the
 // file `simulate --timeline` writes, or a run file that embeds one) as Chrome trace-event JSON
-// for Perfetto and chrome://tracing — the GUI's File → Export, headless.
+// for Perfetto and chrome://tracing; `export metrics-csv RUN.json --out metrics.csv`: the run's
+// chart curves as CSV. The GUI's File → Export, headless.
 #include <iostream>
 
 #include "app/cli/cli_context.h"
+#include "engine/analysis/run_csv.h"
 #include "engine/timeline/chrome_trace.h"
 #include "engine/timeline/timeline_data.h"
+#include "model/core/error.h"
 #include "model/io/file_io.h"
 
 namespace servescope::cli {
@@ -37,6 +40,32 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
         std::cout << "wrote " << args->out << ": " << timeline.spans.size() << " batches on " << timeline.gpus.size()
                   << " slots, " << timeline.transfers.size() << " transfers, " << timeline.queue.size()
                   << " queue samples\n";
+      return kExitOk;
+    };
+  });
+
+  auto* csv = cmd->add_subcommand("metrics-csv",
+                                  "A run's chart curves (attainment, goodput, busy time, GPUs, batch "
+                                  "sizes, latency CDF) as one CSV: chart,series,x,y");
+  auto csv_args = std::make_shared<Args>();
+  csv->add_option("run", csv_args->timeline, "Run file (simulate --out)")->required();
+  csv->add_option("-o,--out", csv_args->out, "CSV file to write (atomically)")->required();
+  csv->callback([&global, &run, csv_args] {
+    run = [&global, csv_args] {
+      nlohmann::json body;
+      try {
+        body = nlohmann::json::parse(read_text_file(csv_args->timeline));
+      } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(csv_args->timeline, "byte " + std::to_string(e.byte), "not JSON");
+      }
+      const auto series = engine::run_series(body, csv_args->timeline);
+      AtomicFileWriter writer(csv_args->out);
+      engine::write_run_csv(writer.stream(), series);
+      writer.commit();
+      if (global.json)
+        print_json({{"out", csv_args->out}});
+      else
+        std::cout << "wrote " << csv_args->out << "\n";
       return kExitOk;
     };
   });

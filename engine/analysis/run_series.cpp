@@ -73,9 +73,8 @@ RunSeries run_series(const nlohmann::json& run, const std::string& what) {
       sum[b] += share * number(series[b], what, "$.timeseries.gpu_busy[" + std::to_string(g) + "]");
     capacity += share;
   }
-  // Bins of the busy series are the run's utilisation bins: spread them over the same time.
-  const double busy_bin_s =
-      arrivals.empty() || bins == 0 ? bin_s : bin_s * static_cast<double>(arrivals.size()) / static_cast<double>(bins);
+  // Busy time uses the same bins, running on past the last arrival while queued work drains.
+  const double busy_bin_s = bin_s;
   for (const auto& [type, entry] : by_type) {
     Series s{type, {}};
     for (std::size_t b = 0; b < entry.first.size(); ++b)

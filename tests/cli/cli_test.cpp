@@ -188,6 +188,13 @@ TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
       std::ranges::count_if(trace["traceEvents"], [](const auto& e) { return e.value("cat", "") == "batch"; });
   EXPECT_EQ(static_cast<std::size_t>(batches), tl["spans"].size());
   EXPECT_EQ(cli({"export", "chrome-trace", out, "--out", trace_file}).status, 2);  // a run file without a timeline
+  // The run's chart curves as CSV.
+  const auto csv_file = (dir.path() / "metrics.csv").string();
+  ASSERT_EQ(cli({"export", "metrics-csv", out, "--out", csv_file}).status, 0);
+  const auto csv = servescope::test::read_file(csv_file);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "chart,series,x,y\r");
+  EXPECT_NE(csv.find("\nfraction_by_latency_ms,latency CDF,"), std::string::npos);
+  EXPECT_EQ(cli({"export", "metrics-csv", timeline, "--out", csv_file}).status, 2);  // a timeline is not a run
   const auto log = servescope::test::read_file(requests);
   EXPECT_EQ(log.substr(0, log.find('\n')), "event,request,model,time_us,end_us,gpu,batch,detail");
   EXPECT_NE(log.find("\ncomplete,"), std::string::npos);

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 #include <random>
+#include <sstream>
 
+#include "engine/analysis/run_csv.h"
 #include "engine/sim/run_result_json.h"
 #include "engine/sim/scenario_simulation.h"
 #include "model/core/error.h"
@@ -70,6 +72,29 @@ TEST(RunSeries, AddUpToTheRunsTotals) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "$.timeseries");
   }
+}
+
+TEST(RunSeries, CsvHasARowPerPointAndQuotesNames) {
+  auto s = run_series(demo_run());
+  s.busy_by_type[0].name = "A100, \"SXM\"";  // a name a CSV must quote
+  std::ostringstream out;
+  write_run_csv(out, s);
+  std::istringstream in(out.str());
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "chart,series,x,y\r");
+  std::size_t rows = 0, quoted = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    ASSERT_TRUE(line.ends_with('\r'));
+    quoted += line.find(",\"A100, \"\"SXM\"\"\",") != std::string::npos ? 1u : 0u;
+  }
+  std::size_t points = s.attainment_pct.points.size() + s.goodput_rps.points.size() + s.used_gpus.points.size() +
+                       s.advised_gpus.points.size() + s.batch_sizes.points.size() + s.latency_cdf.points.size();
+  for (const auto& b : s.busy_by_type)
+    points += b.points.size();
+  EXPECT_EQ(rows, points);
+  EXPECT_EQ(quoted, s.busy_by_type[0].points.size());
 }
 
 TEST(RunSeries, SweepGivesAttainmentAgainstLoadInOrder) {

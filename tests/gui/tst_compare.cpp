@@ -3,9 +3,11 @@
 // Qt's model checker, its figures are the runs' own, a load sweep gives the "max load at 99 %"
 // column, and zooming one compared timeline moves the other.
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "ui/charts_view.h"
@@ -77,6 +79,15 @@ class TestCompare : public QObject {
     const auto max_load = table->index(0, RunComparisonModel::MaxLoad).data(Qt::UserRole);
     QVERIFY2(max_load.isValid() && max_load.toDouble() > 0.5, qPrintable(max_load.toString()));
     QCOMPARE(w.charts_view()->sweep_curves(), 1);
+
+    // File → Export → Run metrics as CSV.
+    QTemporaryDir dir;
+    const auto csv_path = dir.filePath(QStringLiteral("symphony.csv"));
+    QCOMPARE(w.export_metrics_csv(QStringLiteral("symphony"), csv_path), QString());
+    QFile csv(csv_path);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QVERIFY(csv.readLine().startsWith("chart,series,x,y"));
+    QVERIFY(!w.export_metrics_csv(QStringLiteral("no such run"), csv_path).isEmpty());
 
     const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!shots.isEmpty()) {
