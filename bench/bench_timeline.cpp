@@ -48,8 +48,17 @@ TimelineData synthetic(std::size_t spans, std::uint32_t slots, std::uint32_t bat
   for (std::size_t i = 0; i < spans; ++i) {
     const auto g = static_cast<std::uint32_t>(i % slots);
     const auto len = Duration::microseconds(1500 + static_cast<std::int64_t>(rng() % 4500));
-    t.spans.push_back({i, g, static_cast<std::uint32_t>(rng() % 37), batch, at[g], at[g] + len, false,
-                       rng() % 50 == 0 ? 1u : 0u, request});
+    t.spans.push_back({i,
+                       g,
+                       static_cast<std::uint32_t>(rng() % 37),
+                       batch,
+                       at[g],
+                       at[g] + len,
+                       false,
+                       rng() % 50 == 0 ? 1u : 0u,
+                       request,
+                       {},
+                       {}});
     request += batch;
     at[g] = at[g] + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 300));
   }

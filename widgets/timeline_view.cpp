@@ -182,6 +182,9 @@ QString TimelineView::describe(std::uint32_t span) const {
   if (slo > Duration()) text += tr("<br>SLO %1").arg(format_duration(ns(slo)));
   text += s.late > 0 ? tr("<br><b>%1 of %2 requests late</b>").arg(s.late).arg(s.size) : tr("<br>all on time");
   if (s.preempted) text += tr("<br>preempted: its work was lost");
+  if (s.window_close > s.window_open)
+    text += tr("<br>could start from %1 to %2 (schedulable window)")
+                .arg(format_duration(ns(s.window_open)), format_duration(ns(s.window_close)));
   const auto stages = index_.linked(span);
   if (stages.size() > 1) text += tr("<br>stage of a %1-stage pipeline batch").arg(stages.size());
   return text;
@@ -448,8 +451,29 @@ void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
     }
   }
   flush();
-  // The selection and its pipeline stages on top.
+  // A glet's duty cycle as faint ticks, where they stand far enough apart to read.
+  if (slot < data_->duty_cycles.size()) {
+    const auto duty = ns(data_->duty_cycles[slot]);
+    if (duty > 0 && static_cast<double>(duty) / px_ns >= 6) {
+      QColor tick = pal.color(QPalette::Text);
+      tick.setAlphaF(0.25f);
+      p.setPen(tick);
+      for (auto t = std::max<std::int64_t>(0, from_ / duty * duty); t <= to_; t += duty) {
+        const double x = x_of(t);
+        if (x >= kLabelWidth) p.drawLine(QPointF(x, top), QPointF(x, top + h));
+      }
+    }
+  }
+  // The selection and its pipeline stages on top, with the window it could have started in.
   if (selected_) {
+    const auto& chosen = data_->spans[*selected_];
+    if (chosen.gpu == slot && chosen.window_close > chosen.window_open) {
+      QColor band = pal.color(QPalette::Highlight);
+      band.setAlphaF(0.35f);
+      const double a = std::max(static_cast<double>(kLabelWidth), x_of(ns(chosen.window_open)));
+      const double b = std::max(a + 2, std::min(right, x_of(ns(chosen.window_close))));
+      p.fillRect(QRectF(a, top + h - 4, b - a, 5), band);
+    }
     for (const auto i : linked_.empty() ? std::vector<std::uint32_t>{*selected_} : linked_) {
       const auto& s = data_->spans[i];
       if (s.gpu != slot) continue;

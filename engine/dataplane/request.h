@@ -57,6 +57,10 @@ struct Batch {
   // Which of the model's executables runs: 0 is the whole network; a pipeline numbers its
   // partitions (the executor's timing table has a row per model and kernel).
   std::uint32_t kernel = 0;
+  // When the data plane could have started this batch (Symphony's schedulable window, seed 002
+  // §3.2: from when a GPU and the batch are ready to the latest start that meets the head's
+  // deadline); empty (open == close) for data planes without one. For timelines.
+  Time window_open, window_close;
 };
 
 // Data moving between two GPUs' servers (a pipeline's feature maps, seed 000 §4): it holds the

@@ -71,6 +71,7 @@ struct TimelineSpan {
   // The batch's first request: the stages of one pipeline batch carry the same requests, so this
   // links a batch across the partitions of a pooled pipeline (PPipe Fig. 12).
   RequestId first_request = 0;
+  Time window_open, window_close;  // Batch::window_open/close: when it could have started
 };
 
 // One transfer between two GPUs' servers: the network lanes of the timeline.
@@ -114,7 +115,7 @@ class TimelineRecorder final : public RunRecorder {
     for (const auto& r : b.requests)
       late += r.deadline < end ? 1u : 0u;
     spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end, !completed, late,
-                      b.requests.empty() ? RequestId{0} : b.requests.front().id});
+                      b.requests.empty() ? RequestId{0} : b.requests.front().id, b.window_open, b.window_close});
   }
   void on_transfer(const Transfer& t, Time start, Time end) override {
     transfers_.push_back({t.id, t.batch, t.from_gpu, t.to_gpu, t.bytes, start, end});

@@ -386,6 +386,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                                   : glet_deployment ? glet_deployment->slot_physical[g]
                                   : serving         ? serving_physical[g]
                                                     : g);
+    result.gpu_duty_cycle.push_back(glet_deployment ? glet_deployment->glets[g].duty_cycle : Duration());
   }
   result.duration = spec.duration;
   result.warmup = std::min(spec.warmup, spec.duration);

@@ -97,6 +97,7 @@ struct SimulationResult {
   std::vector<std::string> gpu_types;       // per GPU (vGPU for pipelines): catalog id
   std::vector<std::string> gpu_shares;      // per GPU: "1", "1/2", …
   std::vector<std::uint32_t> gpu_physical;  // per GPU: index of its physical GPU
+  std::vector<Duration> gpu_duty_cycle;     // per GPU: a glet's planned duty cycle (0: none)
   std::uint64_t probes = 0;                 // probe() calls of the reservation data plane
   std::uint64_t dispatches = 0;
   std::vector<Reorganisation> reorganisations;  // glet-serving: when each schedule took over

@@ -193,7 +193,7 @@ void DeferredScheduler::update_candidate(std::uint32_t model, Time gpu_free_at) 
       break;
   }
   exec = std::clamp(exec, earliest, latest);
-  m.cand = Candidate{bs, exec, latest, d, late};
+  m.cand = Candidate{bs, exec, latest, d, earliest, late};
   m.has_cand = true;
 }
 
@@ -299,6 +299,8 @@ void DeferredScheduler::grant(std::uint32_t model, std::size_t gpu) {
     batch.gpu = static_cast<std::uint32_t>(gpu);
     batch.start = m.cand.exec;
     batch.predicted_end = m.cand.exec + m.spec.latency.at(bs);
+    batch.window_open = m.cand.earliest;
+    batch.window_close = m.cand.latest;
     batch.requests.assign(m.queue.begin(), m.queue.begin() + bs);
     m.queue.erase(m.queue.begin(), m.queue.begin() + bs);
     free_.set(gpu, batch.predicted_end);

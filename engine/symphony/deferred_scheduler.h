@@ -85,6 +85,7 @@ class DeferredScheduler final : public DataPlane {
   struct Candidate {
     int batch = 0;
     Time exec, latest, head_deadline;
+    Time earliest;      // with `latest`, the schedulable window
     bool late = false;  // WindowFcfs serving a head that can no longer make its deadline
   };
   std::optional<Candidate> candidate(std::uint32_t model) const;

@@ -71,7 +71,14 @@ void write_chrome_trace(std::ostream& out, const TimelineData& t) {
     o << R"(,"dur":)";
     us(o, s.end - s.start);
     o << R"(,"args":{"batch":)" << s.batch << R"(,"size":)" << s.size << R"(,"late":)" << s.late
-      << R"(,"first_request":)" << s.first_request << R"(,"preempted":)" << (s.preempted ? "true" : "false") << "}}";
+      << R"(,"first_request":)" << s.first_request << R"(,"preempted":)" << (s.preempted ? "true" : "false");
+    if (s.window_close > s.window_open) {
+      o << R"(,"window_open_us":)";
+      us(o, s.window_open);
+      o << R"(,"window_close_us":)";
+      us(o, s.window_close);
+    }
+    o << "}}";
   }
   for (const auto& s : t.transfers) {
     auto& o = next();

@@ -136,6 +136,8 @@ TimelineData timeline_of(const SimulationResult& r) {
     if (const auto cut = name.find_first_of("@#"); cut != std::string::npos) name.resize(cut);
     if (const auto v = name.rfind("/v"); v != std::string::npos && v > name.rfind("/gpu")) name.resize(v);
   }
+  t.duty_cycles = r.gpu_duty_cycle;
+  t.duty_cycles.resize(t.gpus.size());
   t.models = r.models;
   t.model_slo = r.model_slo;
   t.spans = r.timeline;
@@ -151,10 +153,24 @@ TimelineData timeline_of(const SimulationResult& r) {
 }
 
 nlohmann::json to_json(const TimelineData& t) {
+  // Schedulable windows are written only by data planes that have them (Symphony's family).
+  const bool windows =
+      std::ranges::any_of(t.spans, [](const TimelineSpan& s) { return s.window_close > s.window_open; });
+  auto columns = kSpanColumns;
+  if (windows) columns.insert(columns.end(), {"window_open_us", "window_close_us"});
   nlohmann::json spans = nlohmann::json::array();
-  for (const auto& s : t.spans)
-    spans.push_back(
-        {s.gpu, s.model, s.batch, s.size, s.start.to_us(), s.end.to_us(), s.preempted, s.late, s.first_request});
+  for (const auto& s : t.spans) {
+    nlohmann::json row = {s.gpu,         s.model,     s.batch, s.size,         s.start.to_us(),
+                          s.end.to_us(), s.preempted, s.late,  s.first_request};
+    if (windows) {
+      row.push_back(s.window_open.to_us());
+      row.push_back(s.window_close.to_us());
+    }
+    spans.push_back(std::move(row));
+  }
+  nlohmann::json duty = nlohmann::json::array();
+  for (const auto& d : t.duty_cycles)
+    duty.push_back(d.to_us());
   nlohmann::json transfers = nlohmann::json::array();
   for (const auto& s : t.transfers)
     transfers.push_back({s.from_gpu, s.to_gpu, s.batch, s.bytes, s.start.to_us(), s.end.to_us()});
@@ -172,9 +188,10 @@ nlohmann::json to_json(const TimelineData& t) {
           {"gpu_shares", t.gpu_shares},
           {"gpu_physical", t.gpu_physical},
           {"physical_gpus", t.physical_names},
+          {"duty_cycle_us", std::move(duty)},
           {"models", t.models},
           {"model_slo_us", std::move(slo)},
-          {"columns", kSpanColumns},
+          {"columns", std::move(columns)},
           {"spans", std::move(spans)},
           {"transfer_columns", kTransferColumns},
           {"transfers", std::move(transfers)},
@@ -220,6 +237,13 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       t.model_slo.push_back(at_us((*s)[m].get<double>()));
     }
   t.model_slo.resize(t.models.size());
+  if (const auto d = root.find("duty_cycle_us"); d != root.end() && d->is_array())
+    for (std::size_t g = 0; g < d->size(); ++g) {
+      if (!(*d)[g].is_number() || !((*d)[g].get<double>() >= 0))
+        throw InputError(file, "$.duty_cycle_us[" + std::to_string(g) + "]", "expected a duration in µs");
+      t.duty_cycles.push_back(at_us((*d)[g].get<double>()));
+    }
+  t.duty_cycles.resize(t.gpus.size());
 
   const double max_gpu = static_cast<double>(t.gpus.size()) - 1;
   const double max_model = static_cast<double>(t.models.size()) - 1;
@@ -227,7 +251,8 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
     const RowReader rows(root, file, "columns", "spans", {"gpu", "model", "start_us", "end_us"});
     const int gpu = rows.index("gpu"), model = rows.index("model"), batch = rows.index("batch"),
               size = rows.index("size"), start = rows.index("start_us"), end = rows.index("end_us"),
-              preempted = rows.index("preempted"), late = rows.index("late"), first = rows.index("first_request");
+              preempted = rows.index("preempted"), late = rows.index("late"), first = rows.index("first_request"),
+              open = rows.index("window_open_us"), close = rows.index("window_close_us");
     t.spans.reserve(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows.row(i);
@@ -240,6 +265,7 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       s.preempted = rows.flag(r, i, preempted);
       s.late = static_cast<std::uint32_t>(rows.number(r, i, late, 0, s.size));
       s.first_request = static_cast<RequestId>(rows.number(r, i, first, 0, 1.8e19));
+      if (open >= 0 && close >= 0) std::tie(s.window_open, s.window_close) = rows.interval(r, i, open, close, "window");
       t.end = std::max(t.end, s.end);
       t.spans.push_back(s);
     }

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "engine/glet/glet_plan_json.h"
+#include "engine/planning/scenario_planner.h"
 #include "engine/ppipe/ppipe_planner.h"
 #include "engine/ppipe/scenario_planning.h"
 #include "engine/sim/scenario_simulation.h"
@@ -14,8 +16,10 @@
 #include "engine/timeline/timeline_index.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "tests/support/glet_fixture.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
+#include "tests/support/trace_event_check.h"
 
 namespace servescope::engine {
 namespace {
@@ -65,6 +69,51 @@ TEST(Timeline, PipelineStagesLinkAndQueuesDrain) {
     EXPECT_EQ(depth, 0u) << t.models[model];
   // Some queueing happened at 90 % load.
   EXPECT_TRUE(std::ranges::any_of(t.queue, [](const QueueSample& q) { return q.depth > 0; }));
+}
+
+// Symphony's batches carry the window they could start in, and start inside it; glet slots carry
+// their duty cycle. Both survive the file.
+TEST(Timeline, SchedulableWindowsAndDutyCycles) {
+  const auto project = load_project("builtin:projects/demo.json");
+  SimulationSpec spec;
+  spec.workloads = {"mixed-37"};
+  spec.duration = Duration::seconds(2);
+  spec.warmup = Duration::milliseconds(200);
+  spec.timeline = true;
+  const auto t = timeline_of(simulate(project.scenario, spec));
+  std::size_t with_window = 0, inside = 0;
+  for (const auto& s : t.spans) {
+    if (s.window_close <= s.window_open) continue;
+    ++with_window;
+    inside += s.start >= s.window_open && s.start <= s.window_close ? 1u : 0u;
+  }
+  EXPECT_EQ(with_window, t.spans.size());  // every Symphony batch has one
+  EXPECT_GE(static_cast<double>(inside), 0.99 * static_cast<double>(with_window));
+  const auto back = timeline_from_json(nlohmann::json::parse(to_json(t).dump()), "t.json");
+  for (std::size_t i = 0; i < t.spans.size(); i += 97) {
+    EXPECT_EQ(back.spans[i].window_open, t.spans[i].window_open);
+    EXPECT_EQ(back.spans[i].window_close, t.spans[i].window_close);
+  }
+  // A pipeline run has no windows, and writes no window columns.
+  const auto pipeline = to_json(pipeline_run_timeline());
+  EXPECT_EQ(std::ranges::count(pipeline["columns"], "window_open_us"), 0);
+
+  // gpu-let: each glet slot runs on its planned duty cycle.
+  const auto glet_scenario = std::get<Scenario>(parse_document(test::glet_scenario_json(1200), "g.json").content);
+  ScenarioPlanRequest request;
+  request.system = "glet";
+  const auto plan = glet_plan_from_json(plan_scenario(glet_scenario, request).plan, "plan");
+  SimulationSpec glet_spec;
+  glet_spec.system = "glet";
+  glet_spec.glet_plan = &plan;
+  glet_spec.duration = Duration::seconds(2);
+  glet_spec.warmup = Duration::milliseconds(200);
+  glet_spec.timeline = true;
+  const auto g = timeline_of(simulate(glet_scenario, glet_spec));
+  ASSERT_EQ(g.duty_cycles.size(), g.gpus.size());
+  EXPECT_TRUE(std::ranges::all_of(g.duty_cycles, [](Duration d) { return d > Duration(); }));
+  const auto g_back = timeline_from_json(nlohmann::json::parse(to_json(g).dump()), "g.json");
+  EXPECT_EQ(g_back.duty_cycles, g.duty_cycles);
 }
 
 TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
@@ -123,7 +172,7 @@ TEST(TimelineIndex, WindowAndHitQueriesMatchABruteForceScan) {
     Time at = Duration::microseconds(static_cast<std::int64_t>(rng() % 100));
     for (int k = 0; k < 400; ++k) {
       const auto len = Duration::microseconds(1 + static_cast<std::int64_t>(rng() % (k % 50 == 0 ? 5000 : 300)));
-      t.spans.push_back({0, g, static_cast<std::uint32_t>(rng() % 2), 1, at, at + len, false, 0, 0});
+      t.spans.push_back({0, g, static_cast<std::uint32_t>(rng() % 2), 1, at, at + len, false, 0, 0, {}, {}});
       at = at + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 200));
     }
   }
@@ -160,43 +209,11 @@ TEST(ChromeTrace, IsValidTraceEventJson) {
   std::ostringstream out;
   write_chrome_trace(out, t);
   const auto trace = nlohmann::json::parse(out.str());
-  ASSERT_TRUE(trace.is_object());
-  ASSERT_TRUE(trace["traceEvents"].is_array());
   EXPECT_EQ(trace["displayTimeUnit"], "ms");
-  std::set<std::pair<int, int>> named_threads;
-  std::set<int> named_processes;
-  std::size_t complete = 0, counters = 0;
-  for (const auto& e : trace["traceEvents"]) {
-    ASSERT_TRUE(e.is_object());
-    const auto ph = e.at("ph").get<std::string>();
-    ASSERT_TRUE(e.at("name").is_string());
-    ASSERT_TRUE(e.at("pid").is_number_unsigned());
-    ASSERT_TRUE(e.at("tid").is_number_unsigned());
-    if (ph == "M") {
-      const auto name = e["name"].get<std::string>();
-      if (name == "process_name") named_processes.insert(e["pid"].get<int>());
-      if (name == "thread_name") named_threads.insert({e["pid"].get<int>(), e["tid"].get<int>()});
-      ASSERT_TRUE(e.at("args").is_object());
-    } else if (ph == "X") {
-      ++complete;
-      ASSERT_TRUE(e.at("ts").is_number());
-      ASSERT_TRUE(e.at("dur").is_number());
-      EXPECT_GE(e["dur"].get<double>(), 0.0);
-      EXPECT_TRUE(named_processes.contains(e["pid"].get<int>()));
-      if (e["cat"] == "batch") {
-        EXPECT_TRUE(named_threads.contains({e["pid"].get<int>(), e["tid"].get<int>()}));
-      }
-    } else if (ph == "C") {
-      ++counters;
-      ASSERT_TRUE(e.at("ts").is_number());
-      for (const auto& [k, v] : e.at("args").items())
-        EXPECT_TRUE(v.is_number()) << k;
-    } else {
-      ADD_FAILURE() << "unexpected phase " << ph;
-    }
-  }
-  EXPECT_EQ(complete, t.spans.size() + t.transfers.size());
-  EXPECT_EQ(counters, t.queue.size());
+  test::TraceCounts counts;
+  ASSERT_EQ(test::check_trace_events(trace, &counts), "");
+  EXPECT_EQ(counts.complete, t.spans.size() + t.transfers.size());
+  EXPECT_EQ(counts.counters, t.queue.size());
   // Times are exact microseconds: the first batch starts where the timeline says.
   const auto first = std::ranges::find_if(trace["traceEvents"], [](const auto& e) { return e["ph"] == "X"; });
   EXPECT_NEAR((*first)["ts"].get<double>(), t.spans.front().start.to_us(), 1e-3);

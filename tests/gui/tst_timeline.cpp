@@ -13,6 +13,7 @@
 
 #include "engine/timeline/timeline_data.h"
 #include "model/io/document.h"
+#include "tests/support/trace_event_check.h"
 #include "ui/charts_view.h"
 #include "ui/main_window.h"
 #include "ui/planning_panel.h"
@@ -46,8 +47,17 @@ std::shared_ptr<TimelineData> synthetic() {
     auto at = Duration::microseconds(50 * g);
     for (int k = 0; k < 60; ++k) {
       const auto len = Duration::microseconds(100 + static_cast<std::int64_t>(rng() % 800));
-      t->spans.push_back({static_cast<std::uint64_t>(t->spans.size()), g, static_cast<std::uint32_t>(k % 2), 4, at,
-                          at + len, false, k % 17 == 0 ? 1u : 0u, static_cast<std::uint64_t>(t->spans.size())});
+      t->spans.push_back({static_cast<std::uint64_t>(t->spans.size()),
+                          g,
+                          static_cast<std::uint32_t>(k % 2),
+                          4,
+                          at,
+                          at + len,
+                          false,
+                          k % 17 == 0 ? 1u : 0u,
+                          static_cast<std::uint64_t>(t->spans.size()),
+                          {},
+                          {}});
       at = at + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 100));
     }
   }
@@ -241,8 +251,12 @@ class TestTimeline : public QObject {
     QCOMPARE(w.export_trace(trace_path), QString());
     QFile trace(trace_path);
     QVERIFY(trace.open(QIODevice::ReadOnly));
+    // Checked against the trace-event format, as Chromium's trace viewer reads it.
     const auto json = nlohmann::json::parse(trace.readAll().toStdString());
-    QVERIFY(json["traceEvents"].size() > t->spans.size());
+    servescope::test::TraceCounts counts;
+    QCOMPARE(QString::fromStdString(servescope::test::check_trace_events(json, &counts)), QString());
+    QCOMPARE(counts.complete, t->spans.size() + t->transfers.size());
+    QCOMPARE(counts.counters, t->queue.size());
 
     const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!shots.isEmpty()) {
