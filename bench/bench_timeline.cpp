@@ -26,7 +26,8 @@ using servescope::engine::TimelineData;
 using servescope::engine::TimelineSpan;
 
 // `spans` batches of `batch` requests on `slots` vGPUs (4 per GPU), back to back with small
-// gaps, 1.5–6 ms each: a busy cluster.
+// gaps, 1.5–6 ms each: a busy cluster. Every request is listed (id, arrival, deadline), as a
+// simulated run's timeline lists them.
 TimelineData synthetic(std::size_t spans, std::uint32_t slots, std::uint32_t batch) {
   TimelineData t;
   t.system = "synthetic";
@@ -58,7 +59,12 @@ TimelineData synthetic(std::size_t spans, std::uint32_t slots, std::uint32_t bat
                        rng() % 50 == 0 ? 1u : 0u,
                        request,
                        {},
-                       {}});
+                       {},
+                       t.requests.size()});
+    for (std::uint32_t k = 0; k < batch; ++k) {  // each request waited up to 2 ms, 50 ms SLO
+      const auto arrival = at[g] - Duration::microseconds(static_cast<std::int64_t>(rng() % 2000));
+      t.requests.push_back({request + k, arrival, arrival + Duration::milliseconds(50)});
+    }
     request += batch;
     at[g] = at[g] + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 300));
   }
@@ -132,7 +138,7 @@ int main(int argc, char** argv) {
     std::printf(
         "Opening a run of %llu requests in %zu batches (%.0f MiB timeline file): read and checked in %.0f ms, "
         "shown in %.0f ms in all.\n\n",
-        static_cast<unsigned long long>(loaded->requests()), loaded->spans.size(),
+        static_cast<unsigned long long>(loaded->request_count()), loaded->spans.size(),
         static_cast<double>(std::filesystem::file_size(file)) / (1 << 20), read_ms, open_ms);
   }
   std::filesystem::remove(file);

@@ -30,6 +30,7 @@ namespace {
 // Runs up to this many batches keep their timeline inside the project file; larger ones stay in
 // the session (and can be exported) so projects stay quick to open.
 constexpr std::size_t kTimelineKeptInProject = 100'000;
+constexpr std::uint64_t kRequestsKeptInProject = 500'000;  // their listing is most of the size
 constexpr int kFrameMs = 33;
 
 const char* const kSystems[] = {"symphony", "nexus", "clockwork", "shepherd", "eager", "timeout", "latest"};
@@ -294,7 +295,8 @@ bool RunView::simulate(const QString& source, double seconds) {
       const auto result = engine::simulate(*scenario, spec);
       timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
       auto json = engine::run_result_to_json(result, scenario->name);
-      if (timeline->spans.size() <= kTimelineKeptInProject) json["timeline"] = engine::to_json(*timeline);
+      if (timeline->spans.size() <= kTimelineKeptInProject && timeline->request_count() <= kRequestsKeptInProject)
+        json["timeline"] = engine::to_json(*timeline);
       body = json.dump();
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());
@@ -372,9 +374,11 @@ std::shared_ptr<const engine::TimelineData> RunView::timeline_for(const QString&
   if (!p || run == p->runs.end() || run->body.value("kind", "") != "run-result")
     return fail(tr("the project has no simulated run named %1").arg(name));
   if (!run->body.contains("timeline"))
-    return fail(tr("%1 kept no timeline (runs over %2 batches keep theirs only in the session that made them)")
+    return fail(tr("%1 kept no timeline (runs over %2 batches or %3 requests keep theirs only in the session "
+                   "that made them)")
                     .arg(name)
-                    .arg(kTimelineKeptInProject));
+                    .arg(kTimelineKeptInProject)
+                    .arg(kRequestsKeptInProject));
   try {
     auto timeline =
         std::make_shared<const engine::TimelineData>(engine::timeline_from_json(run->body["timeline"], "run " + key));
@@ -412,7 +416,30 @@ void RunView::show_selection() {
                         : tr("No run shown."));
     return;
   }
-  details_->setText(view_->describe(*span));
+  // Its requests: how long each waited, its latency and the slack its deadline left.
+  QString text = view_->describe(*span);
+  const auto requests = t->requests_of(*span);
+  if (!requests.empty()) {
+    const auto& s = t->spans[*span];
+    text +=
+        tr("<table cellspacing=0 cellpadding=2><tr><th align=left>request</th><th align=right>waited</th>"
+           "<th align=right>latency</th><th align=right>slack</th></tr>");
+    constexpr std::size_t kShown = 40;
+    for (std::size_t k = 0; k < requests.size() && k < kShown; ++k) {
+      const auto& r = requests[k];
+      const auto slack = (r.deadline - s.end).count_ns();
+      text += QStringLiteral(
+                  "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4%5%6</td></tr>")
+                  .arg(r.id)
+                  .arg(widgets::format_duration((s.start - r.arrival).count_ns()),
+                       widgets::format_duration((s.end - r.arrival).count_ns()),
+                       slack < 0 ? QStringLiteral("<b>") : QString(), widgets::format_duration(slack),
+                       slack < 0 ? QStringLiteral("</b>") : QString());
+    }
+    text += QStringLiteral("</table>");
+    if (requests.size() > kShown) text += tr("… and %1 more").arg(requests.size() - kShown);
+  }
+  details_->setText(text);
 }
 
 QString RunView::status_text() const {

@@ -72,6 +72,13 @@ struct TimelineSpan {
   // links a batch across the partitions of a pooled pipeline (PPipe Fig. 12).
   RequestId first_request = 0;
   Time window_open, window_close;  // Batch::window_open/close: when it could have started
+  std::uint64_t requests_at = 0;   // where its `size` requests start in the run's request list
+};
+
+// One request of an executed batch, for listing a batch's requests.
+struct SpanRequest {
+  RequestId id = 0;
+  Time arrival, deadline;
 };
 
 // One transfer between two GPUs' servers: the network lanes of the timeline.
@@ -115,7 +122,10 @@ class TimelineRecorder final : public RunRecorder {
     for (const auto& r : b.requests)
       late += r.deadline < end ? 1u : 0u;
     spans_.push_back({b.id, b.gpu, b.model, static_cast<std::uint32_t>(b.requests.size()), start, end, !completed, late,
-                      b.requests.empty() ? RequestId{0} : b.requests.front().id, b.window_open, b.window_close});
+                      b.requests.empty() ? RequestId{0} : b.requests.front().id, b.window_open, b.window_close,
+                      requests_.size()});
+    for (const auto& r : b.requests)
+      requests_.push_back({r.id, r.arrival, r.deadline});
   }
   void on_transfer(const Transfer& t, Time start, Time end) override {
     transfers_.push_back({t.id, t.batch, t.from_gpu, t.to_gpu, t.bytes, start, end});
@@ -133,6 +143,8 @@ class TimelineRecorder final : public RunRecorder {
   }
   // In time order.
   const std::vector<QueueSample>& queue_samples() const { return queue_; }
+  // Every batch's requests; TimelineSpan::requests_at indexes it.
+  const std::vector<SpanRequest>& requests() const { return requests_; }
 
  private:
   void change_queue(std::uint32_t model, Time when, std::int64_t by) {
@@ -153,6 +165,7 @@ class TimelineRecorder final : public RunRecorder {
   std::vector<TimelineSpan> spans_;
   std::vector<TransferSpan> transfers_;
   std::vector<QueueSample> queue_;
+  std::vector<SpanRequest> requests_;
   std::vector<std::int64_t> depth_;
   std::vector<std::size_t> last_sample_;
 };

@@ -17,6 +17,7 @@ const std::vector<std::string> kSpanColumns{"gpu",    "model",     "batch", "siz
                                             "end_us", "preempted", "late",  "first_request"};
 const std::vector<std::string> kTransferColumns{"from_gpu", "to_gpu", "batch", "bytes", "start_us", "end_us"};
 const std::vector<std::string> kQueueColumns{"time_us", "model", "depth"};
+const std::vector<std::string> kRequestColumns{"request", "arrival_us", "deadline_us"};
 
 constexpr double kMaxUs = 1e13;  // times beyond ~116 days are not a run's
 
@@ -110,11 +111,17 @@ std::vector<std::string> strings(const nlohmann::json& root, const std::string& 
 
 }  // namespace
 
-std::uint64_t TimelineData::requests() const {
+std::uint64_t TimelineData::request_count() const {
   std::uint64_t n = 0;
   for (const auto& s : spans)
     n += s.size;
   return n;
+}
+
+std::span<const SpanRequest> TimelineData::requests_of(std::size_t i) const {
+  const auto& s = spans[i];
+  if (s.requests_at + s.size > requests.size()) return {};
+  return std::span<const SpanRequest>(requests).subspan(s.requests_at, s.size);
 }
 
 TimelineData timeline_of(const SimulationResult& r) {
@@ -144,6 +151,7 @@ TimelineData timeline_of(const SimulationResult& r) {
   t.transfers = r.transfers;
   std::ranges::stable_sort(t.transfers, {}, &TransferSpan::start);
   t.queue = r.queue_samples;
+  t.requests = r.span_requests;
   for (const auto& s : t.spans)
     t.end = std::max(t.end, s.end);
   for (const auto& s : t.transfers)
@@ -171,6 +179,12 @@ nlohmann::json to_json(const TimelineData& t) {
   nlohmann::json duty = nlohmann::json::array();
   for (const auto& d : t.duty_cycles)
     duty.push_back(d.to_us());
+  // Requests follow the spans' order, so a reader finds each span's at the running offset.
+  nlohmann::json requests = nlohmann::json::array();
+  if (!t.requests.empty())
+    for (std::size_t i = 0; i < t.spans.size(); ++i)
+      for (const auto& r : t.requests_of(i))
+        requests.push_back({r.id, r.arrival.to_us(), r.deadline.to_us()});
   nlohmann::json transfers = nlohmann::json::array();
   for (const auto& s : t.transfers)
     transfers.push_back({s.from_gpu, s.to_gpu, s.batch, s.bytes, s.start.to_us(), s.end.to_us()});
@@ -196,7 +210,9 @@ nlohmann::json to_json(const TimelineData& t) {
           {"transfer_columns", kTransferColumns},
           {"transfers", std::move(transfers)},
           {"queue_columns", kQueueColumns},
-          {"queue", std::move(queue)}};
+          {"queue", std::move(queue)},
+          {"request_columns", kRequestColumns},
+          {"requests", std::move(requests)}};
 }
 
 TimelineData timeline_from_json(const nlohmann::json& root, const std::string& file) {
@@ -294,6 +310,26 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       t.queue.push_back({at_us(rows.number(r, i, time, -kMaxUs, kMaxUs)),
                          static_cast<std::uint32_t>(rows.number(r, i, model, 0, max_model)),
                          static_cast<std::uint32_t>(rows.number(r, i, depth, 0, 4e9))});
+    }
+  }
+  if (const auto r = root.find("requests"); r != root.end() && !r->empty()) {
+    const RowReader rows(root, file, "request_columns", "requests", {"request", "arrival_us", "deadline_us"});
+    const int id = rows.index("request"), arrival = rows.index("arrival_us"), deadline = rows.index("deadline_us");
+    if (rows.size() != t.request_count())
+      throw InputError(
+          file, "$.requests",
+          "holds " + std::to_string(rows.size()) + " requests; the spans carry " + std::to_string(t.request_count()));
+    t.requests.reserve(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& row = rows.row(i);
+      t.requests.push_back({static_cast<RequestId>(rows.number(row, i, id, 0, 1.8e19)),
+                            at_us(rows.number(row, i, arrival, -kMaxUs, kMaxUs)),
+                            at_us(rows.number(row, i, deadline, -kMaxUs, kMaxUs))});
+    }
+    std::uint64_t at = 0;  // in file order, before any re-sorting below
+    for (auto& span : t.spans) {
+      span.requests_at = at;
+      at += span.size;
     }
   }
   // Files written by others need not be sorted; the views rely on it.

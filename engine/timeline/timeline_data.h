@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,13 @@ struct TimelineData {
   std::vector<TimelineSpan> spans;      // sorted by start, then slot
   std::vector<TransferSpan> transfers;  // sorted by start
   std::vector<QueueSample> queue;       // in time order
-  Time end;                             // the latest end of anything above
+  // Every batch's requests (TimelineSpan::requests_at, size); empty when the file had none.
+  std::vector<SpanRequest> requests;
+  Time end;  // the latest end of anything above
 
-  std::uint64_t requests() const;  // requests the spans carried (each stage of a pipeline counts)
+  std::uint64_t request_count() const;  // requests the spans carried (each stage of a pipeline counts)
+  // The requests of span `i` (empty when the timeline keeps none).
+  std::span<const SpanRequest> requests_of(std::size_t i) const;
 };
 
 TimelineData timeline_of(const SimulationResult& result);

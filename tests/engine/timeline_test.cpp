@@ -67,6 +67,18 @@ TEST(Timeline, PipelineStagesLinkAndQueuesDrain) {
     last[q.model] = q.depth;
   for (const auto& [model, depth] : last)
     EXPECT_EQ(depth, 0u) << t.models[model];
+  // Every batch lists its requests: as many as its size, late ones as counted.
+  ASSERT_EQ(t.requests.size(), t.request_count());
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    const auto requests = t.requests_of(i);
+    ASSERT_EQ(requests.size(), t.spans[i].size);
+    std::uint32_t late = 0;
+    for (const auto& r : requests) {
+      EXPECT_LE(r.arrival, t.spans[i].start);
+      late += r.deadline < t.spans[i].end ? 1u : 0u;
+    }
+    EXPECT_EQ(late, t.spans[i].late);
+  }
   // Some queueing happened at 90 % load.
   EXPECT_TRUE(std::ranges::any_of(t.queue, [](const QueueSample& q) { return q.depth > 0; }));
 }
@@ -132,6 +144,14 @@ TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
     EXPECT_EQ(back.spans[i].first_request, t.spans[i].first_request);
   }
   EXPECT_EQ(back.transfers.size(), t.transfers.size());
+  for (std::size_t i = 0; i < t.spans.size(); i += 13) {
+    const auto a = t.requests_of(i), b = back.requests_of(i);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].id, b[k].id);
+      EXPECT_EQ(a[k].deadline, b[k].deadline);
+    }
+  }
   EXPECT_EQ(back.queue.size(), t.queue.size());
   EXPECT_EQ(back.end, t.end);
 

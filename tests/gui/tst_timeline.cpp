@@ -223,6 +223,11 @@ class TestTimeline : public QObject {
     QCOMPARE(t->spans[*view->selected()].gpu, first.gpu);
     QVERIFY2(runs->details_text().contains(QString::fromStdString(t->models[first.model])),
              qPrintable(runs->details_text()));
+    // With its requests: the first one's id, and how long each waited.
+    const auto listed = t->requests_of(*view->selected());
+    QVERIFY(!listed.empty());
+    QVERIFY(runs->details_text().contains(QStringLiteral("<td>%1</td>").arg(listed.front().id)));
+    QVERIFY(runs->details_text().contains(QStringLiteral("waited")));
 
     // Playback: "now" advances at the chosen speed and the view follows it.
     view->set_now(std::nullopt);
