@@ -58,6 +58,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   colouring_ = new QComboBox(this);
   colouring_->addItem(tr("Colour by model"));
   colouring_->addItem(tr("Colour by SLO outcome"));
+  colouring_->addItem(tr("Colour by batch (pipeline stages match)"));
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter: model or GPU"));
   filter_->setClearButtonEnabled(true);
@@ -116,7 +117,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   connect(sweep_, &QPushButton::clicked, this, [this] { sweep(source_->currentData().toString(), seconds_->value()); });
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
-    view_->set_colouring(i == 1 ? widgets::BoxColouring::SloOutcome : widgets::BoxColouring::Model);
+    view_->set_colouring(i == 1   ? widgets::BoxColouring::SloOutcome
+                         : i == 2 ? widgets::BoxColouring::Batch
+                                  : widgets::BoxColouring::Model);
   });
   connect(filter_, &QLineEdit::textChanged, view_, &widgets::TimelineView::set_filter);
   connect(back_, &QPushButton::clicked, view_, &widgets::TimelineView::back);

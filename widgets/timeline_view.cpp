@@ -383,7 +383,13 @@ void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
   const QColor late_tone = late_colour();
   const bool by_outcome = colouring_ == BoxColouring::SloOutcome;
   const QColor ok_tone = box_colour(0, 0, false), preempted_tone = box_colour(0, 0, true);
-  const auto colour_of = [&](const engine::TimelineIndex::Box& b) -> const QColor& {
+  const bool by_batch = colouring_ == BoxColouring::Batch;
+  const bool dark = is_dark(pal);
+  const auto colour_of = [&](const engine::TimelineIndex::Box& b) -> QColor {
+    if (by_batch) {  // golden-ratio hues: neighbouring batches differ
+      const double hue = std::fmod(static_cast<double>(b.group % 100'003) * 0.618033988749895, 1.0);
+      return QColor::fromHslF(static_cast<float>(hue), 0.6f, dark ? 0.42f : 0.7f);
+    }
     if (!by_outcome) return b.model < model_colours_.size() ? model_colours_[b.model] : mixed;
     return b.preempted ? preempted_tone : b.late > 0 ? late_tone : ok_tone;
   };

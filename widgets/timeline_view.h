@@ -19,7 +19,9 @@
 
 namespace servescope::widgets {
 
-enum class BoxColouring { Model, SloOutcome };
+// Model: a colour per model. SloOutcome: late or on time. Batch: a colour per request group, so
+// a pooled pipeline's stages of one batch match across its partitions (PPipe Fig. 12).
+enum class BoxColouring { Model, SloOutcome, Batch };
 
 class TimelineView : public QWidget {
   Q_OBJECT

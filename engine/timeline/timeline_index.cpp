@@ -29,7 +29,7 @@ TimelineIndex::TimelineIndex(const TimelineData& data) : data_(&data) {
       top = std::max(top, data.spans[i].end);
       row.max_end.push_back(top);
       const auto& span = data.spans[i];
-      row.boxes.push_back({span.start, span.end, span.model, span.late, span.preempted});
+      row.boxes.push_back({span.start, span.end, span.model, span.late, span.preempted, span.first_request});
     }
   }
   by_group_.resize(data.spans.size());

@@ -24,6 +24,7 @@ class TimelineIndex {
     std::uint32_t model = 0;
     std::uint32_t late = 0;  // requests past their deadline
     bool preempted = false;
+    RequestId group = 0;  // TimelineSpan::first_request: one pipeline batch's stages share it
   };
 
   TimelineIndex() = default;

@@ -303,6 +303,34 @@ class TestTimeline : public QObject {
     QVERIFY(staged);
     runs->timeline()->select(staged);
     QVERIFY2(runs->details_text().contains(QStringLiteral("2-stage")), qPrintable(runs->details_text()));
+    // Coloured by batch, the two stages of that batch share a colour on their two vGPUs.
+    TimelineView standalone;  // a view of its own size, outside the hidden window's layout
+    standalone.resize(1400, 600);
+    standalone.set_timeline(runs->timeline_for(QString::fromStdString(w.project()->runs[0].name)));
+    auto* view = &standalone;
+    view->set_colouring(servescope::widgets::BoxColouring::Batch);
+    const auto stages = view->index().linked(*staged);
+    view->set_window(t->spans[stages.front()].start.count_ns() - 1'000'000,
+                     t->spans[stages.back()].end.count_ns() + 1'000'000);
+    QImage image(view->size(), QImage::Format_ARGB32);
+    view->render(&image);
+    const auto centre = [&](std::uint32_t i) {  // inside the box, right of its label
+      const auto& s = t->spans[i];
+      return QPoint(static_cast<int>(view->x_of(s.end.count_ns())) - 4,
+                    static_cast<int>(view->row_y(*view->index().row_of_slot(s.gpu)) + 9));
+    };
+    QVERIFY(view->row_y(*view->index().row_of_slot(t->spans[stages.back()].gpu)) < 600);
+    QCOMPARE(image.pixelColor(centre(stages.front())).rgb(), image.pixelColor(centre(stages.back())).rgb());
+    // ...and the next batch on the first vGPU (the same model) has another.
+    const auto row = *view->index().row_of_slot(t->spans[stages.front()].gpu);
+    const auto in_row = view->index().spans(row);
+    const auto at = std::ranges::find(in_row, stages.front()) - in_row.begin();
+    QVERIFY(at + 1 < static_cast<std::ptrdiff_t>(in_row.size()));
+    const auto next = in_row[static_cast<std::size_t>(at + 1)];
+    QCOMPARE(t->spans[next].model, t->spans[stages.front()].model);
+    view->set_window(t->spans[stages.front()].start.count_ns() - 1'000'000, t->spans[next].end.count_ns() + 1'000'000);
+    view->render(&image);
+    QVERIFY(image.pixelColor(centre(stages.front())).rgb() != image.pixelColor(centre(next)).rgb());
     const auto* plan_name = "ppipe";
     QVERIFY(w.project()->runs[0].name.starts_with(plan_name));
 
