@@ -10,6 +10,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "widgets/model_colors.h"
 #include "widgets/time_axis.h"
@@ -52,9 +53,36 @@ void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> time
     for (std::size_t q = 0; q < data_->queue.size(); ++q)
       if (data_->queue[q].model < queue_by_model_.size()) queue_by_model_[data_->queue[q].model].push_back(q);
   longest_transfer_ = 0;
-  if (data_)
+  nic_lanes_.clear();
+  if (data_) {
     for (const auto& t : data_->transfers)
       longest_transfer_ = std::max(longest_transfer_, ns(t.end - t.start));
+    // A transfer holds the sender's uplink and the receiver's downlink (engine/sim/network_links.h).
+    const auto& servers = data_->gpu_server;
+    if (!data_->transfers.empty() && servers.size() == data_->gpus.size()) {
+      std::vector<std::size_t> up(data_->server_names.size(), SIZE_MAX), down(data_->server_names.size(), SIZE_MAX);
+      for (std::uint32_t i = 0; i < data_->transfers.size(); ++i) {
+        const auto& t = data_->transfers[i];
+        if (t.from_gpu >= servers.size() || t.to_gpu >= servers.size()) continue;
+        for (const auto& [server, lanes, arrow] :
+             {std::tuple{servers[t.from_gpu], &up, "↑"}, std::tuple{servers[t.to_gpu], &down, "↓"}}) {
+          auto& lane = (*lanes)[server];
+          if (lane == SIZE_MAX) {
+            lane = nic_lanes_.size();
+            nic_lanes_.push_back(
+                {tr("NIC %1 %2").arg(QString::fromUtf8(arrow), QString::fromStdString(data_->server_names[server])),
+                 {}});
+          }
+          nic_lanes_[lane].transfers.push_back(i);
+        }
+      }
+      std::ranges::stable_sort(nic_lanes_, {}, &NicLane::label);
+    } else if (!data_->transfers.empty()) {
+      nic_lanes_.push_back({tr("network transfers"), {}});
+      for (std::uint32_t i = 0; i < data_->transfers.size(); ++i)
+        nic_lanes_.back().transfers.push_back(i);
+    }
+  }
   model_visible_.assign(data_ ? data_->models.size() : 0, true);
   refresh_colours();
   history_.clear();
@@ -105,8 +133,8 @@ void TimelineView::rebuild_rows() {
     lanes_.push_back({Lane::Kind::Slot, r, top, kRowHeight});
     top += kRowHeight;
   }
-  if (!data_->transfers.empty()) {
-    lanes_.push_back({Lane::Kind::Network, 0, top, kRowHeight});
+  for (std::size_t n = 0; n < nic_lanes_.size(); ++n) {
+    lanes_.push_back({Lane::Kind::Network, n, top, kRowHeight});
     top += kRowHeight;
   }
   for (std::size_t m = 0; m < queue_by_model_.size(); ++m)
@@ -326,7 +354,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
         break;
       }
       case Lane::Kind::Network:
-        paint_network(p, y);
+        paint_network(p, *it, y);
         break;
       case Lane::Kind::Queue:
         paint_queue(p, *it, y);
@@ -491,19 +519,29 @@ void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
   }
 }
 
-void TimelineView::paint_network(QPainter& p, double y) {
+std::vector<std::pair<QString, std::size_t>> TimelineView::nic_lanes() const {
+  std::vector<std::pair<QString, std::size_t>> out;
+  for (const auto& lane : nic_lanes_)
+    out.emplace_back(lane.label, lane.transfers.size());
+  return out;
+}
+
+void TimelineView::paint_network(QPainter& p, const Lane& lane, double y) {
   const auto pal = palette();
+  const auto& nic = nic_lanes_[lane.index];
   p.setPen(pal.color(QPalette::Text));
-  p.drawText(QRectF(4, y, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft, tr("network transfers"));
+  p.drawText(QRectF(4, y, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             p.fontMetrics().elidedText(nic.label, Qt::ElideMiddle, kLabelWidth - 8));
   const auto& transfers = data_->transfers;
   const auto begin = std::ranges::partition_point(
-      transfers, [&](const engine::TransferSpan& t) { return ns(t.start) < from_ - longest_transfer_; });
-  QColor colour = pal.color(QPalette::Dark);
+      nic.transfers, [&](std::uint32_t i) { return ns(transfers[i].start) < from_ - longest_transfer_; });
+  const QColor colour = pal.color(QPalette::Dark);
   double run_x0 = 0, run_x1 = -1;
-  for (auto it = begin; it != transfers.end() && ns(it->start) < to_; ++it) {
-    if (ns(it->end) < from_) continue;
-    const double x0 = std::max(static_cast<double>(kLabelWidth), x_of(ns(it->start)));
-    const double x1 = std::max(x0 + 1, std::min(static_cast<double>(width()), x_of(ns(it->end))));
+  for (auto it = begin; it != nic.transfers.end() && ns(transfers[*it].start) < to_; ++it) {
+    const auto& t = transfers[*it];
+    if (ns(t.end) < from_) continue;
+    const double x0 = std::max(static_cast<double>(kLabelWidth), x_of(ns(t.start)));
+    const double x1 = std::max(x0 + 1, std::min(static_cast<double>(width()), x_of(ns(t.end))));
     if (x0 <= run_x1 + 1) {
       run_x1 = std::max(run_x1, x1);
       continue;

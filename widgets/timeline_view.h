@@ -65,6 +65,8 @@ class TimelineView : public QWidget {
   int label_width() const { return kLabelWidth; }
   double row_y(std::size_t index_row) const;                    // top of the row, when shown
   std::size_t boxes_painted() const { return boxes_painted_; }  // in the last paint
+  // The NIC lanes ("NIC ↑ server", "NIC ↓ server") and how many transfers each carried.
+  std::vector<std::pair<QString, std::size_t>> nic_lanes() const;
 
   QSize sizeHint() const override { return {1200, 600}; }
 
@@ -89,13 +91,13 @@ class TimelineView : public QWidget {
 
   struct Lane {
     enum class Kind { Slot, Network, Queue } kind = Kind::Slot;
-    std::size_t index = 0;  // index row (Slot) or model (Queue)
+    std::size_t index = 0;  // index row (Slot), model (Queue) or NIC lane (Network)
     double top = 0;         // from the first lane's top, before scrolling
     double height = 0;
   };
   void rebuild_rows();
   void paint_slot(QPainter& p, const Lane& lane, double y);
-  void paint_network(QPainter& p, double y);
+  void paint_network(QPainter& p, const Lane& lane, double y);
   void paint_queue(QPainter& p, const Lane& lane, double y);
   void paint_axis(QPainter& p);
   QColor box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const;
@@ -114,6 +116,13 @@ class TimelineView : public QWidget {
   std::vector<std::vector<std::uint32_t>> late_prefix_;  // per index row: late batches before position k
   std::vector<QColor> model_colours_;
   std::int64_t longest_transfer_ = 0;
+  // A server's uplink or downlink: the transfers it carried, by start (all of them in one lane
+  // when the timeline does not say which server a slot is on).
+  struct NicLane {
+    QString label;
+    std::vector<std::uint32_t> transfers;
+  };
+  std::vector<NicLane> nic_lanes_;
   QString filter_;
   std::vector<bool> model_visible_;                       // per model, after the filter
   std::vector<std::vector<std::size_t>> queue_by_model_;  // indices into data_->queue

@@ -387,7 +387,10 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                                   : serving         ? serving_physical[g]
                                                     : g);
     result.gpu_duty_cycle.push_back(glet_deployment ? glet_deployment->glets[g].duty_cycle : Duration());
+    result.gpu_server.push_back(setup.gpus[g].server);
   }
+  for (const auto& server : scenario.cluster.servers())
+    result.server_names.push_back(server.name);
   result.duration = spec.duration;
   result.warmup = std::min(spec.warmup, spec.duration);
   result.seed = spec.seed;

@@ -99,6 +99,8 @@ struct SimulationResult {
   std::vector<std::string> gpu_shares;      // per GPU: "1", "1/2", …
   std::vector<std::uint32_t> gpu_physical;  // per GPU: index of its physical GPU
   std::vector<Duration> gpu_duty_cycle;     // per GPU: a glet's planned duty cycle (0: none)
+  std::vector<std::uint32_t> gpu_server;    // per GPU: its server (an index of server_names)
+  std::vector<std::string> server_names;    // the cluster's servers, whose NICs transfers use
   std::uint64_t probes = 0;                 // probe() calls of the reservation data plane
   std::uint64_t dispatches = 0;
   std::vector<Reorganisation> reorganisations;  // glet-serving: when each schedule took over

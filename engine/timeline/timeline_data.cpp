@@ -143,6 +143,8 @@ TimelineData timeline_of(const SimulationResult& r) {
     if (const auto cut = name.find_first_of("@#"); cut != std::string::npos) name.resize(cut);
     if (const auto v = name.rfind("/v"); v != std::string::npos && v > name.rfind("/gpu")) name.resize(v);
   }
+  t.gpu_server = r.gpu_server;
+  t.server_names = r.server_names;
   t.duty_cycles = r.gpu_duty_cycle;
   t.duty_cycles.resize(t.gpus.size());
   t.models = r.models;
@@ -203,6 +205,8 @@ nlohmann::json to_json(const TimelineData& t) {
           {"gpu_physical", t.gpu_physical},
           {"physical_gpus", t.physical_names},
           {"duty_cycle_us", std::move(duty)},
+          {"gpu_server", t.gpu_server},
+          {"servers", t.server_names},
           {"models", t.models},
           {"model_slo_us", std::move(slo)},
           {"columns", std::move(columns)},
@@ -253,6 +257,14 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       t.model_slo.push_back(at_us((*s)[m].get<double>()));
     }
   t.model_slo.resize(t.models.size());
+  t.server_names = strings(root, file, "servers", false);
+  if (const auto sv = root.find("gpu_server"); sv != root.end() && sv->is_array() && sv->size() == t.gpus.size())
+    for (std::size_t g = 0; g < sv->size(); ++g) {
+      const auto& v = (*sv)[g];
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= t.server_names.size())
+        throw InputError(file, "$.gpu_server[" + std::to_string(g) + "]", "expected an index into $.servers");
+      t.gpu_server.push_back(v.get<std::uint32_t>());
+    }
   if (const auto d = root.find("duty_cycle_us"); d != root.end() && d->is_array())
     for (std::size_t g = 0; g < d->size(); ++g) {
       if (!(*d)[g].is_number() || !((*d)[g].get<double>() >= 0))

@@ -24,6 +24,8 @@ struct TimelineData {
   std::vector<std::uint32_t> gpu_physical;  // per slot, its physical GPU
   std::vector<std::string> physical_names;  // per physical GPU
   std::vector<Duration> duty_cycles;        // per slot: a glet's duty cycle (0: none)
+  std::vector<std::uint32_t> gpu_server;    // per slot, its server (empty: unknown)
+  std::vector<std::string> server_names;    // whose NICs the transfers use
   std::vector<std::string> models;
   std::vector<Duration> model_slo;      // per model (0 when unknown)
   std::vector<TimelineSpan> spans;      // sorted by start, then slot

@@ -308,6 +308,14 @@ class TestTimeline : public QObject {
     standalone.resize(1400, 600);
     standalone.set_timeline(runs->timeline_for(QString::fromStdString(w.project()->runs[0].name)));
     auto* view = &standalone;
+    // Transfers on the NICs they used: each in one uplink lane and one downlink lane.
+    std::size_t up = 0, down = 0;
+    for (const auto& [label, count] : view->nic_lanes()) {
+      QVERIFY2(label.startsWith(QStringLiteral("NIC ")), qPrintable(label));
+      (label.contains(QStringLiteral("↑")) ? up : down) += count;
+    }
+    QCOMPARE(up, t->transfers.size());
+    QCOMPARE(down, t->transfers.size());
     view->set_colouring(servescope::widgets::BoxColouring::Batch);
     const auto stages = view->index().linked(*staged);
     view->set_window(t->spans[stages.front()].start.count_ns() - 1'000'000,
