@@ -78,7 +78,8 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   speed_->setToolTip(tr("Playback speed against wall time"));
   follow_ = new QCheckBox(tr("Follow"), this);
   follow_->setChecked(true);
-  auto* next_late = new QPushButton(tr("Next late batch"), this);
+  auto* next_late = new QPushButton(tr("Next violation"), this);
+  next_late->setToolTip(tr("Jump to the next batch with a late request, or the next dropped request"));
   status_ = new QLabel(this);
   status_->setWordWrap(true);
   details_ = new QLabel(this);
@@ -490,17 +491,35 @@ bool RunView::next_violation() {
   const auto* t = view_->timeline();
   if (!t) return false;
   const auto after = view_->now_ns().value_or(view_->from_ns());
-  const auto it = std::ranges::find_if(
+  const auto late = std::ranges::find_if(
       std::ranges::upper_bound(t->spans, after, {}, [](const engine::TimelineSpan& s) { return s.start.count_ns(); }),
       t->spans.end(), [](const engine::TimelineSpan& s) { return s.late > 0; });
-  if (it == t->spans.end()) {
-    status_->setText(tr("No late batch after %1").arg(widgets::format_duration(after)));
+  const auto drop =
+      std::ranges::upper_bound(t->drops, after, {}, [](const engine::DropMark& d) { return d.time.count_ns(); });
+  const bool have_late = late != t->spans.end(), have_drop = drop != t->drops.end();
+  if (!have_late && !have_drop) {
+    status_->setText(tr("No late batch or drop after %1").arg(widgets::format_duration(after)));
     return false;
   }
-  const auto index = static_cast<std::uint32_t>(it - t->spans.begin());
-  view_->set_now(it->start.count_ns());
-  view_->select(index);
-  view_->zoom_to_selection();
+  // Whichever comes first: a batch that finished a request late, or a request dropped.
+  if (have_late && (!have_drop || late->start <= drop->time)) {
+    view_->set_now(late->start.count_ns());
+    view_->select(static_cast<std::uint32_t>(late - t->spans.begin()));
+    view_->zoom_to_selection();
+    status_->setText(tr("Late: %1 of %2 requests of %3 missed their deadline")
+                         .arg(late->late)
+                         .arg(late->size)
+                         .arg(QString::fromStdString(t->models[late->model])));
+    return true;
+  }
+  const auto at = drop->time.count_ns();
+  view_->set_now(at);
+  view_->select(std::nullopt);
+  const auto width = std::max<std::int64_t>(view_->to_ns() - view_->from_ns(), 2'000'000) / 2;
+  view_->set_window(at - width / 2, at + width / 2);
+  status_->setText(tr("Dropped at %1: a request of %2 (%3)")
+                       .arg(widgets::format_duration(at), QString::fromStdString(t->models[drop->model]),
+                            QString::fromUtf8(engine::to_string(drop->reason).data())));
   return true;
 }
 

@@ -52,6 +52,10 @@ void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> time
   if (data_)
     for (std::size_t q = 0; q < data_->queue.size(); ++q)
       if (data_->queue[q].model < queue_by_model_.size()) queue_by_model_[data_->queue[q].model].push_back(q);
+  drops_by_model_.assign(data_ ? data_->models.size() : 0, {});
+  if (data_)
+    for (std::size_t d = 0; d < data_->drops.size(); ++d)
+      if (data_->drops[d].model < drops_by_model_.size()) drops_by_model_[data_->drops[d].model].push_back(d);
   longest_transfer_ = 0;
   nic_lanes_.clear();
   if (data_) {
@@ -138,7 +142,7 @@ void TimelineView::rebuild_rows() {
     top += kRowHeight;
   }
   for (std::size_t m = 0; m < queue_by_model_.size(); ++m)
-    if (!queue_by_model_[m].empty() && model_visible_[m]) {
+    if ((!queue_by_model_[m].empty() || !drops_by_model_[m].empty()) && model_visible_[m]) {
       lanes_.push_back({Lane::Kind::Queue, m, top, kQueueRowHeight});
       top += kQueueRowHeight;
     }
@@ -588,6 +592,17 @@ void TimelineView::paint_queue(QPainter& p, const Lane& lane, double y) {
   p.setPen(Qt::NoPen);
   p.setBrush(fill);
   p.drawPath(path);
+  // Drops as red ticks along the top of the lane, one per pixel column at most.
+  const auto& drops = drops_by_model_[lane.index];
+  auto d = std::ranges::partition_point(drops, [&](std::size_t k) { return ns(data_->drops[k].time) < from_; });
+  p.setPen(QPen(late_colour(), 2));
+  double last_x = -1;
+  for (; d != drops.end() && ns(data_->drops[*d].time) <= to_; ++d) {
+    const double x = std::floor(x_of(ns(data_->drops[*d].time)));
+    if (x == last_x || x < kLabelWidth) continue;
+    p.drawLine(QPointF(x, y + 1), QPointF(x, y + 8));
+    last_x = x;
+  }
 }
 
 void TimelineView::paint_axis(QPainter& p) {

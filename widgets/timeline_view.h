@@ -126,6 +126,7 @@ class TimelineView : public QWidget {
   QString filter_;
   std::vector<bool> model_visible_;                       // per model, after the filter
   std::vector<std::vector<std::size_t>> queue_by_model_;  // indices into data_->queue
+  std::vector<std::vector<std::size_t>> drops_by_model_;  // indices into data_->drops
   std::int64_t from_ = 0, to_ = 1'000'000'000;
   std::vector<std::pair<std::int64_t, std::int64_t>> history_;
   std::size_t history_pos_ = 0;

@@ -20,6 +20,12 @@ std::string_view to_string(DropReason reason) {
   return "?";
 }
 
+std::optional<DropReason> parse_drop_reason(std::string_view text) {
+  for (int r = 0; r < kDropReasonCount; ++r)
+    if (to_string(static_cast<DropReason>(r)) == text) return static_cast<DropReason>(r);
+  return std::nullopt;
+}
+
 void insert_by_deadline(std::deque<Request>& queue, const Request& r) {
   if (queue.empty() || queue.back().deadline <= r.deadline) {
     queue.push_back(r);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,7 @@ enum class DropReason : std::uint8_t {
   WorkerLost,           // the worker running it failed (live mode)
 };
 std::string_view to_string(DropReason reason);
+std::optional<DropReason> parse_drop_reason(std::string_view text);
 inline constexpr int kDropReasonCount = 5;
 
 // A batch handed to an executor: run `requests` of `model` on `gpu` starting at `start`.

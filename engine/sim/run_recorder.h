@@ -75,6 +75,13 @@ struct TimelineSpan {
   std::uint64_t requests_at = 0;   // where its `size` requests start in the run's request list
 };
 
+// A request dropped, for the timeline's drop marks and "next violation".
+struct DropMark {
+  Time time;
+  std::uint32_t model = 0;
+  DropReason reason = DropReason::DeadlineUnreachable;
+};
+
 // One request of an executed batch, for listing a batch's requests.
 struct SpanRequest {
   RequestId id = 0;
@@ -107,8 +114,10 @@ class TimelineRecorder final : public RunRecorder {
     if (!r.internal) change_queue(r.model, r.arrival, +1);
   }
   void on_drop(const Request& r, DropReason why, Time when) override {
+    if (r.internal) return;
+    drops_.push_back({when, r.model, why});
     // A drop before dispatch leaves the queue; a batch's requests already left it.
-    if (!r.internal && why != DropReason::Preempted && why != DropReason::WorkerLost) change_queue(r.model, when, -1);
+    if (why != DropReason::Preempted && why != DropReason::WorkerLost) change_queue(r.model, when, -1);
   }
   void on_dispatch(const Batch& b, Time now) override {
     if (b.stage != 0) return;
@@ -143,6 +152,8 @@ class TimelineRecorder final : public RunRecorder {
   }
   // In time order.
   const std::vector<QueueSample>& queue_samples() const { return queue_; }
+  // In time order.
+  const std::vector<DropMark>& drops() const { return drops_; }
   // Every batch's requests; TimelineSpan::requests_at indexes it.
   const std::vector<SpanRequest>& requests() const { return requests_; }
 
@@ -166,6 +177,7 @@ class TimelineRecorder final : public RunRecorder {
   std::vector<TransferSpan> transfers_;
   std::vector<QueueSample> queue_;
   std::vector<SpanRequest> requests_;
+  std::vector<DropMark> drops_;
   std::vector<std::int64_t> depth_;
   std::vector<std::size_t> last_sample_;
 };

@@ -533,6 +533,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   result.transfers = timeline.transfers();
   result.queue_samples = timeline.queue_samples();
   result.span_requests = timeline.requests();
+  result.drops = timeline.drops();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -96,6 +96,14 @@ void write_chrome_trace(std::ostream& out, const TimelineData& t) {
     us(o, q.time);
     o << R"(,"args":{"depth":)" << q.depth << "}}";
   }
+  for (const auto& d : t.drops) {
+    auto& o = next();
+    o << R"({"ph":"i","s":"p","name":)"
+      << (d.model < model_names.size() ? quoted("drop " + t.models[d.model]) : unknown) << R"(,"pid":)" << queues_pid
+      << R"(,"tid":0,"ts":)";
+    us(o, d.time);
+    o << R"(,"args":{"reason":)" << quoted(std::string(to_string(d.reason))) << "}}";
+  }
   out << "\n]}\n";
 }
 

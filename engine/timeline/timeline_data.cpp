@@ -18,6 +18,7 @@ const std::vector<std::string> kSpanColumns{"gpu",    "model",     "batch", "siz
 const std::vector<std::string> kTransferColumns{"from_gpu", "to_gpu", "batch", "bytes", "start_us", "end_us"};
 const std::vector<std::string> kQueueColumns{"time_us", "model", "depth"};
 const std::vector<std::string> kRequestColumns{"request", "arrival_us", "deadline_us"};
+const std::vector<std::string> kDropColumns{"time_us", "model", "reason"};
 
 constexpr double kMaxUs = 1e13;  // times beyond ~116 days are not a run's
 
@@ -154,6 +155,7 @@ TimelineData timeline_of(const SimulationResult& r) {
   std::ranges::stable_sort(t.transfers, {}, &TransferSpan::start);
   t.queue = r.queue_samples;
   t.requests = r.span_requests;
+  t.drops = r.drops;
   for (const auto& s : t.spans)
     t.end = std::max(t.end, s.end);
   for (const auto& s : t.transfers)
@@ -181,6 +183,9 @@ nlohmann::json to_json(const TimelineData& t) {
   nlohmann::json duty = nlohmann::json::array();
   for (const auto& d : t.duty_cycles)
     duty.push_back(d.to_us());
+  nlohmann::json drops = nlohmann::json::array();
+  for (const auto& d : t.drops)
+    drops.push_back({d.time.to_us(), d.model, std::string(to_string(d.reason))});
   // Requests follow the spans' order, so a reader finds each span's at the running offset.
   nlohmann::json requests = nlohmann::json::array();
   if (!t.requests.empty())
@@ -216,7 +221,9 @@ nlohmann::json to_json(const TimelineData& t) {
           {"queue_columns", kQueueColumns},
           {"queue", std::move(queue)},
           {"request_columns", kRequestColumns},
-          {"requests", std::move(requests)}};
+          {"requests", std::move(requests)},
+          {"drop_columns", kDropColumns},
+          {"drops", std::move(drops)}};
 }
 
 TimelineData timeline_from_json(const nlohmann::json& root, const std::string& file) {
@@ -344,6 +351,18 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       at += span.size;
     }
   }
+  if (const auto d = root.find("drops"); d != root.end() && !d->empty()) {
+    const RowReader rows(root, file, "drop_columns", "drops", {"time_us", "model", "reason"});
+    const int time = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto& row = rows.row(i);
+      const auto& text = row[static_cast<std::size_t>(reason)];
+      const auto why = text.is_string() ? parse_drop_reason(text.get<std::string>()) : std::nullopt;
+      if (!why) rows.fail(rows.path(i, reason), "expected a drop reason (deadline-unreachable, window-drop, …)");
+      t.drops.push_back({at_us(rows.number(row, i, time, -kMaxUs, kMaxUs)),
+                         static_cast<std::uint32_t>(rows.number(row, i, model, 0, max_model)), *why});
+    }
+  }
   // Files written by others need not be sorted; the views rely on it.
   const auto by_start = [](const TimelineSpan& a, const TimelineSpan& b) {
     return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
@@ -351,6 +370,7 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
   if (!std::ranges::is_sorted(t.spans, by_start)) std::ranges::stable_sort(t.spans, by_start);
   std::ranges::stable_sort(t.transfers, {}, &TransferSpan::start);
   std::ranges::stable_sort(t.queue, {}, &QueueSample::time);
+  std::ranges::stable_sort(t.drops, {}, &DropMark::time);
   return t;
 }
 

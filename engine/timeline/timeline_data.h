@@ -33,7 +33,8 @@ struct TimelineData {
   std::vector<QueueSample> queue;       // in time order
   // Every batch's requests (TimelineSpan::requests_at, size); empty when the file had none.
   std::vector<SpanRequest> requests;
-  Time end;  // the latest end of anything above
+  std::vector<DropMark> drops;  // dropped requests, in time order
+  Time end;                     // the latest end of anything above
 
   std::uint64_t request_count() const;  // requests the spans carried (each stage of a pipeline counts)
   // The requests of span `i` (empty when the timeline keeps none).

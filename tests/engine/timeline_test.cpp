@@ -83,6 +83,35 @@ TEST(Timeline, PipelineStagesLinkAndQueuesDrain) {
   EXPECT_TRUE(std::ranges::any_of(t.queue, [](const QueueSample& q) { return q.depth > 0; }));
 }
 
+// Nexus drops a sixth of the demo's requests at its rate: each drop is kept with its model and
+// reason, survives the file, and a bad reason in a file is named.
+TEST(Timeline, DropsAreKeptWithTheirReason) {
+  const auto project = load_project("builtin:projects/demo.json");
+  SimulationSpec spec;
+  spec.system = "nexus";
+  spec.workloads = {"mixed-37"};
+  spec.duration = Duration::seconds(2);
+  spec.warmup = Duration::milliseconds(200);
+  spec.timeline = true;
+  const auto result = simulate(project.scenario, spec);
+  const auto t = timeline_of(result);
+  ASSERT_FALSE(t.drops.empty());
+  EXPECT_TRUE(std::ranges::is_sorted(t.drops, {}, &DropMark::time));
+  EXPECT_TRUE(std::ranges::all_of(t.drops, [&](const DropMark& d) { return d.model < t.models.size(); }));
+  auto j = to_json(t);
+  const auto back = timeline_from_json(nlohmann::json::parse(j.dump()), "t.json");
+  ASSERT_EQ(back.drops.size(), t.drops.size());
+  EXPECT_EQ(back.drops.back().reason, t.drops.back().reason);
+  EXPECT_EQ(back.drops.back().time, t.drops.back().time);
+  j["drops"][0][2] = "bored";
+  try {
+    (void)timeline_from_json(j, "t.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "$.drops[0][2]");
+  }
+}
+
 // Symphony's batches carry the window they could start in, and start inside it; glet slots carry
 // their duty cycle. Both survive the file.
 TEST(Timeline, SchedulableWindowsAndDutyCycles) {
@@ -234,6 +263,7 @@ TEST(ChromeTrace, IsValidTraceEventJson) {
   ASSERT_EQ(test::check_trace_events(trace, &counts), "");
   EXPECT_EQ(counts.complete, t.spans.size() + t.transfers.size());
   EXPECT_EQ(counts.counters, t.queue.size());
+  EXPECT_EQ(counts.instants, t.drops.size());
   // Times are exact microseconds: the first batch starts where the timeline says.
   const auto first = std::ranges::find_if(trace["traceEvents"], [](const auto& e) { return e["ph"] == "X"; });
   EXPECT_NEAR((*first)["ts"].get<double>(), t.spans.front().start.to_us(), 1e-3);

@@ -63,6 +63,15 @@ class TestCompare : public QObject {
     QVERIFY2(symphony > nexus, qPrintable(QStringLiteral("%1 vs %2").arg(symphony).arg(nexus)));
     QVERIFY(!table->index(0, RunComparisonModel::MaxLoad).data(Qt::UserRole).isValid());
 
+    // Nexus drops requests: "Next violation" finds a late batch or a drop.
+    QVERIFY(w.run_view()->show_run(QStringLiteral("nexus")));
+    w.run_view()->timeline()->set_now(0);
+    QVERIFY(w.run_view()->next_violation());
+    QVERIFY2(w.run_view()->status_text().startsWith(QStringLiteral("Dropped")) ||
+                 w.run_view()->status_text().startsWith(QStringLiteral("Late")),
+             qPrintable(w.run_view()->status_text()));
+    QVERIFY(*w.run_view()->timeline()->now_ns() > 0);
+
     // One time axis: zooming one timeline moves the other.
     const auto& views = w.compare_view()->timelines();
     QCOMPARE(views.size(), std::size_t{2});

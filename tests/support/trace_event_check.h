@@ -2,7 +2,8 @@
 // Format document, which chrome://tracing and Perfetto read): an object whose traceEvents is an
 // array of events, each with a phase, a name, integer pid and tid; complete events ("X") with a
 // numeric ts and a non-negative dur on a process that metadata names, batches on named threads;
-// counters ("C") with numeric args; metadata ("M") with args. Returns what is wrong, or "".
+// counters ("C") with numeric args; instant events ("i") with ts and a g/p/t scope; metadata
+// ("M") with args. Returns what is wrong, or "".
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,7 @@
 namespace servescope::test {
 
 struct TraceCounts {
-  std::size_t complete = 0, counters = 0, metadata = 0;
+  std::size_t complete = 0, counters = 0, metadata = 0, instants = 0;
 };
 
 inline std::string check_trace_events(const nlohmann::json& trace, TraceCounts* counts = nullptr) {
@@ -50,6 +51,10 @@ inline std::string check_trace_events(const nlohmann::json& trace, TraceCounts* 
       if (!e.contains("args") || !e["args"].is_object()) return where + "counter without args";
       for (const auto& [key, value] : e["args"].items())
         if (!value.is_number()) return where + "counter arg " + key + " is not a number";
+    } else if (ph == "i") {
+      ++n.instants;
+      if (!e.contains("ts") || !e["ts"].is_number()) return where + "instant event without ts";
+      if (e.contains("s") && e["s"] != "g" && e["s"] != "p" && e["s"] != "t") return where + "bad instant scope";
     } else {
       return where + "unexpected phase " + ph;
     }
