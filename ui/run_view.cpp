@@ -247,36 +247,43 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
   const std::string name = unique_name(tr("sweep %1").arg(job->label)).toStdString();
   status_->setText(
       tr("Sweeping load 10–120 % of %1's capacity, %2 s per point…").arg(job->label).arg(seconds_per_point));
-  simulate_->setEnabled(false);
-  sweep_->setEnabled(false);
   auto shared = std::make_shared<Job>(std::move(*job));
   shared->spec.pipeline_plan = shared->pipeline.get();
   shared->spec.glet_plan = shared->glet.get();
-  worker_ = QThread::create([this, shared, name] {
+  start_worker(name, [shared](Outcome& out) {
+    engine::LoadSweepOptions options;
+    options.from = 0.1;
+    options.to = 1.2;
+    options.step = 0.1;
+    const auto result = engine::sweep_load(*shared->scenario, shared->spec, options);
+    out.body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name).dump();
+  });
+  return true;
+}
+
+void RunView::start_worker(const std::string& name, std::function<void(Outcome&)> work) {
+  simulate_->setEnabled(false);
+  sweep_->setEnabled(false);
+  // The work runs on its own thread; what it made comes back to this (the UI) thread queued.
+  worker_ = QThread::create([this, name, work = std::move(work)] {
+    auto out = std::make_shared<Outcome>();
     QString error;
-    std::string body;
     try {
-      engine::LoadSweepOptions options;
-      options.from = 0.1;
-      options.to = 1.2;
-      options.step = 0.1;
-      const auto result = engine::sweep_load(*shared->scenario, shared->spec, options);
-      body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name).dump();
+      work(*out);
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());
     }
     QMetaObject::invokeMethod(
         this,
-        [this, body = std::move(body), name, error] {
-          pending_timeline_.reset();
-          pending_body_ = body;
+        [this, out, name, error] {
+          pending_timeline_ = out->timeline;
+          pending_body_ = std::move(out->body);
           simulation_done(QString::fromStdString(name), error);
         },
         Qt::QueuedConnection);
   });
   connect(worker_, &QThread::finished, worker_, &QObject::deleteLater);
   worker_->start();
-  return true;
 }
 
 bool RunView::simulate(const QString& source, double seconds) {
@@ -289,33 +296,14 @@ bool RunView::simulate(const QString& source, double seconds) {
   const auto label = job->label;
   const std::string name = unique_name(label).toStdString();
   status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
-  simulate_->setEnabled(false);
-  sweep_->setEnabled(false);
-  worker_ = QThread::create([this, scenario, spec, pipeline, glet, name] {
-    QString error;
-    std::shared_ptr<engine::TimelineData> timeline;
-    std::string body;
-    try {
-      const auto result = engine::simulate(*scenario, spec);
-      timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
-      auto json = engine::run_result_to_json(result, scenario->name);
-      if (timeline->spans.size() <= kTimelineKeptInProject && timeline->request_count() <= kRequestsKeptInProject)
-        json["timeline"] = engine::to_json(*timeline);
-      body = json.dump();
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [this, timeline, body = std::move(body), name, error] {
-          pending_timeline_ = timeline;
-          pending_body_ = body;
-          simulation_done(QString::fromStdString(name), error);
-        },
-        Qt::QueuedConnection);
+  start_worker(name, [scenario, spec, pipeline, glet](Outcome& out) {
+    const auto result = engine::simulate(*scenario, spec);
+    out.timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
+    auto json = engine::run_result_to_json(result, scenario->name);
+    if (out.timeline->spans.size() <= kTimelineKeptInProject && out.timeline->request_count() <= kRequestsKeptInProject)
+      json["timeline"] = engine::to_json(*out.timeline);
+    out.body = json.dump();
   });
-  connect(worker_, &QThread::finished, worker_, &QObject::deleteLater);
-  worker_->start();
   return true;
 }
 

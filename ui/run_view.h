@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -76,6 +77,11 @@ class RunView : public QWidget {
     QString label;
   };
   std::optional<Job> prepare(const QString& source, double seconds);
+  struct Outcome {  // what a worker made: a run's timeline and the JSON kept in the project
+    std::shared_ptr<engine::TimelineData> timeline;
+    std::string body;
+  };
+  void start_worker(const std::string& name, std::function<void(Outcome&)> work);
   QString unique_name(const QString& base) const;
   void refresh();
   void simulation_done(const QString& name, const QString& error);
