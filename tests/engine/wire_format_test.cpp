@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <random>
 
+#include "engine/live/handshake.h"
+
 namespace servescope::engine::live {
 namespace {
 
@@ -107,6 +109,33 @@ TEST(WireFormat, TokensCompareWholly) {
   EXPECT_FALSE(tokens_equal("s3cret", "s3cre"));
   EXPECT_FALSE(tokens_equal("", "x"));
   EXPECT_TRUE(tokens_equal("", ""));
+}
+
+Frame frame_of(FrameType type, const std::string& payload) {
+  return Frame{type, 0, std::vector<std::uint8_t>(payload.begin(), payload.end())};
+}
+
+TEST(Handshake, AcceptsTheTokenAndRefusesEverythingElseWithAReason) {
+  const auto ok =
+      accept_hello(frame_of(FrameType::Hello, encode_hello({"s3cret", PeerRole::Worker, "v100-0"})), "s3cret");
+  ASSERT_TRUE(std::holds_alternative<Hello>(ok));
+  EXPECT_EQ(std::get<Hello>(ok).role, PeerRole::Worker);
+  EXPECT_EQ(std::get<Hello>(ok).name, "v100-0");
+  const auto refused = [](const Frame& f) {
+    const auto r = accept_hello(f, "s3cret");
+    return std::holds_alternative<Refusal>(r) ? std::get<Refusal>(r).reason : std::string("accepted");
+  };
+  EXPECT_EQ(refused(frame_of(FrameType::Hello, encode_hello({"guess", PeerRole::Gui, "me"}))), "bad token");
+  EXPECT_EQ(refused(frame_of(FrameType::Heartbeat, "")), "the first frame must be hello, not heartbeat");
+  EXPECT_EQ(refused(frame_of(FrameType::Hello, "{")), "hello is not JSON");
+  EXPECT_EQ(refused(frame_of(FrameType::Hello, R"({"token":"s3cret"})")),
+            "hello needs the strings token, role and name");
+  EXPECT_EQ(refused(frame_of(FrameType::Hello, R"({"token":"s3cret","role":"admin","name":"x"})")),
+            "unknown role 'admin' (worker, loadgen, gui)");
+  // A wrong token is refused before the role is looked at.
+  EXPECT_EQ(refused(frame_of(FrameType::Hello, R"({"token":"nope","role":"admin","name":"x"})")), "bad token");
+  EXPECT_EQ(refused(frame_of(FrameType::Hello, encode_hello({"s3cret", PeerRole::Gui, ""}))),
+            "a name of 1 to 256 bytes is needed");
 }
 
 }  // namespace
