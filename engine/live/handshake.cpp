@@ -53,4 +53,89 @@ std::variant<Hello, Refusal> accept_hello(const Frame& first, std::string_view t
   return Hello{j["token"].get<std::string>(), *role, std::move(name)};
 }
 
+namespace {
+
+// Reads until the decoder yields a frame, fails, the peer closes or the time is up.
+std::optional<Frame> next_frame(TcpStream& stream, FrameDecoder& decoder, std::chrono::milliseconds timeout,
+                                std::string& why) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  std::vector<Frame> frames;
+  while (frames.empty()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      why = "no answer within " + std::to_string(timeout.count()) + " ms";
+      return std::nullopt;
+    }
+    const auto bytes = stream.receive(64 * 1024, left);
+    if (!bytes) continue;
+    if (bytes->empty()) {
+      why = "the other side closed the connection";
+      return std::nullopt;
+    }
+    decoder.feed(*bytes, frames);
+    if (decoder.failed()) {
+      why = decoder.error_text();
+      return std::nullopt;
+    }
+  }
+  // A well-behaved peer sends nothing after its first frame until answered.
+  return std::move(frames.front());
+}
+
+void send_refusal(TcpStream& stream, FrameEncoder& encoder, const std::string& reason) {
+  auto bytes = FrameEncoder::preamble();
+  const auto frame = encoder.encode(FrameType::Refused, reason);
+  bytes.insert(bytes.end(), frame.begin(), frame.end());
+  try {
+    stream.send_all(bytes);
+  } catch (const LiveError&) {
+    // It left already; the refusal was a courtesy.
+  }
+  stream.close();
+}
+
+}  // namespace
+
+std::variant<Accepted, Refusal> serve_handshake(TcpStream& stream, std::string_view token,
+                                                std::chrono::milliseconds timeout) {
+  Accepted out;
+  std::string why;
+  const auto first = next_frame(stream, out.decoder, timeout, why);
+  if (!first) {
+    if (out.decoder.error() == WireError::BadMagic)
+      stream.close();  // not one of ours: no answer
+    else
+      send_refusal(stream, out.encoder, why);
+    return Refusal{why};
+  }
+  auto checked = accept_hello(*first, token);
+  if (auto* refusal = std::get_if<Refusal>(&checked)) {
+    send_refusal(stream, out.encoder, refusal->reason);
+    return *refusal;
+  }
+  out.hello = std::get<Hello>(std::move(checked));
+  auto bytes = FrameEncoder::preamble();
+  const auto welcome = out.encoder.encode(FrameType::Welcome, R"({"server":"servescope"})");
+  bytes.insert(bytes.end(), welcome.begin(), welcome.end());
+  stream.send_all(bytes);
+  return out;
+}
+
+Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout) {
+  Joined out;
+  auto bytes = FrameEncoder::preamble();
+  const auto frame = out.encoder.encode(FrameType::Hello, encode_hello(hello));
+  bytes.insert(bytes.end(), frame.begin(), frame.end());
+  stream.send_all(bytes);
+  std::string why;
+  auto answer = next_frame(stream, out.decoder, timeout, why);
+  if (!answer) throw LiveError("the server did not accept: " + why);
+  if (answer->type == FrameType::Refused)
+    throw LiveError("the server refused: " + std::string(answer->payload.begin(), answer->payload.end()));
+  if (answer->type != FrameType::Welcome)
+    throw LiveError("the server answered " + std::string(to_string(answer->type)) + " instead of welcome");
+  out.welcome.assign(answer->payload.begin(), answer->payload.end());
+  return out;
+}
+
 }  // namespace servescope::engine::live

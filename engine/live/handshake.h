@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "engine/live/tcp_socket.h"
 #include "engine/live/wire_format.h"
 
 namespace servescope::engine::live {
@@ -31,5 +32,24 @@ struct Refusal {
 // The server's check of a connection's first frame: a `hello` with a well-formed payload, a
 // known role, a name, and the deployment's token. Anything else is refused with the reason.
 std::variant<Hello, Refusal> accept_hello(const Frame& first, std::string_view token);
+
+// Both ends of the exchange on a connected stream, waiting at most `timeout` for the other side.
+// The server sends its preamble and `welcome` or `refused` (then closes; a stranger without our
+// magic gets no answer at all), and returns the accepted hello with the decoder that continues
+// the connection. The client returns the decoder on `welcome` and throws LiveError with the
+// server's reason otherwise.
+struct Accepted {
+  Hello hello;
+  FrameDecoder decoder;  // past the hello: the connection's next frames
+  FrameEncoder encoder;  // past the welcome
+};
+std::variant<Accepted, Refusal> serve_handshake(TcpStream& stream, std::string_view token,
+                                                std::chrono::milliseconds timeout);
+struct Joined {
+  FrameDecoder decoder;  // past the welcome
+  FrameEncoder encoder;  // past the hello
+  std::string welcome;   // its payload
+};
+Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout);
 
 }  // namespace servescope::engine::live

@@ -1,0 +1,63 @@
+// TCP for the live deployment, on POSIX sockets (no networking library in the engine): a
+// listener bound to loopback unless told otherwise (an ephemeral port when asked for 0), and a
+// connected stream that sends whole buffers and receives with a deadline, so a peer that stops
+// answering is noticed (issue 9: within 1 s). Errors throw LiveError naming the address and the
+// system's reason.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace servescope::engine::live {
+
+class LiveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class TcpStream {
+ public:
+  TcpStream() = default;
+  explicit TcpStream(int fd) : fd_(fd) {}
+  TcpStream(TcpStream&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  TcpStream& operator=(TcpStream&& o) noexcept;
+  TcpStream(const TcpStream&) = delete;
+  TcpStream& operator=(const TcpStream&) = delete;
+  ~TcpStream();
+
+  static TcpStream connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
+
+  bool open() const { return fd_ >= 0; }
+  void send_all(std::span<const std::uint8_t> bytes);
+  // Up to `max` bytes, waiting at most `timeout`: nullopt when nothing came in time, an empty
+  // vector when the peer closed the connection.
+  std::optional<std::vector<std::uint8_t>> receive(std::size_t max, std::chrono::milliseconds timeout);
+  void close();
+
+ private:
+  int fd_ = -1;
+};
+
+class TcpListener {
+ public:
+  // "127.0.0.1" unless another address is given; port 0 picks a free one (see port()).
+  explicit TcpListener(std::uint16_t port, const std::string& address = "127.0.0.1");
+  TcpListener(const TcpListener&) = delete;
+  TcpListener& operator=(const TcpListener&) = delete;
+  ~TcpListener();
+
+  std::uint16_t port() const { return port_; }
+  // A connection, or nullopt when none came within `timeout`.
+  std::optional<TcpStream> accept(std::chrono::milliseconds timeout);
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace servescope::engine::live
