@@ -110,13 +110,13 @@ bool TimelineView::model_shown(std::uint32_t model) const {
 void TimelineView::set_filter(const QString& text) {
   filter_ = text.trimmed();
   if (!data_) return;
-  bool any_model = false;
+  filter_names_models_ = false;
   for (std::size_t m = 0; m < data_->models.size(); ++m) {
     model_visible_[m] =
         filter_.isEmpty() || QString::fromStdString(data_->models[m]).contains(filter_, Qt::CaseInsensitive);
-    any_model = any_model || (!filter_.isEmpty() && model_visible_[m]);
+    filter_names_models_ = filter_names_models_ || (!filter_.isEmpty() && model_visible_[m]);
   }
-  if (!any_model) model_visible_.assign(data_->models.size(), true);  // the text names GPUs, not models
+  if (!filter_names_models_) model_visible_.assign(data_->models.size(), true);  // the text names GPUs
   rebuild_rows();
   update();
 }
@@ -125,13 +125,11 @@ void TimelineView::rebuild_rows() {
   lanes_.clear();
   row_lane_.assign(index_.rows(), SIZE_MAX);
   if (!data_) return;
-  bool any_model = false;
-  for (std::size_t m = 0; m < data_->models.size() && !filter_.isEmpty(); ++m)
-    any_model = any_model || QString::fromStdString(data_->models[m]).contains(filter_, Qt::CaseInsensitive);
   double top = 0;
   for (std::size_t r = 0; r < index_.rows(); ++r) {
     const auto& name = data_->gpus[index_.slot(r)];
-    if (!filter_.isEmpty() && !any_model && !QString::fromStdString(name).contains(filter_, Qt::CaseInsensitive))
+    if (!filter_.isEmpty() && !filter_names_models_ &&
+        !QString::fromStdString(name).contains(filter_, Qt::CaseInsensitive))
       continue;
     row_lane_[r] = lanes_.size();
     lanes_.push_back({Lane::Kind::Slot, r, top, kRowHeight});

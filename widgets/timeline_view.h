@@ -124,6 +124,7 @@ class TimelineView : public QWidget {
   };
   std::vector<NicLane> nic_lanes_;
   QString filter_;
+  bool filter_names_models_ = false;                      // the filter matched model names (else it filters GPU rows)
   std::vector<bool> model_visible_;                       // per model, after the filter
   std::vector<std::vector<std::size_t>> queue_by_model_;  // indices into data_->queue
   std::vector<std::vector<std::size_t>> drops_by_model_;  // indices into data_->drops

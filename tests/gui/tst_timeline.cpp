@@ -124,6 +124,34 @@ class TestTimeline : public QObject {
     QVERIFY(!view.can_go_forward());
   }
 
+  // A filter naming a model keeps every row and hides other models' batches; one naming GPUs
+  // keeps only their rows.
+  void filterByModelOrGpu() {
+    TimelineView view;
+    view.resize(1000, 300);
+    const auto data = synthetic();
+    view.set_timeline(data);
+    view.set_window(0, 5'000'000);
+    view.set_filter(QStringLiteral("BETA"));
+    for (std::size_t r = 0; r < 4; ++r)
+      QVERIFY(view.row_y(r) >= 0);
+    const auto& alpha = *std::ranges::find(data->spans, 0u, &TimelineSpan::model);
+    const auto row = *view.index().row_of_slot(alpha.gpu);
+    const QPointF on_alpha((view.x_of(alpha.start.count_ns()) + view.x_of(alpha.end.count_ns())) / 2,
+                           view.row_y(row) + 9);
+    QVERIFY(!view.span_at(on_alpha).has_value());
+    view.set_filter(QStringLiteral("g1/"));
+    int shown = 0;
+    for (std::size_t r = 0; r < 4; ++r) {
+      const bool g1 = data->gpus[view.index().slot(r)].starts_with("g1/");
+      QCOMPARE(view.row_y(r) >= 0, g1);
+      shown += g1 ? 1 : 0;
+    }
+    QCOMPARE(shown, 2);
+    view.set_filter(QString());
+    QVERIFY(view.span_at(QPointF(on_alpha.x(), view.row_y(row) + 9)).has_value());
+  }
+
   void hitTestingMatchesABruteForceScan() {
     TimelineView view;
     view.resize(1400, 300);
