@@ -410,21 +410,20 @@ void MainWindow::build_actions() {
   file->addAction(tr("Open &Demo"), this, [this] { open_location(QStringLiteral("builtin:projects/demo.json")); });
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
-  auto* import = file->addMenu(tr("&Import profiles"));
-  import->addAction(tr("PPipe data folder…"), this, [this] {
+  auto* import_menu = file->addMenu(tr("&Import profiles"));
+  import_menu->addAction(tr("PPipe data folder…"), this, [this] {
     const auto dir = QFileDialog::getExistingDirectory(this, tr("PPipe artifact data folder"));
-  if (!dir.isEmpty()) import_profiles(ImportKind::PPipe, {dir});
-});
-  import->addAction(tr("Nexus profiles…"), this, [this] {
+    if (!dir.isEmpty()) import_profiles(ImportKind::PPipe, {dir});
+  });
+  import_menu->addAction(tr("Nexus profiles…"), this, [this] {
     const auto files = QFileDialog::getOpenFileNames(this, tr("Nexus model-database profiles"), QString(),
                                                      tr("Nexus profiles (*.txt);;All files (*)"));
-  if (!files.isEmpty()) import_profiles(ImportKind::Nexus, files);
-  }  // namespace servescope::ui
-);
-  import->addAction(tr("α/β table…"), this, [this] {
-    const auto table = QFileDialog::getOpenFileName(this, tr("Latency = α·b + β table"), QString(),
-                                                    tr("CSV (*.csv);;All files (*)"));
-  if (!table.isEmpty()) import_profiles(ImportKind::AlphaBeta, {table});
+    if (!files.isEmpty()) import_profiles(ImportKind::Nexus, files);
+  });
+  import_menu->addAction(tr("α/β table…"), this, [this] {
+    const auto table =
+        QFileDialog::getOpenFileName(this, tr("Latency = α·b + β table"), QString(), tr("CSV (*.csv);;All files (*)"));
+    if (!table.isEmpty()) import_profiles(ImportKind::AlphaBeta, {table});
   });
   auto* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("View as PNG or SVG…"), this, [this] {
@@ -485,11 +484,11 @@ void MainWindow::build_actions() {
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
-  auto* edit = menuBar() -> addMenu(tr("&Edit"));
-  auto* undo = document_->undo_stack() -> createUndoAction(this, tr("&Undo"));
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  auto* undo = document_->undo_stack()->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
   undo->setObjectName(QStringLiteral("undoAction"));
-  auto* redo = document_->undo_stack() -> createRedoAction(this, tr("&Redo"));
+  auto* redo = document_->undo_stack()->createRedoAction(this, tr("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
   redo->setObjectName(QStringLiteral("redoAction"));
   edit->addAction(undo);
@@ -520,133 +519,132 @@ void MainWindow::build_actions() {
     const auto why = add_poisson_workload(target, rate);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add workload"), why);
   });
-  auto* view = menuBar() -> addMenu(tr("&View"));
+  auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())
     view->addAction(dock->toggleViewAction());
-  auto* help = menuBar() -> addMenu(tr("&Help"));
+  auto* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About ServeScope"), this, [this] {
     QMessageBox::about(this, tr("About ServeScope"),
                        tr("<b>ServeScope %1</b><p>Plan, simulate and watch DNN inference serving on "
                           "heterogeneous GPU clusters.</p>")
                            .arg(QApplication::applicationVersion()));
   });
-  }
+}
 
-  QString MainWindow::log_text() const {
-    return log_->toPlainText();
-  }
+QString MainWindow::log_text() const {
+  return log_->toPlainText();
+}
 
-  void MainWindow::log(const QString& line) {
-    log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
-  }
+void MainWindow::log(const QString& line) {
+  log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
+}
 
-  bool MainWindow::open_location(const QString& location, bool interactive) {
-    std::unique_ptr<Project> loaded;
-    try {
-      auto doc = load_document(location.toStdString());
-      for (const auto& w : doc.warnings)
-        log(tr("warning: %1").arg(QString::fromStdString(w)));
-      loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
-    } catch (const Error& e) {
-      const auto message = QString::fromStdString(e.what());
-      log(tr("error: %1").arg(message));
-      if (interactive) QMessageBox::warning(this, tr("Cannot open"), message);
-      return false;
-    }
-    tree_model_->set_project(nullptr);
-    document_->reset(std::move(loaded), location);
-    const auto* p = document_->project();
-    tree_model_->set_project(p);
-    tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
-    details_->setHtml(project_overview_html(*p));
-    log(tr("opened %1").arg(location));
-    remember_recent(location);
-    refresh_views();
-    update_title();
-    return true;
+bool MainWindow::open_location(const QString& location, bool interactive) {
+  std::unique_ptr<Project> loaded;
+  try {
+    auto doc = load_document(location.toStdString());
+    for (const auto& w : doc.warnings)
+      log(tr("warning: %1").arg(QString::fromStdString(w)));
+    loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
+  } catch (const Error& e) {
+    const auto message = QString::fromStdString(e.what());
+    log(tr("error: %1").arg(message));
+    if (interactive) QMessageBox::warning(this, tr("Cannot open"), message);
+    return false;
   }
+  tree_model_->set_project(nullptr);
+  document_->reset(std::move(loaded), location);
+  const auto* p = document_->project();
+  tree_model_->set_project(p);
+  tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
+  details_->setHtml(project_overview_html(*p));
+  log(tr("opened %1").arg(location));
+  remember_recent(location);
+  refresh_views();
+  update_title();
+  return true;
+}
 
-  bool MainWindow::save_to(const QString& path, bool interactive) {
-    if (!document_->project()) return false;
-    try {
-      Project copy = *document_->project();
-      rebase_profile_includes(copy.scenario, location().toStdString(), path.toStdString());
-      save_project(path.toStdString(), copy);
-      // Includes now point relative to the new file: that is the project from here on.
-      document_->replace_part([&copy](Project& p) { p = std::move(copy); });
-    } catch (const Error& e) {
-      const auto message = QString::fromStdString(e.what());
-      log(tr("error: %1").arg(message));
-      if (interactive) QMessageBox::warning(this, tr("Cannot save"), message);
-      return false;
-    }
-    document_->mark_saved(path);
-    QFile::remove(recovery_path());  // saved: nothing left to recover
-    remember_recent(path);
-    log(tr("saved %1").arg(path));
-    update_title();
-    return true;
+bool MainWindow::save_to(const QString& path, bool interactive) {
+  if (!document_->project()) return false;
+  try {
+    Project copy = *document_->project();
+    rebase_profile_includes(copy.scenario, location().toStdString(), path.toStdString());
+    save_project(path.toStdString(), copy);
+    // Includes now point relative to the new file: that is the project from here on.
+    document_->replace_part([&copy](Project& p) { p = std::move(copy); });
+  } catch (const Error& e) {
+    const auto message = QString::fromStdString(e.what());
+    log(tr("error: %1").arg(message));
+    if (interactive) QMessageBox::warning(this, tr("Cannot save"), message);
+    return false;
   }
+  document_->mark_saved(path);
+  QFile::remove(recovery_path());  // saved: nothing left to recover
+  remember_recent(path);
+  log(tr("saved %1").arg(path));
+  update_title();
+  return true;
+}
 
-  void MainWindow::open_dialog() {
-    const auto path = QFileDialog::getOpenFileName(this, tr("Open project or scenario"), QString(),
-                                                   tr("ServeScope files (*.json);;All files (*)"));
-    if (!path.isEmpty()) open_location(path);
+void MainWindow::open_dialog() {
+  const auto path = QFileDialog::getOpenFileName(this, tr("Open project or scenario"), QString(),
+                                                 tr("ServeScope files (*.json);;All files (*)"));
+  if (!path.isEmpty()) open_location(path);
+}
+
+void MainWindow::save_as_dialog() {
+  const auto path =
+      QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
+  if (!path.isEmpty()) save_to(path);
+}
+
+void MainWindow::show_selection() {
+  const auto* p = document_->project();
+  if (!p) return;
+  const auto current = tree_->currentIndex();
+  if (!current.isValid()) return;
+  const int section = current.data(ProjectTreeModel::SectionRole).toInt();
+  const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
+  details_->setHtml(item_details_html(*p, section, entry));
+  if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0) dag_->show_application(entry);
+  if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
+  if (section == static_cast<int>(ProjectTreeModel::Section::Models) && entry >= 0) profile_view_->show_model(entry);
+}
+
+void MainWindow::update_title() {
+  const auto* p = document_->project();
+  if (!p) {
+    setWindowTitle(tr("ServeScope"));
+    return;
   }
+  // "[*]" is where Qt puts the modified mark.
+  setWindowTitle(tr("%1[*] — %2 — ServeScope").arg(QString::fromStdString(p->name), location()));
+  setWindowModified(document_->is_modified());
+}
 
-  void MainWindow::save_as_dialog() {
-    const auto path =
-        QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
-    if (!path.isEmpty()) save_to(path);
-  }
-
-  void MainWindow::show_selection() {
-    const auto* p = document_->project();
-    if (!p) return;
-    const auto current = tree_->currentIndex();
-    if (!current.isValid()) return;
-    const int section = current.data(ProjectTreeModel::SectionRole).toInt();
-    const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
-    details_->setHtml(item_details_html(*p, section, entry));
-    if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0)
-      dag_->show_application(entry);
-    if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
-    if (section == static_cast<int>(ProjectTreeModel::Section::Models) && entry >= 0) profile_view_->show_model(entry);
-  }
-
-  void MainWindow::update_title() {
-    const auto* p = document_->project();
-    if (!p) {
-      setWindowTitle(tr("ServeScope"));
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (interactive_ && document_->is_modified()) {
+    const auto answer =
+        QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
+                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) {
+      event->ignore();
       return;
     }
-    // "[*]" is where Qt puts the modified mark.
-    setWindowTitle(tr("%1[*] — %2 — ServeScope").arg(QString::fromStdString(p->name), location()));
-    setWindowModified(document_->is_modified());
-  }
-
-  void MainWindow::closeEvent(QCloseEvent* event) {
-    if (interactive_ && document_->is_modified()) {
-      const auto answer =
-          QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
-                                QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-      if (answer == QMessageBox::Cancel) {
+    if (answer == QMessageBox::Save) {
+      save_as_dialog();
+      if (document_->is_modified()) {
         event->ignore();
         return;
       }
-      if (answer == QMessageBox::Save) {
-        save_as_dialog();
-        if (document_->is_modified()) {
-          event->ignore();
-          return;
-        }
-      }
     }
-    QFile::remove(recovery_path());
-    QSettings settings;
-    settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("mainwindow/state"), saveState());
-    event->accept();
   }
+  QFile::remove(recovery_path());
+  QSettings settings;
+  settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("mainwindow/state"), saveState());
+  event->accept();
+}
 
-  }  // namespace servescope::ui
+}  // namespace servescope::ui

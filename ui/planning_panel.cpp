@@ -171,7 +171,8 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   status_->setText(tr("Planning with %1…").arg(systems.join(QStringLiteral(", "))));
   run_->setEnabled(false);
   cancel_->setEnabled(true);
-  worker_ = QThread::create([this, scenario, names, chosen_workload, stop, base] {
+  const auto generation = doc_->generation();
+  worker_ = QThread::create([this, scenario, names, chosen_workload, stop, base, generation] {
     const int total = static_cast<int>(names.size());
     for (int k = 0; k < total && !stop->load(); ++k) {
       QString json, error;
@@ -186,7 +187,13 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
       // Back to the UI thread: only it touches the document.
       QMetaObject::invokeMethod(
           this,
-          [this, system = QString::fromStdString(names[static_cast<std::size_t>(k)]), json, error, k, total] {
+          [this, system = QString::fromStdString(names[static_cast<std::size_t>(k)]), json, error, k, total,
+           generation] {
+            if (generation != doc_->generation()) {  // planned for a project closed meanwhile
+              stop_->store(true);
+              Q_EMIT message(tr("%1: not kept, its project was closed while it planned").arg(system));
+              return;
+            }
             plan_done(system, json, error, k + 1, total);
           },
           Qt::QueuedConnection);

@@ -30,6 +30,7 @@ void ProjectDocument::reset(std::unique_ptr<Project> project, QString location) 
   project_ = std::move(project);
   location_ = std::move(location);
   undo_.setClean();
+  ++generation_;
   Q_EMIT projectReset();
 }
 

@@ -27,6 +27,9 @@ class ProjectDocument : public QObject {
 
   // A new project (just loaded or created): the undo history starts afresh, clean.
   void reset(std::unique_ptr<Project> project, QString location);
+  // Counts resets: work started on one project (a planner, a simulation) checks it before its
+  // result lands, so it never lands in a project opened meanwhile.
+  std::uint64_t generation() const { return generation_; }
   // After a save: this state is the saved one.
   void mark_saved(QString location);
   // A recovered copy: nowhere saved yet, so it counts as modified and Save asks where.
@@ -71,6 +74,7 @@ class ProjectDocument : public QObject {
   std::unique_ptr<Project> project_;
   QString location_;
   QUndoStack undo_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace servescope::ui

@@ -265,7 +265,8 @@ void RunView::start_worker(const std::string& name, std::function<void(Outcome&)
   simulate_->setEnabled(false);
   sweep_->setEnabled(false);
   // The work runs on its own thread; what it made comes back to this (the UI) thread queued.
-  worker_ = QThread::create([this, name, work = std::move(work)] {
+  const auto generation = doc_->generation();
+  worker_ = QThread::create([this, name, generation, work = std::move(work)] {
     auto out = std::make_shared<Outcome>();
     QString error;
     try {
@@ -275,7 +276,14 @@ void RunView::start_worker(const std::string& name, std::function<void(Outcome&)
     }
     QMetaObject::invokeMethod(
         this,
-        [this, out, name, error] {
+        [this, out, name, error, generation] {
+          if (generation != doc_->generation()) {  // another project was opened meanwhile
+            worker_ = nullptr;
+            refresh();
+            Q_EMIT message(tr("%1: not kept, its project was closed while it ran").arg(QString::fromStdString(name)));
+            Q_EMIT finished();
+            return;
+          }
           pending_timeline_ = out->timeline;
           pending_body_ = std::move(out->body);
           simulation_done(QString::fromStdString(name), error);
@@ -335,9 +343,10 @@ void RunView::simulation_done(const QString& name, const QString& error) {
     Q_EMIT finished();
     return;
   }
-  timelines_[run.name] = pending_timeline_;
+  const auto key = run.name;
   const auto summary = run.body.value("summary", nlohmann::json::object());
   const auto why = doc_->add_run(std::move(run));
+  if (why.isEmpty()) timelines_[key] = pending_timeline_;
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
   } else {
@@ -479,9 +488,15 @@ bool RunView::next_violation() {
   const auto* t = view_->timeline();
   if (!t) return false;
   const auto after = view_->now_ns().value_or(view_->from_ns());
-  const auto late = std::ranges::find_if(
-      std::ranges::upper_bound(t->spans, after, {}, [](const engine::TimelineSpan& s) { return s.start.count_ns(); }),
-      t->spans.end(), [](const engine::TimelineSpan& s) { return s.late > 0; });
+  // After the selected batch when it starts at "now" (other late batches may start then too),
+  // else after "now".
+  const auto selected = view_->selected();
+  const auto from = selected && t->spans[*selected].start.count_ns() == after
+                        ? t->spans.begin() + static_cast<std::ptrdiff_t>(*selected) + 1
+                        : std::ranges::upper_bound(t->spans, after, {},
+                                                   [](const engine::TimelineSpan& s) { return s.start.count_ns(); });
+  const auto late =
+      std::ranges::find_if(from, t->spans.end(), [](const engine::TimelineSpan& s) { return s.late > 0; });
   const auto drop =
       std::ranges::upper_bound(t->drops, after, {}, [](const engine::DropMark& d) { return d.time.count_ns(); });
   const bool have_late = late != t->spans.end(), have_drop = drop != t->drops.end();

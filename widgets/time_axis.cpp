@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "model/core/time.h"
+
 namespace servescope::widgets {
 
 std::int64_t tick_step_ns(double ns_per_px, double min_px) {
@@ -45,11 +47,7 @@ QString format_time(std::int64_t t_ns, std::int64_t step_ns) {
 }
 
 QString format_duration(std::int64_t ns) {
-  const double a = std::abs(static_cast<double>(ns));
-  if (a < 1e3) return QStringLiteral("%1 ns").arg(ns);
-  if (a < 1e6) return QStringLiteral("%1 µs").arg(static_cast<double>(ns) / 1e3, 0, 'f', 1);
-  if (a < 1e9) return QStringLiteral("%1 ms").arg(static_cast<double>(ns) / 1e6, 0, 'f', 2);
-  return QStringLiteral("%1 s").arg(static_cast<double>(ns) / 1e9, 0, 'f', 3);
+  return QString::fromStdString(servescope::format_duration(Duration::nanoseconds(ns)));
 }
 
 }  // namespace servescope::widgets

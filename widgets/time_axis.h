@@ -14,7 +14,7 @@ std::int64_t tick_step_ns(double ns_per_px, double min_px);
 std::vector<std::int64_t> ticks(std::int64_t from_ns, std::int64_t to_ns, std::int64_t step_ns);
 // `t_ns` in the unit of `step_ns` (ns, µs, ms or s), with as many decimals as the step needs.
 QString format_time(std::int64_t t_ns, std::int64_t step_ns);
-// A duration for tooltips: "830 ns", "12.4 µs", "3.21 ms", "1.500 s".
+// A duration for tooltips, as the CLI writes it (model/core/time.h's format_duration).
 QString format_duration(std::int64_t ns);
 
 }  // namespace servescope::widgets

@@ -51,6 +51,9 @@ Duration gather_time(int batch, double rate_rps) {
 GletLatency::GletLatency(std::vector<GletModel> models, GletLatencyOptions options)
     : models_(std::move(models)), options_(std::move(options)) {
   if (options_.sizes.empty()) throw QueryError("glet: no partition sizes allowed");
+  for (const int p : options_.sizes)
+    if (p < 1 || p > 100)
+      throw QueryError("glet: a partition size is a percentage from 1 to 100, not " + std::to_string(p));
   std::ranges::sort(options_.sizes);
   if (options_.max_batch < 1) throw QueryError("glet: the batch cap must be at least 1");
   for (std::size_t m = 0; m < models_.size(); ++m) {

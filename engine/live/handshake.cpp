@@ -56,8 +56,9 @@ std::variant<Hello, Refusal> accept_hello(const Frame& first, std::string_view t
 namespace {
 
 // Reads until the decoder yields a frame, fails, the peer closes or the time is up.
+// Frames that arrived with the first one are kept in `rest`, in order: a peer may pipeline.
 std::optional<Frame> next_frame(TcpStream& stream, FrameDecoder& decoder, std::chrono::milliseconds timeout,
-                                std::string& why) {
+                                std::string& why, std::vector<Frame>& rest) {
   const auto until = std::chrono::steady_clock::now() + timeout;
   std::vector<Frame> frames;
   while (frames.empty()) {
@@ -78,7 +79,7 @@ std::optional<Frame> next_frame(TcpStream& stream, FrameDecoder& decoder, std::c
       return std::nullopt;
     }
   }
-  // A well-behaved peer sends nothing after its first frame until answered.
+  rest.assign(std::make_move_iterator(frames.begin() + 1), std::make_move_iterator(frames.end()));
   return std::move(frames.front());
 }
 
@@ -100,7 +101,7 @@ std::variant<Accepted, Refusal> serve_handshake(TcpStream& stream, std::string_v
                                                 std::chrono::milliseconds timeout) {
   Accepted out;
   std::string why;
-  const auto first = next_frame(stream, out.decoder, timeout, why);
+  const auto first = next_frame(stream, out.decoder, timeout, why, out.pending);
   if (!first) {
     if (out.decoder.error() == WireError::BadMagic)
       stream.close();  // not one of ours: no answer
@@ -128,7 +129,7 @@ Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds tim
   bytes.insert(bytes.end(), frame.begin(), frame.end());
   stream.send_all(bytes);
   std::string why;
-  auto answer = next_frame(stream, out.decoder, timeout, why);
+  auto answer = next_frame(stream, out.decoder, timeout, why, out.pending);
   if (!answer) throw LiveError("the server did not accept: " + why);
   if (answer->type == FrameType::Refused)
     throw LiveError("the server refused: " + std::string(answer->payload.begin(), answer->payload.end()));

@@ -40,15 +40,17 @@ std::variant<Hello, Refusal> accept_hello(const Frame& first, std::string_view t
 // server's reason otherwise.
 struct Accepted {
   Hello hello;
-  FrameDecoder decoder;  // past the hello: the connection's next frames
-  FrameEncoder encoder;  // past the welcome
+  FrameDecoder decoder;        // past the hello: the connection's next frames
+  FrameEncoder encoder;        // past the welcome
+  std::vector<Frame> pending;  // frames the client sent right after its hello
 };
 std::variant<Accepted, Refusal> serve_handshake(TcpStream& stream, std::string_view token,
                                                 std::chrono::milliseconds timeout);
 struct Joined {
-  FrameDecoder decoder;  // past the welcome
-  FrameEncoder encoder;  // past the hello
-  std::string welcome;   // its payload
+  FrameDecoder decoder;        // past the welcome
+  FrameEncoder encoder;        // past the hello
+  std::string welcome;         // its payload
+  std::vector<Frame> pending;  // frames the server sent right after its welcome
 };
 Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout);
 

@@ -120,7 +120,12 @@ TcpListener::TcpListener(std::uint16_t port, const std::string& address) {
     errno = e;
     fail("cannot listen on " + where);
   }
-  if (::listen(fd_, 128) != 0) fail("listen on " + where);
+  if (::listen(fd_, 128) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    errno = e;
+    fail("listen on " + where);
+  }
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
   ::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &len);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/dataplane/request.h"
@@ -110,21 +111,25 @@ class TimelineRecorder final : public RunRecorder {
  public:
   static constexpr Duration kQueueSampleStep = Duration::milliseconds(1);
 
+  // A request waits from its arrival until it first leaves the queue: dispatched in a batch,
+  // dropped, or (an application request, whose modules run as internal requests) completed.
+  // Each leaves once, so stage-2 drops and re-dispatches after preemption do not count again.
   void on_arrival(const Request& r) override {
-    if (!r.internal) change_queue(r.model, r.arrival, +1);
+    if (r.internal) return;
+    waiting_.insert(r.id);
+    change_queue(r.model, r.arrival, +1);
   }
   void on_drop(const Request& r, DropReason why, Time when) override {
     if (r.internal) return;
     drops_.push_back({when, r.model, why});
-    // A drop before dispatch leaves the queue; a batch's requests already left it.
-    if (why != DropReason::Preempted && why != DropReason::WorkerLost) change_queue(r.model, when, -1);
+    leave_queue(r, when);
+  }
+  void on_complete(const Request& r, Time, Time end) override {
+    if (!r.internal) leave_queue(r, end);
   }
   void on_dispatch(const Batch& b, Time now) override {
-    if (b.stage != 0) return;
-    std::int64_t external = 0;
     for (const auto& r : b.requests)
-      external += r.internal ? 0 : 1;
-    change_queue(b.model, now, -external);
+      if (!r.internal) leave_queue(r, now);
   }
   void on_batch(const Batch& b, Time start, Time end, bool completed) override {
     std::uint32_t late = 0;
@@ -158,9 +163,12 @@ class TimelineRecorder final : public RunRecorder {
   const std::vector<SpanRequest>& requests() const { return requests_; }
 
  private:
+  void leave_queue(const Request& r, Time when) {
+    if (waiting_.erase(r.id) > 0) change_queue(r.model, when, -1);
+  }
   void change_queue(std::uint32_t model, Time when, std::int64_t by) {
     if (model >= depth_.size()) depth_.resize(model + 1, 0);
-    depth_[model] = std::max<std::int64_t>(0, depth_[model] + by);
+    depth_[model] += by;
     const auto depth = static_cast<std::uint32_t>(depth_[model]);
     // Coalesce: a sample less than a step after the model's last one replaces it.
     if (model >= last_sample_.size()) last_sample_.resize(model + 1, SIZE_MAX);
@@ -178,6 +186,7 @@ class TimelineRecorder final : public RunRecorder {
   std::vector<QueueSample> queue_;
   std::vector<SpanRequest> requests_;
   std::vector<DropMark> drops_;
+  std::unordered_set<RequestId> waiting_;  // arrived, not yet dispatched, dropped or completed
   std::vector<std::int64_t> depth_;
   std::vector<std::size_t> last_sample_;
 };

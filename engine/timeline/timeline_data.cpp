@@ -243,8 +243,9 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
   if (const auto p = root.find("gpu_physical"); p != root.end() && p->is_array() && p->size() == t.gpus.size()) {
     for (std::size_t g = 0; g < p->size(); ++g) {
       const auto& v = (*p)[g];
-      if (!v.is_number_unsigned())
-        throw InputError(file, "$.gpu_physical[" + std::to_string(g) + "]", "expected a GPU index");
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= t.gpus.size())
+        throw InputError(file, "$.gpu_physical[" + std::to_string(g) + "]",
+                         "expected a physical GPU index below " + std::to_string(t.gpus.size()));
       t.gpu_physical.push_back(v.get<std::uint32_t>());
     }
   } else {
@@ -259,7 +260,7 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       t.physical_names.push_back("gpu " + std::to_string(p));
   if (const auto s = root.find("model_slo_us"); s != root.end() && s->is_array())
     for (std::size_t m = 0; m < s->size(); ++m) {
-      if (!(*s)[m].is_number() || !((*s)[m].get<double>() >= 0))
+      if (!(*s)[m].is_number() || !((*s)[m].get<double>() >= 0 && (*s)[m].get<double>() <= kMaxUs))
         throw InputError(file, "$.model_slo_us[" + std::to_string(m) + "]", "expected a latency in µs");
       t.model_slo.push_back(at_us((*s)[m].get<double>()));
     }
@@ -274,7 +275,7 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
     }
   if (const auto d = root.find("duty_cycle_us"); d != root.end() && d->is_array())
     for (std::size_t g = 0; g < d->size(); ++g) {
-      if (!(*d)[g].is_number() || !((*d)[g].get<double>() >= 0))
+      if (!(*d)[g].is_number() || !((*d)[g].get<double>() >= 0 && (*d)[g].get<double>() <= kMaxUs))
         throw InputError(file, "$.duty_cycle_us[" + std::to_string(g) + "]", "expected a duration in µs");
       t.duty_cycles.push_back(at_us((*d)[g].get<double>()));
     }

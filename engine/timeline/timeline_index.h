@@ -28,7 +28,8 @@ class TimelineIndex {
   };
 
   TimelineIndex() = default;
-  explicit TimelineIndex(const TimelineData& data);
+  explicit TimelineIndex(const TimelineData& data);  // keeps a pointer: `data` must outlive it
+  explicit TimelineIndex(TimelineData&&) = delete;
 
   std::size_t rows() const { return rows_.size(); }
   std::uint32_t slot(std::size_t row) const { return rows_[row].slot; }

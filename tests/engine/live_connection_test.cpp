@@ -47,6 +47,24 @@ TEST(LiveConnection, TheTokenDecides) {
   }
 }
 
+TEST(LiveConnection, FramesSentRightAfterTheHelloAreKept) {
+  TcpListener listener(0);
+  auto served = serve_one(listener, "t");
+  auto client = TcpStream::connect("127.0.0.1", listener.port(), milliseconds(1000));
+  FrameEncoder encoder;
+  auto bytes = FrameEncoder::preamble();
+  for (const auto& frame : {encoder.encode(FrameType::Hello, encode_hello({"t", PeerRole::LoadGenerator, "lg"})),
+                            encoder.encode(FrameType::Request, "first requests")})
+    bytes.insert(bytes.end(), frame.begin(), frame.end());
+  client.send_all(bytes);  // one write: both frames may arrive in one read
+  auto result = served.get();
+  ASSERT_TRUE(std::holds_alternative<Accepted>(result));
+  const auto& pending = std::get<Accepted>(result).pending;
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].type, FrameType::Request);
+  EXPECT_EQ(pending[0].sequence, 1u);
+}
+
 TEST(LiveConnection, StrangersAndGarbageAreRefused) {
   TcpListener listener(0);
   {  // HTTP: closed without an answer

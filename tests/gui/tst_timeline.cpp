@@ -310,6 +310,19 @@ class TestTimeline : public QObject {
     QCOMPARE(again.run_view()->timeline()->timeline()->spans.size(), t->spans.size());
   }
 
+  // A run finishing after another project was opened is not added to it.
+  void aRunNeverLandsInAnotherProject() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QSignalSpy done(w.run_view(), &RunView::finished);
+    QVERIFY(w.run_view()->simulate(QStringLiteral("symphony"), 3));
+    w.new_project();
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), std::size_t{0});
+    QVERIFY(w.log_text().contains(QStringLiteral("not kept")));
+  }
+
   void pipelinePlanRunLinksStages() {
     MainWindow w;
     w.set_interactive(false);
