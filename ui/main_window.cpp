@@ -399,10 +399,7 @@ void MainWindow::build_docks() {
 void MainWindow::build_actions() {
   auto* file = menuBar()->addMenu(tr("&File"));
   auto* new_action = file->addAction(tr("&New"), this, [this] {
-    if (interactive_ && document_->is_modified() &&
-        QMessageBox::question(this, tr("Unsaved changes"), tr("Discard the unsaved changes?")) != QMessageBox::Yes)
-      return;
-    new_project();
+    if (may_discard_changes()) new_project();
   });
   new_action->setShortcut(QKeySequence::New);
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::open_dialog);
@@ -539,7 +536,25 @@ void MainWindow::log(const QString& line) {
   log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss  ")) + line);
 }
 
+bool MainWindow::may_discard_changes() {
+  if (!interactive_ || !document_->is_modified()) return true;
+  const auto answer =
+      QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
+                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) {
+    // A built-in resource or a new project has no file of its own: ask where.
+    if (location().isEmpty() || location().startsWith(QStringLiteral("builtin:")))
+      save_as_dialog();
+    else
+      save_to(location());
+  }
+  return answer == QMessageBox::Discard || !document_->is_modified();
+}
+
 bool MainWindow::open_location(const QString& location, bool interactive) {
+  // Opening replaces the project: unsaved changes are asked about first, as on New and on close.
+  if (interactive && !may_discard_changes()) return false;
   std::unique_ptr<Project> loaded;
   try {
     auto doc = load_document(location.toStdString());
@@ -624,21 +639,9 @@ void MainWindow::update_title() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (interactive_ && document_->is_modified()) {
-    const auto answer =
-        QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
-                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) {
-      event->ignore();
-      return;
-    }
-    if (answer == QMessageBox::Save) {
-      save_as_dialog();
-      if (document_->is_modified()) {
-        event->ignore();
-        return;
-      }
-    }
+  if (!may_discard_changes()) {
+    event->ignore();
+    return;
   }
   QFile::remove(recovery_path());
   QSettings settings;

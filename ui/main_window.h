@@ -105,6 +105,9 @@ class MainWindow : public QMainWindow {
   void save_as_dialog();
   void remember_recent(const QString& location);
   void fill_recent_menu();
+  // Unsaved changes and an interactive window: asks Save / Discard / Cancel; true when the
+  // project may be replaced or closed now.
+  bool may_discard_changes();
 
   void refresh_views();
   // An editor refused an edit: the log and the status bar say why.
