@@ -305,12 +305,11 @@ std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const Simu
   return std::make_unique<PartitionedDataPlane>(std::move(parts), setup.models.size(), setup.gpus.size());
 }
 
-SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
-                          const std::function<void(double)>& progress) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  if (!(spec.runtime_jitter >= 0 && spec.runtime_jitter < 1))
-    throw QueryError("runtime jitter must be in [0, 1) (got " + std::to_string(spec.runtime_jitter) + ")");
-  auto setup = prepare_simulation(scenario, spec);
+PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& spec) {
+  PreparedServing prepared;
+  auto& setup = prepared.setup;
+  auto& result = prepared.result;
+  setup = prepare_simulation(scenario, spec);
   // Per data-plane model: its name, SLO and profile (none for an application's own requests).
   std::vector<std::string> names;
   std::vector<Duration> slos;
@@ -320,15 +319,14 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     slos.push_back(m.slo);
     profiles.push_back(scenario.profiles.find(m.name));
   }
-  SimulationResult result;
   result.system = spec.system;
   const bool pipelines = is_pipeline_data_plane(spec.system);
   const bool glets = is_glet_data_plane(spec.system);
-  std::optional<PipelineDeployment> deployment;
-  std::optional<GletDeployment> glet_deployment;
+  auto& deployment = prepared.pipeline_deployment;
+  auto& glet_deployment = prepared.glet_deployment;
   const bool serving = spec.system == "glet-serving";
-  std::optional<GletInput> serving_input;
-  std::vector<std::uint32_t> serving_physical;
+  auto& serving_input = prepared.serving_input;
+  auto& serving_physical = prepared.serving_physical;
   if (serving) {
     if (spec.subclusters > 1) throw QueryError("gpu-let serving does not split the cluster into sub-clusters");
     serving_input = glet_input(scenario, spec.workloads, spec.glet_gpu);
@@ -346,7 +344,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     result.nominal_capacity_rps = setup.workload_rate_rps;
   } else if (glets) {
     if (spec.subclusters > 1) throw QueryError("the glet data plane does not split the cluster into sub-clusters");
-    glet_deployment = deploy_glet_plan(*spec.glet_plan, names, setup.gpus, profiles);
+    glet_deployment = std::make_unique<GletDeployment>(deploy_glet_plan(*spec.glet_plan, names, setup.gpus, profiles));
     setup.gpus = glet_deployment->slots;
     result.plan_system = spec.glet_plan->system;
     for (const auto& pm : spec.glet_plan->models)
@@ -356,7 +354,8 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     std::vector<PhysicalGpu> physical;
     for (const auto& g : setup.gpus)
       physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
-    deployment = deploy_pipeline_plan(*spec.pipeline_plan, names, physical, setup.servers, scenario.profiles);
+    deployment = std::make_unique<PipelineDeployment>(
+        deploy_pipeline_plan(*spec.pipeline_plan, names, physical, setup.servers, scenario.profiles));
     setup.gpus = deployment->slots;
     result.plan_system = spec.pipeline_plan->system;
     // Load factor 1 is what the plan promises for the models the workload sends.
@@ -396,24 +395,8 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   result.seed = spec.seed;
   result.runtime_jitter = spec.runtime_jitter;
 
-  const Time until = spec.duration;
-  Duration bin = spec.utilisation_bin;
-  if (bin <= Duration())
-    bin = std::max(Duration::milliseconds(1), Duration::nanoseconds(spec.duration.count_ns() / 200));
-  result.metrics =
-      std::make_unique<MetricsCollector>(setup.models.size(), setup.gpus.size(), result.warmup, until, bin);
-  TimelineRecorder timeline;
-  RecorderFanout fanout;
-  fanout.add(*result.metrics);
-  if (spec.timeline) fanout.add(timeline);
-  std::optional<RequestLogRecorder> request_log;
-  if (spec.request_log) fanout.add(request_log.emplace(*spec.request_log, result.models, result.gpus));
-
-  WorkloadArrivals arrivals(setup.streams, until, spec.seed);
-  std::unique_ptr<DataPlane> plane;
-  std::optional<ExecutionTimes> times;
-  ReservationScheduler* reservation = nullptr;
-  GletServing* serving_plane = nullptr;
+  auto& plane = prepared.plane;
+  auto& times = prepared.times;
   if (serving) {
     // The rescheduler plans the real models (an application's modules among them, at its rate);
     // application requests themselves are the AppFanout's.
@@ -442,7 +425,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     auto owner = std::make_unique<GletServing>(
         GletRescheduler(std::move(models), lo, spec.glet_planner, serving_input->gpu_limit), names, setup.gpus,
         serving_physical, profiles, slos, std::move(planned_as), std::move(initial), spec.glet_serving);
-    serving_plane = owner.get();
+    prepared.serving_plane = owner.get();
     plane = std::move(owner);
     result.subclusters.push_back(SubclusterSummary{setup.gpus.size(), result.models, rate});
     result.partition_status = "not split";
@@ -454,7 +437,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   } else if (pipelines) {
     if (spec.system == "reservation") {
       auto r = std::make_unique<ReservationScheduler>(*deployment, slos, spec.reservation);
-      reservation = r.get();
+      prepared.reservation = r.get();
       plane = std::move(r);
     } else {
       plane = std::make_unique<ReactivePoolScheduler>(*deployment, spec.reactive);
@@ -484,7 +467,40 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     times = ExecutionTimes::uniform(std::move(exec), setup.gpus.size());
   }
   if (!setup.apps.empty()) plane = std::make_unique<AppFanout>(std::move(plane), setup.apps);
-  Simulator sim(setup.gpus.size(), std::move(*times), arrivals, *plane, fanout);
+  return prepared;
+}
+
+SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
+                          const std::function<void(double)>& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (!(spec.runtime_jitter >= 0 && spec.runtime_jitter < 1))
+    throw QueryError("runtime jitter must be in [0, 1) (got " + std::to_string(spec.runtime_jitter) + ")");
+  auto prepared = prepare_serving(scenario, spec);
+  auto& setup = prepared.setup;
+  auto& result = prepared.result;
+  auto& plane = prepared.plane;
+  const bool glets = is_glet_data_plane(spec.system);
+  const auto* serving_plane = prepared.serving_plane;
+  const auto* serving_input = prepared.serving_input ? &*prepared.serving_input : nullptr;
+  const auto* glet_deployment = prepared.glet_deployment.get();
+  std::vector<const ModelProfile*> profiles;
+  for (const auto& m : setup.models)
+    profiles.push_back(scenario.profiles.find(m.name));
+  const Time until = spec.duration;
+  Duration bin = spec.utilisation_bin;
+  if (bin <= Duration())
+    bin = std::max(Duration::milliseconds(1), Duration::nanoseconds(spec.duration.count_ns() / 200));
+  result.metrics =
+      std::make_unique<MetricsCollector>(setup.models.size(), setup.gpus.size(), result.warmup, until, bin);
+  TimelineRecorder timeline;
+  RecorderFanout fanout;
+  fanout.add(*result.metrics);
+  if (spec.timeline) fanout.add(timeline);
+  std::optional<RequestLogRecorder> request_log;
+  if (spec.request_log) fanout.add(request_log.emplace(*spec.request_log, result.models, result.gpus));
+
+  WorkloadArrivals arrivals(setup.streams, until, spec.seed);
+  Simulator sim(setup.gpus.size(), std::move(*prepared.times), arrivals, *plane, fanout);
   std::vector<std::uint32_t> gpu_server;
   for (const auto& g : setup.gpus)
     gpu_server.push_back(g.server);
@@ -495,7 +511,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   std::vector<const UtilisationProfile*> utilisation;
   const InterferenceModel* interference = nullptr;
   if (glets) {
-    const auto& gpu = serving ? serving_input->latency.gpu : spec.glet_plan->gpu;
+    const auto& gpu = serving_plane ? serving_input->latency.gpu : spec.glet_plan->gpu;
     for (const auto& i : scenario.profiles.interference)
       if (i.gpu == gpu) interference = &i;
     for (const auto& m : setup.models) {
@@ -525,9 +541,9 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   if (progress) progress(1.0);
   result.sim = sim.stats();
   if (serving_plane) result.reorganisations = serving_plane->reorganisations();
-  if (reservation) {
-    result.probes = reservation->stats().probes;
-    result.dispatches = reservation->stats().dispatches;
+  if (prepared.reservation) {
+    result.probes = prepared.reservation->stats().probes;
+    result.dispatches = prepared.reservation->stats().dispatches;
   }
   result.timeline = timeline.spans_by_start();
   result.transfers = timeline.transfers();
@@ -535,7 +551,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   result.span_requests = timeline.requests();
   result.drops = timeline.drops();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  return result;
+  return std::move(result);
 }
 
 std::map<std::string, double> busy_by_gpu_type(const SimulationResult& result) {

@@ -15,6 +15,7 @@
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/dataplane/app_fanout.h"
 #include "engine/glet/glet_data_plane.h"
+#include "engine/glet/glet_scenario.h"
 #include "engine/glet/glet_serving.h"
 #include "engine/metrics/run_metrics.h"
 #include "engine/ppipe/reactive_pool_scheduler.h"
@@ -133,6 +134,25 @@ struct SubclusterSplit {
   PartitionResult partition;
 };
 SubclusterSplit split_subclusters(const SimulationSetup& setup, const SimulationSpec& spec);
+
+// Everything a run of the scenario through one serving system needs before its first event: the
+// setup with the streams scaled to the offered rate, the data plane, how long each batch takes,
+// and the result's description (models, GPUs, rate; no metrics yet). The simulator runs it in
+// virtual time; the live scheduler (engine/live) runs the same plane against the wall clock.
+struct PreparedServing {
+  SimulationSetup setup;
+  SimulationResult result;
+  std::unique_ptr<DataPlane> plane;
+  std::optional<ExecutionTimes> times;
+  // What the plane refers to, kept at stable addresses.
+  std::unique_ptr<PipelineDeployment> pipeline_deployment;
+  std::unique_ptr<GletDeployment> glet_deployment;
+  std::optional<GletInput> serving_input;
+  std::vector<std::uint32_t> serving_physical;
+  ReservationScheduler* reservation = nullptr;  // the plane, when it is PPipe's
+  GletServing* serving_plane = nullptr;         // the plane, when it is glet-serving
+};
+PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& spec);
 
 // The system's data plane; with spec.subclusters > 1 (or a split given), one per sub-cluster
 // behind a PartitionedDataPlane.
