@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   cli::add_sweep_command(app, global, run);
   cli::add_fit_interference_command(app, global, run);
   cli::add_export_command(app, global, run);
+  cli::add_live_command(app, global, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -75,6 +75,16 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "glet-serving: seconds a new schedule takes to come up (the old one serves meanwhile)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
+  cmd->add_option("--ctrl-delay-us", ctrl_delay_us,
+                  "Symphony's network model (Appendix D): from dispatch until a batch can start, in µs")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--data-delay-us", data_delay_us, "... and per request of the batch (its inputs), in µs")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--response-delay-us", response_delay_us, "... and for a result to reach its client, in µs")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   cmd->add_flag("--no-feedback", no_feedback,
                 "Reservation data plane: keep the planned reservations when batches finish early or late");
 }
@@ -125,6 +135,9 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   if (batch_policy == "greedy") spec.batch_rule = engine::BatchRule::Greedy;
   if (batch_policy == "window-drop") spec.batch_rule = engine::BatchRule::WindowDrop;
   if (batch_policy == "window-fcfs") spec.batch_rule = engine::BatchRule::WindowFcfs;
+  spec.deferred.d_ctrl = Duration::from_us(ctrl_delay_us);
+  spec.deferred.d_data = Duration::from_us(data_delay_us);
+  spec.deferred.d_resp = Duration::from_us(response_delay_us);
   spec.deferred.gpu_pick = gpu_pick == "earliest-free" ? engine::GpuPick::EarliestFree : engine::GpuPick::LowestId;
   spec.timeout_fraction_of_slo = timeout_fraction;
   spec.nexus.frontends = nexus_frontends;

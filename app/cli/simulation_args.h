@@ -34,6 +34,8 @@ struct SimulationArgs {
   double glet_period_s = 20, glet_reorganisation_s = 12.5;
   std::string glet_gpu;
   double runtime_jitter = 0;
+  // Symphony's network model (seed 002 Appendix D); a live deployment's real delays belong here.
+  double ctrl_delay_us = 0, data_delay_us = 0, response_delay_us = 0;
 
   void add_to(CLI::App* cmd);
   // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that points

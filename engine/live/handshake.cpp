@@ -132,7 +132,7 @@ Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds tim
   auto answer = next_frame(stream, out.decoder, timeout, why, out.pending);
   if (!answer) throw LiveError("the server did not accept: " + why);
   if (answer->type == FrameType::Refused)
-    throw LiveError("the server refused: " + std::string(answer->payload.begin(), answer->payload.end()));
+    throw RefusedError("the server refused: " + std::string(answer->payload.begin(), answer->payload.end()));
   if (answer->type != FrameType::Welcome)
     throw LiveError("the server answered " + std::string(to_string(answer->type)) + " instead of welcome");
   out.welcome.assign(answer->payload.begin(), answer->payload.end());

@@ -107,6 +107,25 @@ std::optional<std::vector<std::uint8_t>> TcpStream::receive(std::size_t max, std
   }
 }
 
+std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
+  for (;;) {
+    const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    if (errno != EINTR) fail("send");
+  }
+}
+
+std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
+  for (;;) {
+    const auto n = ::recv(fd_, into.data(), into.size(), 0);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
+    if (errno == ECONNRESET) return 0;
+    if (errno != EINTR) fail("recv");
+  }
+}
+
 TcpListener::TcpListener(std::uint16_t port, const std::string& address) {
   const auto at = address_of(address, port);
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

@@ -20,6 +20,12 @@ class LiveError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The other side answered and said no (a wrong token, an unknown node): retrying will not help.
+class RefusedError : public LiveError {
+ public:
+  using LiveError::LiveError;
+};
+
 class TcpStream {
  public:
   TcpStream() = default;
@@ -39,6 +45,13 @@ class TcpStream {
   std::optional<std::vector<std::uint8_t>> receive(std::size_t max, std::chrono::milliseconds timeout);
   void close();
 
+  // Non-blocking halves for event loops: how many bytes went out (0 when the socket's buffer is
+  // full), and how many came in (0 when the peer closed; nullopt when nothing is there yet).
+  // Both throw LiveError on a broken connection.
+  std::size_t write_some(std::span<const std::uint8_t> bytes);
+  std::optional<std::size_t> read_some(std::span<std::uint8_t> into);
+  int native_handle() const { return fd_; }
+
  private:
   int fd_ = -1;
 };
@@ -54,6 +67,7 @@ class TcpListener {
   std::uint16_t port() const { return port_; }
   // A connection, or nullopt when none came within `timeout`.
   std::optional<TcpStream> accept(std::chrono::milliseconds timeout);
+  int native_handle() const { return fd_; }
 
  private:
   int fd_ = -1;

@@ -62,6 +62,8 @@ class FrameEncoder {
 class FrameDecoder {
  public:
   explicit FrameDecoder(std::uint32_t max_frame_bytes = kDefaultMaxFrameBytes) : max_(max_frame_bytes) {}
+  // The limit for frames not yet begun (a connection that turns out to carry feature maps).
+  void set_max_frame_bytes(std::uint32_t max_frame_bytes) { max_ = max_frame_bytes; }
 
   // Consumes `bytes`, appending every frame they complete to `out`. After an error it consumes
   // nothing more and error() says which.

@@ -44,6 +44,9 @@ class MetricsCollector final : public RunRecorder {
   Time window_start() const { return window_start_; }
   Time window_end() const { return window_end_; }
   Duration bin() const { return bin_; }
+  // A live run's window ends when it is looked at, not when it started: counts already folded
+  // stay, busy fractions are then over [window_start, end).
+  void set_window_end(Time end) { window_end_ = end; }
   // Busy nanoseconds of each GPU per bin (bins from time 0), and per-bin arrivals / on-time
   // completions by arrival time, for time-series charts.
   const std::vector<std::vector<std::int64_t>>& gpu_busy_ns() const { return busy_; }

@@ -125,10 +125,10 @@ int DeferredScheduler::form_batch(ModelState& m, Time gpu_free_at) {
   const Time t_now = now();
   // A batch of b can start at max(now + delay(b), gpu_free_at) and must end by the head's deadline.
   const auto start_of = [&](int b) { return std::max(t_now + delay(b), gpu_free_at); };
-  const auto fits = [&](int b) { return start_of(b) + l.at(b) <= m.queue.front().deadline; };
+  const auto fits = [&](int b) { return start_of(b) + l.at(b) <= due(m.queue.front()); };
   const auto largest_fitting = [&](int limit) {
     limit = std::min(limit, cap);
-    if (options_.d_data == Duration()) return l.largest_within(m.queue.front().deadline - start_of(1), limit);
+    if (options_.d_data == Duration()) return l.largest_within(due(m.queue.front()) - start_of(1), limit);
     int a = 0, z = limit;
     while (a < z) {
       const int mid = a + (z - a + 1) / 2;
@@ -172,7 +172,7 @@ void DeferredScheduler::update_candidate(std::uint32_t model, Time gpu_free_at) 
   }
   const auto& l = m.spec.latency;
   const int cap = options_.max_batch > 0 ? std::min(options_.max_batch, l.max_batch()) : l.max_batch();
-  const Time d = m.queue.front().deadline;
+  const Time d = due(m.queue.front());
   const Time earliest = std::max(now() + delay(bs), gpu_free_at);
   // A late head under WindowFcfs has latest < earliest: it runs as soon as possible.
   const bool late = d - l.at(bs) < earliest;

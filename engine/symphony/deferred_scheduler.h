@@ -115,6 +115,9 @@ class DeferredScheduler final : public DataPlane {
 
   Time now() const { return ctx_->clock.now(); }
   Duration delay(int b) const { return options_.d_ctrl + options_.d_data * b; }
+  // When a request's result must leave the GPU: its deadline less the return path (the digest's
+  // G6, as the reference code does; d_resp is 0 in pure simulation).
+  Time due(const Request& r) const { return r.deadline - options_.d_resp; }
   void enqueue(ModelState& m, const Request& r);
   void update_candidate(std::uint32_t model, Time gpu_free_at);
   int form_batch(ModelState& m, Time gpu_free_at);

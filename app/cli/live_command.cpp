@@ -1,0 +1,271 @@
+// servescope-cli live scheduler|worker|loadgen: the three processes of a live deployment
+// (issue 9; README "Live deployment"). Each runs until its work is done or SIGINT/SIGTERM, and
+// says on stderr what it is doing; --json prints the closing report as JSON on stdout.
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "app/cli/cli_context.h"
+#include "app/cli/simulation_args.h"
+#include "engine/live/live_scheduler.h"
+#include "engine/live/live_worker.h"
+#include "engine/live/load_generator.h"
+#include "engine/sim/run_result_json.h"
+#include "engine/timeline/timeline_data.h"
+#include "model/core/error.h"
+#include "model/io/document.h"
+#include "model/io/file_io.h"
+
+namespace servescope::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_signal(int) {
+  g_stop.store(true);
+}
+
+void install_signal_handlers() {
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+struct Endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
+Endpoint parse_endpoint(const std::string& text, const char* option) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw QueryError(std::string(option) + " takes HOST:PORT (got '" + text + "')");
+  char* end = nullptr;
+  const auto port = std::strtol(text.c_str() + colon + 1, &end, 10);
+  if (end == text.c_str() + colon + 1 || *end != '\0' || port < 0 || port > 65535)
+    throw QueryError(std::string(option) + ": '" + text.substr(colon + 1) + "' is not a port number");
+  return {text.substr(0, colon), static_cast<std::uint16_t>(port)};
+}
+
+std::string token_or_env(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("SERVESCOPE_TOKEN"); env && *env) return env;
+  throw QueryError("give the deployment's shared token with --token or SERVESCOPE_TOKEN");
+}
+
+void log_line(const std::string& who, const std::string& line) {
+  std::cerr << who << ": " << line << std::endl;
+}
+
+void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run) {
+  auto* cmd = live->add_subcommand("scheduler", "Serve a scenario's plan: dispatch batches to workers in real time");
+  struct Args {
+    SimulationArgs sim;
+    std::string listen = "127.0.0.1:7070", token, record, port_file;
+    int metrics_port = -1;
+    double stop_after_s = 0;
+    std::size_t subscriber_limit_mib = 8;
+  };
+  auto args = std::make_shared<Args>();
+  args->sim.add_to(cmd);
+  cmd->add_option("--listen", args->listen, "Where workers, load generators and GUIs connect (HOST:PORT; port 0: any)")
+      ->capture_default_str();
+  cmd->add_option("--token", args->token, "The deployment's shared secret (default: $SERVESCOPE_TOKEN)");
+  cmd->add_option("--metrics-port", args->metrics_port, "Serve Prometheus metrics at http://HOST:PORT/metrics")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--record", args->record, "At exit, write the run (with its timeline) as a run file");
+  cmd->add_option("--port-file", args->port_file, "Write the port it listens on to this file once listening");
+  cmd->add_option("--stop-after", args->stop_after_s, "Stop after this many seconds (0: at SIGINT or SIGTERM)")
+      ->check(CLI::Range(0.0, 1e7));
+  cmd->add_option("--subscriber-limit", args->subscriber_limit_mib,
+                  "MiB of unread events after which a slow subscriber is dropped")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->callback([&global, &run, args] {
+    run = [&global, args] {
+      install_signal_handlers();
+      const auto scenario = args->sim.load_scenario();
+      auto spec = args->sim.to_spec();
+      engine::live::SchedulerOptions options;
+      options.token = token_or_env(args->token);
+      const auto at = parse_endpoint(args->listen, "--listen");
+      options.host = at.host;
+      options.port = at.port;
+      if (args->metrics_port >= 0) options.metrics_port = static_cast<std::uint16_t>(args->metrics_port);
+      options.keep_events = !args->record.empty();
+      options.subscriber_limit_bytes = args->subscriber_limit_mib << 20;
+      engine::live::LiveScheduler scheduler(engine::prepare_serving(scenario, spec), options, scenario.name);
+      scheduler.set_log([](const std::string& line) { log_line("scheduler", line); });
+      std::string listening = "serving " + spec.system + " on " + at.host + ":" + std::to_string(scheduler.port());
+      if (scheduler.metrics_port())
+        listening += ", metrics at http://" + at.host + ":" + std::to_string(*scheduler.metrics_port()) + "/metrics";
+      log_line("scheduler", listening);
+      const auto missing = scheduler.missing_servers();
+      if (!missing.empty()) {
+        std::string names;
+        for (const auto& m : missing)
+          names += " " + m;
+        log_line("scheduler", "waiting for workers:" + names);
+      }
+      if (!args->port_file.empty()) {
+        std::ofstream(args->port_file) << scheduler.port() << '\n'
+                                       << (scheduler.metrics_port() ? *scheduler.metrics_port() : 0) << '\n';
+      }
+      std::unique_ptr<std::thread> timer;
+      if (args->stop_after_s > 0)
+        timer = std::make_unique<std::thread>([s = args->stop_after_s] {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
+          while (!g_stop.load() && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          g_stop.store(true);
+        });
+      scheduler.run(g_stop);
+      if (timer) timer->join();
+      const auto& c = scheduler.counters();
+      nlohmann::json report = {{"requests", c.requests()},
+                               {"finished", c.finished()},
+                               {"outstanding", scheduler.outstanding()},
+                               {"workers_lost", c.workers_lost},
+                               {"workers_joined", c.workers_joined},
+                               {"subscribers_dropped", c.subscribers_dropped},
+                               {"connections_refused", c.connections_refused},
+                               {"dispatch_overhead_us",
+                                {{"p50", c.dispatch_overhead.quantile(0.5).to_us()},
+                                 {"p99", c.dispatch_overhead.quantile(0.99).to_us()},
+                                 {"count", c.dispatch_overhead.count()}}}};
+      if (!args->record.empty()) {
+        const auto result = scheduler.recorded();
+        auto json = engine::run_result_to_json(result, scenario.name);
+        json["timeline"] = engine::to_json(engine::timeline_of(result));
+        save_json_file(args->record, json);
+        log_line("scheduler", "recorded the run in " + args->record);
+      }
+      if (global.json)
+        print_json(report);
+      else
+        std::cout << report.dump(2) << '\n';
+      return kExitOk;
+    };
+  });
+}
+
+void add_worker(CLI::App* live, CommandBody& run) {
+  auto* cmd = live->add_subcommand("worker", "Run one server's vGPUs for a scheduler");
+  struct Args {
+    std::string connect = "127.0.0.1:7070", node, token, executor = "emulated";
+    double noise = 0;
+    std::uint64_t seed = 1;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
+  cmd->add_option("--node", args->node, "Which server of the scenario's cluster this worker is")->required();
+  cmd->add_option("--token", args->token, "The deployment's shared secret (default: $SERVESCOPE_TOKEN)");
+  cmd->add_option("--executor", args->executor, "emulated (holds each batch for its profiled time) or cuda")
+      ->check(CLI::IsMember({"emulated", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--noise", args->noise, "Emulated run times vary by ± this fraction")->check(CLI::Range(0.0, 0.99));
+  cmd->add_option("--seed", args->seed, "Seed of the emulated noise")->capture_default_str();
+  cmd->callback([&run, args] {
+    run = [args] {
+      install_signal_handlers();
+      if (args->executor == "cuda")
+        throw QueryError("this build has no CUDA executor (configure with CUDA available); use --executor emulated");
+      engine::live::WorkerOptions options;
+      options.token = token_or_env(args->token);
+      const auto at = parse_endpoint(args->connect, "--connect");
+      options.host = at.host;
+      options.port = at.port;
+      options.node = args->node;
+      engine::live::LiveWorker worker(options,
+                                      std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
+      const auto who = "worker " + args->node;
+      worker.set_log([who](const std::string& line) { log_line(who, line); });
+      worker.run(g_stop);
+      const auto& s = worker.stats();
+      log_line(who, "ran " + std::to_string(s.batches) + " batches, sent " + std::to_string(s.feature_maps_sent) +
+                        " feature maps (" + std::to_string(s.feature_bytes_sent) + " bytes), received " +
+                        std::to_string(s.feature_maps_received));
+      return kExitOk;
+    };
+  });
+}
+
+void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) {
+  auto* cmd = live->add_subcommand("loadgen", "Send requests to a scheduler and report how each ended");
+  struct Args {
+    std::string connect = "127.0.0.1:7070", token, arrival = "poisson", output;
+    double rate = 100, duration_s = 10, ready_timeout_s = 10, drain_timeout_s = 0;
+    std::uint64_t seed = 1;
+    std::vector<std::string> models;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
+  cmd->add_option("--token", args->token, "The deployment's shared secret (default: $SERVESCOPE_TOKEN)");
+  cmd->add_option("--rate", args->rate, "Requests per second")->check(CLI::Range(1e-3, 1e8))->capture_default_str();
+  cmd->add_option("--arrival", args->arrival, "poisson, gamma:SHAPE or trace:FILE")->capture_default_str();
+  cmd->add_option("--duration", args->duration_s, "Seconds of sending")
+      ->check(CLI::Range(1e-3, 1e7))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the arrival process")->capture_default_str();
+  cmd->add_option("--model", args->models, "Send only to this model (repeatable; default: the scenario's mix)");
+  cmd->add_option("--output", args->output, "Write one CSV row per request (id, model, sent, outcome, latency)");
+  cmd->add_option("--ready-timeout", args->ready_timeout_s, "Seconds to wait for the plan's workers to join")
+      ->capture_default_str();
+  cmd->add_option("--drain-timeout", args->drain_timeout_s,
+                  "Seconds to wait for the last outcomes (0: 4 × the largest SLO + 2 s)");
+  cmd->callback([&global, &run, args] {
+    run = [&global, args] {
+      install_signal_handlers();
+      engine::live::LoadOptions options;
+      options.token = token_or_env(args->token);
+      const auto at = parse_endpoint(args->connect, "--connect");
+      options.host = at.host;
+      options.port = at.port;
+      options.rate_rps = args->rate;
+      options.arrival = engine::live::parse_arrival(args->arrival, options.trace);
+      options.duration = Duration::from_s(args->duration_s);
+      options.seed = args->seed;
+      options.models = args->models;
+      options.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->ready_timeout_s * 1000));
+      options.drain_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->drain_timeout_s * 1000));
+      std::optional<AtomicFileWriter> csv;
+      if (!args->output.empty()) {
+        options.per_request = &csv.emplace(args->output).stream();
+        *options.per_request << "id,model,sent_us,outcome,reason,latency_us\n";
+      }
+      const auto report =
+          engine::live::run_load(options, g_stop, [](const std::string& line) { log_line("loadgen", line); });
+      if (csv) csv->commit();
+      if (global.json) {
+        print_json(report.to_json());
+      } else {
+        std::cout << "sent " << report.sent << " in " << report.duration_s << " s: " << report.on_time << " on time, "
+                  << report.late << " late, " << report.dropped << " dropped, " << report.scheduler_lost
+                  << " lost with the scheduler, " << report.no_outcome << " without an outcome\n"
+                  << "SLO attainment " << 100 * report.attainment() << " %, goodput " << report.goodput_rps()
+                  << " req/s, latency p50 " << report.latency.quantile(0.5).to_ms() << " ms, p99 "
+                  << report.latency.quantile(0.99).to_ms() << " ms\n";
+      }
+      if (!report.reconciled()) {
+        std::cerr << "error: " << report.no_outcome << " requests got no outcome within the drain timeout\n";
+        return kExitFailure;
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace
+
+void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
+  auto* live = app.add_subcommand("live", "Run a live deployment: scheduler, workers and load generator");
+  live->require_subcommand(1);
+  add_scheduler(live, global, run);
+  add_worker(live, run);
+  add_loadgen(live, global, run);
+}
+
+}  // namespace servescope::cli

@@ -1,0 +1,63 @@
+// One framed live connection inside an event loop: the socket, the decoder of what comes in,
+// the encoder and an output buffer for what goes out, and when the peer was last heard from.
+// Nothing blocks: the owner polls native_handle() (for writing too while wants_write()), then
+// calls receive() and flush(). The scheduler, workers, load generator and GUI client share it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/live/tcp_socket.h"
+#include "engine/live/wire_format.h"
+
+namespace servescope::engine::live {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// Linux lets a sleeping thread wake up to 50 µs late by default (timer slack), which a data plane
+// dispatching at the latest moment turns straight into missed deadlines; the live processes ask
+// for 1 µs.
+void use_fine_timer_slack();
+
+class Connection {
+ public:
+  Connection(TcpStream stream, FrameDecoder decoder, FrameEncoder encoder);
+
+  // Queues a frame; it leaves on the next flush().
+  void send(FrameType type, std::span<const std::uint8_t> payload);
+  void send(FrameType type, std::string_view payload);
+  // Queues raw bytes (a preamble).
+  void send_raw(std::span<const std::uint8_t> bytes);
+  // Writes what the socket takes now. Throws LiveError on a broken connection.
+  void flush();
+  bool wants_write() const { return sent_ < out_.size(); }
+  std::size_t buffered() const { return out_.size() - sent_; }
+
+  // Reads what arrived and appends whole frames to `frames`. False when the peer closed the
+  // connection or its bytes broke the protocol (then error() says why; empty for a plain close).
+  bool receive(std::vector<Frame>& frames);
+  const std::string& error() const { return error_; }
+
+  int native_handle() const { return stream_.native_handle(); }
+  SteadyTime last_heard() const { return last_heard_; }
+  SteadyTime last_sent() const { return last_sent_; }
+  std::uint64_t bytes_in() const { return bytes_in_; }
+  std::uint64_t bytes_out() const { return bytes_out_; }
+  // Sends what is buffered, waiting at most `timeout` for a slow peer (a last refusal).
+  void drain(std::chrono::milliseconds timeout);
+  void close() { stream_.close(); }
+
+ private:
+  TcpStream stream_;
+  FrameDecoder decoder_;
+  FrameEncoder encoder_;
+  std::vector<std::uint8_t> out_;
+  std::size_t sent_ = 0;
+  std::string error_;
+  SteadyTime last_heard_, last_sent_;
+  std::uint64_t bytes_in_ = 0, bytes_out_ = 0;
+};
+
+}  // namespace servescope::engine::live

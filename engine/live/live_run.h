@@ -1,0 +1,48 @@
+// A run watched live: what the scheduler serves (models, vGPU slots, servers: the `run` object
+// of its welcome) and the events it has streamed so far, folded into the simulator's own
+// recorders. A snapshot is a SimulationResult like a simulated run's, so the timeline, charts,
+// exports and the run file format take a live run unchanged ("recorded live, reopened like a
+// simulated run", issue 9).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+
+#include "engine/metrics/run_metrics.h"
+#include "engine/sim/scenario_simulation.h"
+
+namespace servescope::engine::live {
+
+// The run's description as the scheduler's welcome carries it, and back. Reading throws
+// InputError naming `source` and the JSON path of a bad value.
+nlohmann::json describe_run(const SimulationResult& result);
+SimulationResult run_from_description(const nlohmann::json& run, const std::string& source);
+
+class LiveRun {
+ public:
+  // `warmup`: arrivals before it are left out of the aggregates, as in a simulation.
+  LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin = Duration::milliseconds(100));
+
+  // Folds an `events` frame; refuses (ProtocolError) records naming a model or GPU the run does
+  // not have, so a confused stream cannot index past the tables.
+  void apply(std::span<const std::uint8_t> events);
+  std::uint64_t events() const { return events_; }
+  Time latest() const { return latest_; }  // the latest time any event named
+  const SimulationResult& description() const { return description_; }
+  const TimelineRecorder& timeline() const { return timeline_; }
+  const MetricsCollector& metrics() const { return metrics_; }
+
+  // The run so far as a result: aggregates over [warmup, latest()], and the timeline.
+  SimulationResult snapshot() const;
+
+ private:
+  class Checked;
+  SimulationResult description_;
+  MetricsCollector metrics_;
+  TimelineRecorder timeline_;
+  std::uint64_t events_ = 0;
+  Time latest_;
+};
+
+}  // namespace servescope::engine::live

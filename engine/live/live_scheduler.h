@@ -1,0 +1,167 @@
+// The live scheduler (issue 9): the plan's data plane, the very object the simulator runs,
+// serving real requests against the wall clock. It is the data plane's Clock (steady time since
+// the scheduler started), Executor (batches go to the worker process that holds each vGPU slot,
+// transfers to the worker that sends the feature map) and OutcomeSink (each request's outcome
+// goes back to the load generator that sent it, exactly once). One thread, one poll loop: the
+// data plane is single-threaded by design (seed 002 §2.4, one scheduler thread per sub-cluster).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/core/indexed_heap.h"
+#include "engine/live/connection.h"
+#include "engine/live/event_stream.h"
+#include "engine/live/handshake.h"
+#include "engine/live/messages.h"
+#include "engine/metrics/latency_histogram.h"
+#include "engine/sim/scenario_simulation.h"
+
+namespace servescope::engine::live {
+
+struct SchedulerOptions {
+  std::string token;
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;                         // 0: any free port (see LiveScheduler::port())
+  std::optional<std::uint16_t> metrics_port;      // Prometheus text over HTTP at /metrics
+  std::chrono::milliseconds heartbeat{250};       // sent on a connection idle this long
+  std::chrono::milliseconds liveness{1000};       // a peer silent this long is gone
+  std::size_t subscriber_limit_bytes = 8u << 20;  // a subscriber this far behind is dropped
+  bool keep_events = false;                       // keep every event for recorded()
+};
+
+// Counters since the scheduler started, for /metrics, the CLI and the tests.
+struct SchedulerCounters {
+  std::vector<std::uint64_t> arrivals, on_time, late;                // per model
+  std::vector<std::array<std::uint64_t, kDropReasonCount>> dropped;  // per model and reason
+  std::vector<std::uint64_t> batches;                                // per GPU slot
+  std::vector<std::int64_t> busy_ns;                                 // per GPU slot
+  std::uint64_t transfers = 0, transfer_bytes = 0;
+  std::uint64_t events = 0, event_bytes = 0;
+  std::uint64_t subscribers_dropped = 0, connections_refused = 0;
+  std::uint64_t workers_lost = 0, workers_joined = 0;
+  LatencyHistogram dispatch_overhead{6};  // triggering event to the batch order on its socket
+  std::uint64_t requests() const;
+  std::uint64_t finished() const;  // completed or dropped
+};
+
+class LiveScheduler final : private Clock, private Executor, private OutcomeSink {
+ public:
+  // Throws QueryError when the prepared system cannot run live (application requests) and
+  // LiveError when it cannot listen.
+  LiveScheduler(PreparedServing prepared, SchedulerOptions options, std::string scenario_name);
+  ~LiveScheduler() override;
+
+  std::uint16_t port() const { return listener_.port(); }
+  std::optional<std::uint16_t> metrics_port() const;
+
+  // Serves until `stop` is set (a signal handler's flag), then says goodbye to every peer.
+  void run(const std::atomic<bool>& stop);
+
+  const SchedulerCounters& counters() const { return counters_; }
+  // How many requests are in the data plane now (arrived, not yet completed or dropped).
+  std::size_t outstanding() const { return ledger_.size(); }
+  std::size_t workers_connected() const;
+  std::vector<std::string> missing_servers() const;
+  // The run so far, from the kept events (SchedulerOptions::keep_events), as a run file holds it.
+  SimulationResult recorded() const;
+  std::string prometheus_text() const;
+  // One line per notable happening (joins, losses, refusals), for the daemon's log.
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+
+ private:
+  struct Peer;
+  struct InFlightBatch {
+    Batch batch;
+    std::uint32_t server = 0;
+    Time dispatched;
+  };
+  struct InFlightTransfer {
+    Transfer transfer;
+    std::uint32_t sender = 0, receiver = 0;  // servers
+    Time issued;
+  };
+  struct Owner {
+    std::uint64_t peer = 0;  // the load generator's connection id
+    std::uint64_t client_id = 0;
+  };
+  struct TimerKey {
+    Time at;
+    std::uint64_t seq = 0;
+    bool operator<(const TimerKey& o) const { return at != o.at ? at < o.at : seq < o.seq; }
+  };
+
+  // Clock
+  Time now() const override;
+  TimerId create_timer(std::uint64_t token) override;
+  void arm(TimerId timer, Time at) override;
+  void disarm(TimerId timer) override;
+  // Executor
+  void execute(Batch batch) override;
+  bool preempt(BatchId batch, std::uint32_t gpu) override;
+  void transfer(Transfer transfer) override;
+  // OutcomeSink
+  void dropped(const Request& request, DropReason reason) override;
+  void completed(const Request& request, Time start, Time end) override;
+
+  void accept_connections();
+  void handle_frames(Peer& peer, std::vector<Frame>& frames);
+  void handle_hello(Peer& peer, const Frame& frame);
+  void handle_requests(Peer& peer, const Frame& frame);
+  void handle_report(Peer& peer, const Frame& frame);
+  void handle_control(Peer& peer, const Frame& frame);
+  void finish_batch(std::uint64_t batch, std::int64_t run_ns);
+  void finish_transfer(std::uint64_t transfer);
+  void lose_worker(std::uint32_t server, const std::string& why);
+  void lose_batch(InFlightBatch lost, DropReason reason);
+  void close_peer(Peer& peer, const std::string& why, bool refuse);
+  void fire_due_timers();
+  void publish();
+  void check_liveness();
+  void serve_metrics();
+  void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
+  nlohmann::json welcome_for(const Peer& peer) const;
+  void broadcast_status();
+  void log(const std::string& line) const;
+
+  PreparedServing prepared_;
+  SchedulerOptions options_;
+  std::string scenario_name_;
+  DataPlaneContext context_;
+  TcpListener listener_;
+  std::unique_ptr<TcpListener> metrics_listener_;
+  SteadyTime origin_;
+  std::uint64_t next_peer_id_ = 1;
+  std::vector<std::unique_ptr<Peer>> peers_;
+  std::vector<std::uint32_t> slot_server_;    // per GPU slot
+  std::vector<std::uint64_t> server_worker_;  // per server: the worker's peer id (0: none)
+  std::vector<bool> server_used_;             // per server: the plan puts a slot on it
+  std::unordered_map<BatchId, InFlightBatch> batches_;
+  std::unordered_map<TransferId, InFlightTransfer> transfers_;
+  std::unordered_map<RequestId, Owner> ledger_;
+  RequestId next_request_ = 1;
+  // Data-plane timers and the scheduler's own (work the data plane sent to a lost worker).
+  IndexedHeap<TimerKey> timers_;
+  std::vector<std::uint64_t> timer_tokens_;
+  std::uint64_t timer_seq_ = 0;
+  std::multimap<Time, BatchDone> lost_completions_;
+  std::multimap<Time, TransferDone> instant_transfers_;
+  // Where the current event started, for the dispatch overhead.
+  SteadyTime event_began_;
+  RecorderFanout fanout_;
+  EventEncoder events_;
+  std::vector<std::uint8_t> kept_events_;
+  SchedulerCounters counters_;
+  SteadyTime last_status_;
+  std::function<void(const std::string&)> log_;
+};
+
+}  // namespace servescope::engine::live

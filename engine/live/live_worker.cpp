@@ -1,0 +1,262 @@
+#include "engine/live/live_worker.h"
+
+#include <poll.h>
+
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unordered_map>
+
+#include "engine/live/byte_codec.h"
+#include "engine/live/connection.h"
+#include "engine/live/handshake.h"
+
+namespace servescope::engine::live {
+namespace {
+
+constexpr std::chrono::milliseconds kPeerTimeout{1000};
+// Feature-map connections carry chunks of up to kFeatureMapChunkBytes plus their header.
+constexpr std::uint32_t kFeatureFrameLimit = static_cast<std::uint32_t>(kFeatureMapChunkBytes + 64);
+
+}  // namespace
+
+// One connection to the scheduler, from welcome to loss.
+class LiveWorker::Session {
+ public:
+  Session(LiveWorker& worker, Connection scheduler, TcpListener& features)
+      : w_(worker), scheduler_(std::move(scheduler)), features_(features) {}
+
+  // Returns when the scheduler is gone or `stop` is set; why in the log.
+  void serve(const std::atomic<bool>& stop, std::vector<Frame> pending) {
+    nlohmann::json hello_more = {{"feature_port", features_.port()}};
+    scheduler_.send(FrameType::Control, hello_more.dump());
+    if (!handle(pending)) return;
+    std::vector<pollfd> fds;
+    std::vector<Frame> frames;
+    while (!stop.load(std::memory_order_relaxed)) {
+      fds.clear();
+      fds.push_back(
+          {scheduler_.native_handle(), static_cast<short>(POLLIN | (scheduler_.wants_write() ? POLLOUT : 0)), 0});
+      fds.push_back({features_.native_handle(), POLLIN, 0});
+      for (const auto& in : inbound_)
+        fds.push_back({in->native_handle(), POLLIN, 0});
+      for (const auto& [where, out] : outbound_)
+        fds.push_back({out->native_handle(), static_cast<short>(POLLIN | (out->wants_write() ? POLLOUT : 0)), 0});
+      auto wake = SteadyClock::now() + std::chrono::milliseconds(50);
+      if (const auto next = w_.executor_->next_event()) wake = std::min(wake, *next);
+      if (!sends_.empty()) wake = std::min(wake, sends_.begin()->first);
+      const auto wait_ns = std::max<std::int64_t>(
+          0, std::chrono::duration_cast<std::chrono::nanoseconds>(wake - SteadyClock::now()).count());
+      const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
+      if (::ppoll(fds.data(), fds.size(), &timeout, nullptr) < 0 && errno != EINTR)
+        throw LiveError(std::string("poll: ") + std::strerror(errno));
+
+      if (fds[0].revents != 0) {
+        frames.clear();
+        const bool open = scheduler_.receive(frames);
+        if (!handle(frames)) return;
+        if (!open) {
+          log("scheduler connection closed" + (scheduler_.error().empty() ? "" : ": " + scheduler_.error()));
+          return;
+        }
+      }
+      if (fds[1].revents & POLLIN) accept_peer();
+      receive_feature_maps();
+      const auto now = SteadyClock::now();
+      for (const auto& done : w_.executor_->finished(now)) {
+        ++w_.stats_.batches;
+        scheduler_.send(FrameType::BatchDone, encode_report(done));
+      }
+      while (!sends_.empty() && sends_.begin()->first <= now) {
+        const auto order = sends_.begin()->second;
+        sends_.erase(sends_.begin());
+        send_feature_map(order);
+      }
+      for (auto& [where, out] : outbound_)
+        try {
+          out->flush();
+        } catch (const LiveError& e) {
+          log("feature-map connection to " + where + " broke: " + e.what());
+          out->close();
+        }
+      std::erase_if(outbound_, [](const auto& kv) { return kv.second->native_handle() < 0; });
+      if (now - scheduler_.last_heard() > w_.options_.liveness) {
+        log("scheduler silent for more than " + std::to_string(w_.options_.liveness.count()) + " ms");
+        return;
+      }
+      if (now - scheduler_.last_sent() > w_.options_.heartbeat)
+        scheduler_.send(FrameType::Heartbeat, std::string_view{});
+      try {
+        scheduler_.flush();
+      } catch (const LiveError& e) {
+        log(std::string("scheduler connection broke: ") + e.what());
+        return;
+      }
+    }
+    scheduler_.send(FrameType::Refused, std::string_view("the worker is shutting down"));
+    scheduler_.drain(std::chrono::milliseconds(200));
+  }
+
+ private:
+  void log(const std::string& line) const {
+    if (w_.log_) w_.log_(line);
+  }
+
+  // False when the scheduler ended the session.
+  bool handle(const std::vector<Frame>& frames) {
+    for (const auto& f : frames) {
+      switch (f.type) {
+        case FrameType::Batch: {
+          const auto order = decode_order(f.payload);
+          if (const auto* run = std::get_if<RunOrder>(&order)) {
+            w_.executor_->submit(*run, SteadyClock::now());
+          } else {
+            const auto& send = std::get<SendOrder>(order);
+            sends_.emplace(SteadyClock::now() + std::chrono::nanoseconds(send.start_in_ns), send);
+          }
+          break;
+        }
+        case FrameType::Heartbeat:
+        case FrameType::Control:
+          break;
+        case FrameType::Refused:
+          log("the scheduler said: " + std::string(f.payload.begin(), f.payload.end()));
+          return false;
+        default:
+          throw ProtocolError("the scheduler sent a " + std::string(to_string(f.type)) + " frame");
+      }
+    }
+    return true;
+  }
+
+  void accept_peer() {
+    auto stream = features_.accept(std::chrono::milliseconds(0));
+    if (!stream) return;
+    // Loopback handshakes take microseconds; a peer that stalls is cut off after a second.
+    auto answer = serve_handshake(*stream, w_.options_.token, kPeerTimeout);
+    if (auto* accepted = std::get_if<Accepted>(&answer)) {
+      FrameDecoder decoder = std::move(accepted->decoder);
+      decoder.set_max_frame_bytes(kFeatureFrameLimit);
+      auto conn = std::make_unique<Connection>(std::move(*stream), std::move(decoder), std::move(accepted->encoder));
+      for (const auto& f : accepted->pending)
+        take_feature_map(f);
+      inbound_.push_back(std::move(conn));
+    } else {
+      log("refused a feature-map connection: " + std::get<Refusal>(answer).reason);
+    }
+  }
+
+  void take_feature_map(const Frame& f) {
+    if (f.type == FrameType::Heartbeat) return;
+    if (f.type != FrameType::FeatureMap)
+      throw ProtocolError("a " + std::string(to_string(f.type)) + " frame on a feature-map connection");
+    const auto h = decode_feature_map(f.payload);
+    auto& got = received_[h.transfer];
+    got += h.chunk_bytes;
+    w_.stats_.feature_bytes_received += h.chunk_bytes;
+    if (got >= h.total_bytes) {
+      received_.erase(h.transfer);
+      ++w_.stats_.feature_maps_received;
+      scheduler_.send(FrameType::BatchDone, encode_report(ReceiveReport{h.transfer, h.total_bytes}));
+    }
+  }
+
+  void receive_feature_maps() {
+    std::vector<Frame> frames;
+    for (auto& in : inbound_) {
+      frames.clear();
+      const bool open = in->receive(frames);
+      try {
+        for (const auto& f : frames)
+          take_feature_map(f);
+      } catch (const ProtocolError& e) {
+        log(std::string("feature-map connection refused: ") + e.what());
+        in->send(FrameType::Refused, std::string_view(e.what()));
+        in->drain(std::chrono::milliseconds(50));
+        in->close();
+        continue;
+      }
+      if (!open) in->close();
+    }
+    std::erase_if(inbound_, [](const auto& c) { return c->native_handle() < 0; });
+  }
+
+  void send_feature_map(const SendOrder& order) {
+    const auto where = order.peer_host + ":" + std::to_string(order.peer_port);
+    auto it = outbound_.find(where);
+    if (it == outbound_.end()) {
+      try {
+        auto stream = TcpStream::connect(order.peer_host, order.peer_port, kPeerTimeout);
+        auto joined =
+            join(stream, Hello{w_.options_.token, PeerRole::Worker, "peer:" + w_.options_.node}, kPeerTimeout);
+        it = outbound_
+                 .emplace(where, std::make_unique<Connection>(std::move(stream), std::move(joined.decoder),
+                                                              std::move(joined.encoder)))
+                 .first;
+      } catch (const LiveError& e) {
+        // The receiver is gone; the scheduler loses it and this transfer with it.
+        log("cannot reach " + where + " for transfer " + std::to_string(order.transfer) + ": " + e.what());
+        return;
+      }
+    }
+    std::uint64_t left = order.bytes;
+    do {
+      const auto chunk = std::min(left, kFeatureMapChunkBytes);
+      it->second->send(FrameType::FeatureMap, encode_feature_map(order.transfer, order.bytes, chunk));
+      left -= chunk;
+    } while (left > 0);
+    ++w_.stats_.feature_maps_sent;
+    w_.stats_.feature_bytes_sent += order.bytes;
+  }
+
+  LiveWorker& w_;
+  Connection scheduler_;
+  TcpListener& features_;
+  std::vector<std::unique_ptr<Connection>> inbound_;
+  std::map<std::string, std::unique_ptr<Connection>> outbound_;
+  std::unordered_map<std::uint64_t, std::uint64_t> received_;  // transfer → bytes so far
+  std::multimap<SteadyClock::time_point, SendOrder> sends_;
+};
+
+LiveWorker::LiveWorker(WorkerOptions options, std::unique_ptr<WorkerExecutor> executor)
+    : options_(std::move(options)), executor_(std::move(executor)) {}
+
+LiveWorker::~LiveWorker() = default;
+
+void LiveWorker::run(const std::atomic<bool>& stop) {
+  use_fine_timer_slack();
+  TcpListener features(0, options_.feature_host);
+  const auto where = options_.host + ":" + std::to_string(options_.port);
+  bool announced_wait = false;
+  while (!stop.load(std::memory_order_relaxed)) {
+    TcpStream stream;
+    Joined joined;
+    try {
+      stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000));
+      joined = join(stream, Hello{options_.token, PeerRole::Worker, options_.node}, std::chrono::milliseconds(2000));
+    } catch (const RefusedError&) {
+      throw;
+    } catch (const LiveError& e) {
+      if (!announced_wait && log_) log_("waiting for the scheduler at " + where + " (" + e.what() + ")");
+      announced_wait = true;
+      std::this_thread::sleep_for(options_.reconnect_every);
+      continue;
+    }
+    announced_wait = false;
+    ++stats_.sessions;
+    if (log_) log_("joined the scheduler at " + where + " as " + options_.node);
+    Session session(*this, Connection(std::move(stream), std::move(joined.decoder), std::move(joined.encoder)),
+                    features);
+    try {
+      session.serve(stop, std::move(joined.pending));
+    } catch (const ProtocolError& e) {
+      if (log_) log_(std::string("protocol error from the scheduler: ") + e.what());
+    }
+    // What it held was the scheduler's to re-dispatch or drop; a new session starts empty.
+    executor_->clear();
+    if (!stop.load()) std::this_thread::sleep_for(options_.reconnect_every);
+  }
+}
+
+}  // namespace servescope::engine::live

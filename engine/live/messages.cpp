@@ -1,0 +1,192 @@
+#include "engine/live/messages.h"
+
+#include "engine/live/byte_codec.h"
+
+namespace servescope::engine::live {
+namespace {
+
+enum class OrderKind : std::uint8_t { Run = 0, Send = 1 };
+enum class ReportKind : std::uint8_t { Ran = 0, Received = 1 };
+
+DropReason reason_from(std::uint8_t v, const char* what) {
+  if (v >= kDropReasonCount) throw ProtocolError(std::string(what) + ": unknown drop reason " + std::to_string(v));
+  return static_cast<DropReason>(v);
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_requests(std::span<const ClientRequest> requests) {
+  std::vector<std::uint8_t> out;
+  out.reserve(4 + requests.size() * 16);
+  ByteWriter w(out);
+  w.u32(static_cast<std::uint32_t>(requests.size()));
+  for (const auto& r : requests) {
+    w.u64(r.client_id);
+    w.u32(r.model);
+    w.u32(r.target);
+  }
+  return out;
+}
+
+std::vector<ClientRequest> decode_requests(std::span<const std::uint8_t> payload) {
+  ByteReader r(payload, "request frame");
+  std::vector<ClientRequest> out(r.count(16, "request count"));
+  for (auto& c : out) {
+    c.client_id = r.u64("request id");
+    c.model = r.u32("model");
+    c.target = r.u32("target");
+  }
+  r.expect_end();
+  return out;
+}
+
+std::vector<std::uint8_t> encode_outcomes(std::span<const ClientOutcome> outcomes) {
+  std::vector<std::uint8_t> out;
+  out.reserve(4 + outcomes.size() * 18);
+  ByteWriter w(out);
+  w.u32(static_cast<std::uint32_t>(outcomes.size()));
+  for (const auto& o : outcomes) {
+    w.u64(o.client_id);
+    w.u8(static_cast<std::uint8_t>(o.status));
+    w.u8(static_cast<std::uint8_t>(o.reason));
+    w.i64(o.latency_ns);
+  }
+  return out;
+}
+
+std::vector<ClientOutcome> decode_outcomes(std::span<const std::uint8_t> payload) {
+  ByteReader r(payload, "outcome frame");
+  std::vector<ClientOutcome> out(r.count(18, "outcome count"));
+  for (auto& o : out) {
+    o.client_id = r.u64("request id");
+    const auto status = r.u8("status");
+    if (status > static_cast<std::uint8_t>(OutcomeStatus::Dropped))
+      throw ProtocolError("outcome frame: unknown status " + std::to_string(status));
+    o.status = static_cast<OutcomeStatus>(status);
+    o.reason = reason_from(r.u8("drop reason"), "outcome frame");
+    o.latency_ns = r.i64("latency");
+  }
+  r.expect_end();
+  return out;
+}
+
+std::vector<std::uint8_t> encode_order(const WorkerOrder& order) {
+  std::vector<std::uint8_t> out;
+  ByteWriter w(out);
+  if (const auto* run = std::get_if<RunOrder>(&order)) {
+    w.u8(static_cast<std::uint8_t>(OrderKind::Run));
+    w.u64(run->batch);
+    w.u32(run->slot);
+    w.u32(run->model);
+    w.u32(run->kernel);
+    w.u32(run->size);
+    w.i64(run->start_in_ns);
+    w.i64(run->run_ns);
+  } else {
+    const auto& send = std::get<SendOrder>(order);
+    w.u8(static_cast<std::uint8_t>(OrderKind::Send));
+    w.u64(send.transfer);
+    w.u32(send.from_slot);
+    w.u32(send.to_slot);
+    w.u64(send.bytes);
+    w.i64(send.start_in_ns);
+    w.text(send.peer_host);
+    w.u16(send.peer_port);
+  }
+  return out;
+}
+
+WorkerOrder decode_order(std::span<const std::uint8_t> payload) {
+  ByteReader r(payload, "batch frame");
+  const auto kind = r.u8("kind");
+  if (kind == static_cast<std::uint8_t>(OrderKind::Run)) {
+    RunOrder o;
+    o.batch = r.u64("batch id");
+    o.slot = r.u32("slot");
+    o.model = r.u32("model");
+    o.kernel = r.u32("kernel");
+    o.size = r.u32("size");
+    o.start_in_ns = r.i64("start delay");
+    o.run_ns = r.i64("run time");
+    r.expect_end();
+    if (o.run_ns < 0 || o.start_in_ns < 0) throw ProtocolError("batch frame: negative time");
+    return o;
+  }
+  if (kind == static_cast<std::uint8_t>(OrderKind::Send)) {
+    SendOrder o;
+    o.transfer = r.u64("transfer id");
+    o.from_slot = r.u32("from slot");
+    o.to_slot = r.u32("to slot");
+    o.bytes = r.u64("bytes");
+    o.start_in_ns = r.i64("start delay");
+    o.peer_host = r.text("peer host");
+    o.peer_port = r.u16("peer port");
+    r.expect_end();
+    if (o.start_in_ns < 0) throw ProtocolError("batch frame: negative time");
+    return o;
+  }
+  throw ProtocolError("batch frame: unknown kind " + std::to_string(kind));
+}
+
+std::vector<std::uint8_t> encode_report(const WorkerReport& report) {
+  std::vector<std::uint8_t> out;
+  ByteWriter w(out);
+  if (const auto* ran = std::get_if<RunReport>(&report)) {
+    w.u8(static_cast<std::uint8_t>(ReportKind::Ran));
+    w.u64(ran->batch);
+    w.u32(ran->slot);
+    w.i64(ran->run_ns);
+  } else {
+    const auto& got = std::get<ReceiveReport>(report);
+    w.u8(static_cast<std::uint8_t>(ReportKind::Received));
+    w.u64(got.transfer);
+    w.u64(got.bytes);
+  }
+  return out;
+}
+
+WorkerReport decode_report(std::span<const std::uint8_t> payload) {
+  ByteReader r(payload, "batch-done frame");
+  const auto kind = r.u8("kind");
+  if (kind == static_cast<std::uint8_t>(ReportKind::Ran)) {
+    RunReport o;
+    o.batch = r.u64("batch id");
+    o.slot = r.u32("slot");
+    o.run_ns = r.i64("run time");
+    r.expect_end();
+    if (o.run_ns < 0) throw ProtocolError("batch-done frame: negative run time");
+    return o;
+  }
+  if (kind == static_cast<std::uint8_t>(ReportKind::Received)) {
+    ReceiveReport o;
+    o.transfer = r.u64("transfer id");
+    o.bytes = r.u64("bytes");
+    r.expect_end();
+    return o;
+  }
+  throw ProtocolError("batch-done frame: unknown kind " + std::to_string(kind));
+}
+
+std::vector<std::uint8_t> encode_feature_map(std::uint64_t transfer, std::uint64_t total_bytes, std::uint64_t bytes) {
+  std::vector<std::uint8_t> out;
+  out.reserve(16 + bytes);
+  ByteWriter w(out);
+  w.u64(transfer);
+  w.u64(total_bytes);
+  // The payload is the stage's output in a real deployment; emulated workers send a pattern
+  // of the profiled size so the network carries what it would.
+  for (std::uint64_t i = 0; i < bytes; ++i)
+    out.push_back(static_cast<std::uint8_t>(i * 131 + transfer));
+  return out;
+}
+
+FeatureMapHeader decode_feature_map(std::span<const std::uint8_t> payload) {
+  ByteReader r(payload, "feature-map frame");
+  FeatureMapHeader h;
+  h.transfer = r.u64("transfer id");
+  h.total_bytes = r.u64("total bytes");
+  h.chunk_bytes = r.remaining();
+  return h;
+}
+
+}  // namespace servescope::engine::live
