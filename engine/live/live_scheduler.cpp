@@ -541,6 +541,7 @@ void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
     event_began_ = std::chrono::steady_clock::now();
     if (!peer.welcomed) {
       if (f.type != FrameType::Hello) {
+        ++counters_.connections_refused;
         peer.conn->send_raw(FrameEncoder::preamble());
         close_peer(peer, std::string(to_string(f.type)) + " frame before hello", true);
         return;
@@ -737,6 +738,7 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
         handle_frames(p, frames);
         if (!open && !p.closed) {
           const bool bad_magic = !p.welcomed && p.conn->error().find("magic") != std::string::npos;
+          if (!p.conn->error().empty()) ++counters_.connections_refused;
           if (bad_magic) {
             p.closed = true;  // not one of ours: no answer at all
             p.conn->close();

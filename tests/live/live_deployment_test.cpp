@@ -1,0 +1,393 @@
+// The live deployment end to end (issue 9): real scheduler, worker and load-generator processes
+// on loopback, serving the built-in demo with Symphony and a PPipe plan. Every run reconciles
+// (each request sent ends completed or dropped with a reason); faults are injected with
+// signals; the fidelity tests compare the live runs with the simulator on the same scenario.
+#include <gtest/gtest.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "engine/live/handshake.h"
+#include "engine/live/tcp_socket.h"
+#include "engine/live/wire_format.h"
+#include "engine/timeline/timeline_data.h"
+#include "tests/support/child_process.h"
+#include "tests/support/test_support.h"
+
+using servescope::test::ChildProcess;
+using servescope::test::TempDir;
+namespace live = servescope::engine::live;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kToken = "test-token-7f3a";
+const std::string kDemo = "builtin:projects/demo.json";
+const std::string kPpipeDemo = "builtin:projects/ppipe-demo.json";
+
+bool under_sanitizers() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#endif
+#endif
+  return false;
+}
+
+// A scheduler and one worker per server it waits for, on an ephemeral port.
+class Deployment {
+ public:
+  Deployment(const TempDir& dir, std::vector<std::string> scheduler_args, std::uint16_t port = 0)
+      : dir_(dir), args_(std::move(scheduler_args)) {
+    start_scheduler(port);
+    const auto log = scheduler_->err();
+    const std::regex waiting("waiting for workers:([^\n]*)");
+    std::smatch m;
+    if (std::regex_search(log, m, waiting)) {
+      std::istringstream names(m[1].str());
+      for (std::string n; names >> n;)
+        nodes_.push_back(n);
+    }
+    for (const auto& n : nodes_)
+      start_worker(n);
+    EXPECT_TRUE(scheduler_->wait_for_log("joined", 20s, static_cast<int>(nodes_.size()))) << scheduler_->err();
+  }
+
+  void start_scheduler(std::uint16_t port) {
+    const auto port_file = dir_.path() / ("port-" + std::to_string(++schedulers_));
+    std::vector<std::string> args{"live",           "scheduler", "--listen",    "127.0.0.1:" + std::to_string(port),
+                                  "--token",        kToken,      "--port-file", port_file.string(),
+                                  "--metrics-port", "0"};
+    args.insert(args.end(), args_.begin(), args_.end());
+    scheduler_ = std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / "scheduler.out",
+                                                dir_.path() / ("scheduler-" + std::to_string(schedulers_) + ".err"));
+    for (int i = 0; i < 2000 && servescope::test::read_file(port_file).find('\n') == std::string::npos; ++i)
+      std::this_thread::sleep_for(5ms);
+    std::istringstream ports(servescope::test::read_file(port_file));
+    ports >> port_ >> metrics_port_;
+    ASSERT_NE(port_, 0) << scheduler_->err();
+  }
+
+  ChildProcess& start_worker(const std::string& node) {
+    workers_[node] = std::make_unique<ChildProcess>(
+        SERVESCOPE_CLI,
+        std::vector<std::string>{"live", "worker", "--connect", endpoint(), "--token", kToken, "--node", node},
+        dir_.path() / ("worker-" + node + ".out"), dir_.path() / ("worker-" + node + ".err"));
+    return *workers_[node];
+  }
+
+  std::unique_ptr<ChildProcess> start_loadgen(double rate, double seconds, const std::string& token = kToken,
+                                              std::vector<std::string> more = {}) const {
+    std::vector<std::string> args{"--json",
+                                  "live",
+                                  "loadgen",
+                                  "--connect",
+                                  endpoint(),
+                                  "--token",
+                                  token,
+                                  "--rate",
+                                  std::to_string(rate),
+                                  "--duration",
+                                  std::to_string(seconds)};
+    args.insert(args.end(), more.begin(), more.end());
+    return std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / "loadgen.out",
+                                          dir_.path() / "loadgen.err");
+  }
+
+  // Runs the load generator to its end and returns its report.
+  nlohmann::json load(double rate, double seconds) const {
+    auto lg = start_loadgen(rate, seconds);
+    const auto status = lg->wait_for(std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60000));
+    EXPECT_EQ(status, 0) << lg->err();
+    return nlohmann::json::parse(lg->out(), nullptr, false);
+  }
+
+  std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::uint16_t port() const { return port_; }
+  std::uint16_t metrics_port() const { return metrics_port_; }
+  ChildProcess& scheduler() { return *scheduler_; }
+  ChildProcess& worker(const std::string& node) { return *workers_.at(node); }
+  const std::vector<std::string>& nodes() const { return nodes_; }
+
+  // Stops the scheduler with SIGTERM and returns its closing report.
+  nlohmann::json stop_scheduler() {
+    scheduler_->signal(SIGTERM);
+    EXPECT_EQ(scheduler_->wait_for(30s), 0) << scheduler_->err();
+    return nlohmann::json::parse(scheduler_->out(), nullptr, false);
+  }
+
+ private:
+  const TempDir& dir_;
+  std::vector<std::string> args_;
+  int schedulers_ = 0;
+  std::unique_ptr<ChildProcess> scheduler_;
+  std::map<std::string, std::unique_ptr<ChildProcess>> workers_;
+  std::vector<std::string> nodes_;
+  std::uint16_t port_ = 0, metrics_port_ = 0;
+};
+
+// Every request the load generator sent ended, and the scheduler counted the same requests.
+void expect_reconciled(const nlohmann::json& load, const nlohmann::json& scheduler) {
+  ASSERT_TRUE(load.is_object());
+  EXPECT_TRUE(load["reconciled"].get<bool>()) << load.dump(2);
+  EXPECT_EQ(load["no_outcome"], 0);
+  EXPECT_EQ(load["sent"].get<std::uint64_t>(),
+            load["on_time"].get<std::uint64_t>() + load["late"].get<std::uint64_t>() +
+                load["dropped"].get<std::uint64_t>() + load["scheduler_lost"].get<std::uint64_t>());
+  if (scheduler.is_object()) {
+    EXPECT_EQ(scheduler["outstanding"], 0) << scheduler.dump(2);
+    EXPECT_EQ(scheduler["requests"].get<std::uint64_t>(), scheduler["finished"].get<std::uint64_t>());
+    if (load["scheduler_lost"] == 0) {
+      EXPECT_EQ(scheduler["requests"], load["sent"]);
+    }
+  }
+}
+
+std::string http_get(std::uint16_t port, const std::string& path) {
+  auto s = live::TcpStream::connect("127.0.0.1", port, 2000ms);
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(req.data()), req.size()));
+  std::string reply;
+  for (;;) {
+    auto got = s.receive(65536, 2000ms);
+    if (!got || got->empty()) break;
+    reply.append(got->begin(), got->end());
+  }
+  return reply;
+}
+
+nlohmann::json simulate(const TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--json", "simulate"});
+  ChildProcess sim(SERVESCOPE_CLI, args, dir.path() / "sim.out", dir.path() / "sim.err");
+  EXPECT_EQ(sim.wait_for(120s), 0) << sim.err();
+  return nlohmann::json::parse(sim.out(), nullptr, false);
+}
+
+std::string ppipe_plan(const TempDir& dir) {
+  const auto plan = (dir.path() / "plan.json").string();
+  ChildProcess planner(SERVESCOPE_CLI, {"plan", "-s", kPpipeDemo, "--system", "ppipe", "--partitions", "2", "-o", plan},
+                       dir.path() / "plan.out", dir.path() / "plan.err");
+  EXPECT_EQ(planner.wait_for(120s), 0) << planner.err();
+  return plan;
+}
+
+}  // namespace
+
+TEST(LiveDeployment, SymphonyServesEveryRequestAndRecordsTheRun) {
+  TempDir dir;
+  const auto record = (dir.path() / "live-run.json").string();
+  Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0", "--record", record,
+                     "--ctrl-delay-us", "300", "--response-delay-us", "300"});
+  ASSERT_EQ(d.nodes().size(), 8u);
+  const auto load = d.load(1500, 2);
+  const auto metrics = http_get(d.metrics_port(), "/metrics");
+  EXPECT_NE(metrics.find("HTTP/1.1 200 OK"), std::string::npos);
+  EXPECT_NE(metrics.find("servescope_requests_total{model=\"ResNet50\"}"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("servescope_workers_connected 8"), std::string::npos) << metrics;
+  EXPECT_NE(http_get(d.metrics_port(), "/nothing").find("404"), std::string::npos);
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_GT(load["on_time"].get<double>(), 0.9 * load["sent"].get<double>()) << load.dump(2);
+  // The recorded run opens like a simulated one: a run file with its timeline.
+  const auto timeline = servescope::engine::load_timeline(record);
+  EXPECT_EQ(timeline.gpus.size(), 64u);
+  EXPECT_EQ(timeline.models.size(), 37u);
+  EXPECT_GT(timeline.spans.size(), 100u);
+  EXPECT_EQ(timeline.request_count(), load["sent"].get<std::uint64_t>() - load["dropped"].get<std::uint64_t>());
+}
+
+TEST(LiveDeployment, PpipePlanMovesFeatureMapsBetweenWorkers) {
+  TempDir dir;
+  const auto plan = ppipe_plan(dir);
+  Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0"});
+  ASSERT_EQ(d.nodes().size(), 14u);
+  const auto load = d.load(800, 2);
+  const auto metrics = http_get(d.metrics_port(), "/metrics");
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_GT(load["on_time"].get<double>(), 0.9 * load["sent"].get<double>()) << load.dump(2);
+  // Both pipelines cut their model in two across servers: every request's feature map moved.
+  const std::regex transfers("servescope_transfers_total ([0-9]+)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(metrics, m, transfers)) << metrics;
+  EXPECT_GT(std::stoull(m[1].str()), 100u);
+  std::uint64_t received = 0;
+  for (const auto& n : d.nodes()) {
+    d.worker(n).signal(SIGTERM);
+    d.worker(n).wait_for(10s);
+    const std::regex got("received ([0-9]+)");
+    const auto log = d.worker(n).err();
+    if (std::regex_search(log, m, got)) received += std::stoull(m[1].str());
+  }
+  EXPECT_GT(received, 100u);
+}
+
+TEST(LiveDeployment, KilledAndStalledWorkersAreDetectedTheirRequestsDroppedWithAReasonAndTheyRejoin) {
+  TempDir dir;
+  Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0", "--ctrl-delay-us", "300",
+                     "--response-delay-us", "300"});
+  auto lg = d.start_loadgen(1500, 6);
+  std::this_thread::sleep_for(1500ms);
+  // A worker that dies: its connection closes.
+  d.worker("a100-0").signal(SIGKILL);
+  EXPECT_TRUE(d.scheduler().wait_for_log("worker of a100-0 lost", 2s)) << d.scheduler().err();
+  // A worker that stops answering: only its silence tells.
+  d.worker("a100-1").signal(SIGSTOP);
+  const auto stalled = std::chrono::steady_clock::now();
+  EXPECT_TRUE(d.scheduler().wait_for_log("worker of a100-1 lost (silent for", 5s)) << d.scheduler().err();
+  const auto noticed = std::chrono::steady_clock::now() - stalled;
+  const std::regex silent("worker of a100-1 lost \\(silent for ([0-9.]+) s\\)");
+  std::smatch m;
+  const auto log = d.scheduler().err();
+  ASSERT_TRUE(std::regex_search(log, m, silent));
+  // Liveness is 1 s of silence, checked every 50 ms; the bound leaves room for a loaded CI machine.
+  EXPECT_LT(std::stod(m[1].str()), 1.5);
+  EXPECT_LT(noticed, 3s);
+  // Both come back: the killed one restarted, the stalled one resumed (it reconnects).
+  d.start_worker("a100-0");
+  d.worker("a100-1").signal(SIGCONT);
+  EXPECT_TRUE(d.scheduler().wait_for_log("worker a100-0 joined", 5s, 2)) << d.scheduler().err();
+  EXPECT_TRUE(d.scheduler().wait_for_log("worker a100-1 joined", 5s, 2)) << d.scheduler().err();
+  ASSERT_EQ(lg->wait_for(60s), 0) << lg->err();
+  const auto load = nlohmann::json::parse(lg->out(), nullptr, false);
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_EQ(report["workers_lost"], 2);
+  EXPECT_EQ(report["workers_joined"], 10);
+}
+
+TEST(LiveDeployment, WorkersAndLoadGeneratorsSurviveASchedulerRestart) {
+  TempDir dir;
+  Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0"});
+  const auto port = d.port();
+  auto lg = d.start_loadgen(1000, 5);
+  std::this_thread::sleep_for(1500ms);
+  d.stop_scheduler();
+  d.start_scheduler(port);
+  EXPECT_TRUE(d.scheduler().wait_for_log("joined", 10s, static_cast<int>(d.nodes().size()))) << d.scheduler().err();
+  ASSERT_EQ(lg->wait_for(60s), 0) << lg->err();
+  const auto load = nlohmann::json::parse(lg->out(), nullptr, false);
+  EXPECT_GE(load["reconnects"], 1);
+  const auto report = d.stop_scheduler();
+  // Requests in the old scheduler when it went are named as lost with it, not silently missing.
+  expect_reconciled(load, nlohmann::json());
+  EXPECT_GT(report["requests"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(report["outstanding"], 0);
+}
+
+TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
+  TempDir dir;
+  Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0"});
+  // A load generator with the wrong token is told why and gives up.
+  auto bad = d.start_loadgen(100, 1, "wrong-token");
+  EXPECT_NE(bad->wait_for(20s).value_or(0), 0);
+  EXPECT_NE(bad->err().find("bad token"), std::string::npos) << bad->err();
+  // So is a worker.
+  ChildProcess worker(SERVESCOPE_CLI,
+                      {"live", "worker", "--connect", d.endpoint(), "--token", "nope", "--node", "a100-0"},
+                      dir.path() / "bad-worker.out", dir.path() / "bad-worker.err");
+  EXPECT_NE(worker.wait_for(20s).value_or(0), 0);
+  EXPECT_NE(worker.err().find("bad token"), std::string::npos) << worker.err();
+  // A worker for a server the cluster lacks, with the right token.
+  ChildProcess lost(SERVESCOPE_CLI, {"live", "worker", "--connect", d.endpoint(), "--token", kToken, "--node", "x9"},
+                    dir.path() / "x9.out", dir.path() / "x9.err");
+  EXPECT_NE(lost.wait_for(20s).value_or(0), 0);
+  EXPECT_NE(lost.err().find("no server named 'x9'"), std::string::npos) << lost.err();
+  // An HTTP client gets no answer; garbage after a good preamble is refused with the reason.
+  {
+    auto s = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
+    const std::string get = "GET / HTTP/1.1\r\n\r\n";
+    s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(get.data()), get.size()));
+    const auto reply = s.receive(1024, 3000ms);
+    ASSERT_TRUE(reply);
+    EXPECT_TRUE(reply->empty());
+  }
+  for (const std::uint8_t type : {std::uint8_t{200}, std::uint8_t{7}}) {
+    auto s = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
+    auto bytes = live::FrameEncoder::preamble();
+    const std::uint8_t header[] = {0, 0, 0, 0, type, 0, 0, 0, 0};
+    bytes.insert(bytes.end(), std::begin(header), std::end(header));
+    s.send_all(bytes);
+    std::string reply;
+    for (;;) {
+      auto got = s.receive(4096, 3000ms);
+      if (!got || got->empty()) break;
+      reply.append(got->begin(), got->end());
+    }
+    EXPECT_NE(reply.find(type == 200 ? "unknown frame type (200)" : "request frame before hello"), std::string::npos)
+        << reply;
+  }
+  // A hello followed by an oversized frame header.
+  {
+    auto s = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
+    auto joined = live::join(s, live::Hello{kToken, live::PeerRole::Gui, "fuzz"}, 3000ms);
+    auto frame = joined.encoder.encode(live::FrameType::Control, std::string_view("{}"));
+    frame[0] = 0xff;
+    frame[1] = 0xff;
+    frame[2] = 0xff;
+    frame[3] = 0x7f;
+    s.send_all(frame);
+    std::string reply;
+    for (;;) {
+      auto got = s.receive(4096, 3000ms);
+      if (!got || got->empty()) break;
+      reply.append(got->begin(), got->end());
+    }
+    EXPECT_NE(reply.find("frame larger than allowed"), std::string::npos) << reply;
+  }
+  // The deployment still serves.
+  const auto load = d.load(500, 1);
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_GE(report["connections_refused"].get<int>(), 5);
+}
+
+// Fidelity (issue 9 §6): the simulator and the live deployment, on one scenario and plan, agree
+// within 2 points of SLO attainment and 5 % of goodput. Timing, so not under sanitizers.
+TEST(LiveFidelity, SymphonyLiveMatchesTheSimulator) {
+  if (under_sanitizers()) GTEST_SKIP() << "timing fidelity is measured in the optimised build, not under sanitizers";
+  TempDir dir;
+  const std::vector<std::string> common{"-s",
+                                        kDemo,
+                                        "-w",
+                                        "mixed-37",
+                                        "--system",
+                                        "symphony",
+                                        "--warmup",
+                                        "0",
+                                        "--ctrl-delay-us",
+                                        "300",
+                                        "--response-delay-us",
+                                        "300"};
+  Deployment d(dir, common);
+  const double rate = 3000, seconds = 4;
+  const auto load = d.load(rate, seconds);
+  expect_reconciled(load, d.stop_scheduler());
+  auto sim_args = common;
+  sim_args.insert(sim_args.end(), {"--rate", std::to_string(rate), "-d", std::to_string(seconds)});
+  const auto sim = simulate(dir, sim_args)["summary"];
+  const double live_attainment = load["attainment"], sim_attainment = sim["slo_attainment"];
+  const double live_goodput = load["goodput_rps"], sim_goodput = sim["goodput_rps"];
+  RecordProperty("live_attainment", std::to_string(live_attainment));
+  RecordProperty("sim_attainment", std::to_string(sim_attainment));
+  EXPECT_NEAR(live_attainment, sim_attainment, 0.02) << load.dump(2);
+  EXPECT_NEAR(live_goodput / sim_goodput, 1.0, 0.05) << live_goodput << " vs " << sim_goodput;
+}
+
+TEST(LiveFidelity, PpipeLiveMatchesTheSimulator) {
+  if (under_sanitizers()) GTEST_SKIP() << "timing fidelity is measured in the optimised build, not under sanitizers";
+  TempDir dir;
+  const auto plan = ppipe_plan(dir);
+  Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0"});
+  const double rate = 1500, seconds = 4;
+  const auto load = d.load(rate, seconds);
+  expect_reconciled(load, d.stop_scheduler());
+  const auto sim = simulate(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0", "--rate", std::to_string(rate),
+                                  "-d", std::to_string(seconds)})["summary"];
+  const double live_attainment = load["attainment"], sim_attainment = sim["slo_attainment"];
+  const double live_goodput = load["goodput_rps"], sim_goodput = sim["goodput_rps"];
+  EXPECT_NEAR(live_attainment, sim_attainment, 0.02) << load.dump(2);
+  EXPECT_NEAR(live_goodput / sim_goodput, 1.0, 0.05) << live_goodput << " vs " << sim_goodput;
+}
