@@ -36,17 +36,20 @@ void EmulatedExecutor::start_next(Slot& slot, SteadyClock::time_point now) {
 }
 
 std::vector<RunReport> EmulatedExecutor::finished(SteadyClock::time_point now) {
-  std::vector<RunReport> out;
+  std::vector<std::pair<SteadyClock::time_point, RunReport>> done;
   for (auto& [index, slot] : slots_)
     while (slot.running_until && *slot.running_until <= now) {
-      const auto& done = slot.queue.front();
-      out.push_back(RunReport{
-          done.order.batch, index,
-          std::chrono::duration_cast<std::chrono::nanoseconds>(*slot.running_until - *slot.running_since).count()});
       const auto ended = *slot.running_until;
+      const auto ran = std::chrono::duration_cast<std::chrono::nanoseconds>(ended - *slot.running_since).count();
+      done.emplace_back(ended, RunReport{slot.queue.front().order.batch, index, ran});
       slot.queue.pop_front();
       start_next(slot, ended);
     }
+  std::ranges::stable_sort(done, {}, &std::pair<SteadyClock::time_point, RunReport>::first);
+  std::vector<RunReport> out;
+  out.reserve(done.size());
+  for (auto& d : done)
+    out.push_back(d.second);
   return out;
 }
 

@@ -1,0 +1,202 @@
+// The live protocol's binary payloads and run-event stream: round trips, refusals of malformed
+// payloads with the field named, the event stream folding into the simulator's recorders
+// exactly as the hooks were called, and the emulated executor's per-slot order.
+#include <gtest/gtest.h>
+
+#include "engine/live/byte_codec.h"
+#include "engine/live/event_stream.h"
+#include "engine/live/live_run.h"
+#include "engine/live/messages.h"
+#include "engine/live/worker_executor.h"
+
+namespace live = servescope::engine::live;
+using servescope::Duration;
+using servescope::engine::Batch;
+using servescope::engine::DropReason;
+using servescope::engine::Request;
+using servescope::engine::SimulationResult;
+using servescope::engine::Transfer;
+
+namespace {
+
+Request request(std::uint64_t id, std::uint32_t model, std::int64_t arrival_us) {
+  return Request{id, model, 0, Duration::microseconds(arrival_us), Duration::microseconds(arrival_us + 10'000)};
+}
+
+SimulationResult two_model_run() {
+  SimulationResult r;
+  r.system = "symphony";
+  r.models = {"a", "b"};
+  r.model_slo = {Duration::milliseconds(10), Duration::milliseconds(20)};
+  r.gpus = {"s0/gpu0", "s0/gpu1", "s1/gpu0"};
+  r.gpu_types = {"A100", "A100", "A100"};
+  r.gpu_shares = {"1", "1", "1"};
+  r.gpu_physical = {0, 1, 2};
+  r.gpu_server = {0, 0, 1};
+  r.gpu_duty_cycle = {Duration(), Duration(), Duration()};
+  r.server_names = {"s0", "s1"};
+  return r;
+}
+
+}  // namespace
+
+TEST(LiveMessages, RequestsAndOutcomesRoundTrip) {
+  const std::vector<live::ClientRequest> in{{1, 0, 0}, {2, 1, 3}, {~0ull, 7, 9}};
+  const auto out = live::decode_requests(live::encode_requests(in));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[2].client_id, ~0ull);
+  EXPECT_EQ(out[1].target, 3u);
+  const std::vector<live::ClientOutcome> outcomes{{5, live::OutcomeStatus::Dropped, DropReason::WorkerLost, 123},
+                                                  {6, live::OutcomeStatus::Late, DropReason::DeadlineUnreachable, -4}};
+  const auto back = live::decode_outcomes(live::encode_outcomes(outcomes));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].reason, DropReason::WorkerLost);
+  EXPECT_EQ(back[1].status, live::OutcomeStatus::Late);
+  EXPECT_EQ(back[1].latency_ns, -4);
+}
+
+TEST(LiveMessages, OrdersAndReportsRoundTrip) {
+  const live::RunOrder run{9, 2, 1, 3, 8, 1000, 2'500'000};
+  const auto r = std::get<live::RunOrder>(live::decode_order(live::encode_order(run)));
+  EXPECT_EQ(r.batch, 9u);
+  EXPECT_EQ(r.size, 8u);
+  EXPECT_EQ(r.run_ns, 2'500'000);
+  const live::SendOrder send{4, 0, 2, 1 << 20, 50, "10.0.0.7", 41234};
+  const auto s = std::get<live::SendOrder>(live::decode_order(live::encode_order(send)));
+  EXPECT_EQ(s.peer_host, "10.0.0.7");
+  EXPECT_EQ(s.peer_port, 41234);
+  EXPECT_EQ(s.bytes, 1u << 20);
+  const auto ran = std::get<live::RunReport>(live::decode_report(live::encode_report(live::RunReport{9, 2, 77})));
+  EXPECT_EQ(ran.run_ns, 77);
+  const auto got = std::get<live::ReceiveReport>(live::decode_report(live::encode_report(live::ReceiveReport{4, 99})));
+  EXPECT_EQ(got.bytes, 99u);
+  const auto fm = live::encode_feature_map(4, 1000, 600);
+  EXPECT_EQ(fm.size(), 16u + 600u);
+  const auto h = live::decode_feature_map(fm);
+  EXPECT_EQ(h.total_bytes, 1000u);
+  EXPECT_EQ(h.chunk_bytes, 600u);
+}
+
+TEST(LiveMessages, MalformedPayloadsAreRefusedWithTheField) {
+  auto bytes = live::encode_requests(std::vector<live::ClientRequest>{{1, 0, 0}});
+  bytes.pop_back();
+  try {
+    live::decode_requests(bytes);
+    FAIL() << "a cut request frame was accepted";
+  } catch (const live::ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("request count says 1 records but only 15 bytes"), std::string::npos)
+        << e.what();
+  }
+  // A count that the payload cannot hold is refused before anything is allocated for it.
+  std::vector<std::uint8_t> huge{0xff, 0xff, 0xff, 0xff};
+  EXPECT_THROW(live::decode_requests(huge), live::ProtocolError);
+  EXPECT_THROW(live::decode_outcomes(huge), live::ProtocolError);
+  // Trailing bytes, unknown kinds, unknown reasons, negative times.
+  bytes = live::encode_requests(std::vector<live::ClientRequest>{{1, 0, 0}});
+  bytes.push_back(0);
+  EXPECT_THROW(live::decode_requests(bytes), live::ProtocolError);
+  EXPECT_THROW(live::decode_order(std::vector<std::uint8_t>{9}), live::ProtocolError);
+  EXPECT_THROW(live::decode_report(std::vector<std::uint8_t>{}), live::ProtocolError);
+  auto outcome = live::encode_outcomes(std::vector<live::ClientOutcome>{{1, live::OutcomeStatus::Dropped}});
+  outcome[4 + 8 + 1] = 42;  // the drop reason
+  EXPECT_THROW(live::decode_outcomes(outcome), live::ProtocolError);
+  auto order = live::encode_order(live::RunOrder{1, 0, 0, 0, 1, 0, 5});
+  for (std::size_t i = order.size() - 8; i < order.size(); ++i)
+    order[i] = 0xff;  // run time −1
+  EXPECT_THROW(live::decode_order(order), live::ProtocolError);
+}
+
+TEST(LiveEvents, ReplayCallsTheSameHooksAndFoldsLikeTheSimulator) {
+  live::EventEncoder encoder;
+  Batch batch;
+  batch.id = 3;
+  batch.model = 1;
+  batch.gpu = 2;
+  batch.start = Duration::microseconds(100);
+  batch.predicted_end = Duration::microseconds(400);
+  batch.requests = {request(1, 1, 10), request(2, 1, 20)};
+  encoder.on_arrival(batch.requests[0]);
+  encoder.on_arrival(batch.requests[1]);
+  encoder.on_arrival(request(3, 0, 30));
+  encoder.on_dispatch(batch, Duration::microseconds(90));
+  encoder.on_drop(request(3, 0, 30), DropReason::WindowDrop, Duration::microseconds(95));
+  encoder.on_batch(batch, Duration::microseconds(100), Duration::microseconds(420), true);
+  encoder.on_complete(batch.requests[0], Duration::microseconds(100), Duration::microseconds(420));
+  encoder.on_complete(batch.requests[1], Duration::microseconds(100), Duration::microseconds(420));
+  Transfer t;
+  t.id = 8;
+  t.from_gpu = 0;
+  t.to_gpu = 2;
+  t.bytes = 4096;
+  encoder.on_transfer(t, Duration::microseconds(50), Duration::microseconds(60));
+  EXPECT_EQ(encoder.records(), 9u);
+
+  live::LiveRun run(two_model_run(), Duration());
+  run.apply(encoder.take());
+  EXPECT_EQ(run.events(), 9u);
+  EXPECT_EQ(run.latest(), Duration::microseconds(420));
+  const auto snapshot = run.snapshot();
+  ASSERT_EQ(snapshot.timeline.size(), 1u);
+  EXPECT_EQ(snapshot.timeline[0].gpu, 2u);
+  EXPECT_EQ(snapshot.timeline[0].size, 2u);
+  ASSERT_EQ(snapshot.transfers.size(), 1u);
+  EXPECT_EQ(snapshot.transfers[0].bytes, 4096u);
+  ASSERT_EQ(snapshot.drops.size(), 1u);
+  EXPECT_EQ(snapshot.drops[0].reason, DropReason::WindowDrop);
+  const auto total = snapshot.metrics->total();
+  EXPECT_EQ(total.arrivals, 3u);
+  EXPECT_EQ(total.on_time, 2u);
+  EXPECT_EQ(total.dropped, 1u);
+  EXPECT_EQ(snapshot.duration, Duration::microseconds(420));
+}
+
+TEST(LiveEvents, RecordsNamingModelsOrGpusTheRunLacksAreRefused) {
+  live::LiveRun run(two_model_run(), Duration());
+  live::EventEncoder encoder;
+  encoder.on_arrival(request(1, 5, 0));
+  EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
+  Batch b;
+  b.gpu = 3;
+  encoder.on_batch(b, Duration(), Duration(), true);
+  EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
+  // A cut record.
+  encoder.on_arrival(request(1, 0, 0));
+  auto bytes = encoder.take();
+  bytes.resize(bytes.size() - 3);
+  EXPECT_THROW(run.apply(bytes), live::ProtocolError);
+  EXPECT_THROW(run.apply(std::vector<std::uint8_t>{77}), live::ProtocolError);
+}
+
+TEST(LiveRunDescription, RoundTripsThroughTheWelcome) {
+  const auto r = two_model_run();
+  const auto back = live::run_from_description(live::describe_run(r), "welcome");
+  EXPECT_EQ(back.models, r.models);
+  EXPECT_EQ(back.model_slo, r.model_slo);
+  EXPECT_EQ(back.gpus, r.gpus);
+  EXPECT_EQ(back.gpu_server, r.gpu_server);
+  EXPECT_EQ(back.server_names, r.server_names);
+  auto bad = live::describe_run(r);
+  bad["gpus"][0]["server"] = 9;
+  EXPECT_THROW(live::run_from_description(bad, "welcome"), servescope::InputError);
+}
+
+TEST(EmulatedExecutor, RunsEachSlotInOrderNotBeforeItsStart) {
+  live::EmulatedExecutor exec;
+  const auto t0 = live::SteadyClock::now();
+  exec.submit(live::RunOrder{1, 0, 0, 0, 1, 0, 1'000'000}, t0);
+  exec.submit(live::RunOrder{2, 0, 0, 0, 1, 0, 1'000'000}, t0);
+  exec.submit(live::RunOrder{3, 1, 0, 0, 1, 500'000, 1'000'000}, t0);
+  EXPECT_EQ(exec.queued(), 3u);
+  EXPECT_TRUE(exec.finished(t0 + std::chrono::microseconds(999)).empty());
+  auto done = exec.finished(t0 + std::chrono::microseconds(1000));
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].batch, 1u);
+  // Slot 1 waited 0.5 ms for its start; slot 0's second batch ran back to back with its first.
+  done = exec.finished(t0 + std::chrono::microseconds(2000));
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].batch, 3u);
+  EXPECT_EQ(done[1].batch, 2u);
+  EXPECT_EQ(done[1].run_ns, 1'000'000);
+  EXPECT_FALSE(exec.next_event());
+  EXPECT_THROW(live::EmulatedExecutor(1.5), servescope::QueryError);
+}
