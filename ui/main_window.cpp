@@ -17,6 +17,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -42,6 +43,7 @@
 #include "ui/compare_view.h"
 #include "ui/dag_editor.h"
 #include "ui/item_details.h"
+#include "ui/live_view.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
 #include "ui/profile_view.h"
@@ -86,6 +88,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(charts_view_, tr("Charts"));
   compare_view_ = new CompareView(document_, run_view_, this);
   tabs_->addTab(compare_view_, tr("Compare"));
+  live_view_ = new LiveView(document_, this);
+  tabs_->addTab(live_view_, tr("Live"));
+  connect(live_view_, &LiveView::message, this, &MainWindow::log);
+  connect(live_view_, &LiveView::statusChanged, this, [this](const QString& text) {
+    if (tabs_->currentWidget() == live_view_) statusBar()->showMessage(text);
+  });
   setCentralWidget(tabs_);
   build_docks();
   build_actions();
@@ -515,6 +523,16 @@ void MainWindow::build_actions() {
     if (!ok) return;
     const auto why = add_poisson_workload(target, rate);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add workload"), why);
+  });
+  auto* live = menuBar()->addMenu(tr("&Live"));
+  live->addAction(tr("&Connect to a deployment…"), this, [this] {
+    tabs_->setCurrentWidget(live_view_);
+    live_view_->findChild<QPushButton*>(QStringLiteral("liveConnect"))->click();
+  });
+  live->addAction(tr("&Disconnect"), live_view_, &LiveView::disconnect_from);
+  live->addAction(tr("&Keep the live run in the project"), this, [this] {
+    const auto why = live_view_->keep_run();
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Live run not kept"), why);
   });
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())

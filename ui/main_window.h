@@ -29,6 +29,7 @@ class ProfileView;
 class RunView;
 class ChartsView;
 class CompareView;
+class LiveView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   RunView* run_view() const { return run_view_; }
   ChartsView* charts_view() const { return charts_view_; }
   CompareView* compare_view() const { return compare_view_; }
+  LiveView* live_view() const { return live_view_; }
 
   // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
   void new_project();
@@ -122,6 +124,7 @@ class MainWindow : public QMainWindow {
   RunView* run_view_ = nullptr;
   ChartsView* charts_view_ = nullptr;
   CompareView* compare_view_ = nullptr;
+  LiveView* live_view_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QTimer* autosave_timer_ = nullptr;

@@ -36,6 +36,23 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 }
 
 void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> timeline) {
+  adopt(std::move(timeline));
+  history_.clear();
+  history_pos_ = 0;
+  scroll_px_ = 0;
+  set_filter(filter_);
+  zoom_to_fit();
+}
+
+void TimelineView::update_timeline(std::shared_ptr<const engine::TimelineData> timeline) {
+  const auto rows_before = index_.rows();
+  adopt(std::move(timeline));
+  if (index_.rows() != rows_before) scroll_px_ = 0;
+  set_filter(filter_);
+  update();
+}
+
+void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
   data_ = std::move(timeline);
   selected_.reset();
   linked_.clear();
@@ -89,11 +106,6 @@ void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> time
   }
   model_visible_.assign(data_ ? data_->models.size() : 0, true);
   refresh_colours();
-  history_.clear();
-  history_pos_ = 0;
-  scroll_px_ = 0;
-  set_filter(filter_);
-  zoom_to_fit();
 }
 
 void TimelineView::refresh_colours() {

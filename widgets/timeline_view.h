@@ -29,6 +29,9 @@ class TimelineView : public QWidget {
   explicit TimelineView(QWidget* parent = nullptr);
 
   void set_timeline(std::shared_ptr<const engine::TimelineData> timeline);
+  // The same run, grown (live mode): keeps the window, its history and the filter; the
+  // selection is cleared (span indices move as batches are added).
+  void update_timeline(std::shared_ptr<const engine::TimelineData> timeline);
   const engine::TimelineData* timeline() const { return data_.get(); }
   const engine::TimelineIndex& index() const { return index_; }
 
@@ -96,6 +99,7 @@ class TimelineView : public QWidget {
     double height = 0;
   };
   void rebuild_rows();
+  void adopt(std::shared_ptr<const engine::TimelineData> timeline);
   void paint_slot(QPainter& p, const Lane& lane, double y);
   void paint_network(QPainter& p, const Lane& lane, double y);
   void paint_queue(QPainter& p, const Lane& lane, double y);

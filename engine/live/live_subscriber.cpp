@@ -1,0 +1,154 @@
+#include "engine/live/live_subscriber.h"
+
+#include <poll.h>
+
+#include <cstring>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "engine/live/byte_codec.h"
+#include "engine/live/connection.h"
+#include "engine/live/handshake.h"
+
+namespace servescope::engine::live {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Duration since(Clock::time_point origin, Clock::time_point t) {
+  return Duration::nanoseconds(std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count());
+}
+
+}  // namespace
+
+LiveSubscriber::LiveSubscriber(SubscriberOptions options) : options_(std::move(options)) {}
+
+LiveSubscriber::~LiveSubscriber() = default;
+
+LiveStatus LiveSubscriber::status() const {
+  std::lock_guard lock(mutex_);
+  auto s = status_;
+  if (s.connected) {
+    s.scheduler_now = since(origin_estimate_, Clock::now());
+    if (run_) s.lag = std::max(Duration(), s.scheduler_now - run_->latest());
+  }
+  return s;
+}
+
+std::optional<SimulationResult> LiveSubscriber::snapshot() const {
+  std::lock_guard lock(mutex_);
+  if (!run_) return std::nullopt;
+  return run_->snapshot();
+}
+
+std::shared_ptr<const TimelineData> LiveSubscriber::timeline() const {
+  auto result = snapshot();
+  if (!result) return nullptr;
+  return std::make_shared<const TimelineData>(timeline_of(*result));
+}
+
+void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, std::vector<Frame> frames,
+                           const std::atomic<bool>& stop) {
+  const auto welcome = nlohmann::json::parse(welcome_text, nullptr, false);
+  if (!welcome.is_object() || !welcome.contains("run"))
+    throw LiveError("the server is not a ServeScope scheduler (its welcome has no run)");
+  {
+    auto description = run_from_description(welcome["run"], "the scheduler's welcome");
+    const auto warmup = description.warmup;
+    std::lock_guard lock(mutex_);
+    run_ = std::make_unique<LiveRun>(std::move(description), warmup);
+    status_.connected = true;
+    status_.message = "connected";
+    status_.scenario = welcome.value("scenario", "");
+    ++status_.run;
+    status_.events = 0;
+    status_.workers_expected = 0;
+    // The scheduler's clock read `now_ns` when it sent the welcome; a loopback hop is microseconds.
+    origin_estimate_ = Clock::now() - std::chrono::nanoseconds(welcome.value("now_ns", std::int64_t{0}));
+  }
+  ++generation_;
+  std::deque<std::pair<Clock::time_point, std::uint64_t>> rate_window;  // (when, events so far)
+  bool open = true;                                                     // the frames that came with the welcome first
+  while (!stop.load(std::memory_order_relaxed)) {
+    for (const auto& f : frames) {
+      switch (f.type) {
+        case FrameType::Events: {
+          std::lock_guard lock(mutex_);
+          run_->apply(f.payload);
+          status_.events = run_->events();
+          ++generation_;
+          break;
+        }
+        case FrameType::Control: {
+          const auto j = nlohmann::json::parse(std::string(f.payload.begin(), f.payload.end()), nullptr, false);
+          if (!j.is_object() || j.value("type", "") != "status") break;
+          std::lock_guard lock(mutex_);
+          status_.missing_servers = j.value("missing_servers", std::vector<std::string>{});
+          status_.outstanding = j.value("outstanding", std::uint64_t{0});
+          status_.workers_connected = 0;
+          status_.workers_expected = 0;
+          for (const auto& w : j.value("workers", nlohmann::json::array())) {
+            if (w.value("used", false)) ++status_.workers_expected;
+            if (w.value("connected", false) && w.value("used", false)) ++status_.workers_connected;
+          }
+          // Keep the earliest estimate of the scheduler's origin: the least delayed status.
+          const auto origin = Clock::now() - std::chrono::nanoseconds(j.value("now_ns", std::int64_t{0}));
+          origin_estimate_ = std::min(origin_estimate_, origin);
+          break;
+        }
+        case FrameType::Heartbeat:
+          break;
+        case FrameType::Refused:
+          throw LiveError("the scheduler said: " + std::string(f.payload.begin(), f.payload.end()));
+        default:
+          throw ProtocolError("the scheduler sent a " + std::string(to_string(f.type)) + " frame to a subscriber");
+      }
+    }
+    if (!open) throw LiveError(conn.error().empty() ? "the scheduler closed the connection" : conn.error());
+    frames.clear();
+    pollfd p{conn.native_handle(), static_cast<short>(POLLIN | (conn.wants_write() ? POLLOUT : 0)), 0};
+    ::poll(&p, 1, 100);
+    open = conn.receive(frames);
+    const auto now = Clock::now();
+    {
+      std::lock_guard lock(mutex_);
+      rate_window.emplace_back(now, status_.events);
+      while (rate_window.size() > 2 && now - rate_window.front().first > std::chrono::seconds(1))
+        rate_window.pop_front();
+      const double span = std::chrono::duration<double>(now - rate_window.front().first).count();
+      status_.events_per_s = span > 0 ? static_cast<double>(status_.events - rate_window.front().second) / span : 0.0;
+    }
+    if (now - conn.last_sent() > std::chrono::milliseconds(250)) conn.send(FrameType::Heartbeat, std::string_view{});
+    conn.flush();
+  }
+}
+
+void LiveSubscriber::run(const std::atomic<bool>& stop) {
+  use_fine_timer_slack();
+  while (!stop.load()) {
+    try {
+      auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(2000));
+      auto joined = join(stream, Hello{options_.token, PeerRole::Gui, options_.name}, std::chrono::milliseconds(2000));
+      Connection conn(std::move(stream), std::move(joined.decoder), std::move(joined.encoder));
+      serve(conn, joined.welcome, std::move(joined.pending), stop);
+    } catch (const RefusedError& e) {
+      std::lock_guard lock(mutex_);
+      status_.connected = false;
+      status_.message = e.what();
+      throw;
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      status_.connected = false;
+      status_.message = std::string("not connected: ") + e.what();
+    }
+    for (auto waited = std::chrono::milliseconds(0); waited < options_.reconnect_every && !stop.load();
+         waited += std::chrono::milliseconds(50))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::lock_guard lock(mutex_);
+  status_.connected = false;
+  status_.message = "disconnected";
+}
+
+}  // namespace servescope::engine::live

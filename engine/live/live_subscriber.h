@@ -1,0 +1,73 @@
+// A subscriber to a running deployment (issue 9, GUI live mode; the anchors' streaming, docs
+// gui-anchors §0 item 6): connects to the scheduler as a `gui` peer, folds the events it streams
+// into a LiveRun on its own thread, and hands the viewer snapshots and a status (connected
+// workers, event rate, how far the stream lags the scheduler's clock). Qt-free, so the GUI wraps
+// it in a worker thread and tests drive it directly. When the scheduler goes away it reconnects;
+// a restarted scheduler is a new run.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/live/live_run.h"
+#include "engine/live/wire_format.h"
+#include "engine/timeline/timeline_data.h"
+
+namespace servescope::engine::live {
+
+struct SubscriberOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 7070;
+  std::string token;
+  std::string name = "gui";
+  std::chrono::milliseconds reconnect_every{500};
+};
+
+struct LiveStatus {
+  bool connected = false;
+  std::string message;    // what happened last ("connected", "scheduler gone: …")
+  std::string scenario;   // from the welcome
+  std::uint64_t run = 0;  // 1, 2, …: a new run each time a (restarted) scheduler welcomed us
+  std::uint64_t events = 0;
+  double events_per_s = 0;  // over the last second or so
+  Duration lag;             // the scheduler's now less the latest event it streamed
+  Time scheduler_now;       // estimated
+  std::size_t workers_connected = 0, workers_expected = 0;
+  std::vector<std::string> missing_servers;
+  std::uint64_t outstanding = 0;  // requests in the data plane, at the last status
+};
+
+class LiveSubscriber {
+ public:
+  explicit LiveSubscriber(SubscriberOptions options);
+  ~LiveSubscriber();
+
+  // Follows the deployment until `stop` is set (call on a thread of its own). Throws
+  // RefusedError when the scheduler refuses this subscriber (a wrong token).
+  void run(const std::atomic<bool>& stop);
+
+  // Thread-safe, from any thread:
+  LiveStatus status() const;
+  // The run so far (nullopt before the first welcome), and its timeline; both are copies.
+  std::optional<SimulationResult> snapshot() const;
+  std::shared_ptr<const TimelineData> timeline() const;
+  // Bumped whenever events were folded; lets a viewer skip snapshots when nothing changed.
+  std::uint64_t generation() const { return generation_.load(); }
+
+ private:
+  void serve(class Connection& conn, const std::string& welcome, std::vector<Frame> frames,
+             const std::atomic<bool>& stop);
+  SubscriberOptions options_;
+  mutable std::mutex mutex_;
+  std::unique_ptr<LiveRun> run_;
+  LiveStatus status_;
+  std::chrono::steady_clock::time_point origin_estimate_;  // local time of the scheduler's 0
+  std::atomic<std::uint64_t> generation_{0};
+};
+
+}  // namespace servescope::engine::live

@@ -1,0 +1,127 @@
+// GUI live mode against a small real deployment (issue 9): a scheduler and its eight workers as
+// processes on loopback, the main window's Live tab connected with the token. The timeline fills
+// while requests flow, the window follows "now", looking back pauses following, the status line
+// names the workers and the event rate, the chart shows, and the watched run is kept in the
+// project and reopens in the Run tab like a simulated one. A wrong token is refused with a reason.
+#include <QChartView>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <regex>
+
+#include "tests/support/child_process.h"
+#include "ui/live_view.h"
+#include "ui/main_window.h"
+#include "ui/project_document.h"
+#include "ui/run_view.h"
+#include "widgets/timeline_view.h"
+
+using servescope::test::ChildProcess;
+using servescope::ui::MainWindow;
+
+namespace {
+
+constexpr const char* kToken = "gui-live-token";
+
+}  // namespace
+
+class TestLive : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
+    QStandardPaths::setTestModeEnabled(true);
+  }
+
+  void watchesADeploymentLive() {
+    QTemporaryDir dir;
+    const std::filesystem::path at(dir.path().toStdString());
+    const auto port_file = (at / "port").string();
+    ChildProcess scheduler(SERVESCOPE_CLI,
+                           {"live",
+                            "scheduler",
+                            "-s",
+                            "builtin:projects/demo.json",
+                            "-w",
+                            "mixed-37",
+                            "--system",
+                            "symphony",
+                            "--warmup",
+                            "0",
+                            "--listen",
+                            "127.0.0.1:0",
+                            "--token",
+                            kToken,
+                            "--port-file",
+                            port_file,
+                            "--ctrl-delay-us",
+                            "300",
+                            "--response-delay-us",
+                            "300"},
+                           at / "scheduler.out", at / "scheduler.err");
+    QTRY_VERIFY_WITH_TIMEOUT(servescope::test::read_file(port_file).find('\n') != std::string::npos, 20000);
+    const auto port = std::stoi(servescope::test::read_file(port_file));
+    const auto endpoint = "127.0.0.1:" + std::to_string(port);
+    std::vector<std::unique_ptr<ChildProcess>> workers;
+    for (int i = 0; i < 8; ++i)
+      workers.push_back(std::make_unique<ChildProcess>(
+          SERVESCOPE_CLI,
+          std::vector<std::string>{"live", "worker", "--connect", endpoint, "--token", kToken, "--node",
+                                   "a100-" + std::to_string(i)},
+          at / ("w" + std::to_string(i) + ".out"), at / ("w" + std::to_string(i) + ".err")));
+
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1400, 900);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* live = w.live_view();
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    tabs->setCurrentWidget(live);
+
+    // A wrong token: refused, and the status says so.
+    QVERIFY(live->connect_to(QString::fromStdString(endpoint), QStringLiteral("wrong")));
+    QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("bad token")), 10000);
+    live->disconnect_from();
+    QVERIFY(!live->connect_to(QStringLiteral("no-port"), QStringLiteral("x")));
+
+    QVERIFY(live->connect_to(QString::fromStdString(endpoint), QString::fromLatin1(kToken)));
+    QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("8/8 workers")), 20000);
+    ChildProcess load(
+        SERVESCOPE_CLI,
+        {"--json", "live", "loadgen", "--connect", endpoint, "--token", kToken, "--rate", "1000", "--duration", "3"},
+        at / "load.out", at / "load.err");
+    QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->timeline() && live->timeline()->timeline()->spans.size() > 50, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("events/s")), 5000);
+    // Following: the window ends at the scheduler's "now", which keeps moving.
+    QVERIFY(live->follow());
+    const auto end_before = live->timeline()->to_ns();
+    QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->to_ns() > end_before + 200'000'000, 5000);
+    // Looking back pauses following; the window then stays where the user put it.
+    live->timeline()->set_window(0, 500'000'000);
+    QVERIFY(!live->follow());
+    QTest::qWait(600);
+    QCOMPARE(live->timeline()->from_ns(), std::int64_t{0});
+    QCOMPARE(live->timeline()->to_ns(), std::int64_t{500'000'000});
+    live->set_follow(true);
+
+    QVERIFY(load.wait_for(std::chrono::seconds(60)).value_or(-1) == 0);
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->chart() != nullptr && !live->chart()->chart()->series().isEmpty(), 5000);
+    // Keep the run; the Run tab shows it like a simulated run.
+    const auto runs_before = w.project()->runs.size();
+    QCOMPARE(live->keep_run(), QString());
+    QCOMPARE(w.project()->runs.size(), runs_before + 1);
+    const auto name = QString::fromStdString(w.project()->runs.back().name);
+    QVERIFY(name.startsWith(QStringLiteral("live ")));
+    QVERIFY(w.run_view()->show_run(name));
+    QVERIFY(w.run_view()->timeline()->timeline() != nullptr);
+    QVERIFY(w.run_view()->timeline()->timeline()->spans.size() > 50);
+    live->disconnect_from();
+    QVERIFY(live->status_text().contains(QStringLiteral("Disconnected")));
+    scheduler.signal(SIGTERM);
+    QVERIFY(scheduler.wait_for(std::chrono::seconds(30)).has_value());
+  }
+};
+
+QTEST_MAIN(TestLive)
+#include "tst_live.moc"

@@ -1,0 +1,251 @@
+#include "ui/live_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "engine/analysis/run_series.h"
+#include "engine/live/live_subscriber.h"
+#include "engine/sim/run_result_json.h"
+#include "engine/timeline/timeline_data.h"
+#include "ui/project_document.h"
+#include "widgets/chart_facade.h"
+#include "widgets/timeline_view.h"
+
+namespace servescope::ui {
+namespace {
+
+constexpr int kRefreshMs = 250;
+constexpr std::int64_t kDefaultWindowNs = 2'000'000'000;
+
+}  // namespace
+
+LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
+  setObjectName(QStringLiteral("liveView"));
+  connect_ = new QPushButton(tr("Connect…"), this);
+  connect_->setObjectName(QStringLiteral("liveConnect"));
+  disconnect_ = new QPushButton(tr("Disconnect"), this);
+  keep_ = new QPushButton(tr("Keep run"), this);
+  keep_->setToolTip(tr("Add what was watched to the project as a run"));
+  follow_ = new QCheckBox(tr("Follow now"), this);
+  follow_->setChecked(true);
+  status_ = new QLabel(tr("Not connected. Start a deployment (README, \"Live deployment\") and connect."), this);
+  status_->setObjectName(QStringLiteral("liveStatus"));
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  view_ = new widgets::TimelineView(this);
+  chart_ = new QChartView(this);
+  chart_->setRenderHint(QPainter::Antialiasing);
+  chart_->setMinimumHeight(160);
+  auto* top = new QHBoxLayout;
+  top->addWidget(connect_);
+  top->addWidget(disconnect_);
+  top->addWidget(follow_);
+  top->addWidget(keep_);
+  top->addWidget(status_, 1);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(view_);
+  split->addWidget(chart_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* box = new QVBoxLayout(this);
+  box->addLayout(top);
+  box->addWidget(split, 1);
+  disconnect_->setEnabled(false);
+  keep_->setEnabled(false);
+  timer_ = new QTimer(this);
+  timer_->setInterval(kRefreshMs);
+  connect(timer_, &QTimer::timeout, this, &LiveView::refresh);
+  connect(connect_, &QPushButton::clicked, this, &LiveView::show_connect_dialog);
+  connect(disconnect_, &QPushButton::clicked, this, &LiveView::disconnect_from);
+  connect(keep_, &QPushButton::clicked, this, [this] {
+    const auto why = keep_run();
+    Q_EMIT message(why.isEmpty() ? tr("Kept the live run in the project") : tr("Live run not kept: %1").arg(why));
+  });
+  connect(follow_, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) refresh();
+  });
+  // Looking back (a pan, a zoom, the history) is the user's: stop following until asked again.
+  connect(view_, &widgets::TimelineView::windowChanged, this, [this] {
+    if (!moving_window_ && follow_->isChecked()) follow_->setChecked(false);
+  });
+}
+
+LiveView::~LiveView() {
+  disconnect_from();
+}
+
+void LiveView::set_follow(bool on) {
+  follow_->setChecked(on);
+}
+
+bool LiveView::follow() const {
+  return follow_->isChecked();
+}
+
+QString LiveView::status_text() const {
+  return status_->text();
+}
+
+void LiveView::show_connect_dialog() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Connect to a deployment"));
+  auto* address = new QLineEdit(QStringLiteral("127.0.0.1:7070"), &dialog);
+  auto* token = new QLineEdit(qEnvironmentVariable("SERVESCOPE_TOKEN"), &dialog);
+  token->setEchoMode(QLineEdit::Password);
+  auto* form = new QFormLayout(&dialog);
+  form->addRow(tr("Scheduler (host:port)"), address);
+  form->addRow(tr("Token"), token);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() == QDialog::Accepted) connect_to(address->text(), token->text());
+}
+
+bool LiveView::connect_to(const QString& address, const QString& token) {
+  const auto colon = address.lastIndexOf(QLatin1Char(':'));
+  bool ok = false;
+  const auto port = colon > 0 ? address.mid(colon + 1).toUInt(&ok) : 0u;
+  if (!ok || port == 0 || port > 65535) {
+    status_->setText(tr("'%1' is not HOST:PORT").arg(address));
+    return false;
+  }
+  if (token.isEmpty()) {
+    status_->setText(tr("The deployment's token is needed to connect"));
+    return false;
+  }
+  disconnect_from();
+  engine::live::SubscriberOptions options;
+  options.host = address.left(colon).toStdString();
+  options.port = static_cast<std::uint16_t>(port);
+  options.token = token.toStdString();
+  options.name = "gui";
+  subscriber_ = std::make_unique<engine::live::LiveSubscriber>(options);
+  stop_.store(false);
+  thread_ = std::thread([this, s = subscriber_.get()] {
+    try {
+      s->run(stop_);
+    } catch (const std::exception&) {
+      // A refusal ends the thread; the status line says why.
+    }
+  });
+  shown_generation_ = 0;
+  shown_run_ = 0;
+  connect_->setEnabled(false);
+  disconnect_->setEnabled(true);
+  follow_->setChecked(true);
+  status_->setText(tr("Connecting to %1…").arg(address));
+  Q_EMIT message(status_->text());
+  timer_->start();
+  return true;
+}
+
+void LiveView::disconnect_from() {
+  if (!subscriber_) return;
+  timer_->stop();
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  refresh();  // the last events stay on screen
+  subscriber_.reset();
+  connect_->setEnabled(true);
+  disconnect_->setEnabled(false);
+  status_->setText(tr("Disconnected; the timeline keeps what was streamed."));
+}
+
+void LiveView::refresh() {
+  if (!subscriber_) return;
+  const auto s = subscriber_->status();
+  const auto generation = subscriber_->generation();
+  if (generation != shown_generation_) {
+    shown_generation_ = generation;
+    auto timeline = subscriber_->timeline();
+    if (timeline) {
+      const bool new_run = s.run != shown_run_;
+      shown_run_ = s.run;
+      moving_window_ = true;
+      if (new_run || !view_->timeline())
+        view_->set_timeline(timeline);
+      else
+        view_->update_timeline(timeline);
+      moving_window_ = false;
+      keep_->setEnabled(true);
+    }
+  }
+  if (follow_->isChecked() && view_->timeline() && s.connected) {
+    const auto width = view_->to_ns() - view_->from_ns();
+    const auto now = s.scheduler_now.count_ns();
+    moving_window_ = true;
+    view_->show_window(now - (width > 0 && width < 3600'000'000'000 ? width : kDefaultWindowNs), now);
+    view_->set_now(now);
+    moving_window_ = false;
+  }
+  QString text;
+  if (!s.connected) {
+    text = QString::fromStdString(s.message);
+  } else {
+    text = tr("%1 · %2/%3 workers · %4 events/s · lag %5 ms · %6 requests in flight")
+               .arg(QString::fromStdString(s.scenario))
+               .arg(s.workers_connected)
+               .arg(s.workers_expected)
+               .arg(s.events_per_s, 0, 'f', 0)
+               .arg(s.lag.to_ms(), 0, 'f', 1)
+               .arg(s.outstanding);
+    if (!s.missing_servers.empty())
+      text += tr(" · waiting for %1").arg(QString::fromStdString(s.missing_servers.front())) +
+              (s.missing_servers.size() > 1 ? tr(" and %1 more").arg(s.missing_servers.size() - 1) : QString());
+  }
+  if (text != status_->text()) {
+    status_->setText(text);
+    Q_EMIT statusChanged(text);
+  }
+  if (++ticks_ % 4 == 0) refresh_chart();
+}
+
+void LiveView::refresh_chart() {
+  if (!subscriber_ || subscriber_->generation() == charted_generation_) return;
+  charted_generation_ = subscriber_->generation();
+  const auto result = subscriber_->snapshot();
+  if (!result || result->duration <= Duration()) return;
+  const auto series = engine::run_series(engine::run_result_to_json(*result, "live"), "the live run");
+  widgets::ChartSpec spec;
+  spec.title = tr("SLO attainment and goodput, live");
+  spec.x_title = tr("time (s)");
+  spec.y_title = tr("% on time · req/s ÷ 100");
+  auto goodput = series.goodput_rps;
+  goodput.name = "goodput (req/s ÷ 100)";
+  for (auto& p : goodput.points)
+    p.y /= 100;
+  spec.series = {series.attainment_pct, goodput};
+  widgets::show_chart(chart_, widgets::build_chart(spec, palette()));
+}
+
+QString LiveView::keep_run() {
+  if (!subscriber_ && !view_->timeline()) return tr("nothing was watched");
+  if (!subscriber_) return tr("connect again to keep a run (the stream's aggregates are gone)");
+  const auto result = subscriber_->snapshot();
+  if (!result) return tr("nothing was streamed yet");
+  const auto status = subscriber_->status();
+  SavedArtifact run;
+  run.name =
+      tr("live %1 %2")
+          .arg(QString::fromStdString(status.scenario), QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
+          .toStdString();
+  run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+  run.body = engine::run_result_to_json(*result, status.scenario);
+  run.body["timeline"] = engine::to_json(engine::timeline_of(*result));
+  run.system = result->system;
+  return doc_->add_run(std::move(run));
+}
+
+}  // namespace servescope::ui

@@ -1,0 +1,80 @@
+// The Live tab (issue 9, GUI live mode): connect to a running deployment (address, token),
+// watch its per-vGPU timeline grow and follow "now" (scrolling back pauses following), live
+// SLO-attainment and goodput charts, and a status line with the event rate, how far the stream
+// lags the scheduler and which workers are connected. The stream is followed by the engine's
+// LiveSubscriber on a thread of its own; this view only takes snapshots, four times a second.
+// "Keep run" puts what was watched into the project as a run, to save and reopen like any other.
+#pragma once
+
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+class QCheckBox;
+class QChartView;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTimer;
+
+namespace servescope::engine::live {
+class LiveSubscriber;
+}
+
+namespace servescope::widgets {
+class TimelineView;
+}
+
+namespace servescope::ui {
+
+class ProjectDocument;
+
+class LiveView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LiveView(ProjectDocument* document, QWidget* parent = nullptr);
+  ~LiveView() override;
+
+  // Follows the deployment at `address` ("HOST:PORT"); false with the reason in status_text()
+  // when the address is malformed. Connection trouble shows in the status line as it happens.
+  bool connect_to(const QString& address, const QString& token);
+  void disconnect_from();
+  bool following_stream() const { return subscriber_ != nullptr; }
+  // "Follow now": the window slides with the scheduler's clock; panning or zooming stops it.
+  void set_follow(bool on);
+  bool follow() const;
+  // Adds what was watched to the project as a run; the reason when it could not.
+  QString keep_run();
+  // Takes a snapshot now (the timer does this four times a second).
+  void refresh();
+
+  QString status_text() const;
+  widgets::TimelineView* timeline() const { return view_; }
+  QChartView* chart() const { return chart_; }
+
+ Q_SIGNALS:
+  void message(const QString& text);
+  // The status line for the main window's status bar.
+  void statusChanged(const QString& text);
+
+ private:
+  void show_connect_dialog();
+  void refresh_chart();
+
+  ProjectDocument* doc_;
+  widgets::TimelineView* view_;
+  QChartView* chart_;
+  QLabel* status_;
+  QPushButton *connect_, *disconnect_, *keep_;
+  QCheckBox* follow_;
+  QTimer* timer_;
+  std::unique_ptr<engine::live::LiveSubscriber> subscriber_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::uint64_t shown_generation_ = 0, shown_run_ = 0, charted_generation_ = 0;
+  bool moving_window_ = false;  // the view's window changes because we follow
+  int ticks_ = 0;
+};
+
+}  // namespace servescope::ui
