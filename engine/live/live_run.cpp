@@ -1,5 +1,8 @@
 #include "engine/live/live_run.h"
 
+#include <algorithm>
+#include <climits>
+
 #include "engine/live/byte_codec.h"
 #include "engine/live/event_stream.h"
 #include "model/core/error.h"
@@ -63,68 +66,109 @@ SimulationResult run_from_description(const nlohmann::json& json, const std::str
   return r;
 }
 
-// Forwards to the run's recorders after checking each record's indices against the run's tables.
+// Forwards to the run's recorders after checking each record against the run's tables and
+// clock, with every instant moved to the run's origin.
 class LiveRun::Checked final : public RunRecorder {
  public:
   explicit Checked(LiveRun& run) : run_(run) {}
   void on_arrival(const Request& r) override {
-    check(r);
-    seen(r.arrival);
-    run_.metrics_.on_arrival(r);
-    run_.timeline_.on_arrival(r);
+    const auto q = shifted(r);
+    run_.metrics_.on_arrival(q);
+    run_.timeline_.on_arrival(q);
   }
   void on_drop(const Request& r, DropReason why, Time when) override {
-    check(r);
-    seen(when);
-    run_.metrics_.on_drop(r, why, when);
-    run_.timeline_.on_drop(r, why, when);
+    const auto q = shifted(r);
+    const auto t = instant(when, "a drop");
+    run_.metrics_.on_drop(q, why, t);
+    run_.timeline_.on_drop(q, why, t);
   }
   void on_batch(const Batch& b, Time start, Time end, bool completed) override {
-    check(b);
-    seen(end);
-    run_.metrics_.on_batch(b, start, end, completed);
-    run_.timeline_.on_batch(b, start, end, completed);
+    const auto c = shifted(b);
+    const auto s = instant(start, "a batch's start");
+    const auto e = instant(end, "a batch's end");
+    ordered(s, e, "a batch");
+    run_.metrics_.on_batch(c, s, e, completed);
+    run_.timeline_.on_batch(c, s, e, completed);
   }
   void on_complete(const Request& r, Time start, Time end) override {
-    check(r);
-    seen(end);
-    run_.metrics_.on_complete(r, start, end);
-    run_.timeline_.on_complete(r, start, end);
+    const auto q = shifted(r);
+    const auto s = instant(start, "a completion's start");
+    const auto e = instant(end, "a completion");
+    ordered(q.arrival, s, "a request");
+    ordered(s, e, "a request");
+    run_.metrics_.on_complete(q, s, e);
+    run_.timeline_.on_complete(q, s, e);
   }
   void on_dispatch(const Batch& b, Time now) override {
-    check(b);
-    seen(now);
-    run_.timeline_.on_dispatch(b, now);
+    const auto c = shifted(b);
+    run_.timeline_.on_dispatch(c, instant(now, "a dispatch"));
   }
   void on_transfer(const Transfer& t, Time start, Time end) override {
     if (t.from_gpu >= run_.description_.gpus.size() || t.to_gpu >= run_.description_.gpus.size())
       throw ProtocolError("events frame: a transfer names GPU " + std::to_string(std::max(t.from_gpu, t.to_gpu)) +
                           " of " + std::to_string(run_.description_.gpus.size()));
-    seen(end);
-    run_.timeline_.on_transfer(t, start, end);
+    auto moved_transfer = t;
+    moved_transfer.not_before = moved(t.not_before);
+    const auto s = instant(start, "a transfer's start");
+    const auto e = instant(end, "a transfer's end");
+    ordered(s, e, "a transfer");
+    run_.timeline_.on_transfer(moved_transfer, s, e);
   }
 
  private:
-  void check(const Request& r) const {
+  static constexpr Duration kSlack = Duration::seconds(3600);
+  static constexpr std::int64_t kFar = INT64_MAX / 4;
+
+  // Times the run only displays (planned starts, windows): moved to the origin without overflow.
+  Time moved(Time t) const { return Duration::nanoseconds(std::clamp(t.count_ns(), -kFar, kFar)) - run_.origin_; }
+
+  // `t` on the run's clock; refused when it is far from any time the run has seen.
+  Time instant(Time t, const char* what) {
+    if (t.count_ns() > kFar || t.count_ns() < -kFar)
+      throw ProtocolError(std::string("events frame: ") + what + " at an impossible time");
+    const Time shifted = t - run_.origin_;
+    const Time limit = std::max(run_.latest_, Time()) + kSlack;
+    if (shifted < Time() - kSlack || shifted > limit)
+      throw ProtocolError(std::string("events frame: ") + what + " at " + std::to_string(shifted.to_s()) +
+                          " s is out of the run's time (latest event " + std::to_string(run_.latest_.to_s()) + " s)");
+    run_.latest_ = std::max(run_.latest_, shifted);
+    return shifted;
+  }
+  static void ordered(Time a, Time b, const char* what) {
+    if (b < a) throw ProtocolError(std::string("events frame: ") + what + " ends before it starts");
+  }
+  Request shifted(const Request& r) {
     if (r.model >= run_.description_.models.size())
       throw ProtocolError("events frame: a request names model " + std::to_string(r.model) + " of " +
                           std::to_string(run_.description_.models.size()));
+    auto q = r;
+    q.arrival = instant(r.arrival, "an arrival");
+    if (r.deadline < r.arrival || r.deadline.count_ns() > kFar || r.deadline - r.arrival > Duration::seconds(86400))
+      throw ProtocolError("events frame: a request's deadline is not within a day after its arrival");
+    q.deadline = q.arrival + (r.deadline - r.arrival);
+    return q;
   }
-  void check(const Batch& b) const {
+  Batch shifted(const Batch& b) {
     if (b.model >= run_.description_.models.size() || b.gpu >= run_.description_.gpus.size())
       throw ProtocolError("events frame: a batch names model " + std::to_string(b.model) + " on GPU " +
                           std::to_string(b.gpu) + "; the run has " + std::to_string(run_.description_.models.size()) +
                           " models and " + std::to_string(run_.description_.gpus.size()) + " GPUs");
-    for (const auto& r : b.requests)
-      check(r);
+    auto c = b;
+    for (auto& r : c.requests)
+      r = shifted(r);
+    c.start = moved(b.start);
+    c.predicted_end = moved(b.predicted_end);
+    c.window_open = moved(b.window_open);
+    c.window_close = moved(b.window_close);
+    return c;
   }
-  void seen(Time t) { run_.latest_ = std::max(run_.latest_, t); }
   LiveRun& run_;
 };
 
-LiveRun::LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin)
+LiveRun::LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin, Time origin)
     : description_(std::move(description)),
-      metrics_(description_.models.size(), description_.gpus.size(), warmup, kNever, utilisation_bin) {
+      metrics_(description_.models.size(), description_.gpus.size(), warmup, kNever, utilisation_bin),
+      origin_(origin) {
   description_.warmup = warmup;
 }
 

@@ -21,11 +21,16 @@ SimulationResult run_from_description(const nlohmann::json& run, const std::stri
 
 class LiveRun {
  public:
-  // `warmup`: arrivals before it are left out of the aggregates, as in a simulation.
-  LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin = Duration::milliseconds(100));
+  // `warmup`: arrivals before it are left out of the aggregates, as in a simulation. `origin`:
+  // the scheduler's time that becomes this run's 0 (a viewer that joins a deployment running
+  // for days starts its timeline, and its utilisation bins, when it joined).
+  LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin = Duration::milliseconds(100),
+          Time origin = Time());
 
   // Folds an `events` frame; refuses (ProtocolError) records naming a model or GPU the run does
-  // not have, so a confused stream cannot index past the tables.
+  // not have, or times out of order (an end before its start, an instant more than an hour
+  // before the origin or past the latest event), so a confused stream can neither index past
+  // the tables nor make the aggregates allocate for a time that never came.
   void apply(std::span<const std::uint8_t> events);
   std::uint64_t events() const { return events_; }
   Time latest() const { return latest_; }  // the latest time any event named
@@ -42,6 +47,7 @@ class LiveRun {
   MetricsCollector metrics_;
   TimelineRecorder timeline_;
   std::uint64_t events_ = 0;
+  Time origin_;
   Time latest_;
 };
 

@@ -30,7 +30,7 @@ LiveStatus LiveSubscriber::status() const {
   std::lock_guard lock(mutex_);
   auto s = status_;
   if (s.connected) {
-    s.scheduler_now = since(origin_estimate_, Clock::now());
+    s.scheduler_now = since(origin_estimate_, Clock::now()) - run_origin_;
     if (run_) s.lag = std::max(Duration(), s.scheduler_now - run_->latest());
   }
   return s;
@@ -55,9 +55,12 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
     throw LiveError("the server is not a ServeScope scheduler (its welcome has no run)");
   {
     auto description = run_from_description(welcome["run"], "the scheduler's welcome");
-    const auto warmup = description.warmup;
+    // The timeline starts when we joined: a deployment may have run for days before.
+    const auto origin = Duration::nanoseconds(std::max<std::int64_t>(0, welcome.value("now_ns", std::int64_t{0})));
+    const auto warmup = std::max(Duration(), description.warmup - origin);
     std::lock_guard lock(mutex_);
-    run_ = std::make_unique<LiveRun>(std::move(description), warmup);
+    run_origin_ = origin;
+    run_ = std::make_unique<LiveRun>(std::move(description), warmup, Duration::milliseconds(100), origin);
     status_.connected = true;
     status_.message = "connected";
     status_.scenario = welcome.value("scenario", "");

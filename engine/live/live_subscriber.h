@@ -36,7 +36,7 @@ struct LiveStatus {
   std::uint64_t events = 0;
   double events_per_s = 0;  // over the last second or so
   Duration lag;             // the scheduler's now less the latest event it streamed
-  Time scheduler_now;       // estimated
+  Time scheduler_now;       // estimated, on the run's clock (0: when this subscriber joined)
   std::size_t workers_connected = 0, workers_expected = 0;
   std::vector<std::string> missing_servers;
   std::uint64_t outstanding = 0;  // requests in the data plane, at the last status
@@ -67,6 +67,7 @@ class LiveSubscriber {
   std::unique_ptr<LiveRun> run_;
   LiveStatus status_;
   std::chrono::steady_clock::time_point origin_estimate_;  // local time of the scheduler's 0
+  Time run_origin_;                                        // the scheduler's time of the run's 0
   std::atomic<std::uint64_t> generation_{0};
 };
 
