@@ -8,6 +8,7 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -18,6 +19,7 @@
 #include "engine/analysis/run_series.h"
 #include "engine/live/live_subscriber.h"
 #include "engine/sim/run_result_json.h"
+#include "engine/sim/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
 #include "ui/project_document.h"
 #include "widgets/chart_facade.h"
@@ -38,6 +40,8 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   disconnect_ = new QPushButton(tr("Disconnect"), this);
   keep_ = new QPushButton(tr("Keep run"), this);
   keep_->setToolTip(tr("Add what was watched to the project as a run"));
+  apply_ = new QPushButton(tr("Apply plan…"), this);
+  apply_->setToolTip(tr("Switch the running deployment to a plan of the project (flush, then switch)"));
   follow_ = new QCheckBox(tr("Follow now"), this);
   follow_->setChecked(true);
   status_ = new QLabel(tr("Not connected. Start a deployment (README, \"Live deployment\") and connect."), this);
@@ -52,6 +56,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   top->addWidget(disconnect_);
   top->addWidget(follow_);
   top->addWidget(keep_);
+  top->addWidget(apply_);
   top->addWidget(status_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(view_);
@@ -63,11 +68,13 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   box->addWidget(split, 1);
   disconnect_->setEnabled(false);
   keep_->setEnabled(false);
+  apply_->setEnabled(false);
   timer_ = new QTimer(this);
   timer_->setInterval(kRefreshMs);
   connect(timer_, &QTimer::timeout, this, &LiveView::refresh);
   connect(connect_, &QPushButton::clicked, this, &LiveView::show_connect_dialog);
   connect(disconnect_, &QPushButton::clicked, this, &LiveView::disconnect_from);
+  connect(apply_, &QPushButton::clicked, this, &LiveView::show_apply_dialog);
   connect(keep_, &QPushButton::clicked, this, [this] {
     const auto why = keep_run();
     Q_EMIT message(why.isEmpty() ? tr("Kept the live run in the project") : tr("Live run not kept: %1").arg(why));
@@ -144,6 +151,7 @@ bool LiveView::connect_to(const QString& address, const QString& token) {
   shown_run_ = 0;
   connect_->setEnabled(false);
   disconnect_->setEnabled(true);
+  apply_->setEnabled(true);
   follow_->setChecked(true);
   status_->setText(tr("Connecting to %1…").arg(address));
   Q_EMIT message(status_->text());
@@ -160,6 +168,7 @@ void LiveView::disconnect_from() {
   subscriber_.reset();
   connect_->setEnabled(true);
   disconnect_->setEnabled(false);
+  apply_->setEnabled(false);
   status_->setText(tr("Disconnected; the timeline keeps what was streamed."));
 }
 
@@ -201,9 +210,14 @@ void LiveView::refresh() {
                .arg(s.events_per_s, 0, 'f', 0)
                .arg(s.lag.to_ms(), 0, 'f', 1)
                .arg(s.outstanding);
+    if (s.switching) text += tr(" · switching plans (flushing)");
     if (!s.missing_servers.empty())
       text += tr(" · waiting for %1").arg(QString::fromStdString(s.missing_servers.front())) +
               (s.missing_servers.size() > 1 ? tr(" and %1 more").arg(s.missing_servers.size() - 1) : QString());
+  }
+  if (s.last_reply != shown_reply_) {
+    shown_reply_ = s.last_reply;
+    Q_EMIT message(QString::fromStdString(s.last_reply));
   }
   if (text != status_->text()) {
     status_->setText(text);
@@ -228,6 +242,44 @@ void LiveView::refresh_chart() {
     p.y /= 100;
   spec.series = {series.attainment_pct, goodput};
   widgets::show_chart(chart_, widgets::build_chart(spec, palette()));
+}
+
+void LiveView::show_apply_dialog() {
+  QStringList sources;
+  if (const auto* p = doc_->project())
+    for (const auto& plan : p->plans)
+      sources << QStringLiteral("plan:") + QString::fromStdString(plan.name);
+  for (const auto& system : engine::simulation_systems())
+    if (!engine::is_pipeline_data_plane(system) && system != "glet" && system != "glet-serving" && system != "shepherd")
+      sources << QString::fromStdString(system);
+  bool ok = false;
+  const auto source =
+      QInputDialog::getItem(this, tr("Apply a plan"), tr("Switch the deployment to"), sources, 0, false, &ok);
+  if (!ok) return;
+  QString why;
+  if (!apply_plan(source, &why)) Q_EMIT message(why);
+}
+
+bool LiveView::apply_plan(const QString& source, QString* why) {
+  auto fail = [&](const QString& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (!subscriber_) return fail(tr("not connected to a deployment"));
+  nlohmann::json command = {{"command", "apply-plan"}};
+  if (source.startsWith(QStringLiteral("plan:"))) {
+    const auto name = source.mid(5).toStdString();
+    const auto* p = doc_->project();
+    if (!p) return fail(tr("no project is open"));
+    const auto it = std::ranges::find(p->plans, name, &SavedArtifact::name);
+    if (it == p->plans.end()) return fail(tr("the project has no plan named '%1'").arg(source.mid(5)));
+    command["plan"] = it->body;
+  } else {
+    command["system"] = source.toStdString();
+  }
+  subscriber_->send_command(command);
+  Q_EMIT message(tr("Asked the deployment to switch to %1").arg(source));
+  return true;
 }
 
 QString LiveView::keep_run() {

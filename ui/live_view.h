@@ -46,6 +46,10 @@ class LiveView : public QWidget {
   bool follow() const;
   // Adds what was watched to the project as a run; the reason when it could not.
   QString keep_run();
+  // Asks the scheduler to switch to `source` with PPipe's flush-and-switch migration: a plan of
+  // the project ("plan:NAME") or a serving system's name. False with the reason when it cannot
+  // be asked (not connected, no such plan); the scheduler's answer shows in the status line.
+  bool apply_plan(const QString& source, QString* why = nullptr);
   // Takes a snapshot now (the timer does this four times a second).
   void refresh();
 
@@ -60,13 +64,14 @@ class LiveView : public QWidget {
 
  private:
   void show_connect_dialog();
+  void show_apply_dialog();
   void refresh_chart();
 
   ProjectDocument* doc_;
   widgets::TimelineView* view_;
   QChartView* chart_;
   QLabel* status_;
-  QPushButton *connect_, *disconnect_, *keep_;
+  QPushButton *connect_, *disconnect_, *keep_, *apply_;
   QCheckBox* follow_;
   QTimer* timer_;
   std::unique_ptr<engine::live::LiveSubscriber> subscriber_;
@@ -75,6 +80,7 @@ class LiveView : public QWidget {
   std::uint64_t shown_generation_ = 0, shown_run_ = 0, charted_generation_ = 0;
   bool moving_window_ = false;  // the view's window changes because we follow
   int ticks_ = 0;
+  std::string shown_reply_;
 };
 
 }  // namespace servescope::ui

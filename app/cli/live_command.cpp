@@ -3,6 +3,7 @@
 // says on stderr what it is doing; --json prints the closing report as JSON on stdout.
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -10,9 +11,11 @@
 
 #include "app/cli/cli_context.h"
 #include "app/cli/simulation_args.h"
+#include "engine/glet/glet_plan_json.h"
 #include "engine/live/live_scheduler.h"
 #include "engine/live/live_worker.h"
 #include "engine/live/load_generator.h"
+#include "engine/ppipe/pipeline_plan_json.h"
 #include "engine/sim/run_result_json.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
@@ -99,6 +102,37 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       options.subscriber_limit_bytes = args->subscriber_limit_mib << 20;
       engine::live::LiveScheduler scheduler(engine::prepare_serving(scenario, spec), options, scenario.name);
       scheduler.set_log([](const std::string& line) { log_line("scheduler", line); });
+      // A GUI's "apply plan": the same scenario and options, another system or plan. The plans
+      // stay alive with the closure (deployments copy what they need, but cheaply kept).
+      auto kept_plans = std::make_shared<std::vector<std::shared_ptr<const void>>>();
+      scheduler.set_plan_preparer([&scenario, spec, kept_plans](const nlohmann::json& command) {
+        auto next = spec;
+        next.pipeline_plan = nullptr;
+        next.glet_plan = nullptr;
+        if (command.contains("plan")) {
+          const auto& plan = command["plan"];
+          if (plan.is_object() && plan.value("kind", "") == "glet-plan") {
+            auto glet = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(plan, "the applied plan"));
+            next.glet_plan = glet.get();
+            next.system = "glet";
+            kept_plans->push_back(glet);
+          } else {
+            auto pipeline =
+                std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(plan, "the applied plan"));
+            next.pipeline_plan = pipeline.get();
+            next.system = command.value("system", std::string("reservation"));
+            if (!engine::is_pipeline_data_plane(next.system))
+              throw QueryError("a pipeline plan runs on reservation or reactive, not " + next.system);
+            kept_plans->push_back(pipeline);
+          }
+        } else {
+          next.system = command.value("system", std::string());
+          if (next.system.empty()) throw QueryError("apply-plan needs a plan or a system");
+          if (engine::is_pipeline_data_plane(next.system) || next.system == "glet")
+            throw QueryError(next.system + " needs a plan");
+        }
+        return engine::prepare_serving(scenario, next);
+      });
       std::string listening = "serving " + spec.system + " on " + at.host + ":" + std::to_string(scheduler.port());
       if (scheduler.metrics_port())
         listening += ", metrics at http://" + at.host + ":" + std::to_string(*scheduler.metrics_port()) + "/metrics";
@@ -132,16 +166,26 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"workers_joined", c.workers_joined},
                                {"subscribers_dropped", c.subscribers_dropped},
                                {"connections_refused", c.connections_refused},
+                               {"plan_switches", scheduler.plan_switches()},
                                {"dispatch_overhead_us",
                                 {{"p50", c.dispatch_overhead.quantile(0.5).to_us()},
                                  {"p99", c.dispatch_overhead.quantile(0.99).to_us()},
                                  {"count", c.dispatch_overhead.count()}}}};
       if (!args->record.empty()) {
-        const auto result = scheduler.recorded();
-        auto json = engine::run_result_to_json(result, scenario.name);
-        json["timeline"] = engine::to_json(engine::timeline_of(result));
-        save_json_file(args->record, json);
-        log_line("scheduler", "recorded the run in " + args->record);
+        auto write = [&](const engine::SimulationResult& result, const std::string& path) {
+          auto json = engine::run_result_to_json(result, scenario.name);
+          json["timeline"] = engine::to_json(engine::timeline_of(result));
+          save_json_file(path, json);
+          log_line("scheduler", "recorded the run in " + path);
+        };
+        // Under each earlier plan, its own file: RECORD with ".planN" before the extension.
+        const auto before = scheduler.recorded_before_switches();
+        const std::filesystem::path record(args->record);
+        for (std::size_t i = 0; i < before.size(); ++i)
+          write(before[i], (record.parent_path() /
+                            (record.stem().string() + ".plan" + std::to_string(i + 1) + record.extension().string()))
+                               .string());
+        write(scheduler.recorded(), args->record);
       }
       if (global.json)
         print_json(report);

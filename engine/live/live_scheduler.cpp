@@ -94,21 +94,108 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
   if (!prepared_.times) throw QueryError("the " + system + " data plane has no batch timings");
   if (options_.metrics_port) metrics_listener_ = std::make_unique<TcpListener>(*options_.metrics_port, options_.host);
   const auto& result = prepared_.result;
-  for (const auto server : result.gpu_server)
-    slot_server_.push_back(server);
   server_worker_.assign(result.server_names.size(), 0);
-  server_used_.assign(result.server_names.size(), false);
-  for (const auto s : slot_server_)
-    server_used_[s] = true;
   const auto models = result.models.size();
   counters_.arrivals.assign(models, 0);
   counters_.on_time.assign(models, 0);
   counters_.late.assign(models, 0);
   counters_.dropped.assign(models, {});
+  fanout_.add(events_);
+  adopt_plane();
+}
+
+// The current plane's slots: which server holds each, which servers the plan uses, their counters.
+void LiveScheduler::adopt_plane() {
+  const auto& result = prepared_.result;
+  slot_server_.assign(result.gpu_server.begin(), result.gpu_server.end());
+  server_used_.assign(result.server_names.size(), false);
+  for (const auto s : slot_server_)
+    server_used_[s] = true;
   counters_.batches.assign(result.gpus.size(), 0);
   counters_.busy_ns.assign(result.gpus.size(), 0);
-  fanout_.add(events_);
   prepared_.plane->start(context_);
+}
+
+void LiveScheduler::apply_plan(PreparedServing next, Duration flush_limit) {
+  if (pending_) throw QueryError("a plan switch is already under way");
+  if (next.result.models != prepared_.result.models)
+    throw QueryError("the new plan serves other models than the running one; both must serve the workload's models");
+  if (next.result.server_names != prepared_.result.server_names)
+    throw QueryError("the new plan is for another cluster");
+  if (!next.setup.apps.empty() || !next.times)
+    throw QueryError("the new plan's system cannot run live (application requests or no batch timings)");
+  pending_ = std::make_unique<PreparedServing>(std::move(next));
+  switch_started_ = now();
+  flush_limit_ = flush_limit;
+  log("switching to " + pending_->result.system +
+      (pending_->result.plan_system.empty() ? "" : " (" + pending_->result.plan_system + ")") +
+      ": holding new requests while the current plane flushes");
+  broadcast_status();
+}
+
+void LiveScheduler::maybe_switch() {
+  if (!pending_) return;
+  const bool flushed = batches_.empty() && transfers_.empty() && ledger_.size() == held_.size();
+  const Time t = now();
+  if (!flushed && t - switch_started_ < flush_limit_) return;
+  publish();  // what the old plane did reaches subscribers under its own description
+  // Requests the old plane still held past the limit end here, with the reason.
+  std::vector<Request> stranded;
+  std::unordered_map<RequestId, bool> is_held;
+  for (const auto& r : held_)
+    is_held.emplace(r.id, true);
+  for (const auto& [id, owner] : ledger_)
+    if (!is_held.contains(id)) stranded.push_back(owner.request);
+  std::ranges::sort(stranded, {}, &Request::id);
+  for (const auto& r : stranded)
+    dropped(r, DropReason::NoCapacity);
+  if (options_.keep_events) {
+    auto events = std::move(kept_events_);
+    const auto rest = events_.take();
+    events.insert(events.end(), rest.begin(), rest.end());
+    segments_.push_back({describe_run(prepared_.result), std::move(events)});
+    kept_events_.clear();
+  }
+  publish();
+  // Everything of the old plane goes with it: its timers, its pending completions, its work.
+  timers_ = IndexedHeap<TimerKey>();
+  timer_tokens_.clear();
+  lost_completions_.clear();
+  instant_transfers_.clear();
+  batches_.clear();
+  transfers_.clear();
+  const auto flush_ms = (t - switch_started_).to_ms();
+  prepared_ = std::move(*pending_);
+  pending_.reset();
+  ++plan_switches_;
+  adopt_plane();
+  const nlohmann::json changed = {
+      {"type", "plan-changed"}, {"run", describe_run(prepared_.result)}, {"now_ns", now().count_ns()}};
+  const auto text = changed.dump();
+  for (auto& p : peers_)
+    if (p->welcomed && !p->closed && p->hello.role == PeerRole::Gui) p->conn->send(FrameType::Control, text);
+  auto held = std::move(held_);
+  held_.clear();
+  for (const auto& r : held) {
+    fanout_.on_arrival(r);
+    prepared_.plane->on_request(r);
+  }
+  log("switched to " + prepared_.result.system + " after a flush of " + std::to_string(flush_ms) + " ms; " +
+      std::to_string(held.size()) + " held requests handed over, " + std::to_string(stranded.size()) +
+      " dropped as the old plan went");
+  broadcast_status();
+}
+
+std::vector<SimulationResult> LiveScheduler::recorded_before_switches() const {
+  std::vector<SimulationResult> out;
+  for (const auto& seg : segments_) {
+    auto description = run_from_description(seg.description, "the scheduler");
+    const auto warmup = description.warmup;
+    LiveRun run(std::move(description), warmup);
+    run.apply(seg.events);
+    out.push_back(run.snapshot());
+  }
+  return out;
 }
 
 LiveScheduler::~LiveScheduler() = default;
@@ -396,6 +483,8 @@ void LiveScheduler::broadcast_status() {
                                  {"workers", workers},
                                  {"missing_servers", missing_servers()},
                                  {"outstanding", ledger_.size()},
+                                 {"switching", pending_ != nullptr},
+                                 {"system", prepared_.result.system},
                                  {"requests", counters_.requests()},
                                  {"events", counters_.events}};
   const auto text = status.dump();
@@ -493,8 +582,12 @@ void LiveScheduler::handle_requests(Peer& peer, const Frame& frame) {
                           std::to_string(slo.size()));
   for (const auto& c : requests) {
     const Request r{next_request_++, c.model, c.target, t, t + slo[c.model]};
-    ledger_.emplace(r.id, Owner{peer.id, c.client_id});
+    ledger_.emplace(r.id, Owner{peer.id, c.client_id, r});
     ++counters_.arrivals[r.model];
+    if (pending_) {
+      held_.push_back(r);  // a plan switch is flushing the current plane; it arrives in the next
+      continue;
+    }
     fanout_.on_arrival(r);
     prepared_.plane->on_request(r);
   }
@@ -530,6 +623,20 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
   }
   if (j.value("command", "") == "status") {
     broadcast_status();
+    return;
+  }
+  if (j.value("command", "") == "apply-plan" && peer.hello.role == PeerRole::Gui) {
+    nlohmann::json reply = {{"type", "plan-reply"}, {"ok", false}};
+    try {
+      if (!plan_preparer_) throw QueryError("this scheduler was started without a way to prepare plans");
+      apply_plan(plan_preparer_(j));
+      reply["ok"] = true;
+      reply["message"] = "switching to " + pending_->result.system + ": flushing the current plan";
+    } catch (const std::exception& e) {
+      reply["message"] = std::string("plan not applied: ") + e.what();
+      log(reply["message"].get<std::string>());
+    }
+    peer.conn->send(FrameType::Control, reply.dump());
     return;
   }
   throw ProtocolError("unknown control message " + j.dump());
@@ -754,6 +861,7 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
       last_liveness = std::chrono::steady_clock::now();
       check_liveness();
     }
+    maybe_switch();
     publish();
     std::erase_if(peers_, [](const std::unique_ptr<Peer>& p) { return p->closed; });
   }

@@ -77,6 +77,21 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   // One line per notable happening (joins, losses, refusals), for the daemon's log.
   void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
 
+  // How a GUI's `apply-plan` command becomes a new data plane: the caller knows the scenario and
+  // the options (the CLI); it throws with the reason when the plan cannot run. Without it the
+  // command is refused.
+  using PlanPreparer = std::function<PreparedServing(const nlohmann::json& command)>;
+  void set_plan_preparer(PlanPreparer preparer) { plan_preparer_ = std::move(preparer); }
+  // Starts PPipe's flush-and-switch migration (digest §2.9): requests that arrive from now on are
+  // held; once the current plane has finished what it holds (every batch and transfer back, or
+  // `flush_limit` passed), the new plane takes over and gets the held requests. Throws QueryError
+  // when a switch is already under way or the new plane serves other models.
+  void apply_plan(PreparedServing next, Duration flush_limit = Duration::seconds(10));
+  bool switching() const { return pending_ != nullptr; }
+  std::uint64_t plan_switches() const { return plan_switches_; }
+  // Every plan's part of the run when the plan changed while recording (the last is recorded()).
+  std::vector<SimulationResult> recorded_before_switches() const;
+
  private:
   struct Peer;
   struct InFlightBatch {
@@ -92,6 +107,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   struct Owner {
     std::uint64_t peer = 0;  // the load generator's connection id
     std::uint64_t client_id = 0;
+    Request request;
   };
   struct TimerKey {
     Time at;
@@ -129,6 +145,8 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void serve_metrics();
   void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
   nlohmann::json welcome_for(const Peer& peer) const;
+  void adopt_plane();
+  void maybe_switch();
   void broadcast_status();
   void log(const std::string& line) const;
 
@@ -162,6 +180,16 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   SchedulerCounters counters_;
   SteadyTime last_status_;
   std::function<void(const std::string&)> log_;
+  PlanPreparer plan_preparer_;
+  std::unique_ptr<PreparedServing> pending_;  // the plan being switched to
+  Time switch_started_, flush_limit_;
+  std::vector<Request> held_;  // arrived during the flush
+  std::uint64_t plan_switches_ = 0;
+  struct Segment {
+    nlohmann::json description;
+    std::vector<std::uint8_t> events;
+  };
+  std::vector<Segment> segments_;  // recorded under earlier plans
 };
 
 }  // namespace servescope::engine::live

@@ -36,6 +36,11 @@ LiveStatus LiveSubscriber::status() const {
   return s;
 }
 
+void LiveSubscriber::send_command(const nlohmann::json& command) {
+  std::lock_guard lock(mutex_);
+  outbox_.push_back(command.dump());
+}
+
 std::optional<SimulationResult> LiveSubscriber::snapshot() const {
   std::lock_guard lock(mutex_);
   if (!run_) return std::nullopt;
@@ -85,8 +90,29 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
         }
         case FrameType::Control: {
           const auto j = nlohmann::json::parse(std::string(f.payload.begin(), f.payload.end()), nullptr, false);
-          if (!j.is_object() || j.value("type", "") != "status") break;
+          if (!j.is_object()) break;
+          if (j.value("type", "") == "plan-changed") {
+            // A new plan is a new run: new slots, the clock carries on.
+            auto description = run_from_description(j.value("run", nlohmann::json::object()), "a plan change");
+            const auto origin = Duration::nanoseconds(std::max<std::int64_t>(0, j.value("now_ns", std::int64_t{0})));
+            std::lock_guard lock(mutex_);
+            run_origin_ = origin;
+            run_ = std::make_unique<LiveRun>(std::move(description), Duration(), Duration::milliseconds(100), origin);
+            ++status_.run;
+            status_.events = 0;
+            status_.message = "the plan changed: " + run_->description().system;
+            ++generation_;
+            break;
+          }
+          if (j.value("type", "") == "plan-reply") {
+            std::lock_guard lock(mutex_);
+            status_.message = j.value("message", "");
+            status_.last_reply = status_.message;
+            break;
+          }
+          if (j.value("type", "") != "status") break;
           std::lock_guard lock(mutex_);
+          status_.switching = j.value("switching", false);
           status_.missing_servers = j.value("missing_servers", std::vector<std::string>{});
           status_.outstanding = j.value("outstanding", std::uint64_t{0});
           status_.workers_connected = 0;
@@ -121,6 +147,12 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
         rate_window.pop_front();
       const double span = std::chrono::duration<double>(now - rate_window.front().first).count();
       status_.events_per_s = span > 0 ? static_cast<double>(status_.events - rate_window.front().second) / span : 0.0;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& command : outbox_)
+        conn.send(FrameType::Control, command);
+      outbox_.clear();
     }
     if (now - conn.last_sent() > std::chrono::milliseconds(250)) conn.send(FrameType::Heartbeat, std::string_view{});
     conn.flush();

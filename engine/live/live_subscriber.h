@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ struct LiveStatus {
   std::size_t workers_connected = 0, workers_expected = 0;
   std::vector<std::string> missing_servers;
   std::uint64_t outstanding = 0;  // requests in the data plane, at the last status
+  bool switching = false;         // a plan switch is flushing the current plane
+  std::string last_reply;         // the scheduler's answer to the last command
 };
 
 class LiveSubscriber {
@@ -56,6 +59,9 @@ class LiveSubscriber {
   // The run so far (nullopt before the first welcome), and its timeline; both are copies.
   std::optional<SimulationResult> snapshot() const;
   std::shared_ptr<const TimelineData> timeline() const;
+  // Sends a control command (e.g. {"command": "apply-plan", "plan": …}) on the next turn of the
+  // subscriber's loop; the answer arrives as LiveStatus::last_reply.
+  void send_command(const nlohmann::json& command);
   // Bumped whenever events were folded; lets a viewer skip snapshots when nothing changed.
   std::uint64_t generation() const { return generation_.load(); }
 
@@ -69,6 +75,7 @@ class LiveSubscriber {
   std::chrono::steady_clock::time_point origin_estimate_;  // local time of the scheduler's 0
   Time run_origin_;                                        // the scheduler's time of the run's 0
   std::atomic<std::uint64_t> generation_{0};
+  std::vector<std::string> outbox_;
 };
 
 }  // namespace servescope::engine::live

@@ -1,8 +1,9 @@
 // GUI live mode against a small real deployment (issue 9): a scheduler and its eight workers as
 // processes on loopback, the main window's Live tab connected with the token. The timeline fills
 // while requests flow, the window follows "now", looking back pauses following, the status line
-// names the workers and the event rate, the chart shows, and the watched run is kept in the
-// project and reopens in the Run tab like a simulated one. A wrong token is refused with a reason.
+// names the workers and the event rate, the chart shows, the watched run is kept in the project
+// and reopens in the Run tab like a simulated one, and another system is applied to the running
+// deployment. A wrong token is refused with a reason.
 #include <QChartView>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -116,8 +117,15 @@ class TestLive : public QObject {
     QVERIFY(w.run_view()->show_run(name));
     QVERIFY(w.run_view()->timeline()->timeline() != nullptr);
     QVERIFY(w.run_view()->timeline()->timeline()->spans.size() > 50);
+    // Apply another system to the running deployment: flushed, switched, a new run on screen.
+    QString why;
+    QVERIFY(!live->apply_plan(QStringLiteral("plan:none such"), &why));
+    QVERIFY(why.contains(QStringLiteral("no plan named")));
+    QVERIFY(live->apply_plan(QStringLiteral("eager"), &why));
+    QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->timeline() && live->timeline()->timeline()->system == "eager", 15000);
     live->disconnect_from();
     QVERIFY(live->status_text().contains(QStringLiteral("Disconnected")));
+    QVERIFY(!live->apply_plan(QStringLiteral("eager"), &why));
     scheduler.signal(SIGTERM);
     QVERIFY(scheduler.wait_for(std::chrono::seconds(30)).has_value());
   }

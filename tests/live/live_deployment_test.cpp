@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "engine/live/handshake.h"
+#include "engine/live/live_subscriber.h"
 #include "engine/live/tcp_socket.h"
 #include "engine/live/wire_format.h"
 #include "engine/timeline/timeline_data.h"
@@ -342,6 +343,51 @@ TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
   EXPECT_GE(report["connections_refused"].get<int>(), 5);
+}
+
+TEST(LiveDeployment, APlanSwitchFlushesHandsOverAndLosesNothing) {
+  TempDir dir;
+  const auto record = (dir.path() / "switch.json").string();
+  Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0", "--record", record});
+  live::SubscriberOptions options;
+  options.port = d.port();
+  options.token = kToken;
+  live::LiveSubscriber subscriber(options);
+  std::atomic<bool> stop{false};
+  std::thread follower([&] { subscriber.run(stop); });
+  auto lg = d.start_loadgen(1500, 4);
+  std::this_thread::sleep_for(1000ms);
+  ASSERT_TRUE(subscriber.status().connected) << subscriber.status().message;
+  // A system that needs a plan is refused with the reason, and nothing changes.
+  subscriber.send_command({{"command", "apply-plan"}, {"system", "reservation"}});
+  for (int i = 0; i < 300 && subscriber.status().last_reply.empty(); ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_NE(subscriber.status().last_reply.find("plan not applied: reservation needs a plan"), std::string::npos)
+      << subscriber.status().last_reply;
+  subscriber.send_command({{"command", "apply-plan"}, {"system", "eager"}});
+  EXPECT_TRUE(d.scheduler().wait_for_log("switched to eager after a flush of", 15s)) << d.scheduler().err();
+  for (int i = 0; i < 300 && subscriber.status().run < 2; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(subscriber.status().run, 2u);
+  ASSERT_EQ(lg->wait_for(60s), 0) << lg->err();
+  const auto load = nlohmann::json::parse(lg->out(), nullptr, false);
+  std::this_thread::sleep_for(300ms);
+  const auto snapshot = subscriber.snapshot();
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->system, "eager");
+  EXPECT_GT(snapshot->timeline.size(), 10u);
+  stop = true;
+  follower.join();
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_EQ(report["plan_switches"], 1);
+  // The run under each plan is recorded in its own file.
+  const auto before = servescope::engine::load_timeline((dir.path() / "switch.plan1.json").string());
+  const auto after = servescope::engine::load_timeline(record);
+  EXPECT_EQ(before.system, "symphony");
+  EXPECT_EQ(after.system, "eager");
+  EXPECT_GT(before.spans.size(), 10u);
+  EXPECT_GT(after.spans.size(), 10u);
 }
 
 // Fidelity (issue 9 §6): the simulator and the live deployment, on one scenario and plan, agree
