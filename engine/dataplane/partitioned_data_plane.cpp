@@ -121,6 +121,10 @@ void PartitionedDataPlane::on_timer(std::uint64_t token) {
   parts_[owner.part].plane->on_timer(owner.token);
 }
 
+void PartitionedDataPlane::set_gpu_available(std::uint32_t gpu, bool available) {
+  if (gpu < gpu_part_.size()) parts_[gpu_part_[gpu]].plane->set_gpu_available(gpu_local_[gpu], available);
+}
+
 void PartitionedDataPlane::on_batch_done(const BatchDone& done) {
   const auto p = gpu_part_[done.gpu];
   BatchDone local = done;

@@ -95,6 +95,7 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
   if (options_.metrics_port) metrics_listener_ = std::make_unique<TcpListener>(*options_.metrics_port, options_.host);
   const auto& result = prepared_.result;
   server_worker_.assign(result.server_names.size(), 0);
+  server_doubted_.assign(result.server_names.size(), false);
   const auto models = result.models.size();
   counters_.arrivals.assign(models, 0);
   counters_.on_time.assign(models, 0);
@@ -114,6 +115,14 @@ void LiveScheduler::adopt_plane() {
   counters_.batches.assign(result.gpus.size(), 0);
   counters_.busy_ns.assign(result.gpus.size(), 0);
   prepared_.plane->start(context_);
+  // Slots whose worker has not joined are gone until it does.
+  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
+    if (server_worker_[slot_server_[g]] == 0) prepared_.plane->set_gpu_available(g, false);
+}
+
+void LiveScheduler::set_server_available(std::uint32_t server, bool available) {
+  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
+    if (slot_server_[g] == server) prepared_.plane->set_gpu_available(g, available);
 }
 
 void LiveScheduler::apply_plan(PreparedServing next, Duration flush_limit) {
@@ -275,7 +284,10 @@ void LiveScheduler::execute(Batch batch) {
   }
   counters_.dispatch_overhead.add(Duration::nanoseconds(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - event_began_).count()));
-  batches_.emplace(batch.id, InFlightBatch{std::move(batch), server, t});
+  // A report later than the batch's own run time plus 50 ms (or half again as long) is overdue.
+  const auto overdue = t + Duration::nanoseconds(order.start_in_ns + order.run_ns +
+                                                 std::max<std::int64_t>(50'000'000, order.run_ns / 2));
+  batches_.emplace(batch.id, InFlightBatch{std::move(batch), server, t, overdue});
 }
 
 bool LiveScheduler::preempt(BatchId, std::uint32_t) {
@@ -404,6 +416,7 @@ void LiveScheduler::lose_batch(InFlightBatch lost, DropReason reason) {
 
 void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
   server_worker_[server] = 0;
+  server_doubted_[server] = false;
   ++counters_.workers_lost;
   std::vector<InFlightBatch> lost;
   for (auto it = batches_.begin(); it != batches_.end();)
@@ -427,6 +440,7 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
       " batches and " + std::to_string(cut.size()) + " transfers in flight");
   for (auto& b : lost)
     lose_batch(std::move(b), DropReason::WorkerLost);
+  set_server_available(server, false);
   const Time t = now();
   for (auto& c : cut) {
     for (const auto& r : c.transfer.requests)
@@ -564,6 +578,7 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
   peer.conn->send(FrameType::Welcome, welcome_for(peer).dump());
   if (peer.hello.role == PeerRole::Worker) {
     server_worker_[peer.server] = peer.id;
+    set_server_available(peer.server, true);
     ++counters_.workers_joined;
     log("worker " + peer.hello.name + " joined");
     broadcast_status();
@@ -655,6 +670,11 @@ void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
       }
       handle_hello(peer, f);
       continue;
+    }
+    if (peer.hello.role == PeerRole::Worker && peer.server != UINT32_MAX && server_doubted_[peer.server]) {
+      server_doubted_[peer.server] = false;
+      set_server_available(peer.server, true);
+      log("worker of " + peer.hello.name + " answered again");
     }
     try {
       switch (f.type) {
@@ -776,6 +796,17 @@ void LiveScheduler::check_liveness() {
     }
     if (t - p->conn->last_sent() > options_.heartbeat) p->conn->send(FrameType::Heartbeat, std::string_view{});
   }
+  // A worker whose batch is overdue may have stopped: plan without its GPUs now rather than keep
+  // sending it work for the rest of the liveness second. Hearing from it again restores them.
+  const Time at = now();
+  for (const auto& [id, b] : batches_)
+    if (at > b.overdue && !server_doubted_[b.server] && server_worker_[b.server] != 0) {
+      server_doubted_[b.server] = true;
+      ++counters_.workers_doubted;
+      set_server_available(b.server, false);
+      log("worker of " + prepared_.result.server_names[b.server] + " is late with batch " + std::to_string(id) +
+          "; planning without its GPUs until it answers");
+    }
 }
 
 void LiveScheduler::serve_metrics() {

@@ -48,6 +48,7 @@ struct SchedulerCounters {
   std::uint64_t events = 0, event_bytes = 0;
   std::uint64_t subscribers_dropped = 0, connections_refused = 0;
   std::uint64_t workers_lost = 0, workers_joined = 0;
+  std::uint64_t workers_doubted = 0;      // times a worker's overdue batch took its GPUs out of planning
   LatencyHistogram dispatch_overhead{6};  // triggering event to the batch order on its socket
   std::uint64_t requests() const;
   std::uint64_t finished() const;  // completed or dropped
@@ -98,6 +99,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
     Batch batch;
     std::uint32_t server = 0;
     Time dispatched;
+    Time overdue;  // when its report is late enough to doubt the worker
   };
   struct InFlightTransfer {
     Transfer transfer;
@@ -146,6 +148,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
   nlohmann::json welcome_for(const Peer& peer) const;
   void adopt_plane();
+  void set_server_available(std::uint32_t server, bool available);
   void maybe_switch();
   void broadcast_status();
   void log(const std::string& line) const;
@@ -162,6 +165,9 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   std::vector<std::uint32_t> slot_server_;    // per GPU slot
   std::vector<std::uint64_t> server_worker_;  // per server: the worker's peer id (0: none)
   std::vector<bool> server_used_;             // per server: the plan puts a slot on it
+  // Per server: a batch's report is overdue, so the data plane plans without its GPUs until the
+  // worker is heard from again (or lost after a second of silence).
+  std::vector<bool> server_doubted_;
   std::unordered_map<BatchId, InFlightBatch> batches_;
   std::unordered_map<TransferId, InFlightTransfer> transfers_;
   std::unordered_map<RequestId, Owner> ledger_;

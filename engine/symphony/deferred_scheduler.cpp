@@ -345,6 +345,16 @@ void DeferredScheduler::on_gpu_timer() {
   rearm_gpu_timer();
 }
 
+void DeferredScheduler::set_gpu_available(std::uint32_t gpu, bool available) {
+  if (gpu >= free_.size()) return;
+  if (gone_.size() < free_.size()) gone_.resize(free_.size(), false);
+  if (gone_[gpu] == !available) return;
+  gone_[gpu] = !available;
+  // A gone GPU is never free, so neither pick finds it; back, it is free now.
+  free_.set(gpu, available ? now() : kNever);
+  rearm_gpu_timer();
+}
+
 void DeferredScheduler::on_batch_done(const BatchDone& done) {
   // The last batch on a GPU ran long (live mode, noisy executors): the GPU frees later.
   if (last_batch_[done.gpu] == done.id && free_.free_at(done.gpu) != kNever && done.end > free_.free_at(done.gpu)) {

@@ -76,6 +76,7 @@ class DeferredScheduler final : public DataPlane {
   void on_request(const Request& request) override;
   void on_timer(std::uint64_t token) override;
   void on_batch_done(const BatchDone& done) override;
+  void set_gpu_available(std::uint32_t gpu, bool available) override;
 
   // Changing the rule mid-run re-evaluates every candidate (used to replay the paper's Fig. 5a).
   void set_exec_rule(ExecRule rule, Duration timeout = {});
@@ -136,6 +137,7 @@ class DeferredScheduler final : public DataPlane {
   DeferredOptions options_;
   DataPlaneContext* ctx_ = nullptr;
   GpuFreeTree free_;
+  std::vector<bool> gone_;                  // per GPU: its worker is lost (live mode); never free while so
   IndexedHeap<PendingKey> pending_latest_;  // by latest start: eviction and EDF
   IndexedHeap<PendingKey> pending_pick_;    // by the model-pick rule when it is not EDF
   IndexedHeap<PendingKey> pending_size_;    // by −batch, for the largest network delay

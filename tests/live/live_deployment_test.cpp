@@ -257,6 +257,13 @@ TEST(LiveDeployment, KilledAndStalledWorkersAreDetectedTheirRequestsDroppedWithA
   expect_reconciled(load, report);
   EXPECT_EQ(report["workers_lost"], 2);
   EXPECT_EQ(report["workers_joined"], 10);
+  // Only what the lost workers held is dropped for them: Symphony plans without their GPUs once
+  // a worker is lost, or once its batch is 50 ms overdue (the stalled one), instead of sending
+  // them work until it rejoins. Measured: about 130 of the 9,000 requests, against about 1,070
+  // when the data plane kept the lost GPUs (with lowest-id picking they get most batches).
+  const auto worker_lost = load["dropped_by_reason"]["worker-lost"].get<std::uint64_t>();
+  RecordProperty("worker_lost_drops", std::to_string(worker_lost));
+  EXPECT_LT(worker_lost, 400u) << load.dump(2);
 }
 
 TEST(LiveDeployment, WorkersAndLoadGeneratorsSurviveASchedulerRestart) {
