@@ -82,7 +82,8 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--data-delay-us", data_delay_us, "... and per request of the batch (its inputs), in µs")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
-  cmd->add_option("--response-delay-us", response_delay_us, "... and for a result to reach its client, in µs")
+  cmd->add_option("--response-delay-us", response_delay_us,
+                  "... and for a result to reach its client, in µs (also PPipe's reservation data plane)")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->add_flag("--no-feedback", no_feedback,
@@ -138,6 +139,7 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   spec.deferred.d_ctrl = Duration::from_us(ctrl_delay_us);
   spec.deferred.d_data = Duration::from_us(data_delay_us);
   spec.deferred.d_resp = Duration::from_us(response_delay_us);
+  spec.reservation.response_allowance = Duration::from_us(response_delay_us);
   spec.deferred.gpu_pick = gpu_pick == "earliest-free" ? engine::GpuPick::EarliestFree : engine::GpuPick::LowestId;
   spec.timeout_fraction_of_slo = timeout_fraction;
   spec.nexus.frontends = nexus_frontends;

@@ -71,13 +71,15 @@ void ReservationScheduler::schedule(std::uint32_t model) {
   const auto& pipelines = d_.model_pipelines[model];
   while (!q.empty()) {
     const Request head = q.front();
+    // When its result must leave the last GPU: the deadline less the return path (as Symphony's G6).
+    const Time due = head.deadline - options_.response_allowance;
     // Step 1: the pipeline that waits least at its planned batch (ties: lower index).
     Offer best;
     Duration best_score = Duration::max();
     for (const auto p : pipelines) {
       const auto o = prober_.probe(p, d_.pipelines[p].planned_batch, now);
       Duration score = o.wait;
-      if (options_.penalise_late_single && o.batch == 1 && o.finish > head.deadline) score += slo_[model];
+      if (options_.penalise_late_single && o.batch == 1 && o.finish > due) score += slo_[model];
       if (score < best_score) {
         best = o;
         best_score = score;
@@ -92,7 +94,7 @@ void ReservationScheduler::schedule(std::uint32_t model) {
     std::optional<Offer> chosen;
     for (int b = planned; b >= lowest; --b) {
       const auto o = b == planned ? best : prober_.probe(best.pipeline, b, now);
-      if (o.finish <= head.deadline) {
+      if (o.finish <= due) {
         chosen = o;
         break;
       }
@@ -109,20 +111,20 @@ void ReservationScheduler::schedule(std::uint32_t model) {
       std::optional<Offer> now_offer;
       if (options_.wake == WakeRule::LatestFeasible) {
         now_offer = prober_.probe(best.pipeline, queued, now);
-        if (now_offer->finish > head.deadline) {  // a profile that is not monotone in batch
+        if (now_offer->finish > due) {  // a profile that is not monotone in batch
           drop_head(model);
           continue;
         }
-        wake = now + (head.deadline - now_offer->finish);
+        wake = now + (due - now_offer->finish);
       } else {
-        wake = head.deadline - idle_work(best.pipeline, queued + 1) + Duration::nanoseconds(1);
+        wake = due - idle_work(best.pipeline, queued + 1) + Duration::nanoseconds(1);
       }
       if (wake > now) {
         ctx_->clock.arm(model_timer_[model], wake);
         return;
       }
       chosen = now_offer ? *now_offer : prober_.probe(best.pipeline, queued, now);
-      if (chosen->finish > head.deadline) {
+      if (chosen->finish > due) {
         drop_head(model);
         continue;
       }

@@ -37,6 +37,9 @@ struct ReservationSchedulerOptions {
   // Feedback correction (digest §4.6): each finished batch or transfer replaces its reserved
   // interval with the real one. Off, the tables drift whenever runtimes differ from the profile.
   bool feedback = true;
+  // Results reach their client this long after the last stage ends (a live deployment's report
+  // hop): batches are sized to finish that much before the head's deadline. 0 in simulation.
+  Duration response_allowance;
 };
 
 struct ReservationSchedulerStats {

@@ -415,7 +415,7 @@ TEST(LiveFidelity, SymphonyLiveMatchesTheSimulator) {
                                         "--response-delay-us",
                                         "300"};
   Deployment d(dir, common);
-  const double rate = 3000, seconds = 4;
+  const double rate = 9000, seconds = 4;
   const auto load = d.load(rate, seconds);
   expect_reconciled(load, d.stop_scheduler());
   auto sim_args = common;
@@ -433,12 +433,14 @@ TEST(LiveFidelity, PpipeLiveMatchesTheSimulator) {
   if (under_sanitizers()) GTEST_SKIP() << "timing fidelity is measured in the optimised build, not under sanitizers";
   TempDir dir;
   const auto plan = ppipe_plan(dir);
-  Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0"});
+  // 1,500 req/s is two thirds of what the plan promises (2,258 req/s). Nearer capacity the live
+  // runs agree too, but a 4-s run's noise is then close to the bound (docs/reproduction/fidelity.md).
+  Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0", "--response-delay-us", "300"});
   const double rate = 1500, seconds = 4;
   const auto load = d.load(rate, seconds);
   expect_reconciled(load, d.stop_scheduler());
-  const auto sim = simulate(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0", "--rate", std::to_string(rate),
-                                  "-d", std::to_string(seconds)})["summary"];
+  const auto sim = simulate(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0", "--response-delay-us", "300",
+                                  "--rate", std::to_string(rate), "-d", std::to_string(seconds)})["summary"];
   const double live_attainment = load["attainment"], sim_attainment = sim["slo_attainment"];
   const double live_goodput = load["goodput_rps"], sim_goodput = sim["goodput_rps"];
   EXPECT_NEAR(live_attainment, sim_attainment, 0.02) << load.dump(2);
