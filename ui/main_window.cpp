@@ -38,6 +38,7 @@
 #include "model/import/ppipe_import.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
+#include "model/io/json_cursor.h"
 #include "ui/charts_view.h"
 #include "ui/cluster_editor.h"
 #include "ui/compare_view.h"
@@ -430,6 +431,13 @@ void MainWindow::build_actions() {
         QFileDialog::getOpenFileName(this, tr("Latency = α·b + β table"), QString(), tr("CSV (*.csv);;All files (*)"));
     if (!table.isEmpty()) import_profiles(ImportKind::AlphaBeta, {table});
   });
+  file->addAction(tr("Import &run…"), this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, tr("A run file (simulate -o, live scheduler --record)"),
+                                                   QString(), tr("Run files (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    const auto why = import_run(path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot import the run"), why);
+  });
   auto* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("View as PNG or SVG…"), this, [this] {
     const auto path =
@@ -544,6 +552,27 @@ void MainWindow::build_actions() {
                           "heterogeneous GPU clusters.</p>")
                            .arg(QApplication::applicationVersion()));
   });
+}
+
+QString MainWindow::import_run(const QString& path) {
+  if (!document_->project()) return tr("open a project first");
+  SavedArtifact run;
+  try {
+    run.body = parse_json_text(read_text_file(path.toStdString()), path.toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
+  }
+  if (!run.body.is_object() || run.body.value("kind", "") != "run-result")
+    return tr("%1 is not a run file (its kind is not run-result)").arg(path);
+  run.name = QFileInfo(path).completeBaseName().toStdString();
+  run.system = run.body.value("system", "");
+  run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
+  const auto why = document_->add_run(std::move(run));
+  if (why.isEmpty()) {
+    log(tr("imported the run %1").arg(path));
+    run_view_->show_run(QFileInfo(path).completeBaseName());
+  }
+  return why;
 }
 
 QString MainWindow::log_text() const {

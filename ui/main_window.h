@@ -73,6 +73,9 @@ class MainWindow : public QMainWindow {
   // File → Export: the central view as PNG (or SVG when the path ends in .svg), and a plan of the
   // project as its JSON. The reason when it could not be written.
   QString export_view(const QString& path);
+  // Adds a run file (`simulate -o`, a live scheduler's `--record`) to the project's runs; the
+  // reason when it is not one or cannot be added.
+  QString import_run(const QString& path);
   QString export_plan(int index, const QString& path);
   // What the built-in demo opens on: `systems` simulated one after another for `seconds` each,
   // then compared; the Run tab shows the first. False when a simulation is already running.

@@ -59,7 +59,9 @@ class TestLive : public QObject {
                             "--ctrl-delay-us",
                             "300",
                             "--response-delay-us",
-                            "300"},
+                            "300",
+                            "--record",
+                            (at / "recorded.json").string()},
                            at / "scheduler.out", at / "scheduler.err");
     QTRY_VERIFY_WITH_TIMEOUT(servescope::test::read_file(port_file).find('\n') != std::string::npos, 20000);
     const auto port = std::stoi(servescope::test::read_file(port_file));
@@ -127,7 +129,18 @@ class TestLive : public QObject {
     QVERIFY(live->status_text().contains(QStringLiteral("Disconnected")));
     QVERIFY(!live->apply_plan(QStringLiteral("eager"), &why));
     scheduler.signal(SIGTERM);
-    QVERIFY(scheduler.wait_for(std::chrono::seconds(30)).has_value());
+    QCOMPARE(scheduler.wait_for(std::chrono::seconds(30)).value_or(-1), 0);
+    // What the scheduler recorded opens like a simulated run (File → Import run): the Symphony
+    // part with the load in recorded.plan1.json, the eager part after the switch in recorded.json.
+    QVERIFY(
+        w.import_run(QString::fromStdString((at / "nothing.json").string())).contains(QStringLiteral("nothing.json")));
+    QCOMPARE(w.import_run(QString::fromStdString((at / "recorded.plan1.json").string())), QString());
+    QCOMPARE(w.project()->runs.back().name, std::string("recorded.plan1"));
+    QCOMPARE(w.project()->runs.back().system, std::string("symphony"));
+    QVERIFY(w.run_view()->show_run(QStringLiteral("recorded.plan1")));
+    QVERIFY(w.run_view()->timeline()->timeline()->spans.size() > 50);
+    QCOMPARE(w.import_run(QString::fromStdString((at / "recorded.json").string())), QString());
+    QCOMPARE(w.project()->runs.back().system, std::string("eager"));
   }
 };
 
