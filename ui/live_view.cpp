@@ -89,7 +89,11 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
 }
 
 LiveView::~LiveView() {
-  disconnect_from();
+  // Nothing may reach the half-destroyed main window: stop the thread without a last refresh.
+  blockSignals(true);
+  timer_->stop();
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
 }
 
 void LiveView::set_follow(bool on) {

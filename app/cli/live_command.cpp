@@ -148,22 +148,29 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         std::ofstream(args->port_file) << scheduler.port() << '\n'
                                        << (scheduler.metrics_port() ? *scheduler.metrics_port() : 0) << '\n';
       }
-      std::unique_ptr<std::thread> timer;
+      // --stop-after: a timer thread that sets the stop flag; stopped and joined however run() ends.
+      struct StopTimer {
+        std::thread thread;
+        ~StopTimer() {
+          g_stop.store(true);
+          if (thread.joinable()) thread.join();
+        }
+      } timer;
       if (args->stop_after_s > 0)
-        timer = std::make_unique<std::thread>([s = args->stop_after_s] {
+        timer.thread = std::thread([s = args->stop_after_s] {
           const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
           while (!g_stop.load() && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
           g_stop.store(true);
         });
       scheduler.run(g_stop);
-      if (timer) timer->join();
       const auto& c = scheduler.counters();
       nlohmann::json report = {{"requests", c.requests()},
                                {"finished", c.finished()},
                                {"outstanding", scheduler.outstanding()},
                                {"workers_lost", c.workers_lost},
                                {"workers_joined", c.workers_joined},
+                               {"workers_doubted", c.workers_doubted},
                                {"subscribers_dropped", c.subscribers_dropped},
                                {"connections_refused", c.connections_refused},
                                {"plan_switches", scheduler.plan_switches()},
@@ -257,9 +264,11 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
   cmd->add_option("--model", args->models, "Send only to this model (repeatable; default: the scenario's mix)");
   cmd->add_option("--output", args->output, "Write one CSV row per request (id, model, sent, outcome, latency)");
   cmd->add_option("--ready-timeout", args->ready_timeout_s, "Seconds to wait for the plan's workers to join")
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd->add_option("--drain-timeout", args->drain_timeout_s,
-                  "Seconds to wait for the last outcomes (0: 4 × the largest SLO + 2 s)");
+                  "Seconds to wait for the last outcomes (0: 4 × the largest SLO + 2 s)")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
       install_signal_handlers();

@@ -38,7 +38,7 @@ std::variant<Hello, Refusal> accept_hello(const Frame& first, std::string_view t
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(first.payload.begin(), first.payload.end());
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // not JSON, or numbers out of range (1e999)
     return Refusal{"hello is not JSON"};
   }
   if (!j.is_object() || !j.contains("token") || !j["token"].is_string() || !j.contains("role") ||

@@ -127,10 +127,12 @@ class LiveRun::Checked final : public RunRecorder {
     if (t.count_ns() > kFar || t.count_ns() < -kFar)
       throw ProtocolError(std::string("events frame: ") + what + " at an impossible time");
     const Time shifted = t - run_.origin_;
-    const Time limit = std::max(run_.latest_, Time()) + kSlack;
+    const Time limit = run_.horizon_ ? *run_.horizon_ + Duration::seconds(10) : std::max(run_.latest_, Time()) + kSlack;
     if (shifted < Time() - kSlack || shifted > limit)
-      throw ProtocolError(std::string("events frame: ") + what + " at " + std::to_string(shifted.to_s()) +
-                          " s is out of the run's time (latest event " + std::to_string(run_.latest_.to_s()) + " s)");
+      throw ProtocolError(
+          std::string("events frame: ") + what + " at " + std::to_string(shifted.to_s()) +
+          " s is out of the run's time (latest event " + std::to_string(run_.latest_.to_s()) + " s" +
+          (run_.horizon_ ? ", the scheduler's clock " + std::to_string(run_.horizon_->to_s()) + " s" : "") + ")");
     run_.latest_ = std::max(run_.latest_, shifted);
     return shifted;
   }

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 
 #include "engine/metrics/run_metrics.h"
@@ -24,8 +25,13 @@ class LiveRun {
   // `warmup`: arrivals before it are left out of the aggregates, as in a simulation. `origin`:
   // the scheduler's time that becomes this run's 0 (a viewer that joins a deployment running
   // for days starts its timeline, and its utilisation bins, when it joined).
-  LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin = Duration::milliseconds(100),
+  // One-second utilisation bins keep a day-long session at 86,400 bins per GPU.
+  LiveRun(SimulationResult description, Duration warmup, Duration utilisation_bin = Duration::seconds(1),
           Time origin = Time());
+
+  // The scheduler's clock now (as the caller knows it): events may not name a time more than
+  // 10 s after it. Without a horizon, a time more than an hour past the latest event is refused.
+  void set_horizon(Time scheduler_now) { horizon_ = scheduler_now - origin_; }
 
   // Folds an `events` frame; refuses (ProtocolError) records naming a model or GPU the run does
   // not have, or times out of order (an end before its start, an instant more than an hour
@@ -49,6 +55,7 @@ class LiveRun {
   std::uint64_t events_ = 0;
   Time origin_;
   Time latest_;
+  std::optional<Time> horizon_;
 };
 
 }  // namespace servescope::engine::live

@@ -19,6 +19,13 @@ namespace servescope::engine::live {
 namespace {
 
 constexpr std::chrono::milliseconds kHandshakeTimeout{5000};
+// Until a peer is welcomed its frames may be no larger than a hello needs, and only so many
+// peers may be waiting to say hello: strangers cannot make the scheduler buffer much.
+constexpr std::uint32_t kHelloFrameLimit = 4096;
+constexpr std::size_t kMaxUnwelcomed = 64;
+// A worker or load generator this far behind reading what it is sent is dropped.
+constexpr std::size_t kPeerBufferLimit = 64u << 20;
+
 constexpr std::chrono::milliseconds kStatusEvery{500};
 constexpr std::size_t kTimerToken = 0;
 
@@ -42,6 +49,17 @@ std::string label(std::string_view v) {
     out += c;
   }
   return out;
+}
+
+// What live workers cannot do yet: preempt, re-split a GPU, run an application's DAG.
+void check_servable_live(const PreparedServing& p) {
+  const auto& system = p.result.system;
+  if (!p.setup.apps.empty())
+    throw QueryError("application requests are not served live yet; give a workload of models");
+  if (system == "shepherd") throw QueryError("shepherd preempts running batches, which live workers cannot do yet");
+  if (system == "glet-serving")
+    throw QueryError("glet-serving re-splits GPUs while it runs, which live workers cannot do yet; run a glet plan");
+  if (!p.times) throw QueryError("the " + system + " data plane has no batch timings");
 }
 
 }  // namespace
@@ -85,13 +103,7 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
       origin_(std::chrono::steady_clock::now()),
       event_began_(origin_),
       last_status_(origin_) {
-  const auto& system = prepared_.result.system;
-  if (!prepared_.setup.apps.empty())
-    throw QueryError("application requests are not served live yet; give a workload of models");
-  if (system == "shepherd") throw QueryError("shepherd preempts running batches, which live workers cannot do yet");
-  if (system == "glet-serving")
-    throw QueryError("glet-serving re-splits GPUs while it runs, which live workers cannot do yet; run a glet plan");
-  if (!prepared_.times) throw QueryError("the " + system + " data plane has no batch timings");
+  check_servable_live(prepared_);
   if (options_.metrics_port) metrics_listener_ = std::make_unique<TcpListener>(*options_.metrics_port, options_.host);
   const auto& result = prepared_.result;
   server_worker_.assign(result.server_names.size(), 0);
@@ -131,8 +143,7 @@ void LiveScheduler::apply_plan(PreparedServing next, Duration flush_limit) {
     throw QueryError("the new plan serves other models than the running one; both must serve the workload's models");
   if (next.result.server_names != prepared_.result.server_names)
     throw QueryError("the new plan is for another cluster");
-  if (!next.setup.apps.empty() || !next.times)
-    throw QueryError("the new plan's system cannot run live (application requests or no batch timings)");
+  check_servable_live(next);
   pending_ = std::make_unique<PreparedServing>(std::move(next));
   switch_started_ = now();
   flush_limit_ = flush_limit;
@@ -173,6 +184,7 @@ void LiveScheduler::maybe_switch() {
   instant_transfers_.clear();
   batches_.clear();
   transfers_.clear();
+  ++plan_epoch_;  // reports for the old plan's batches, if any come, match nothing now
   const auto flush_ms = (t - switch_started_).to_ms();
   prepared_ = std::move(*pending_);
   pending_.reset();
@@ -201,6 +213,7 @@ std::vector<SimulationResult> LiveScheduler::recorded_before_switches() const {
     auto description = run_from_description(seg.description, "the scheduler");
     const auto warmup = description.warmup;
     LiveRun run(std::move(description), warmup);
+    run.set_horizon(now());
     run.apply(seg.events);
     out.push_back(run.snapshot());
   }
@@ -268,7 +281,7 @@ void LiveScheduler::execute(Batch batch) {
     return;
   }
   RunOrder order;
-  order.batch = batch.id;
+  order.batch = wire_id(batch.id);
   order.slot = batch.gpu;
   order.model = batch.model;
   order.kernel = batch.kernel;
@@ -287,7 +300,7 @@ void LiveScheduler::execute(Batch batch) {
   // A report later than the batch's own run time plus 50 ms (or half again as long) is overdue.
   const auto overdue = t + Duration::nanoseconds(order.start_in_ns + order.run_ns +
                                                  std::max<std::int64_t>(50'000'000, order.run_ns / 2));
-  batches_.emplace(batch.id, InFlightBatch{std::move(batch), server, t, overdue});
+  batches_.emplace(order.batch, InFlightBatch{std::move(batch), server, t, overdue});
 }
 
 bool LiveScheduler::preempt(BatchId, std::uint32_t) {
@@ -322,7 +335,7 @@ void LiveScheduler::transfer(Transfer t) {
     return;
   }
   SendOrder order;
-  order.transfer = t.id;
+  order.transfer = wire_id(t.id);
   order.from_slot = t.from_gpu;
   order.to_slot = t.to_gpu;
   order.bytes = t.bytes;
@@ -330,7 +343,10 @@ void LiveScheduler::transfer(Transfer t) {
   order.peer_host = to->feature_host;
   order.peer_port = to->feature_port;
   from->conn->send(FrameType::Batch, encode_order(order));
-  transfers_.emplace(t.id, InFlightTransfer{std::move(t), sender, receiver, at});
+  // A feature map not delivered within a second of its start is given up (the receiver is gone
+  // or unreachable, and no report may ever come).
+  const auto overdue = at + Duration::nanoseconds(order.start_in_ns) + Duration::seconds(1);
+  transfers_.emplace(order.transfer, InFlightTransfer{std::move(t), sender, receiver, at, overdue});
 }
 
 // ---- Outcomes ---------------------------------------------------------------------------------
@@ -402,6 +418,18 @@ void LiveScheduler::finish_transfer(std::uint64_t id) {
   fanout_.on_transfer(done.transfer, start, end);
   const auto& t = done.transfer;
   prepared_.plane->on_transfer_done(TransferDone{t.id, t.batch, t.from_gpu, t.to_gpu, start, end});
+}
+
+void LiveScheduler::fail_transfer(std::uint64_t id, const std::string& why) {
+  const auto it = transfers_.find(id);
+  if (it == transfers_.end()) return;
+  InFlightTransfer lost = std::move(it->second);
+  transfers_.erase(it);
+  log("transfer " + std::to_string(id) + " given up: " + why);
+  for (const auto& r : lost.transfer.requests)
+    dropped(r, DropReason::WorkerLost);
+  const auto& x = lost.transfer;
+  prepared_.plane->on_transfer_done(TransferDone{x.id, x.batch, x.from_gpu, x.to_gpu, lost.issued, now()});
 }
 
 void LiveScheduler::lose_batch(InFlightBatch lost, DropReason reason) {
@@ -525,12 +553,26 @@ void LiveScheduler::close_peer(Peer& peer, const std::string& why, bool refuse) 
 
 void LiveScheduler::accept_connections() {
   for (;;) {
-    auto stream = listener_.accept(std::chrono::milliseconds(0));
+    std::optional<TcpStream> stream;
+    try {
+      stream = listener_.accept(std::chrono::milliseconds(0));
+    } catch (const LiveError& e) {
+      // Out of descriptors (a flood, or a limit too low): stop accepting for a moment rather than
+      // spin or fall over; established peers go on being served.
+      log(std::string("not accepting connections for 100 ms: ") + e.what());
+      accept_paused_until_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+      return;
+    }
     if (!stream) return;
+    const auto waiting = std::ranges::count_if(peers_, [](const auto& p) { return !p->closed && !p->welcomed; });
+    if (static_cast<std::size_t>(waiting) >= kMaxUnwelcomed) {
+      ++counters_.connections_refused;
+      continue;  // closed as it goes out of scope: too many connections have not said hello yet
+    }
     auto peer = std::make_unique<Peer>();
     peer->id = next_peer_id_++;
     peer->connected = std::chrono::steady_clock::now();
-    peer->conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(), FrameEncoder());
+    peer->conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloFrameLimit), FrameEncoder());
     peers_.push_back(std::move(peer));
   }
 }
@@ -574,6 +616,7 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
     peer.feature_host = host;
   }
   peer.welcomed = true;
+  peer.conn->set_max_frame_bytes(kDefaultMaxFrameBytes);
   peer.conn->send_raw(FrameEncoder::preamble());
   peer.conn->send(FrameType::Welcome, welcome_for(peer).dump());
   if (peer.hello.role == PeerRole::Worker) {
@@ -616,19 +659,26 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
       throw ProtocolError("worker " + peer.hello.name + " reported batch " + std::to_string(ran->batch) +
                           ", which another server runs");
     finish_batch(ran->batch, ran->run_ns);
-  } else {
-    const auto& got = std::get<ReceiveReport>(report);
-    const auto it = transfers_.find(got.transfer);
+  } else if (const auto* got = std::get_if<ReceiveReport>(&report)) {
+    const auto it = transfers_.find(got->transfer);
     if (it != transfers_.end() && it->second.receiver != peer.server)
-      throw ProtocolError("worker " + peer.hello.name + " reported transfer " + std::to_string(got.transfer) +
+      throw ProtocolError("worker " + peer.hello.name + " reported transfer " + std::to_string(got->transfer) +
                           ", which is for another server");
-    finish_transfer(got.transfer);
+    finish_transfer(got->transfer);
+  } else {
+    const auto& failed = std::get<SendFailedReport>(report);
+    const auto it = transfers_.find(failed.transfer);
+    if (it != transfers_.end() && it->second.sender != peer.server)
+      throw ProtocolError("worker " + peer.hello.name + " reported transfer " + std::to_string(failed.transfer) +
+                          ", which another server sends");
+    fail_transfer(failed.transfer, "worker " + peer.hello.name + " could not send it: " + failed.reason);
   }
 }
 
 void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
   const auto j = nlohmann::json::parse(payload_text(frame), nullptr, false);
   if (!j.is_object()) throw ProtocolError("a control frame is not a JSON object");
+  if (j.contains("command") && !j["command"].is_string()) throw ProtocolError("a control command must be a string");
   if (peer.hello.role == PeerRole::Worker && j.contains("feature_port")) {
     const auto port = j["feature_port"];
     if (!port.is_number_unsigned() || port.get<std::uint64_t>() > 65535)
@@ -668,10 +718,17 @@ void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
         close_peer(peer, std::string(to_string(f.type)) + " frame before hello", true);
         return;
       }
-      handle_hello(peer, f);
+      try {
+        handle_hello(peer, f);
+      } catch (const std::exception& e) {
+        ++counters_.connections_refused;
+        close_peer(peer, std::string("refused: ") + e.what(), true);
+        return;
+      }
       continue;
     }
-    if (peer.hello.role == PeerRole::Worker && peer.server != UINT32_MAX && server_doubted_[peer.server]) {
+    // A report clears a doubt; a heartbeat does not (a worker whose executor hangs still beats).
+    if (f.type == FrameType::BatchDone && peer.server != UINT32_MAX && server_doubted_[peer.server]) {
       server_doubted_[peer.server] = false;
       set_server_available(peer.server, true);
       log("worker of " + peer.hello.name + " answered again");
@@ -700,6 +757,11 @@ void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
     } catch (const ProtocolError& e) {
       ++counters_.connections_refused;
       close_peer(peer, e.what(), true);
+      return;
+    } catch (const nlohmann::json::exception& e) {
+      // A control message of the wrong shape ({"command": 1}): that peer's mistake, not ours.
+      ++counters_.connections_refused;
+      close_peer(peer, std::string("malformed control message: ") + e.what(), true);
       return;
     }
   }
@@ -799,20 +861,48 @@ void LiveScheduler::check_liveness() {
   // A worker whose batch is overdue may have stopped: plan without its GPUs now rather than keep
   // sending it work for the rest of the liveness second. Hearing from it again restores them.
   const Time at = now();
+  std::vector<std::uint64_t> late_transfers;
+  for (const auto& [id, x] : transfers_)
+    if (at > x.overdue) late_transfers.push_back(id);
+  for (const auto id : late_transfers)
+    fail_transfer(id, "not delivered within a second of its start");
+  // A worker that beats but never reports a batch (its executor hangs) is as good as gone.
+  std::optional<std::uint32_t> hung;
+  for (const auto& [id, b] : batches_)
+    if (at > b.overdue + Duration::nanoseconds(std::chrono::nanoseconds(options_.liveness).count())) hung = b.server;
+  if (hung) {
+    for (auto& p : peers_)
+      if (!p->closed && p->id == server_worker_[*hung])
+        close_peer(*p, "a batch is more than " + std::to_string(options_.liveness.count()) + " ms overdue", true);
+  }
+  for (auto& p : peers_)
+    if (!p->closed && p->welcomed && p->hello.role != PeerRole::Gui && p->conn->buffered() > kPeerBufferLimit)
+      close_peer(*p, "not reading what it is sent (" + std::to_string(p->conn->buffered() >> 20) + " MiB behind)",
+                 true);
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> doubted;  // (server, its late batch)
   for (const auto& [id, b] : batches_)
     if (at > b.overdue && !server_doubted_[b.server] && server_worker_[b.server] != 0) {
       server_doubted_[b.server] = true;
-      ++counters_.workers_doubted;
-      set_server_available(b.server, false);
-      log("worker of " + prepared_.result.server_names[b.server] + " is late with batch " + std::to_string(id) +
-          "; planning without its GPUs until it answers");
+      doubted.emplace_back(b.server, id);
     }
+  for (const auto& [server, batch] : doubted) {
+    ++counters_.workers_doubted;
+    set_server_available(server, false);
+    log("worker of " + prepared_.result.server_names[server] + " is late with batch " + std::to_string(batch) +
+        "; planning without its GPUs until it answers");
+  }
 }
 
-void LiveScheduler::serve_metrics() {
-  for (;;) {
-    auto stream = metrics_listener_->accept(std::chrono::milliseconds(0));
-    if (!stream) return;
+void LiveScheduler::serve_metrics_thread() {
+  while (!metrics_stop_.load()) {
+    std::optional<TcpStream> stream;
+    try {
+      stream = metrics_listener_->accept(std::chrono::milliseconds(100));
+    } catch (const LiveError&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // out of descriptors: wait
+      continue;
+    }
+    if (!stream) continue;
     // Scrapers send a short GET and wait; read it whole (within 200 ms), answer, close.
     std::string request;
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
@@ -825,7 +915,8 @@ void LiveScheduler::serve_metrics() {
     }
     std::string status = "200 OK", body;
     if (request.rfind("GET /metrics", 0) == 0) {
-      body = prometheus_text();
+      std::lock_guard lock(metrics_mutex_);
+      body = metrics_text_;
     } else {
       status = "404 Not Found";
       body = "servescope scheduler: metrics are at /metrics\n";
@@ -845,13 +936,26 @@ void LiveScheduler::serve_metrics() {
 
 void LiveScheduler::run(const std::atomic<bool>& stop) {
   use_fine_timer_slack();
+  if (metrics_listener_) {
+    metrics_text_ = prometheus_text();
+    metrics_stop_.store(false);
+    metrics_thread_ = std::thread([this] { serve_metrics_thread(); });
+  }
+  struct StopMetrics {
+    LiveScheduler& s;
+    ~StopMetrics() {
+      s.metrics_stop_.store(true);
+      if (s.metrics_thread_.joinable()) s.metrics_thread_.join();
+    }
+  } stop_metrics{*this};
   std::vector<pollfd> fds;
   std::vector<Frame> frames;
   auto last_liveness = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
     fds.clear();
-    fds.push_back({listener_.native_handle(), POLLIN, 0});
-    fds.push_back({metrics_listener_ ? metrics_listener_->native_handle() : -1, POLLIN, 0});
+    const bool accepting = std::chrono::steady_clock::now() >= accept_paused_until_;
+    fds.push_back({accepting ? listener_.native_handle() : -1, POLLIN, 0});
+    fds.push_back({-1, 0, 0});  // (the metrics listener has its own thread)
     for (const auto& p : peers_)
       fds.push_back({p->closed ? -1 : p->conn->native_handle(),
                      static_cast<short>(POLLIN | (p->conn->wants_write() ? POLLOUT : 0)), 0});
@@ -867,7 +971,6 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     fire_due_timers();
     if (ready > 0) {
       if (fds[0].revents & POLLIN) accept_connections();
-      if (metrics_listener_ && (fds[1].revents & POLLIN)) serve_metrics();
       for (std::size_t i = 0; i < peers_.size() && i + 2 < fds.size(); ++i) {
         auto& p = *peers_[i];
         if (p.closed || fds[i + 2].revents == 0) continue;
@@ -894,18 +997,29 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     }
     maybe_switch();
     publish();
+    if (metrics_listener_ && std::chrono::steady_clock::now() - metrics_refreshed_ > std::chrono::milliseconds(250)) {
+      metrics_refreshed_ = std::chrono::steady_clock::now();
+      auto text = prometheus_text();
+      std::lock_guard lock(metrics_mutex_);
+      metrics_text_ = std::move(text);
+    }
     std::erase_if(peers_, [](const std::unique_ptr<Peer>& p) { return p->closed; });
   }
   for (auto& p : peers_)
     if (!p->closed && p->welcomed) {
-      p->conn->send(FrameType::Refused, std::string_view("the scheduler is shutting down"));
-      p->conn->drain(std::chrono::milliseconds(200));
+      try {
+        p->conn->send(FrameType::Refused, std::string_view("the scheduler is shutting down"));
+        p->conn->drain(std::chrono::milliseconds(200));
+      } catch (const LiveError&) {
+        // It is going too.
+      }
     }
   peers_.clear();
 }
 
 SimulationResult LiveScheduler::recorded() const {
   LiveRun run(run_from_description(describe_run(prepared_.result), "the scheduler"), prepared_.result.warmup);
+  run.set_horizon(now());
   run.apply(kept_events_);
   auto events = events_.bytes();  // not yet published
   run.apply(events);
@@ -951,6 +1065,9 @@ std::string LiveScheduler::prometheus_text() const {
   out << "servescope_workers_connected " << workers_connected() << '\n';
   family("servescope_workers_lost_total", "counter", "Workers that died or stopped answering.");
   out << "servescope_workers_lost_total " << counters_.workers_lost << '\n';
+  family("servescope_workers_doubted_total", "counter",
+         "Times a worker's overdue batch took its GPUs out of planning until it answered.");
+  out << "servescope_workers_doubted_total " << counters_.workers_doubted << '\n';
   family("servescope_subscribers", "gauge", "GUI subscribers connected now.");
   out << "servescope_subscribers " << std::ranges::count_if(peers_, [](const auto& p) {
     return !p->closed && p->welcomed && p->hello.role == PeerRole::Gui;

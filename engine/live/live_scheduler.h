@@ -12,8 +12,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -105,6 +107,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
     Transfer transfer;
     std::uint32_t sender = 0, receiver = 0;  // servers
     Time issued;
+    Time overdue;  // given up as lost after this
   };
   struct Owner {
     std::uint64_t peer = 0;  // the load generator's connection id
@@ -138,13 +141,18 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void handle_control(Peer& peer, const Frame& frame);
   void finish_batch(std::uint64_t batch, std::int64_t run_ns);
   void finish_transfer(std::uint64_t transfer);
+  void fail_transfer(std::uint64_t transfer, const std::string& why);
+  // A batch or transfer id on the wire carries the plan's epoch in its top 16 bits, so a late
+  // report from a plan that was switched away from cannot be taken for one of the new plan's.
+  std::uint64_t wire_id(std::uint64_t id) const { return plan_epoch_ << 48 | id; }
+  void serve_metrics_thread();
   void lose_worker(std::uint32_t server, const std::string& why);
   void lose_batch(InFlightBatch lost, DropReason reason);
   void close_peer(Peer& peer, const std::string& why, bool refuse);
   void fire_due_timers();
   void publish();
   void check_liveness();
-  void serve_metrics();
+
   void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
   nlohmann::json welcome_for(const Peer& peer) const;
   void adopt_plane();
@@ -191,6 +199,15 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   Time switch_started_, flush_limit_;
   std::vector<Request> held_;  // arrived during the flush
   std::uint64_t plan_switches_ = 0;
+  std::uint64_t plan_epoch_ = 0;
+  // /metrics is answered by a thread of its own from a text the loop refreshes, so a slow or
+  // hostile scraper never holds up dispatch.
+  std::thread metrics_thread_;
+  std::atomic<bool> metrics_stop_{false};
+  mutable std::mutex metrics_mutex_;
+  std::string metrics_text_;
+  SteadyTime metrics_refreshed_;
+  SteadyTime accept_paused_until_;
   struct Segment {
     nlohmann::json description;
     std::vector<std::uint8_t> events;

@@ -65,7 +65,7 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
     const auto warmup = std::max(Duration(), description.warmup - origin);
     std::lock_guard lock(mutex_);
     run_origin_ = origin;
-    run_ = std::make_unique<LiveRun>(std::move(description), warmup, Duration::milliseconds(100), origin);
+    run_ = std::make_unique<LiveRun>(std::move(description), warmup, Duration::seconds(1), origin);
     status_.connected = true;
     status_.message = "connected";
     status_.scenario = welcome.value("scenario", "");
@@ -83,6 +83,7 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
       switch (f.type) {
         case FrameType::Events: {
           std::lock_guard lock(mutex_);
+          run_->set_horizon(since(origin_estimate_, Clock::now()));
           run_->apply(f.payload);
           status_.events = run_->events();
           ++generation_;
@@ -97,7 +98,7 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
             const auto origin = Duration::nanoseconds(std::max<std::int64_t>(0, j.value("now_ns", std::int64_t{0})));
             std::lock_guard lock(mutex_);
             run_origin_ = origin;
-            run_ = std::make_unique<LiveRun>(std::move(description), Duration(), Duration::milliseconds(100), origin);
+            run_ = std::make_unique<LiveRun>(std::move(description), Duration(), Duration::seconds(1), origin);
             ++status_.run;
             status_.events = 0;
             status_.message = "the plan changed: " + run_->description().system;
@@ -163,8 +164,9 @@ void LiveSubscriber::run(const std::atomic<bool>& stop) {
   use_fine_timer_slack();
   while (!stop.load()) {
     try {
-      auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(2000));
-      auto joined = join(stream, Hello{options_.token, PeerRole::Gui, options_.name}, std::chrono::milliseconds(2000));
+      // Short waits: a viewer that disconnects waits for this thread.
+      auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000));
+      auto joined = join(stream, Hello{options_.token, PeerRole::Gui, options_.name}, std::chrono::milliseconds(1000));
       Connection conn(std::move(stream), std::move(joined.decoder), std::move(joined.encoder));
       serve(conn, joined.welcome, std::move(joined.pending), stop);
     } catch (const RefusedError& e) {

@@ -15,7 +15,10 @@
 namespace servescope::engine::live {
 namespace {
 
-constexpr std::chrono::milliseconds kPeerTimeout{1000};
+// Short: the worker's loop waits on these, and the scheduler gives up on a worker silent for 1 s.
+constexpr std::chrono::milliseconds kPeerTimeout{250};
+// After failing to reach a peer, sends to it fail at once for this long.
+constexpr std::chrono::milliseconds kPeerRetryAfter{1000};
 // Feature-map connections carry chunks of up to kFeatureMapChunkBytes plus their header.
 constexpr std::uint32_t kFeatureFrameLimit = static_cast<std::uint32_t>(kFeatureMapChunkBytes + 64);
 
@@ -186,6 +189,12 @@ class LiveWorker::Session {
     const auto where = order.peer_host + ":" + std::to_string(order.peer_port);
     auto it = outbound_.find(where);
     if (it == outbound_.end()) {
+      const auto failed = unreachable_.find(where);
+      if (failed != unreachable_.end() && SteadyClock::now() < failed->second) {
+        scheduler_.send(FrameType::BatchDone,
+                        encode_report(SendFailedReport{order.transfer, where + " was unreachable moments ago"}));
+        return;
+      }
       try {
         auto stream = TcpStream::connect(order.peer_host, order.peer_port, kPeerTimeout);
         auto joined =
@@ -195,8 +204,10 @@ class LiveWorker::Session {
                                                               std::move(joined.encoder)))
                  .first;
       } catch (const LiveError& e) {
-        // The receiver is gone; the scheduler loses it and this transfer with it.
+        // The receiver is gone or unreachable: say so, so the scheduler gives the transfer up now.
         log("cannot reach " + where + " for transfer " + std::to_string(order.transfer) + ": " + e.what());
+        unreachable_[where] = SteadyClock::now() + kPeerRetryAfter;
+        scheduler_.send(FrameType::BatchDone, encode_report(SendFailedReport{order.transfer, e.what()}));
         return;
       }
     }
@@ -217,6 +228,7 @@ class LiveWorker::Session {
   std::map<std::string, std::unique_ptr<Connection>> outbound_;
   std::unordered_map<std::uint64_t, std::uint64_t> received_;  // transfer → bytes so far
   std::multimap<SteadyClock::time_point, SendOrder> sends_;
+  std::map<std::string, SteadyClock::time_point> unreachable_;  // peer → when to try it again
 };
 
 LiveWorker::LiveWorker(WorkerOptions options, std::unique_ptr<WorkerExecutor> executor)
@@ -226,7 +238,10 @@ LiveWorker::~LiveWorker() = default;
 
 void LiveWorker::run(const std::atomic<bool>& stop) {
   use_fine_timer_slack();
-  TcpListener features(0, options_.feature_host);
+  // Other workers reach its feature maps where the scheduler reaches it, unless told otherwise:
+  // bound to the address its first scheduler connection leaves from.
+  std::unique_ptr<TcpListener> features;
+  std::chrono::steady_clock::time_point refused_since{};  // epoch: not refused
   const auto where = options_.host + ":" + std::to_string(options_.port);
   bool announced_wait = false;
   while (!stop.load(std::memory_order_relaxed)) {
@@ -235,8 +250,14 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     try {
       stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000));
       joined = join(stream, Hello{options_.token, PeerRole::Worker, options_.node}, std::chrono::milliseconds(2000));
-    } catch (const RefusedError&) {
-      throw;
+    } catch (const RefusedError& e) {
+      // "Already has a worker": our own previous connection, not yet given up by the scheduler
+      // (it notices silence within a second). Anything else is for good.
+      const bool duplicate = std::string(e.what()).find("already has a worker") != std::string::npos;
+      if (refused_since == std::chrono::steady_clock::time_point{}) refused_since = std::chrono::steady_clock::now();
+      if (!duplicate || std::chrono::steady_clock::now() - refused_since > 3 * options_.liveness) throw;
+      std::this_thread::sleep_for(options_.reconnect_every);
+      continue;
     } catch (const LiveError& e) {
       if (!announced_wait && log_) log_("waiting for the scheduler at " + where + " (" + e.what() + ")");
       announced_wait = true;
@@ -244,10 +265,14 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
       continue;
     }
     announced_wait = false;
+    refused_since = {};
+    if (!features)
+      features = std::make_unique<TcpListener>(
+          0, options_.feature_host.empty() ? stream.local_address() : options_.feature_host);
     ++stats_.sessions;
     if (log_) log_("joined the scheduler at " + where + " as " + options_.node);
     Session session(*this, Connection(std::move(stream), std::move(joined.decoder), std::move(joined.encoder)),
-                    features);
+                    *features);
     try {
       session.serve(stop, std::move(joined.pending));
     } catch (const ProtocolError& e) {

@@ -222,6 +222,7 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
   const auto ready_until = Clock::now() + options.ready_timeout;
   handle(frames);
   while (!ready) {
+    if (stop.load()) throw LiveError("stopped while waiting for the deployment to become ready");
     if (Clock::now() > ready_until)
       throw LiveError("the deployment did not become ready within " + std::to_string(options.ready_timeout.count()) +
                       " ms: workers missing (start `servescope-cli live worker` for each server of the plan)");

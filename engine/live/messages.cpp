@@ -6,7 +6,7 @@ namespace servescope::engine::live {
 namespace {
 
 enum class OrderKind : std::uint8_t { Run = 0, Send = 1 };
-enum class ReportKind : std::uint8_t { Ran = 0, Received = 1 };
+enum class ReportKind : std::uint8_t { Ran = 0, Received = 1, SendFailed = 2 };
 
 DropReason reason_from(std::uint8_t v, const char* what) {
   if (v >= kDropReasonCount) throw ProtocolError(std::string(what) + ": unknown drop reason " + std::to_string(v));
@@ -136,11 +136,15 @@ std::vector<std::uint8_t> encode_report(const WorkerReport& report) {
     w.u64(ran->batch);
     w.u32(ran->slot);
     w.i64(ran->run_ns);
-  } else {
-    const auto& got = std::get<ReceiveReport>(report);
+  } else if (const auto* got = std::get_if<ReceiveReport>(&report)) {
     w.u8(static_cast<std::uint8_t>(ReportKind::Received));
-    w.u64(got.transfer);
-    w.u64(got.bytes);
+    w.u64(got->transfer);
+    w.u64(got->bytes);
+  } else {
+    const auto& failed = std::get<SendFailedReport>(report);
+    w.u8(static_cast<std::uint8_t>(ReportKind::SendFailed));
+    w.u64(failed.transfer);
+    w.text(failed.reason.substr(0, 512));
   }
   return out;
 }
@@ -161,6 +165,13 @@ WorkerReport decode_report(std::span<const std::uint8_t> payload) {
     ReceiveReport o;
     o.transfer = r.u64("transfer id");
     o.bytes = r.u64("bytes");
+    r.expect_end();
+    return o;
+  }
+  if (kind == static_cast<std::uint8_t>(ReportKind::SendFailed)) {
+    SendFailedReport o;
+    o.transfer = r.u64("transfer id");
+    o.reason = r.text("reason");
     r.expect_end();
     return o;
   }

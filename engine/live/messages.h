@@ -57,7 +57,8 @@ using WorkerOrder = std::variant<RunOrder, SendOrder>;
 std::vector<std::uint8_t> encode_order(const WorkerOrder& order);
 WorkerOrder decode_order(std::span<const std::uint8_t> payload);
 
-// Worker → scheduler (frame `batch-done`): a batch ran, or a feature map arrived.
+// Worker → scheduler (frame `batch-done`): a batch ran, a feature map arrived, or one could not
+// be sent.
 struct RunReport {
   std::uint64_t batch = 0;
   std::uint32_t slot = 0;
@@ -67,7 +68,13 @@ struct ReceiveReport {
   std::uint64_t transfer = 0;
   std::uint64_t bytes = 0;
 };
-using WorkerReport = std::variant<RunReport, ReceiveReport>;
+// The sender could not deliver a feature map (the receiver unreachable): the scheduler gives the
+// transfer up at once instead of waiting for it to time out.
+struct SendFailedReport {
+  std::uint64_t transfer = 0;
+  std::string reason;
+};
+using WorkerReport = std::variant<RunReport, ReceiveReport, SendFailedReport>;
 std::vector<std::uint8_t> encode_report(const WorkerReport& report);
 WorkerReport decode_report(std::span<const std::uint8_t> payload);
 

@@ -107,6 +107,15 @@ std::optional<std::vector<std::uint8_t>> TcpStream::receive(std::size_t max, std
   }
 }
 
+std::string TcpStream::local_address() const {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  char text[INET_ADDRSTRLEN] = "127.0.0.1";
+  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.sin_family == AF_INET)
+    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+  return text;
+}
+
 std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
   for (;;) {
     const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);

@@ -51,6 +51,9 @@ class TcpStream {
   std::size_t write_some(std::span<const std::uint8_t> bytes);
   std::optional<std::size_t> read_some(std::span<std::uint8_t> into);
   int native_handle() const { return fd_; }
+  // This end's IPv4 address ("127.0.0.1" on loopback): where peers that reach us the same way
+  // can reach a listener of ours.
+  std::string local_address() const;
 
  private:
   int fd_ = -1;

@@ -347,11 +347,21 @@ void DeferredScheduler::on_gpu_timer() {
 
 void DeferredScheduler::set_gpu_available(std::uint32_t gpu, bool available) {
   if (gpu >= free_.size()) return;
-  if (gone_.size() < free_.size()) gone_.resize(free_.size(), false);
+  if (gone_.size() < free_.size()) {
+    gone_.resize(free_.size(), false);
+    free_before_gone_.resize(free_.size());
+  }
   if (gone_[gpu] == !available) return;
   gone_[gpu] = !available;
-  // A gone GPU is never free, so neither pick finds it; back, it is free now.
-  free_.set(gpu, available ? now() : kNever);
+  // A gone GPU is never free, so neither pick finds it; back, it frees when the work it had
+  // would have ended (a doubted worker that answers again still has its queue).
+  if (!available) {
+    free_before_gone_[gpu] = free_.free_at(gpu);
+    free_.set(gpu, kNever);
+  } else {
+    const Time before = free_before_gone_[gpu];
+    free_.set(gpu, before == kNever ? now() : std::max(now(), before));
+  }
   rearm_gpu_timer();
 }
 

@@ -138,6 +138,7 @@ class DeferredScheduler final : public DataPlane {
   DataPlaneContext* ctx_ = nullptr;
   GpuFreeTree free_;
   std::vector<bool> gone_;                  // per GPU: its worker is lost (live mode); never free while so
+  std::vector<Time> free_before_gone_;      // per gone GPU: when it was to free, for its return
   IndexedHeap<PendingKey> pending_latest_;  // by latest start: eviction and EDF
   IndexedHeap<PendingKey> pending_pick_;    // by the model-pick rule when it is not EDF
   IndexedHeap<PendingKey> pending_size_;    // by −batch, for the largest network delay

@@ -70,6 +70,9 @@ TEST(LiveMessages, OrdersAndReportsRoundTrip) {
   EXPECT_EQ(ran.run_ns, 77);
   const auto got = std::get<live::ReceiveReport>(live::decode_report(live::encode_report(live::ReceiveReport{4, 99})));
   EXPECT_EQ(got.bytes, 99u);
+  const auto failed =
+      std::get<live::SendFailedReport>(live::decode_report(live::encode_report(live::SendFailedReport{4, "gone"})));
+  EXPECT_EQ(failed.reason, "gone");
   const auto fm = live::encode_feature_map(4, 1000, 600);
   EXPECT_EQ(fm.size(), 16u + 600u);
   const auto h = live::decode_feature_map(fm);
@@ -165,6 +168,20 @@ TEST(LiveEvents, RecordsNamingModelsOrGpusTheRunLacksAreRefused) {
   bytes.resize(bytes.size() - 3);
   EXPECT_THROW(run.apply(bytes), live::ProtocolError);
   EXPECT_THROW(run.apply(std::vector<std::uint8_t>{77}), live::ProtocolError);
+  // Times from the future: past the scheduler's clock, or (without one) an hour past the latest.
+  encoder.on_arrival(request(1, 0, 0));
+  run.apply(encoder.take());
+  encoder.on_arrival(request(2, 0, 5'000'000'000));  // 5,000 s
+  EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
+  run.set_horizon(Duration::seconds(5));
+  encoder.on_arrival(request(3, 0, 20'000'000));  // 20 s: more than 10 s past the scheduler's now
+  EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
+  encoder.on_arrival(request(4, 0, 5'000'000));
+  EXPECT_NO_THROW(run.apply(encoder.take()));
+  // A batch that ends before it starts.
+  Batch back;
+  encoder.on_batch(back, Duration::microseconds(10), Duration::microseconds(5), true);
+  EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
 }
 
 TEST(LiveRunDescription, RoundTripsThroughTheWelcome) {

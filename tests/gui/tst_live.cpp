@@ -9,7 +9,6 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <regex>
 
 #include "tests/support/child_process.h"
 #include "ui/live_view.h"
