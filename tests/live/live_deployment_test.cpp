@@ -193,7 +193,10 @@ TEST(LiveDeployment, SymphonyServesEveryRequestAndRecordsTheRun) {
   EXPECT_NE(http_get(d.metrics_port(), "/nothing").find("404"), std::string::npos);
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
-  EXPECT_GT(load["on_time"].get<double>(), 0.9 * load["sent"].get<double>()) << load.dump(2);
+  // Timely service is a property of the optimised build; sanitizers slow every process several-fold.
+  if (!under_sanitizers()) {
+    EXPECT_GT(load["on_time"].get<double>(), 0.9 * load["sent"].get<double>()) << load.dump(2);
+  }
   // The recorded run opens like a simulated one: a run file with its timeline.
   const auto timeline = servescope::engine::load_timeline(record);
   EXPECT_EQ(timeline.gpus.size(), 64u);
@@ -211,7 +214,10 @@ TEST(LiveDeployment, PpipePlanMovesFeatureMapsBetweenWorkers) {
   const auto metrics = http_get(d.metrics_port(), "/metrics");
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
-  EXPECT_GT(load["on_time"].get<double>(), 0.9 * load["sent"].get<double>()) << load.dump(2);
+  // Timely service is a property of the optimised build; sanitizers slow every process several-fold.
+  if (!under_sanitizers()) {
+    EXPECT_GT(load["on_time"].get<double>(), 0.9 * load["sent"].get<double>()) << load.dump(2);
+  }
   // Both pipelines cut their model in two across servers: every request's feature map moved.
   const auto transfers = after(metrics, "\nservescope_transfers_total ");
   ASSERT_FALSE(transfers.empty()) << metrics;
