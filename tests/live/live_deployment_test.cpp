@@ -149,17 +149,22 @@ void expect_reconciled(const nlohmann::json& load, const nlohmann::json& schedul
   }
 }
 
-std::string http_get(std::uint16_t port, const std::string& path) {
-  auto s = live::TcpStream::connect("127.0.0.1", port, 2000ms);
-  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
-  s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(req.data()), req.size()));
+// Everything the other side sends until it closes (or is silent for 3 s).
+std::string read_until_closed(live::TcpStream& s) {
   std::string reply;
   for (;;) {
-    auto got = s.receive(65536, 2000ms);
+    auto got = s.receive(65536, 3000ms);
     if (!got || got->empty()) break;
     reply.append(got->begin(), got->end());
   }
   return reply;
+}
+
+std::string http_get(std::uint16_t port, const std::string& path) {
+  auto s = live::TcpStream::connect("127.0.0.1", port, 2000ms);
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(req.data()), req.size()));
+  return read_until_closed(s);
 }
 
 nlohmann::json simulate(const TempDir& dir, std::vector<std::string> args) {
@@ -317,18 +322,16 @@ TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
     ASSERT_TRUE(reply);
     EXPECT_TRUE(reply->empty());
   }
-  for (const std::uint8_t type : {std::uint8_t{200}, std::uint8_t{7}}) {
+  auto refused_with = [&](const std::vector<std::uint8_t>& bytes) {
     auto s = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
+    s.send_all(bytes);
+    return read_until_closed(s);
+  };
+  for (const std::uint8_t type : {std::uint8_t{200}, std::uint8_t{7}}) {
     auto bytes = live::FrameEncoder::preamble();
     const std::uint8_t header[] = {0, 0, 0, 0, type, 0, 0, 0, 0};
     bytes.insert(bytes.end(), std::begin(header), std::end(header));
-    s.send_all(bytes);
-    std::string reply;
-    for (;;) {
-      auto got = s.receive(4096, 3000ms);
-      if (!got || got->empty()) break;
-      reply.append(got->begin(), got->end());
-    }
+    const auto reply = refused_with(bytes);
     EXPECT_NE(reply.find(type == 200 ? "unknown frame type (200)" : "request frame before hello"), std::string::npos)
         << reply;
   }
@@ -342,26 +345,10 @@ TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
     frame[2] = 0xff;
     frame[3] = 0x7f;
     s.send_all(frame);
-    std::string reply;
-    for (;;) {
-      auto got = s.receive(4096, 3000ms);
-      if (!got || got->empty()) break;
-      reply.append(got->begin(), got->end());
-    }
+    const auto reply = read_until_closed(s);
     EXPECT_NE(reply.find("frame larger than allowed"), std::string::npos) << reply;
   }
   // A hello whose JSON number overflows, and a control message of the wrong shape.
-  auto refused_with = [&](const std::vector<std::uint8_t>& bytes) {
-    auto s = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
-    s.send_all(bytes);
-    std::string reply;
-    for (;;) {
-      auto got = s.receive(4096, 3000ms);
-      if (!got || got->empty()) break;
-      reply.append(got->begin(), got->end());
-    }
-    return reply;
-  };
   {
     live::FrameEncoder encoder;
     auto bytes = live::FrameEncoder::preamble();
@@ -373,12 +360,7 @@ TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
     auto s = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
     auto joined = live::join(s, live::Hello{kToken, live::PeerRole::Gui, "shape"}, 3000ms);
     s.send_all(joined.encoder.encode(live::FrameType::Control, std::string_view(R"({"command": 1})")));
-    std::string reply;
-    for (;;) {
-      auto got = s.receive(4096, 3000ms);
-      if (!got || got->empty()) break;
-      reply.append(got->begin(), got->end());
-    }
+    const auto reply = read_until_closed(s);
     EXPECT_NE(reply.find("a control command must be a string"), std::string::npos) << reply;
   }
   // The deployment still serves.
