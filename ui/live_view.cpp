@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QElapsedTimer>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -182,6 +183,10 @@ void LiveView::refresh() {
   const auto generation = subscriber_->generation();
   if (generation != shown_generation_) {
     shown_generation_ = generation;
+    // A long session's snapshot costs more; refresh no more often than four times its cost, so
+    // the window stays responsive (between 4 and 0.5 times a second).
+    QElapsedTimer cost;
+    cost.start();
     auto timeline = subscriber_->timeline();
     if (timeline) {
       const bool new_run = s.run != shown_run_;
@@ -194,6 +199,7 @@ void LiveView::refresh() {
       moving_window_ = false;
       keep_->setEnabled(true);
     }
+    timer_->setInterval(static_cast<int>(std::clamp<qint64>(4 * cost.elapsed(), kRefreshMs, 2000)));
   }
   if (follow_->isChecked() && view_->timeline() && s.connected) {
     const auto width = view_->to_ns() - view_->from_ns();

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <sstream>
 #include <sys/socket.h>
+#include <unordered_set>
 
 #include "engine/live/byte_codec.h"
 #include "engine/live/live_run.h"
@@ -27,7 +28,6 @@ constexpr std::size_t kMaxUnwelcomed = 64;
 constexpr std::size_t kPeerBufferLimit = 64u << 20;
 
 constexpr std::chrono::milliseconds kStatusEvery{500};
-constexpr std::size_t kTimerToken = 0;
 
 std::string payload_text(const Frame& f) {
   return {f.payload.begin(), f.payload.end()};
@@ -161,9 +161,9 @@ void LiveScheduler::maybe_switch() {
   publish();  // what the old plane did reaches subscribers under its own description
   // Requests the old plane still held past the limit end here, with the reason.
   std::vector<Request> stranded;
-  std::unordered_map<RequestId, bool> is_held;
+  std::unordered_set<RequestId> is_held;
   for (const auto& r : held_)
-    is_held.emplace(r.id, true);
+    is_held.insert(r.id);
   for (const auto& [id, owner] : ledger_)
     if (!is_held.contains(id)) stranded.push_back(owner.request);
   std::ranges::sort(stranded, {}, &Request::id);

@@ -370,6 +370,38 @@ TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
   EXPECT_GE(report["connections_refused"].get<int>(), 7);
 }
 
+TEST(LiveDeployment, ASubscriberThatDoesNotReadIsDroppedNotWaitedFor) {
+  TempDir dir;
+  Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0", "--subscriber-limit", "1",
+                     "--ctrl-delay-us", "300", "--response-delay-us", "300"});
+  // A GUI that says hello, keeps sending heartbeats (so it is alive) and never reads: the
+  // kernel's buffers fill, then the scheduler's.
+  auto stalled = live::TcpStream::connect("127.0.0.1", d.port(), 2000ms);
+  auto joined = live::join(stalled, live::Hello{kToken, live::PeerRole::Gui, "asleep"}, 3000ms);
+  std::atomic<bool> done{false};
+  std::thread beating([&] {
+    while (!done) {
+      try {
+        stalled.send_all(joined.encoder.encode(live::FrameType::Heartbeat, std::string_view{}));
+      } catch (const live::LiveError&) {
+        return;  // dropped
+      }
+      std::this_thread::sleep_for(200ms);
+    }
+  });
+  const auto load = d.load(15000, 4);
+  done = true;
+  beating.join();
+  EXPECT_TRUE(d.scheduler().wait_for_log("gui asleep disconnected: too slow", 1s)) << d.scheduler().err();
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_EQ(report["subscribers_dropped"], 1);
+  // The data plane went on at its own pace meanwhile.
+  if (!under_sanitizers()) {
+    EXPECT_GT(load["on_time"].get<double>(), 0.95 * load["sent"].get<double>()) << load.dump(2);
+  }
+}
+
 TEST(LiveDeployment, APlanSwitchFlushesHandsOverAndLosesNothing) {
   TempDir dir;
   const auto record = (dir.path() / "switch.json").string();
