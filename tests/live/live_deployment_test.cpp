@@ -454,6 +454,45 @@ TEST(LiveDeployment, APlanSwitchFlushesHandsOverAndLosesNothing) {
   EXPECT_GT(after.spans.size(), 10u);
 }
 
+TEST(LiveDeployment, SwitchingBetweenPipelinePlansMovesTheSlots) {
+  TempDir dir;
+  const auto ppipe = ppipe_plan(dir);
+  const auto np = (dir.path() / "np.json").string();
+  ChildProcess planner(SERVESCOPE_CLI, {"plan", "-s", kPpipeDemo, "--system", "np", "-o", np}, dir.path() / "np.out",
+                       dir.path() / "np.err");
+  ASSERT_EQ(planner.wait_for(120s), 0) << planner.err();
+  Deployment d(dir, {"-s", kPpipeDemo, "--plan", ppipe, "--warmup", "0"});
+  live::SubscriberOptions options;
+  options.port = d.port();
+  options.token = kToken;
+  live::LiveSubscriber subscriber(options);
+  std::atomic<bool> stop{false};
+  std::thread follower([&] { subscriber.run(stop); });
+  auto lg = d.start_loadgen(500, 3);
+  std::this_thread::sleep_for(1000ms);
+  // PPipe's 2-stage pools on 14 servers give way to NP's whole models on the V100s: other slots,
+  // other servers, no transfers.
+  subscriber.send_command({{"command", "apply-plan"},
+                           {"plan", nlohmann::json::parse(servescope::test::read_file(np))},
+                           {"system", "reservation"}});
+  EXPECT_TRUE(d.scheduler().wait_for_log("switched to reservation after a flush of", 15s)) << d.scheduler().err();
+  ASSERT_EQ(lg->wait_for(60s), 0) << lg->err();
+  const auto load = nlohmann::json::parse(lg->out(), nullptr, false);
+  std::this_thread::sleep_for(300ms);
+  const auto snapshot = subscriber.snapshot();
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->plan_system, "np");
+  EXPECT_GT(snapshot->timeline.size(), 10u);
+  for (const auto& span : snapshot->timeline)
+    EXPECT_EQ(snapshot->gpu_types[span.gpu], "V100") << snapshot->gpus[span.gpu];
+  EXPECT_TRUE(snapshot->transfers.empty());
+  stop = true;
+  follower.join();
+  const auto report = d.stop_scheduler();
+  expect_reconciled(load, report);
+  EXPECT_EQ(report["plan_switches"], 1);
+}
+
 // Fidelity (issue 9 §6): the simulator and the live deployment, on one scenario and plan, agree
 // within 2 points of SLO attainment and 5 % of goodput. Timing, so not under sanitizers.
 TEST(LiveFidelity, SymphonyLiveMatchesTheSimulator) {
