@@ -11,4 +11,5 @@ build/dev/tests/gui/tst_planning
 build/dev/tests/gui/tst_cluster_editor
 build/dev/tests/gui/tst_timeline
 build/dev/tests/gui/tst_compare
+build/dev/tests/gui/tst_live
 echo "screenshots in $out"

@@ -50,8 +50,16 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   view_ = new widgets::TimelineView(this);
   chart_ = new QChartView(this);
-  chart_->setRenderHint(QPainter::Antialiasing);
-  chart_->setMinimumHeight(160);
+  goodput_chart_ = new QChartView(this);
+  for (auto* view : {chart_, goodput_chart_}) {
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumHeight(200);
+  }
+  auto* charts = new QWidget(this);
+  auto* chart_row = new QHBoxLayout(charts);
+  chart_row->setContentsMargins(0, 0, 0, 0);
+  chart_row->addWidget(chart_);
+  chart_row->addWidget(goodput_chart_);
   auto* top = new QHBoxLayout;
   top->addWidget(connect_);
   top->addWidget(disconnect_);
@@ -61,7 +69,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   top->addWidget(status_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(view_);
-  split->addWidget(chart_);
+  split->addWidget(charts);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   auto* box = new QVBoxLayout(this);
@@ -233,7 +241,11 @@ void LiveView::refresh() {
     status_->setText(text);
     Q_EMIT statusChanged(text);
   }
-  if (++ticks_ % 4 == 0) refresh_chart();
+  // The charts fold the whole run: once a second is enough.
+  if (!chart_clock_.isValid() || chart_clock_.elapsed() >= 1000) {
+    chart_clock_.start();
+    refresh_chart();
+  }
 }
 
 void LiveView::refresh_chart() {
@@ -242,16 +254,19 @@ void LiveView::refresh_chart() {
   const auto result = subscriber_->snapshot();
   if (!result || result->duration <= Duration()) return;
   const auto series = engine::run_series(engine::run_result_to_json(*result, "live"), "the live run");
-  widgets::ChartSpec spec;
-  spec.title = tr("SLO attainment and goodput, live");
-  spec.x_title = tr("time (s)");
-  spec.y_title = tr("% on time · req/s ÷ 100");
-  auto goodput = series.goodput_rps;
-  goodput.name = "goodput (req/s ÷ 100)";
-  for (auto& p : goodput.points)
-    p.y /= 100;
-  spec.series = {series.attainment_pct, goodput};
-  widgets::show_chart(chart_, widgets::build_chart(spec, palette()));
+  widgets::ChartSpec attainment;
+  attainment.title = tr("SLO attainment, live");
+  attainment.x_title = tr("time (s)");
+  attainment.y_title = tr("% on time");
+  attainment.series = {series.attainment_pct};
+  attainment.y_range = std::pair{0.0, 100.0};
+  widgets::show_chart(chart_, widgets::build_chart(attainment, palette()));
+  widgets::ChartSpec goodput;
+  goodput.title = tr("Goodput, live");
+  goodput.x_title = tr("time (s)");
+  goodput.y_title = tr("req/s on time");
+  goodput.series = {series.goodput_rps};
+  widgets::show_chart(goodput_chart_, widgets::build_chart(goodput, palette()));
 }
 
 void LiveView::show_apply_dialog() {

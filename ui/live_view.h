@@ -6,6 +6,7 @@
 // "Keep run" puts what was watched into the project as a run, to save and reopen like any other.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -69,7 +70,7 @@ class LiveView : public QWidget {
 
   ProjectDocument* doc_;
   widgets::TimelineView* view_;
-  QChartView* chart_;
+  QChartView *chart_, *goodput_chart_;
   QLabel* status_;
   QPushButton *connect_, *disconnect_, *keep_, *apply_;
   QCheckBox* follow_;
@@ -79,7 +80,7 @@ class LiveView : public QWidget {
   std::thread thread_;
   std::uint64_t shown_generation_ = 0, shown_run_ = 0, charted_generation_ = 0;
   bool moving_window_ = false;  // the view's window changes because we follow
-  int ticks_ = 0;
+  QElapsedTimer chart_clock_;
   std::string shown_reply_;
 };
 

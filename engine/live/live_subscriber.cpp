@@ -31,7 +31,6 @@ LiveStatus LiveSubscriber::status() const {
   auto s = status_;
   if (s.connected) {
     s.scheduler_now = since(origin_estimate_, Clock::now()) - run_origin_;
-    if (run_) s.lag = std::max(Duration(), s.scheduler_now - run_->latest());
   }
   return s;
 }
@@ -83,8 +82,11 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
       switch (f.type) {
         case FrameType::Events: {
           std::lock_guard lock(mutex_);
-          run_->set_horizon(since(origin_estimate_, Clock::now()));
+          const Time scheduler_now = since(origin_estimate_, Clock::now());
+          run_->set_horizon(scheduler_now);
           run_->apply(f.payload);
+          // How old the newest event was when it reached us: the stream's lag (kept while idle).
+          status_.lag = std::max(Duration(), scheduler_now - run_origin_ - run_->latest());
           status_.events = run_->events();
           ++generation_;
           break;

@@ -36,7 +36,7 @@ struct LiveStatus {
   std::uint64_t run = 0;  // 1, 2, …: a new run each time a (restarted) scheduler welcomed us
   std::uint64_t events = 0;
   double events_per_s = 0;  // over the last second or so
-  Duration lag;             // the scheduler's now less the latest event it streamed
+  Duration lag;             // how old the newest event of the last `events` frame was on arrival
   Time scheduler_now;       // estimated, on the run's clock (0: when this subscriber joined)
   std::size_t workers_connected = 0, workers_expected = 0;
   std::vector<std::string> missing_servers;

@@ -109,6 +109,19 @@ class TestLive : public QObject {
 
     QVERIFY(load.wait_for(std::chrono::seconds(60)).value_or(-1) == 0);
     QTRY_VERIFY_WITH_TIMEOUT(live->chart()->chart() != nullptr && !live->chart()->chart()->series().isEmpty(), 5000);
+    const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    if (!shots.isEmpty()) {
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      live->set_follow(false);
+      const auto end = live->timeline()->timeline()->end.count_ns();
+      live->timeline()->set_window(end - 150'000'000, end);
+      QTest::qWait(1100);  // the charts redraw once a second
+      live->refresh();
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/live-mode.png")));
+      live->set_follow(true);
+    }
     // Keep the run; the Run tab shows it like a simulated run.
     const auto runs_before = w.project()->runs.size();
     QCOMPARE(live->keep_run(), QString());
