@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <ostream>
+#include <sstream>
 #include <thread>
 
 #include "engine/live/byte_codec.h"
@@ -228,8 +229,12 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
                       " ms: workers missing (start `servescope-cli live worker` for each server of the plan)");
     if (!pump(std::chrono::milliseconds(50))) throw LiveError("the scheduler closed the connection while waiting");
   }
-  say("sending " + std::to_string(options.rate_rps) + " requests/s for " + std::to_string(options.duration.to_s()) +
-      " s");
+  {
+    std::ostringstream line;
+    line << "sending " << options.rate_rps << " requests/s for " << options.duration.to_s() << " s ("
+         << describe(options.arrival) << ")";
+    say(line.str());
+  }
   const auto start = Clock::now();
   std::vector<ClientRequest> batch;
   auto next = arrivals.next();
