@@ -127,9 +127,10 @@ void LiveScheduler::adopt_plane() {
   counters_.batches.assign(result.gpus.size(), 0);
   counters_.busy_ns.assign(result.gpus.size(), 0);
   prepared_.plane->start(context_);
-  // Slots whose worker has not joined are gone until it does.
+  // Slots whose worker has not joined are gone until it does; a doubted worker's until it reports.
   for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
-    if (server_worker_[slot_server_[g]] == 0) prepared_.plane->set_gpu_available(g, false);
+    if (server_worker_[slot_server_[g]] == 0 || server_doubted_[slot_server_[g]])
+      prepared_.plane->set_gpu_available(g, false);
 }
 
 void LiveScheduler::set_server_available(std::uint32_t server, bool available) {
@@ -169,14 +170,11 @@ void LiveScheduler::maybe_switch() {
   std::ranges::sort(stranded, {}, &Request::id);
   for (const auto& r : stranded)
     dropped(r, DropReason::NoCapacity);
+  publish();  // the stranded drops too, to subscribers and into the recording
   if (options_.keep_events) {
-    auto events = std::move(kept_events_);
-    const auto rest = events_.take();
-    events.insert(events.end(), rest.begin(), rest.end());
-    segments_.push_back({describe_run(prepared_.result), std::move(events)});
+    segments_.push_back({describe_run(prepared_.result), std::move(kept_events_)});
     kept_events_.clear();
   }
-  publish();
   // Everything of the old plane goes with it: its timers, its pending completions, its work.
   timers_ = IndexedHeap<TimerKey>();
   timer_tokens_.clear();
@@ -425,7 +423,7 @@ void LiveScheduler::fail_transfer(std::uint64_t id, const std::string& why) {
   if (it == transfers_.end()) return;
   InFlightTransfer lost = std::move(it->second);
   transfers_.erase(it);
-  log("transfer " + std::to_string(id) + " given up: " + why);
+  log("transfer " + std::to_string(lost.transfer.id) + " given up: " + why);
   for (const auto& r : lost.transfer.requests)
     dropped(r, DropReason::WorkerLost);
   const auto& x = lost.transfer;
@@ -466,9 +464,10 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
     }
   log("worker of " + prepared_.result.server_names[server] + " lost (" + why + "): " + std::to_string(lost.size()) +
       " batches and " + std::to_string(cut.size()) + " transfers in flight");
+  // Out of planning first, so nothing the plane does on hearing of its lost batches goes there.
+  set_server_available(server, false);
   for (auto& b : lost)
     lose_batch(std::move(b), DropReason::WorkerLost);
-  set_server_available(server, false);
   const Time t = now();
   for (auto& c : cut) {
     for (const auto& r : c.transfer.requests)
@@ -658,7 +657,17 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
     if (it != batches_.end() && it->second.server != peer.server)
       throw ProtocolError("worker " + peer.hello.name + " reported batch " + std::to_string(ran->batch) +
                           ", which another server runs");
+    const bool ours = it != batches_.end();
     finish_batch(ran->batch, ran->run_ns);
+    // Only a batch of this plan, run to its end, clears a doubt: heartbeats, feature-map reports and
+    // stale reports do not (a worker whose executor hangs still beats).
+    if (ours && server_doubted_[peer.server] && !std::ranges::any_of(batches_, [&](const auto& kv) {
+          return kv.second.server == peer.server && now() > kv.second.overdue;
+        })) {
+      server_doubted_[peer.server] = false;
+      set_server_available(peer.server, true);
+      log("worker of " + peer.hello.name + " answered again");
+    }
   } else if (const auto* got = std::get_if<ReceiveReport>(&report)) {
     const auto it = transfers_.find(got->transfer);
     if (it != transfers_.end() && it->second.receiver != peer.server)
@@ -726,12 +735,6 @@ void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
         return;
       }
       continue;
-    }
-    // A report clears a doubt; a heartbeat does not (a worker whose executor hangs still beats).
-    if (f.type == FrameType::BatchDone && peer.server != UINT32_MAX && server_doubted_[peer.server]) {
-      server_doubted_[peer.server] = false;
-      set_server_available(peer.server, true);
-      log("worker of " + peer.hello.name + " answered again");
     }
     try {
       switch (f.type) {
@@ -883,7 +886,7 @@ void LiveScheduler::check_liveness() {
   for (const auto& [id, b] : batches_)
     if (at > b.overdue && !server_doubted_[b.server] && server_worker_[b.server] != 0) {
       server_doubted_[b.server] = true;
-      doubted.emplace_back(b.server, id);
+      doubted.emplace_back(b.server, b.batch.id);
     }
   for (const auto& [server, batch] : doubted) {
     ++counters_.workers_doubted;
@@ -903,35 +906,39 @@ void LiveScheduler::serve_metrics_thread() {
       continue;
     }
     if (!stream) continue;
-    // Scrapers send a short GET and wait; read it whole (within 200 ms), answer, close.
-    std::string request;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-    while (request.find("\r\n\r\n") == std::string::npos && request.size() < 8192 &&
-           std::chrono::steady_clock::now() < until) {
-      auto got = stream->receive(4096, std::chrono::milliseconds(50));
-      if (!got) continue;
-      if (got->empty()) break;
-      request.append(got->begin(), got->end());
-    }
-    std::string status = "200 OK", body;
-    if (request.rfind("GET /metrics", 0) == 0) {
-      std::lock_guard lock(metrics_mutex_);
-      body = metrics_text_;
-    } else {
-      status = "404 Not Found";
-      body = "servescope scheduler: metrics are at /metrics\n";
-    }
-    const std::string head =
-        "HTTP/1.1 " + status +
-        "\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
-        "\r\nConnection: close\r\n\r\n";
-    const auto text = head + body;
     try {
-      stream->send_all(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-    } catch (const LiveError&) {
-      // The scraper left.
+      answer_scrape(*stream);
+    } catch (const std::exception&) {
+      // That scraper's connection broke; the next one is served.
     }
   }
+}
+
+void LiveScheduler::answer_scrape(TcpStream& stream) {
+  // Scrapers send a short GET and wait; read it whole (within 200 ms), answer, close.
+  std::string request;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  while (request.find("\r\n\r\n") == std::string::npos && request.size() < 8192 &&
+         std::chrono::steady_clock::now() < until) {
+    auto got = stream.receive(4096, std::chrono::milliseconds(50));
+    if (!got) continue;
+    if (got->empty()) break;
+    request.append(got->begin(), got->end());
+  }
+  std::string status = "200 OK", body;
+  if (request.rfind("GET /metrics", 0) == 0) {
+    std::lock_guard lock(metrics_mutex_);
+    body = metrics_text_;
+  } else {
+    status = "404 Not Found";
+    body = "servescope scheduler: metrics are at /metrics\n";
+  }
+  const std::string head =
+      "HTTP/1.1 " + status +
+      "\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\nConnection: close\r\n\r\n";
+  const auto text = head + body;
+  stream.send_all(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
 
 void LiveScheduler::run(const std::atomic<bool>& stop) {

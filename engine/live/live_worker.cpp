@@ -64,8 +64,22 @@ class LiveWorker::Session {
           return;
         }
       }
-      if (fds[1].revents & POLLIN) accept_peer();
+      // A peer's trouble (a reset, a stranger, out of descriptors) costs that connection, never
+      // the session with the scheduler.
+      try {
+        if (fds[1].revents & POLLIN) accept_peer();
+      } catch (const LiveError& e) {
+        log(std::string("feature-map connection not accepted: ") + e.what());
+      }
       receive_feature_maps();
+      // Receivers only ever answer a refusal; a closed one is forgotten, not polled forever.
+      for (auto& [where, out] : outbound_) {
+        std::vector<Frame> answers;
+        if (!out->receive(answers)) {
+          log("feature-map connection to " + where + " closed" + (out->error().empty() ? "" : ": " + out->error()));
+          out->close();
+        }
+      }
       const auto now = SteadyClock::now();
       for (const auto& done : w_.executor_->finished(now)) {
         ++w_.stats_.batches;
@@ -142,8 +156,13 @@ class LiveWorker::Session {
       FrameDecoder decoder = std::move(accepted->decoder);
       decoder.set_max_frame_bytes(kFeatureFrameLimit);
       auto conn = std::make_unique<Connection>(std::move(*stream), std::move(decoder), std::move(accepted->encoder));
-      for (const auto& f : accepted->pending)
-        take_feature_map(f);
+      try {
+        for (const auto& f : accepted->pending)
+          take_feature_map(f);
+      } catch (const ProtocolError& e) {
+        log(std::string("feature-map connection refused: ") + e.what());
+        return;
+      }
       inbound_.push_back(std::move(conn));
     } else {
       log("refused a feature-map connection: " + std::get<Refusal>(answer).reason);
@@ -173,10 +192,14 @@ class LiveWorker::Session {
       try {
         for (const auto& f : frames)
           take_feature_map(f);
-      } catch (const ProtocolError& e) {
+      } catch (const LiveError& e) {  // a malformed frame, or the peer gone while we answered
         log(std::string("feature-map connection refused: ") + e.what());
-        in->send(FrameType::Refused, std::string_view(e.what()));
-        in->drain(std::chrono::milliseconds(50));
+        try {
+          in->send(FrameType::Refused, std::string_view(e.what()));
+          in->drain(std::chrono::milliseconds(50));
+        } catch (const LiveError&) {
+          // It left already.
+        }
         in->close();
         continue;
       }
@@ -259,6 +282,7 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
       std::this_thread::sleep_for(options_.reconnect_every);
       continue;
     } catch (const LiveError& e) {
+      refused_since = {};  // only back-to-back duplicate refusals count towards giving up
       if (!announced_wait && log_) log_("waiting for the scheduler at " + where + " (" + e.what() + ")");
       announced_wait = true;
       std::this_thread::sleep_for(options_.reconnect_every);

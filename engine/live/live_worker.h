@@ -20,8 +20,10 @@ struct WorkerOptions {
   std::string token;
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
-  std::string node;                        // the cluster server this worker is
-  std::string feature_host = "127.0.0.1";  // where other workers reach its feature-map listener
+  std::string node;  // the cluster server this worker is
+  // Where its feature-map listener binds (other workers send there); empty: the address its
+  // connection to the scheduler leaves from, which is where the scheduler tells them to send.
+  std::string feature_host;
   std::chrono::milliseconds reconnect_every{250};
   std::chrono::milliseconds heartbeat{250};
   std::chrono::milliseconds liveness{1000};  // a scheduler silent this long is gone
