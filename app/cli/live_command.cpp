@@ -206,7 +206,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
 void add_worker(CLI::App* live, CommandBody& run) {
   auto* cmd = live->add_subcommand("worker", "Run one server's vGPUs for a scheduler");
   struct Args {
-    std::string connect = "127.0.0.1:7070", node, token, executor = "emulated";
+    std::string connect = "127.0.0.1:7070", node, token, executor = "emulated", feature_host;
     double noise = 0;
     std::uint64_t seed = 1;
   };
@@ -217,6 +217,8 @@ void add_worker(CLI::App* live, CommandBody& run) {
   cmd->add_option("--executor", args->executor, "emulated (holds each batch for its profiled time) or cuda")
       ->check(CLI::IsMember({"emulated", "cuda"}))
       ->capture_default_str();
+  cmd->add_option("--feature-host", args->feature_host,
+                  "Address other workers send feature maps to (default: the one it reaches the scheduler from)");
   cmd->add_option("--noise", args->noise, "Emulated run times vary by ± this fraction")->check(CLI::Range(0.0, 0.99));
   cmd->add_option("--seed", args->seed, "Seed of the emulated noise")->capture_default_str();
   cmd->callback([&run, args] {
@@ -230,6 +232,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
       options.host = at.host;
       options.port = at.port;
       options.node = args->node;
+      options.feature_host = args->feature_host;
       engine::live::LiveWorker worker(options,
                                       std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
       const auto who = "worker " + args->node;

@@ -693,6 +693,11 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
     if (!port.is_number_unsigned() || port.get<std::uint64_t>() > 65535)
       throw ProtocolError("feature_port must be a port number");
     peer.feature_port = port.get<std::uint16_t>();
+    if (j.contains("feature_host")) {
+      if (!j["feature_host"].is_string() || j["feature_host"].get<std::string>().size() > 64)
+        throw ProtocolError("feature_host must be an address");
+      peer.feature_host = j["feature_host"].get<std::string>();
+    }
     return;
   }
   if (j.value("command", "") == "status") {

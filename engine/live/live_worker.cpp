@@ -33,6 +33,9 @@ class LiveWorker::Session {
   // Returns when the scheduler is gone or `stop` is set; why in the log.
   void serve(const std::atomic<bool>& stop, std::vector<Frame> pending) {
     nlohmann::json hello_more = {{"feature_port", features_.port()}};
+    // A listener on one address says which; on all of them the scheduler uses the one it sees.
+    if (!w_.feature_address_.empty() && w_.feature_address_ != "0.0.0.0")
+      hello_more["feature_host"] = w_.feature_address_;
     scheduler_.send(FrameType::Control, hello_more.dump());
     if (!handle(pending)) return;
     std::vector<pollfd> fds;
@@ -290,9 +293,10 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     }
     announced_wait = false;
     refused_since = {};
-    if (!features)
-      features = std::make_unique<TcpListener>(
-          0, options_.feature_host.empty() ? stream.local_address() : options_.feature_host);
+    if (!features) {
+      feature_address_ = options_.feature_host.empty() ? stream.local_address() : options_.feature_host;
+      features = std::make_unique<TcpListener>(0, feature_address_);
+    }
     ++stats_.sessions;
     if (log_) log_("joined the scheduler at " + where + " as " + options_.node);
     Session session(*this, Connection(std::move(stream), std::move(joined.decoder), std::move(joined.encoder)),

@@ -53,6 +53,7 @@ class LiveWorker {
   std::unique_ptr<WorkerExecutor> executor_;
   WorkerStats stats_;
   std::function<void(const std::string&)> log_;
+  std::string feature_address_;  // where its feature-map listener is bound
 };
 
 }  // namespace servescope::engine::live
