@@ -149,6 +149,25 @@ void expect_reconciled(const nlohmann::json& load, const nlohmann::json& schedul
   }
 }
 
+// A GUI-like subscriber following the deployment on a thread of its own, as the Live tab does.
+struct Follower {
+  explicit Follower(std::uint16_t port) : subscriber(options(port)), thread([this] { subscriber.run(stopping); }) {}
+  ~Follower() { stop(); }
+  void stop() {
+    stopping = true;
+    if (thread.joinable()) thread.join();
+  }
+  static live::SubscriberOptions options(std::uint16_t port) {
+    live::SubscriberOptions o;
+    o.port = port;
+    o.token = kToken;
+    return o;
+  }
+  live::LiveSubscriber subscriber;
+  std::atomic<bool> stopping{false};
+  std::thread thread;
+};
+
 // Everything the other side sends until it closes (or is silent for 3 s).
 std::string read_until_closed(live::TcpStream& s) {
   std::string reply;
@@ -406,12 +425,8 @@ TEST(LiveDeployment, APlanSwitchFlushesHandsOverAndLosesNothing) {
   TempDir dir;
   const auto record = (dir.path() / "switch.json").string();
   Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0", "--record", record});
-  live::SubscriberOptions options;
-  options.port = d.port();
-  options.token = kToken;
-  live::LiveSubscriber subscriber(options);
-  std::atomic<bool> stop{false};
-  std::thread follower([&] { subscriber.run(stop); });
+  Follower follower(d.port());
+  auto& subscriber = follower.subscriber;
   auto lg = d.start_loadgen(1500, 4);
   std::this_thread::sleep_for(1000ms);
   ASSERT_TRUE(subscriber.status().connected) << subscriber.status().message;
@@ -440,8 +455,7 @@ TEST(LiveDeployment, APlanSwitchFlushesHandsOverAndLosesNothing) {
   ASSERT_TRUE(snapshot);
   EXPECT_EQ(snapshot->system, "eager");
   EXPECT_GT(snapshot->timeline.size(), 10u);
-  stop = true;
-  follower.join();
+  follower.stop();
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
   EXPECT_EQ(report["plan_switches"], 1);
@@ -462,12 +476,8 @@ TEST(LiveDeployment, SwitchingBetweenPipelinePlansMovesTheSlots) {
                        dir.path() / "np.err");
   ASSERT_EQ(planner.wait_for(120s), 0) << planner.err();
   Deployment d(dir, {"-s", kPpipeDemo, "--plan", ppipe, "--warmup", "0"});
-  live::SubscriberOptions options;
-  options.port = d.port();
-  options.token = kToken;
-  live::LiveSubscriber subscriber(options);
-  std::atomic<bool> stop{false};
-  std::thread follower([&] { subscriber.run(stop); });
+  Follower follower(d.port());
+  auto& subscriber = follower.subscriber;
   auto lg = d.start_loadgen(500, 3);
   std::this_thread::sleep_for(1000ms);
   // PPipe's 2-stage pools on 14 servers give way to NP's whole models on the V100s: other slots,
@@ -486,8 +496,7 @@ TEST(LiveDeployment, SwitchingBetweenPipelinePlansMovesTheSlots) {
   for (const auto& span : snapshot->timeline)
     EXPECT_EQ(snapshot->gpu_types[span.gpu], "V100") << snapshot->gpus[span.gpu];
   EXPECT_TRUE(snapshot->transfers.empty());
-  stop = true;
-  follower.join();
+  follower.stop();
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
   EXPECT_EQ(report["plan_switches"], 1);
