@@ -21,11 +21,19 @@ constexpr std::chrono::milliseconds kPeerTimeout{250};
 constexpr std::chrono::milliseconds kPeerRetryAfter{1000};
 // Feature-map connections carry chunks of up to kFeatureMapChunkBytes plus their header.
 constexpr std::uint32_t kFeatureFrameLimit = static_cast<std::uint32_t>(kFeatureMapChunkBytes + 64);
+constexpr std::uint32_t kHelloLimit = 4096;  // before a peer's hello is accepted
 
 }  // namespace
 
 // One connection to the scheduler, from welcome to loss.
 class LiveWorker::Session {
+  // A connection from another worker: its hello first, then feature maps.
+  struct Inbound {
+    std::unique_ptr<Connection> conn;
+    bool welcomed = false;
+    SteadyClock::time_point since;
+  };
+
  public:
   Session(LiveWorker& worker, Connection scheduler, TcpListener& features)
       : w_(worker), scheduler_(std::move(scheduler)), features_(features) {}
@@ -46,7 +54,7 @@ class LiveWorker::Session {
           {scheduler_.native_handle(), static_cast<short>(POLLIN | (scheduler_.wants_write() ? POLLOUT : 0)), 0});
       fds.push_back({features_.native_handle(), POLLIN, 0});
       for (const auto& in : inbound_)
-        fds.push_back({in->native_handle(), POLLIN, 0});
+        fds.push_back({in.conn->native_handle(), POLLIN, 0});
       for (const auto& [where, out] : outbound_)
         fds.push_back({out->native_handle(), static_cast<short>(POLLIN | (out->wants_write() ? POLLOUT : 0)), 0});
       auto wake = SteadyClock::now() + std::chrono::milliseconds(50);
@@ -150,26 +158,33 @@ class LiveWorker::Session {
     return true;
   }
 
+  // Feature-map connections are answered inside the loop without waiting: a peer that connects
+  // and says nothing costs a slot until it is cut off, never the worker's time.
   void accept_peer() {
-    auto stream = features_.accept(std::chrono::milliseconds(0));
-    if (!stream) return;
-    // Loopback handshakes take microseconds; a peer that stalls is cut off after a second.
-    auto answer = serve_handshake(*stream, w_.options_.token, kPeerTimeout);
-    if (auto* accepted = std::get_if<Accepted>(&answer)) {
-      FrameDecoder decoder = std::move(accepted->decoder);
-      decoder.set_max_frame_bytes(kFeatureFrameLimit);
-      auto conn = std::make_unique<Connection>(std::move(*stream), std::move(decoder), std::move(accepted->encoder));
-      try {
-        for (const auto& f : accepted->pending)
-          take_feature_map(f);
-      } catch (const ProtocolError& e) {
-        log(std::string("feature-map connection refused: ") + e.what());
-        return;
-      }
-      inbound_.push_back(std::move(conn));
-    } else {
-      log("refused a feature-map connection: " + std::get<Refusal>(answer).reason);
+    for (;;) {
+      auto stream = features_.accept(std::chrono::milliseconds(0));
+      if (!stream) return;
+      if (std::ranges::count_if(inbound_, [](const Inbound& in) { return !in.welcomed; }) >= 16) continue;
+      inbound_.push_back(
+          Inbound{std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloLimit), FrameEncoder()), false,
+                  SteadyClock::now()});
     }
+  }
+
+  // A peer's hello: welcomed with the token, refused with the reason otherwise.
+  bool welcome_peer(Inbound& in, const Frame& first) {
+    auto checked = accept_hello(first, w_.options_.token);
+    in.conn->send_raw(FrameEncoder::preamble());
+    if (const auto* refusal = std::get_if<Refusal>(&checked)) {
+      log("refused a feature-map connection: " + refusal->reason);
+      in.conn->send(FrameType::Refused, refusal->reason);
+      in.conn->drain(std::chrono::milliseconds(50));
+      return false;
+    }
+    in.conn->send(FrameType::Welcome, std::string_view(R"({"server":"servescope-worker"})"));
+    in.conn->set_max_frame_bytes(kFeatureFrameLimit);
+    in.welcomed = true;
+    return true;
   }
 
   void take_feature_map(const Frame& f) {
@@ -189,26 +204,40 @@ class LiveWorker::Session {
 
   void receive_feature_maps() {
     std::vector<Frame> frames;
+    const auto now = SteadyClock::now();
     for (auto& in : inbound_) {
+      if (!in.welcomed && now - in.since > kPeerTimeout) {
+        in.conn->close();  // no hello in time
+        continue;
+      }
       frames.clear();
-      const bool open = in->receive(frames);
+      const bool open = in.conn->receive(frames);
       try {
-        for (const auto& f : frames)
+        for (const auto& f : frames) {
+          if (!in.welcomed) {
+            if (!welcome_peer(in, f)) {
+              in.conn->close();
+              break;
+            }
+            continue;
+          }
           take_feature_map(f);
+        }
+        in.conn->flush();
       } catch (const LiveError& e) {  // a malformed frame, or the peer gone while we answered
         log(std::string("feature-map connection refused: ") + e.what());
         try {
-          in->send(FrameType::Refused, std::string_view(e.what()));
-          in->drain(std::chrono::milliseconds(50));
+          in.conn->send(FrameType::Refused, std::string_view(e.what()));
+          in.conn->drain(std::chrono::milliseconds(50));
         } catch (const LiveError&) {
           // It left already.
         }
-        in->close();
+        in.conn->close();
         continue;
       }
-      if (!open) in->close();
+      if (!open) in.conn->close();
     }
-    std::erase_if(inbound_, [](const auto& c) { return c->native_handle() < 0; });
+    std::erase_if(inbound_, [](const Inbound& in) { return in.conn->native_handle() < 0; });
   }
 
   void send_feature_map(const SendOrder& order) {
@@ -250,7 +279,7 @@ class LiveWorker::Session {
   LiveWorker& w_;
   Connection scheduler_;
   TcpListener& features_;
-  std::vector<std::unique_ptr<Connection>> inbound_;
+  std::vector<Inbound> inbound_;
   std::map<std::string, std::unique_ptr<Connection>> outbound_;
   std::unordered_map<std::uint64_t, std::uint64_t> received_;  // transfer → bytes so far
   std::multimap<SteadyClock::time_point, SendOrder> sends_;
@@ -296,6 +325,7 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     if (!features) {
       feature_address_ = options_.feature_host.empty() ? stream.local_address() : options_.feature_host;
       features = std::make_unique<TcpListener>(0, feature_address_);
+      if (log_) log_("feature maps arrive at " + feature_address_ + ":" + std::to_string(features->port()));
     }
     ++stats_.sessions;
     if (log_) log_("joined the scheduler at " + where + " as " + options_.node);

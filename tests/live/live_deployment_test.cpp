@@ -234,6 +234,18 @@ TEST(LiveDeployment, PpipePlanMovesFeatureMapsBetweenWorkers) {
   const auto plan = ppipe_plan(dir);
   Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0"});
   ASSERT_EQ(d.nodes().size(), 14u);
+  // Strangers at a worker's feature-map port: silent ones are cut off without holding the worker
+  // up, a wrong token is refused.
+  ASSERT_TRUE(d.worker("v100-0").wait_for_log("feature maps arrive at 127.0.0.1:", 5s)) << d.worker("v100-0").err();
+  const auto feature_port =
+      static_cast<std::uint16_t>(std::stoi(after(d.worker("v100-0").err(), "feature maps arrive at 127.0.0.1:")));
+  std::vector<live::TcpStream> silent;
+  for (int i = 0; i < 3; ++i)
+    silent.push_back(live::TcpStream::connect("127.0.0.1", feature_port, 2000ms));
+  {
+    auto s = live::TcpStream::connect("127.0.0.1", feature_port, 2000ms);
+    EXPECT_THROW(live::join(s, live::Hello{"wrong", live::PeerRole::Worker, "peer:x"}, 2000ms), live::RefusedError);
+  }
   const auto load = d.load(800, 2);
   const auto metrics = http_get(d.metrics_port(), "/metrics");
   const auto report = d.stop_scheduler();
