@@ -84,8 +84,9 @@ class DataPlane {
   // Only data planes that move data between GPUs (pipelines) need this.
   virtual void on_transfer_done(const TransferDone&) {}
   // Live mode: `gpu`'s worker died or stopped answering (false), or joined again (true). Data
-  // planes that choose a GPU per batch stop choosing it while it is gone; planes bound to a plan
-  // keep their routes, and the live scheduler drops with a reason what they send to a gone GPU.
+  // planes that choose a GPU per batch (Symphony's, PPipe's pools) stop choosing it while it is
+  // gone; the others keep their routes, and the live scheduler drops with a reason what they
+  // send to a gone GPU.
   virtual void set_gpu_available(std::uint32_t /*gpu*/, bool /*available*/) {}
 };
 

@@ -7,7 +7,11 @@
 namespace servescope::engine {
 
 PipelineProber::PipelineProber(const PipelineDeployment& deployment, ReservationTable& table, ProbeOptions options)
-    : d_(deployment), table_(table), options_(options), slots_(static_cast<std::uint32_t>(deployment.slots.size())) {
+    : d_(deployment),
+      table_(table),
+      options_(options),
+      slots_(static_cast<std::uint32_t>(deployment.slots.size())),
+      gone_(deployment.slots.size(), false) {
   if (table_.size() < resource_count(d_))
     throw std::invalid_argument("PipelineProber: the reservation table has too few resources");
   for (const auto& p : d_.pipelines)
@@ -37,7 +41,10 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
     StageOffer best;
     Time best_end = kNever, best_score = kNever;
     Duration best_link;
+    bool any = false;
     for (const auto g : stage.pool) {
+      if (gone(g)) continue;
+      any = true;
       StageOffer c{g, Time(), Duration(), Time(), run};
       Time t = ready;
       if (s > 0) {
@@ -60,6 +67,11 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
         best_score = score;
         best_link = c.link;
       }
+    }
+    if (!any) {  // no vGPU left in this stage's pool
+      o.finish = kNever;
+      o.wait = kNever;
+      return o;
     }
     o.stage[static_cast<std::size_t>(s)] = best;
     work += run + best_link;

@@ -51,11 +51,19 @@ class PipelineProber {
   std::uint32_t uplink(std::uint32_t server) const { return slots_ + 2 * server; }
   std::uint32_t downlink(std::uint32_t server) const { return slots_ + 2 * server + 1; }
 
+  // The best placement of a batch of `batch` on `pipeline` from `now`. When every vGPU of some
+  // stage's pool is gone (live mode), the offer is infeasible: finish and wait are kNever.
   Offer probe(std::uint32_t pipeline, int batch, Time now) const;
   void reserve(const Offer& offer);
   // The transfer time of a batch entering `stage` from slot `from` to slot `to`; 0 when local
   // hand-offs are free and both are on one server.
   Duration transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes) const;
+
+  // Live mode: a vGPU whose worker is lost is skipped by every probe until it is back.
+  void set_gone(std::uint32_t slot, bool gone) {
+    if (slot < gone_.size()) gone_[slot] = gone;
+  }
+  bool gone(std::uint32_t slot) const { return slot < gone_.size() && gone_[slot]; }
 
   const ProbeOptions& options() const { return options_; }
   std::uint64_t probes() const { return probes_; }
@@ -65,6 +73,7 @@ class PipelineProber {
   ReservationTable& table_;
   ProbeOptions options_;
   std::uint32_t slots_ = 0;
+  std::vector<bool> gone_;  // per slot
   mutable std::uint64_t probes_ = 0;
 };
 

@@ -55,9 +55,9 @@ Duration ReservationScheduler::idle_work(std::uint32_t pipeline, int batch) cons
   return work;
 }
 
-void ReservationScheduler::drop_head(std::uint32_t model) {
+void ReservationScheduler::drop_head(std::uint32_t model, DropReason why) {
   ++stats_.drops;
-  ctx_->outcomes.dropped(queue_[model].front(), DropReason::DeadlineUnreachable);
+  ctx_->outcomes.dropped(queue_[model].front(), why);
   queue_[model].pop_front();
 }
 
@@ -79,7 +79,7 @@ void ReservationScheduler::schedule(std::uint32_t model) {
     for (const auto p : pipelines) {
       const auto o = prober_.probe(p, d_.pipelines[p].planned_batch, now);
       Duration score = o.wait;
-      if (options_.penalise_late_single && o.batch == 1 && o.finish > due) score += slo_[model];
+      if (options_.penalise_late_single && o.batch == 1 && o.finish > due && o.finish != kNever) score += slo_[model];
       if (score < best_score) {
         best = o;
         best_score = score;
@@ -100,7 +100,9 @@ void ReservationScheduler::schedule(std::uint32_t model) {
       }
     }
     if (!chosen) {
-      drop_head(model);
+      // Every pipeline of the model lost a whole pool (its workers are gone): no capacity, not
+      // a deadline problem.
+      drop_head(model, best.finish == kNever ? DropReason::NoCapacity : DropReason::DeadlineUnreachable);
       continue;
     }
     seen_head_[model] = head.id;

@@ -60,6 +60,8 @@ class ReservationScheduler final : public DataPlane {
   void on_timer(std::uint64_t token) override;
   void on_batch_done(const BatchDone& done) override;
   void on_transfer_done(const TransferDone& done) override;
+  // Live mode: probes skip a gone vGPU, so its pools go on with the others.
+  void set_gpu_available(std::uint32_t gpu, bool available) override { prober_.set_gone(gpu, !available); }
 
   ReservationSchedulerStats stats() const;
   const ReservationTable& table() const { return table_; }
@@ -85,7 +87,7 @@ class ReservationScheduler final : public DataPlane {
 
   void schedule(std::uint32_t model);
   Duration idle_work(std::uint32_t pipeline, int batch) const;
-  void drop_head(std::uint32_t model);
+  void drop_head(std::uint32_t model, DropReason why = DropReason::DeadlineUnreachable);
   void dispatch(std::uint32_t model, const Offer& offer);
   void ready(std::uint64_t flight, int stage, bool transfer);
   void release(std::uint64_t flight, int stage, bool transfer);
