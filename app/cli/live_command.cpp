@@ -109,25 +109,15 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         auto next = spec;
         next.pipeline_plan = nullptr;
         next.glet_plan = nullptr;
+        const auto system =
+            command.contains("system") ? std::optional(command["system"].get<std::string>()) : std::nullopt;
         if (command.contains("plan")) {
-          const auto& plan = command["plan"];
-          if (plan.is_object() && plan.value("kind", "") == "glet-plan") {
-            auto glet = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(plan, "the applied plan"));
-            next.glet_plan = glet.get();
-            next.system = "glet";
-            kept_plans->push_back(glet);
-          } else {
-            auto pipeline =
-                std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(plan, "the applied plan"));
-            next.pipeline_plan = pipeline.get();
-            next.system = command.value("system", std::string("reservation"));
-            if (!engine::is_pipeline_data_plane(next.system))
-              throw QueryError("a pipeline plan runs on reservation or reactive, not " + next.system);
-            kept_plans->push_back(pipeline);
-          }
+          auto loaded = use_plan(command["plan"], "the applied plan", system, next);
+          kept_plans->push_back(loaded.pipeline);
+          kept_plans->push_back(loaded.glet);
         } else {
-          next.system = command.value("system", std::string());
-          if (next.system.empty()) throw QueryError("apply-plan needs a plan or a system");
+          if (!system) throw QueryError("apply-plan needs a plan or a system");
+          next.system = *system;
           if (engine::is_pipeline_data_plane(next.system) || next.system == "glet")
             throw QueryError(next.system + " needs a plan");
         }

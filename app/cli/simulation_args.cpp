@@ -90,6 +90,25 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                 "Reservation data plane: keep the planned reservations when batches finish early or late");
 }
 
+LoadedPlan use_plan(const nlohmann::json& json, const std::string& source, const std::optional<std::string>& system,
+                    engine::SimulationSpec& spec) {
+  LoadedPlan loaded;
+  if (json.is_object() && json.value("kind", "") == "glet-plan") {
+    loaded.glet = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(json, source));
+    spec.system = system.value_or("glet");
+    if (!engine::is_glet_data_plane(spec.system))
+      throw QueryError("a glet plan runs on the glet data plane, not " + spec.system);
+  } else {
+    loaded.pipeline = std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(json, source));
+    spec.system = system.value_or("reservation");
+    if (!engine::is_pipeline_data_plane(spec.system))
+      throw QueryError("a pipeline plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
+  }
+  spec.pipeline_plan = loaded.pipeline.get();
+  spec.glet_plan = loaded.glet.get();
+  return loaded;
+}
+
 Scenario SimulationArgs::load_scenario() const {
   auto doc = load_document(scenario_file);
   return project_from_document(std::move(doc), scenario_file).scenario;
@@ -99,22 +118,17 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   engine::SimulationSpec spec;
   spec.system = system;
   if (!plan_file.empty()) {
+    const bool system_given = system_option_ && system_option_->count() > 0;
     const auto json = parse_json_text(read_text_file(plan_file), plan_file);
-    const bool glet = json.is_object() && json.value("kind", "") == "glet-plan";
-    if (glet) {
-      glet_plan = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(json, plan_file));
-      if (system_option_ && system_option_->count() == 0) spec.system = "glet";
-      if (!engine::is_glet_data_plane(spec.system))
-        throw QueryError("a glet plan runs on the glet data plane, not " + spec.system);
-    } else {
-      plan = std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(json, plan_file));
-      if (system_option_ && system_option_->count() == 0) spec.system = "reservation";
-      if (!engine::is_pipeline_data_plane(spec.system))
-        throw QueryError("--plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
+    LoadedPlan loaded;
+    try {
+      loaded = use_plan(json, plan_file, system_given ? std::optional(system) : std::nullopt, spec);
+    } catch (const QueryError& e) {
+      throw QueryError("--plan " + plan_file + ": " + e.what());
     }
+    plan = std::move(loaded.pipeline);
+    glet_plan = std::move(loaded.glet);
   }
-  spec.pipeline_plan = plan.get();
-  spec.glet_plan = glet_plan.get();
   spec.reservation.mode =
       reservation_mode == "gap-filling" ? engine::ReservationMode::GapFilling : engine::ReservationMode::Horizon;
   spec.reservation.wake =

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "engine/sim/scenario_simulation.h"
@@ -48,6 +50,16 @@ struct SimulationArgs {
  private:
   CLI::Option* system_option_ = nullptr;
 };
+
+// A plan's JSON, a pipeline plan or a gpu-let plan, put into `spec` (which then points at it):
+// the system becomes the plan's data plane unless `system` names one, which must be able to run
+// it. The returned pointers own the plan; keep them while the spec is in use.
+struct LoadedPlan {
+  std::shared_ptr<const engine::PipelinePlan> pipeline;
+  std::shared_ptr<const engine::GletPlan> glet;
+};
+LoadedPlan use_plan(const nlohmann::json& json, const std::string& source, const std::optional<std::string>& system,
+                    engine::SimulationSpec& spec);
 
 // "\r simulating 42 %" on a terminal; nothing when stderr is not a terminal.
 class TerminalProgress {

@@ -247,6 +247,13 @@ void LiveScheduler::disarm(TimerId timer) {
   timers_.erase(timer);
 }
 
+LiveScheduler::Peer* LiveScheduler::worker_of(std::uint32_t server) {
+  if (server_worker_[server] == 0) return nullptr;
+  for (auto& p : peers_)
+    if (p->id == server_worker_[server] && !p->closed) return p.get();
+  return nullptr;
+}
+
 std::size_t LiveScheduler::workers_connected() const {
   return static_cast<std::size_t>(std::ranges::count_if(server_worker_, [](std::uint64_t id) { return id != 0; }));
 }
@@ -264,9 +271,7 @@ void LiveScheduler::execute(Batch batch) {
   const Time t = now();
   fanout_.on_dispatch(batch, t);
   const auto server = slot_server_.at(batch.gpu);
-  Peer* worker = nullptr;
-  for (auto& p : peers_)
-    if (p->id == server_worker_[server] && !p->closed) worker = p.get();
+  Peer* worker = worker_of(server);
   if (!worker) {
     // Nobody runs this slot now: its requests end here with the reason, and the data plane hears
     // the batch finish when it expected to, as if the slot had run it (it plans with that time).
@@ -319,13 +324,8 @@ void LiveScheduler::transfer(Transfer t) {
     instant_transfers_.emplace(when, done_at(when));
     return;
   }
-  Peer* from = nullptr;
-  Peer* to = nullptr;
-  for (auto& p : peers_) {
-    if (p->closed) continue;
-    if (p->id == server_worker_[sender]) from = p.get();
-    if (p->id == server_worker_[receiver]) to = p.get();
-  }
+  Peer* from = worker_of(sender);
+  Peer* to = worker_of(receiver);
   if (!from || !to || to->feature_port == 0) {
     for (const auto& r : t.requests)
       dropped(r, DropReason::WorkerLost);
@@ -878,11 +878,9 @@ void LiveScheduler::check_liveness() {
   std::optional<std::uint32_t> hung;
   for (const auto& [id, b] : batches_)
     if (at > b.overdue + Duration::nanoseconds(std::chrono::nanoseconds(options_.liveness).count())) hung = b.server;
-  if (hung) {
-    for (auto& p : peers_)
-      if (!p->closed && p->id == server_worker_[*hung])
-        close_peer(*p, "a batch is more than " + std::to_string(options_.liveness.count()) + " ms overdue", true);
-  }
+  if (hung)
+    if (auto* worker = worker_of(*hung))
+      close_peer(*worker, "a batch is more than " + std::to_string(options_.liveness.count()) + " ms overdue", true);
   for (auto& p : peers_)
     if (!p->closed && p->welcomed && p->hello.role != PeerRole::Gui && p->conn->buffered() > kPeerBufferLimit)
       close_peer(*p, "not reading what it is sent (" + std::to_string(p->conn->buffered() >> 20) + " MiB behind)",
