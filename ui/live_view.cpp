@@ -22,6 +22,7 @@
 #include "engine/sim/run_result_json.h"
 #include "engine/sim/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
+#include "ui/exception_guard.h"
 #include "ui/project_document.h"
 #include "widgets/chart_facade.h"
 #include "widgets/timeline_view.h"
@@ -153,12 +154,10 @@ bool LiveView::connect_to(const QString& address, const QString& token) {
   options.name = "gui";
   subscriber_ = std::make_unique<engine::live::LiveSubscriber>(options);
   stop_.store(false);
+  // A refusal ends the thread and the status line says why; anything else is reported too.
   thread_ = std::thread([this, s = subscriber_.get()] {
-    try {
-      s->run(stop_);
-    } catch (const std::exception&) {
-      // A refusal ends the thread; the status line says why.
-    }
+    const auto error = run_guarded([&] { s->run(stop_); });
+    if (!error.isEmpty()) report_error(tr("the live connection ended: %1").arg(error));
   });
   shown_generation_ = 0;
   shown_run_ = 0;

@@ -43,6 +43,7 @@
 #include "ui/cluster_editor.h"
 #include "ui/compare_view.h"
 #include "ui/dag_editor.h"
+#include "ui/exception_guard.h"
 #include "ui/item_details.h"
 #include "ui/live_view.h"
 #include "ui/plan_view.h"
@@ -99,6 +100,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   build_docks();
   build_actions();
   statusBar()->showMessage(tr("No project"));
+  // What the application's exception guard caught goes to the Log dock; the document stays.
+  set_error_reporter(this, [this](const QString& message) {
+    log(tr("error: %1").arg(message));
+    statusBar()->showMessage(message, 8000);
+  });
   autosave_timer_ = new QTimer(this);
   autosave_timer_->setInterval(60'000);
   connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
@@ -110,6 +116,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+  clear_error_reporter(this);
   // The document is a child, deleted after this body while the window is no longer a
   // MainWindow: its undo stack's last signals must not reach our slots then.
   document_->undo_stack()->disconnect();
@@ -139,8 +146,11 @@ void MainWindow::autosave() {
   if (!p || !document_->is_modified()) return;
   try {
     QDir().mkpath(QFileInfo(recovery_path()).path());
-    save_project(recovery_path().toStdString(), *p);
-  } catch (const Error& e) {
+    // The copy lives in the app-data folder: its relative includes must point from there.
+    Project copy = *p;
+    rebase_profile_includes(copy.scenario, document_->include_base().toStdString(), recovery_path().toStdString());
+    save_project(recovery_path().toStdString(), copy);
+  } catch (const std::exception& e) {
     log(tr("autosave failed: %1").arg(QString::fromStdString(e.what())));
   }
 }
@@ -282,7 +292,7 @@ QString MainWindow::export_metrics_csv(const QString& run, const QString& path) 
   if (!p || it == p->runs.end()) return tr("the project has no run named %1").arg(run);
   try {
     const auto series = engine::run_series(it->body, it->name);
-    AtomicFileWriter writer(path.toStdString());
+    OutputFile writer(path.toStdString());
     engine::write_run_csv(writer.stream(), series);
     writer.commit();
   } catch (const Error& e) {
@@ -296,7 +306,7 @@ QString MainWindow::export_trace(const QString& path) {
   const auto* timeline = run_view_->timeline()->timeline();
   if (!timeline) return tr("no run is shown: simulate one in the Run tab first");
   try {
-    AtomicFileWriter writer(path.toStdString());
+    OutputFile writer(path.toStdString());
     engine::write_chrome_trace(writer.stream(), *timeline);
     writer.commit();
   } catch (const Error& e) {
@@ -631,11 +641,11 @@ bool MainWindow::save_to(const QString& path, bool interactive) {
   if (!document_->project()) return false;
   try {
     Project copy = *document_->project();
-    rebase_profile_includes(copy.scenario, location().toStdString(), path.toStdString());
+    rebase_profile_includes(copy.scenario, document_->include_base().toStdString(), path.toStdString());
     save_project(path.toStdString(), copy);
     // Includes now point relative to the new file: that is the project from here on.
     document_->replace_part([&copy](Project& p) { p = std::move(copy); });
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     const auto message = QString::fromStdString(e.what());
     log(tr("error: %1").arg(message));
     if (interactive) QMessageBox::warning(this, tr("Cannot save"), message);

@@ -22,6 +22,7 @@
 #include "engine/planning/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/plan_comparison_model.h"
+#include "ui/exception_guard.h"
 #include "ui/project_document.h"
 
 namespace servescope::ui {
@@ -175,15 +176,13 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   worker_ = QThread::create([this, scenario, names, chosen_workload, stop, base, generation] {
     const int total = static_cast<int>(names.size());
     for (int k = 0; k < total && !stop->load(); ++k) {
-      QString json, error;
-      try {
+      QString json;
+      const QString error = run_guarded([&] {
         auto request = base;
         request.system = names[static_cast<std::size_t>(k)];
         if (!chosen_workload.empty()) request.workloads = {chosen_workload};
         json = QString::fromStdString(engine::plan_scenario(*scenario, request).plan.dump());
-      } catch (const Error& e) {
-        error = QString::fromStdString(e.what());
-      }
+      });
       // Back to the UI thread: only it touches the document.
       QMetaObject::invokeMethod(
           this,

@@ -29,6 +29,7 @@ void ProjectDocument::reset(std::unique_ptr<Project> project, QString location) 
   undo_.clear();
   project_ = std::move(project);
   location_ = std::move(location);
+  include_base_ = location_;
   undo_.setClean();
   ++generation_;
   Q_EMIT projectReset();
@@ -36,6 +37,7 @@ void ProjectDocument::reset(std::unique_ptr<Project> project, QString location) 
 
 void ProjectDocument::mark_saved(QString location) {
   location_ = std::move(location);
+  include_base_ = location_;
   undo_.setClean();
 }
 

@@ -22,6 +22,9 @@ class ProjectDocument : public QObject {
 
   const Project* project() const { return project_.get(); }
   const QString& location() const { return location_; }
+  // Where the project's relative profile includes are read from: its location, or for a
+  // recovered copy (which has no location) the recovery file it was read from.
+  const QString& include_base() const { return include_base_; }
   QUndoStack* undo_stack() { return &undo_; }
   bool is_modified() const { return !undo_.isClean(); }
 
@@ -73,6 +76,7 @@ class ProjectDocument : public QObject {
 
   std::unique_ptr<Project> project_;
   QString location_;
+  QString include_base_;
   QUndoStack undo_;
   std::uint64_t generation_ = 0;
 };

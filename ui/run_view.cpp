@@ -20,6 +20,7 @@
 #include "engine/sim/run_result_json.h"
 #include "engine/sim/scenario_simulation.h"
 #include "model/core/error.h"
+#include "ui/exception_guard.h"
 #include "ui/project_document.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
@@ -268,12 +269,7 @@ void RunView::start_worker(const std::string& name, std::function<void(Outcome&)
   const auto generation = doc_->generation();
   worker_ = QThread::create([this, name, generation, work = std::move(work)] {
     auto out = std::make_shared<Outcome>();
-    QString error;
-    try {
-      work(*out);
-    } catch (const std::exception& e) {
-      error = QString::fromStdString(e.what());
-    }
+    const QString error = run_guarded([&] { work(*out); });
     QMetaObject::invokeMethod(
         this,
         [this, out, name, error, generation] {

@@ -176,10 +176,26 @@ Project project_from_document(Document doc, const std::string& location) {
       "a " + std::string(to_string(doc.kind)) + " file cannot be opened as a project; open a project or a scenario");
 }
 
+namespace {
+
+// The folder a location's relative includes are read from: an untitled project ("") reads them
+// from the working directory, as resolve_include does.
+fs::path include_folder(const std::string& location) {
+  const fs::path file(location);
+  return fs::absolute(file.has_parent_path() ? file.parent_path() : fs::path(".")).lexically_normal();
+}
+
+}  // namespace
+
 void rebase_profile_includes(Scenario& scenario, const std::string& from_location, const fs::path& to) {
   if (is_builtin(from_location)) return;
-  const fs::path from_dir = fs::absolute(fs::path(from_location)).parent_path();
-  const fs::path to_dir = fs::absolute(to).parent_path();
+  fs::path from_dir, to_dir;
+  try {
+    from_dir = include_folder(from_location);
+    to_dir = include_folder(to.string());
+  } catch (const fs::filesystem_error& e) {
+    throw Error(to.string() + ": cannot place the project's profile includes: " + e.code().message());
+  }
   if (from_dir == to_dir) return;
   for (auto& ref : scenario.profile_includes) {
     if (is_builtin(ref) || fs::path(ref).is_absolute()) continue;
@@ -195,7 +211,7 @@ void rebase_profile_includes(Scenario& scenario, const std::string& from_locatio
 }
 
 void save_json_file(const fs::path& path, const nlohmann::json& json) {
-  write_file_atomic(path, json.dump(2) + "\n");
+  write_output_file(path, json.dump(2) + "\n");
 }
 
 void save_project(const fs::path& path, const Project& project) {

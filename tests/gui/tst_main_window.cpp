@@ -2,14 +2,19 @@
 // checker, selecting an item fills the properties, a broken file leaves the open project alone,
 // Save As writes a file that opens again, and unsaved work survives a crash.
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTreeView>
+#include <stdexcept>
+#include <thread>
 
 #include "model/io/document.h"
+#include "ui/exception_guard.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
@@ -112,7 +117,124 @@ class TestMainWindow : public QObject {
     QVERIFY(again.open_location(path, false));
     QVERIFY(*again.project() == *w.project());
   }
+
+  // File → New → Save used to abort the process (an untitled project has no folder to rebase
+  // includes from). Empty, and holding a cluster, models and a workload, it saves and reopens.
+  void savesANewProject() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    const auto empty = dir.filePath(QStringLiteral("empty.json"));
+    QVERIFY2(w.save_to(empty, false), qPrintable(w.log_text()));
+    QVERIFY(!w.document()->is_modified());
+    QCOMPARE(w.location(), empty);
+    MainWindow reopened;
+    QVERIFY(reopened.open_location(empty, false));
+    QVERIFY(*reopened.project() == *w.project());
+
+    w.new_project();
+    servescope::Cluster cluster = w.project()->scenario.cluster;
+    cluster.nodes.push_back({"a", "A100", 2, 4, 100, 100, std::nullopt});
+    QCOMPARE(w.document()->set_cluster(cluster, QStringLiteral("Add nodes")), QString());
+    QCOMPARE(w.add_estimated_models({QStringLiteral("resnet50")}), QString());
+    QCOMPARE(w.add_poisson_workload(QStringLiteral("resnet50"), 100), QString());
+    const auto full = dir.filePath(QStringLiteral("full.json"));
+    QVERIFY2(w.save_to(full, false), qPrintable(w.log_text()));
+    MainWindow full_again;
+    QVERIFY(full_again.open_location(full, false));
+    QVERIFY(*full_again.project() == *w.project());
+    QCOMPARE(full_again.project()->scenario.profiles.models.size(), std::size_t{1});
+  }
+
+  // An edited built-in demo saves to a file of its own and reopens as edited.
+  void savesAnEditedDemo() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QCOMPARE(w.document()->rename(QStringLiteral("my demo")), QString());
+    const auto path = dir.filePath(QStringLiteral("demo.json"));
+    QVERIFY2(w.save_to(path, false), qPrintable(w.log_text()));
+    MainWindow again;
+    QVERIFY(again.open_location(path, false));
+    QCOMPARE(QString::fromStdString(again.project()->name), QStringLiteral("my demo"));
+    QVERIFY(*again.project() == *w.project());
+  }
+
+  // A recovered copy has no location, and its relative includes were rebased to the recovery
+  // folder when autosaved: saving it elsewhere points them back at the same profiles file.
+  void savesARecoveredProjectWithIncludes() {
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("work/profiles")));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("elsewhere")));
+    servescope::ProfileSet profiles;
+    profiles.name = "mine";
+    servescope::ModelProfile m;
+    m.name = "m";
+    m.form = servescope::ProfileForm::Linear;
+    m.default_slo = servescope::Duration::milliseconds(20);
+    m.linear_fits.push_back({"A100", servescope::GpuShare::whole(), servescope::Duration::microseconds(100),
+                             servescope::Duration::microseconds(1000), 0});
+    profiles.models.push_back(m);
+    servescope::save_profiles(dir.filePath(QStringLiteral("work/profiles/p.json")).toStdString(), profiles);
+    servescope::Project project;
+    project.name = "with include";
+    project.scenario.name = "with include";
+    project.scenario.cluster.nodes.push_back({"a", "A100", 1, 1, 100, 100, std::nullopt});
+    project.scenario.profile_includes = {"profiles/p.json"};
+    const auto original = dir.filePath(QStringLiteral("work/project.json"));
+    servescope::save_project(original.toStdString(), project);
+
+    QFile::remove(MainWindow::recovery_path());
+    {
+      MainWindow crashed;
+      crashed.set_interactive(false);
+      QVERIFY(crashed.open_location(original, false));
+      QCOMPARE(crashed.project()->scenario.profiles.models.size(), std::size_t{1});
+      QCOMPARE(crashed.document()->rename(QStringLiteral("edited")), QString());
+      crashed.autosave();
+    }
+    MainWindow next;
+    next.set_interactive(false);
+    QVERIFY(next.offer_recovery(MainWindow::RecoveryChoice::Open));
+    QCOMPARE(next.project()->scenario.profiles.models.size(), std::size_t{1});
+    QVERIFY(next.location().isEmpty());
+    const auto saved = dir.filePath(QStringLiteral("elsewhere/recovered.json"));
+    QVERIFY2(next.save_to(saved, false), qPrintable(next.log_text()));
+    QCOMPARE(next.project()->scenario.profile_includes.front(), std::string("../work/profiles/p.json"));
+    MainWindow again;
+    QVERIFY2(again.open_location(saved, false), qPrintable(again.log_text()));
+    QCOMPARE(QString::fromStdString(again.project()->name), QStringLiteral("edited"));
+    QCOMPARE(again.project()->scenario.profiles.models.size(), std::size_t{1});
+    QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+  }
+
+  // The application's guard: an exception thrown from a queued slot is logged in the Log dock,
+  // the process goes on and the document stays as it was.
+  void anEscapingExceptionIsLoggedAndTheDocumentKept() {
+    QVERIFY(dynamic_cast<servescope::ui::GuardedApplication*>(QCoreApplication::instance()));
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QCOMPARE(w.document()->rename(QStringLiteral("edited")), QString());
+    const auto before = *w.project();
+    QTimer::singleShot(0, &w, [] { throw std::runtime_error("forced failure"); });
+    QTRY_VERIFY2(w.log_text().contains(QStringLiteral("forced failure")), qPrintable(w.log_text()));
+    QVERIFY(w.project() && *w.project() == before);
+    QVERIFY(w.document()->is_modified());
+    // A worker thread's error comes back as text and is reported on the UI thread.
+    QCOMPARE(servescope::ui::run_guarded([] { throw std::logic_error("worker failure"); }),
+             QStringLiteral("worker failure"));
+    std::thread([] { servescope::ui::report_error(QStringLiteral("reported from a thread")); }).join();
+    QTRY_VERIFY(w.log_text().contains(QStringLiteral("reported from a thread")));
+  }
 };
 
-QTEST_MAIN(TestMainWindow)
+int main(int argc, char** argv) {
+  servescope::ui::GuardedApplication app(argc, argv);
+  TestMainWindow test;
+  QTEST_SET_MAIN_SOURCE_PATH
+  return QTest::qExec(&test, argc, argv);
+}
 #include "tst_main_window.moc"

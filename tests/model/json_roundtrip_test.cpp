@@ -155,6 +155,18 @@ TEST(JsonRoundTrip, IncludedProfilesStayIncluded) {
   EXPECT_EQ(moved.profile_includes.front(), "../../profiles/linear.json");
   save_scenario(target, moved);
   EXPECT_EQ(load_scenario(target.string()).profiles.get("m").linear_fits, m.linear_fits);
+
+  // An untitled project ("") has no folder of its own: its relative includes are read from the
+  // working directory, and saving it rebases them from there instead of throwing.
+  auto untitled = loaded;
+  untitled.profile_includes.front() = "profiles/linear.json";
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  EXPECT_NO_THROW(rebase_profile_includes(untitled, "", target));
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(untitled.profile_includes.front(), "../../profiles/linear.json");
+  auto bare = Scenario{};
+  EXPECT_NO_THROW(rebase_profile_includes(bare, "", "plain.json"));
 }
 
 TEST(JsonRoundTrip, EveryBuiltinResourceLoadsAndRoundTrips) {
