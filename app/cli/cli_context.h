@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <initializer_list>
+#include <ostream>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -36,6 +39,14 @@ void add_estimate_command(CLI::App& app, const GlobalOptions& global, CommandBod
 void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 
+// The command's own report (text or --json). It is standard output unless an output file is
+// "-" (standard output), in which case the report goes to standard error.
+std::ostream& report_stream();
 void print_json(const nlohmann::json& j);
+
+// Checks a command's output paths before it starts its work (empty ones are not asked for):
+// a missing or read-only folder is reported now, not after a long simulation. At most one may be
+// "-", and it moves the report to standard error. Throws Error naming the path.
+void check_outputs(std::initializer_list<std::string_view> paths);
 
 }  // namespace servescope::cli

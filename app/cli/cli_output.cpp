@@ -1,11 +1,32 @@
 #include <iostream>
 
 #include "app/cli/cli_context.h"
+#include "model/core/error.h"
+#include "model/io/file_io.h"
 
 namespace servescope::cli {
 
+namespace {
+bool report_to_stderr = false;
+}
+
+std::ostream& report_stream() {
+  return report_to_stderr ? std::cerr : std::cout;
+}
+
 void print_json(const nlohmann::json& j) {
-  std::cout << j.dump(2) << "\n";
+  report_stream() << j.dump(2) << "\n";
+}
+
+void check_outputs(std::initializer_list<std::string_view> paths) {
+  int to_stdout = 0;
+  for (const auto path : paths) {
+    if (path.empty()) continue;
+    if (path == "-") ++to_stdout;
+    check_output_path(std::filesystem::path(path));
+  }
+  if (to_stdout > 1) throw QueryError("only one output can be standard output ('-')");
+  if (to_stdout == 1) report_to_stderr = true;
 }
 
 }  // namespace servescope::cli

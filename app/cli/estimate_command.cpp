@@ -28,7 +28,7 @@ int list_architectures(const GlobalOptions& global) {
     return kExitOk;
   }
   for (const auto& a : list)
-    std::cout << std::left << std::setw(15) << a["id"].get<std::string>() << std::right << std::setw(4)
+    report_stream() << std::left << std::setw(15) << a["id"].get<std::string>() << std::right << std::setw(4)
               << a["layers"].get<int>() << " layers " << std::fixed << std::setprecision(2) << std::setw(7)
               << a["gmacs"].get<double>() << " GMACs  " << a["description"].get<std::string>() << "\n"
               << std::defaultfloat;
@@ -64,9 +64,10 @@ void add_estimate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       ->check(CLI::Range(0.1, 1000.0))
       ->capture_default_str();
   cmd->add_flag("--list", args->list, "List the architectures and exit");
-  cmd->add_option("-o,--out", args->out, "Profiles file to write (atomically); printed to stdout when absent");
+  cmd->add_option("-o,--out", args->out, "Profiles file to write (atomically); standard output when absent or -");
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->out});
       if (args->list) return list_architectures(global);
       if (args->architectures.empty())
         throw QueryError("choose architectures with --arch ID[,ID...] (known: " + engine::known_architectures() + ")");

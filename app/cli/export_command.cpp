@@ -24,11 +24,12 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
   auto args = std::make_shared<Args>();
   trace->add_option("timeline", args->timeline, "Timeline file (simulate --timeline) or a run file with one")
       ->required();
-  trace->add_option("-o,--out", args->out, "Trace file to write (atomically)")->required();
+  trace->add_option("-o,--out", args->out, "Trace file to write (atomically; - is standard output)")->required();
   trace->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->out});
       const auto timeline = engine::load_timeline(args->timeline);
-      AtomicFileWriter writer(args->out);
+      OutputFile writer(args->out);
       engine::write_chrome_trace(writer.stream(), timeline);
       writer.commit();
       if (global.json)
@@ -37,7 +38,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
                     {"transfers", timeline.transfers.size()},
                     {"queue_samples", timeline.queue.size()}});
       else
-        std::cout << "wrote " << args->out << ": " << timeline.spans.size() << " batches on " << timeline.gpus.size()
+        report_stream() << "wrote " << args->out << ": " << timeline.spans.size() << " batches on " << timeline.gpus.size()
                   << " slots, " << timeline.transfers.size() << " transfers, " << timeline.queue.size()
                   << " queue samples\n";
       return kExitOk;
@@ -49,9 +50,10 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
                                   "sizes, latency CDF) as one CSV: chart,series,x,y");
   auto csv_args = std::make_shared<Args>();
   csv->add_option("run", csv_args->timeline, "Run file (simulate --out)")->required();
-  csv->add_option("-o,--out", csv_args->out, "CSV file to write (atomically)")->required();
+  csv->add_option("-o,--out", csv_args->out, "CSV file to write (atomically; - is standard output)")->required();
   csv->callback([&global, &run, csv_args] {
     run = [&global, csv_args] {
+      check_outputs({csv_args->out});
       nlohmann::json body;
       try {
         body = nlohmann::json::parse(read_text_file(csv_args->timeline));
@@ -59,13 +61,13 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
         throw InputError(csv_args->timeline, "byte " + std::to_string(e.byte), "not JSON");
       }
       const auto series = engine::run_series(body, csv_args->timeline);
-      AtomicFileWriter writer(csv_args->out);
+      OutputFile writer(csv_args->out);
       engine::write_run_csv(writer.stream(), series);
       writer.commit();
       if (global.json)
         print_json({{"out", csv_args->out}});
       else
-        std::cout << "wrote " << csv_args->out << "\n";
+        report_stream() << "wrote " << csv_args->out << "\n";
       return kExitOk;
     };
   });

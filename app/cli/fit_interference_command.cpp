@@ -83,9 +83,10 @@ void add_fit_interference_command(CLI::App& app, const GlobalOptions& global, Co
       ->check(CLI::Range(0.05, 1.0))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the train/validation split")->capture_default_str();
-  cmd->add_option("-o,--out", args->out, "Write the fitted model as a profiles file (atomically)");
+  cmd->add_option("-o,--out", args->out, "Write the fitted model as a profiles file (atomically; - is standard output)");
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->out});
       const auto gpu = GpuCatalog::builtin().canonical_id(args->gpu);
       const auto profiles = profiles_of(args->profiles);
       const auto fit = engine::fit_interference(read_coruns(args->coruns, profiles, gpu), gpu, args->train, args->seed);

@@ -24,7 +24,7 @@ int finish(const GlobalOptions& global, const ImportOutput& output, const Profil
 }
 
 void add_out_option(CLI::App* cmd, ImportOutput& output) {
-  cmd->add_option("-o,--out", output.out, "Profiles file to write (atomically); printed to stdout when absent");
+  cmd->add_option("-o,--out", output.out, "Profiles file to write (atomically); standard output when absent or -");
 }
 
 void add_ppipe(CLI::App& parent, const GlobalOptions& global, CommandBody& run) {
@@ -49,6 +49,7 @@ void add_ppipe(CLI::App& parent, const GlobalOptions& global, CommandBody& run) 
   add_out_option(cmd, args->output);
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->output.out});
       const auto& catalog = GpuCatalog::builtin();
       if (args->list) {
         const auto models = list_ppipe_models(args->dir);
@@ -56,7 +57,7 @@ void add_ppipe(CLI::App& parent, const GlobalOptions& global, CommandBody& run) 
           print_json(models);
         else
           for (const auto& m : models)
-            std::cout << m << "\n";
+            report_stream() << m << "\n";
         return kExitOk;
       }
       auto models = args->models;
@@ -78,6 +79,7 @@ void add_nexus(CLI::App& parent, const GlobalOptions& global, CommandBody& run) 
   add_out_option(cmd, args->output);
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->output.out});
       ProfileSet set;
       set.name = "Nexus profiles";
       set.source = "Nexus model database";
@@ -109,6 +111,7 @@ void add_alphabeta(CLI::App& parent, const GlobalOptions& global, CommandBody& r
   add_out_option(cmd, args->output);
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->output.out});
       return finish(global, args->output, import_alphabeta_csv(args->file, GpuCatalog::builtin()), {});
     };
   });
@@ -129,6 +132,7 @@ void add_glet(CLI::App& parent, const GlobalOptions& global, CommandBody& run) {
   add_out_option(cmd, args->output);
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->output.out});
       if (args->util.empty() && args->interference.empty() && args->partitions.empty())
         throw InputError("", "", "give at least one of --util, --interference, --partitions");
       auto result = import_glet(args->util, args->interference, args->partitions, args->gpu, GpuCatalog::builtin());

@@ -16,7 +16,7 @@ void add_info_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       if (global.json)
         print_json(summary);
       else
-        print_summary(std::cout, summary);
+        print_summary(report_stream(), summary);
       return kExitOk;
     };
   });

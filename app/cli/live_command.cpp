@@ -89,6 +89,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       ->capture_default_str();
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->record, args->port_file});
       install_signal_handlers();
       const auto scenario = args->sim.load_scenario();
       auto spec = args->sim.to_spec();
@@ -135,8 +136,9 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         log_line("scheduler", "waiting for workers:" + names);
       }
       if (!args->port_file.empty()) {
-        std::ofstream(args->port_file) << scheduler.port() << '\n'
-                                       << (scheduler.metrics_port() ? *scheduler.metrics_port() : 0) << '\n';
+        write_output_file(args->port_file, std::to_string(scheduler.port()) + '\n' +
+                                               std::to_string(scheduler.metrics_port() ? *scheduler.metrics_port() : 0) +
+                                               '\n');
       }
       // --stop-after: a timer thread that sets the stop flag; stopped and joined however run() ends.
       struct StopTimer {
@@ -187,7 +189,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       if (global.json)
         print_json(report);
       else
-        std::cout << report.dump(2) << '\n';
+        report_stream() << report.dump(2) << '\n';
       return kExitOk;
     };
   });
@@ -264,6 +266,7 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       ->check(CLI::Range(0.0, 86400.0));
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->output});
       install_signal_handlers();
       engine::live::LoadOptions options;
       options.token = token_or_env(args->token);
@@ -277,7 +280,7 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       options.models = args->models;
       options.ready_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->ready_timeout_s * 1000));
       options.drain_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args->drain_timeout_s * 1000));
-      std::optional<AtomicFileWriter> csv;
+      std::optional<OutputFile> csv;
       if (!args->output.empty()) {
         options.per_request = &csv.emplace(args->output).stream();
         *options.per_request << "id,model,sent_us,outcome,reason,latency_us\n";
@@ -288,7 +291,7 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       if (global.json) {
         print_json(report.to_json());
       } else {
-        std::cout << "sent " << report.sent << " in " << report.duration_s << " s: " << report.on_time << " on time, "
+        report_stream() << "sent " << report.sent << " in " << report.duration_s << " s: " << report.on_time << " on time, "
                   << report.late << " late, " << report.dropped << " dropped, " << report.scheduler_lost
                   << " lost with the scheduler, " << report.no_outcome << " without an outcome\n"
                   << "SLO attainment " << 100 * report.attainment() << " %, goodput " << report.goodput_rps()

@@ -1,17 +1,41 @@
 // servescope-cli: the engine from a terminal or a script. Every subcommand has --help, and
 // --json switches its output to one machine-readable JSON document on stdout.
+#include <algorithm>
 #include <iostream>
 
 #include "app/cli/cli_context.h"
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 using namespace servescope;
+
+namespace {
+
+// "simulat" → "did you mean 'simulate'?": the first word that is not an option, when it names no
+// subcommand but is near one.
+void hint_subcommand(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) continue;
+    if (std::ranges::find(names, word) != names.end()) return;
+    if (const auto near = closest_name(word, names))
+      std::cerr << "'" << word << "' is not a command; did you mean '" << *near << "'?\n";
+    return;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"ServeScope: plan, simulate and watch DNN inference serving on heterogeneous GPU clusters",
                "servescope-cli"};
   app.set_version_flag("--version", std::string("servescope-cli ") + SERVESCOPE_VERSION);
   app.require_subcommand(1);
+  // Options of the whole program (--json) may also come after the subcommand's own.
+  app.fallthrough();
   cli::GlobalOptions global;
   app.add_flag("--json", global.json, "Print machine-readable JSON instead of text")->configurable(false);
   cli::CommandBody run;
@@ -37,6 +61,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    hint_subcommand(app, argc, argv);
     return cli::kExitBadInput;
   }
   try {
@@ -52,6 +77,9 @@ int main(int argc, char** argv) {
     return cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (...) {
+    std::cerr << "error: an unknown exception\n";
     return cli::kExitFailure;
   }
 }

@@ -183,7 +183,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
                 "Cost planners: the papers' plan for smooth streams, not checked in the simulator against the "
                 "workload's arrival process");
   cmd->add_option("-w,--workload", args->workloads, "Workload whose models to plan (repeatable; default: all)");
-  cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically)");
+  cmd->add_option("-o,--out", args->out, "Write the plan as JSON (atomically; - is standard output)");
   cmd->add_option("--partitions", args->options.max_partitions, "Partitions per pipeline, 1-3")
       ->check(CLI::Range(1, 3))
       ->capture_default_str();
@@ -242,6 +242,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       ->capture_default_str();
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->out});
       auto options = args->options;
       if (!args->vgpus.empty()) options.vgpu_divisors = parse_int_list(args->vgpus, "--vgpus");
       if (!args->batches.empty()) options.batch_sizes = parse_int_list(args->batches, "--batches");
@@ -284,8 +285,8 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
         if (global.json) {
           print_json(outcome.json);
         } else {
-          print_cost_plan(std::cout, plan);
-          std::cout << outcome.report;
+          print_cost_plan(report_stream(), plan);
+          report_stream() << outcome.report;
         }
         return plan.feasible ? kExitOk : kExitFailure;
       }
@@ -307,7 +308,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
         if (global.json)
           print_json(json);
         else
-          print_glet_plan(std::cout, plan);
+          print_glet_plan(report_stream(), plan);
         return plan.feasible ? kExitOk : kExitFailure;
       }
       const auto input = engine::planning_input(project.scenario, args->workloads);
@@ -321,7 +322,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       if (global.json)
         print_json(json);
       else
-        print_plan(std::cout, plan);
+        print_plan(report_stream(), plan);
       return plan.pipelines.empty() ? kExitFailure : kExitOk;
     };
   });

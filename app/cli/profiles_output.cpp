@@ -10,6 +10,7 @@ namespace servescope::cli {
 
 int write_profiles(const GlobalOptions& global, const std::string& out, const ProfileSet& set,
                    const std::vector<std::string>& warnings) {
+  check_outputs({out});
   if (out.empty()) {
     print_json(to_json(set));
     for (const auto& w : warnings)
@@ -23,8 +24,8 @@ int write_profiles(const GlobalOptions& global, const std::string& out, const Pr
   if (global.json) {
     print_json(summary);
   } else {
-    std::cout << "wrote " << out << "\n";
-    print_summary(std::cout, summary);
+    report_stream() << "wrote " << out << "\n";
+    print_summary(report_stream(), summary);
   }
   return kExitOk;
 }

@@ -71,18 +71,19 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
   cmd->add_option("--load-factor", args->load_factor, "Offered rate as a multiple of the nominal capacity")
       ->check(CLI::Range(1e-6, 1e3))
       ->excludes(rate);
-  cmd->add_option("-o,--out", args->out, "Write the results as JSON (atomically)");
+  cmd->add_option("-o,--out", args->out, "Write the results as JSON (atomically; - is standard output)");
   cmd->add_option("--timeline", args->timeline, "Write every executed batch as a timeline JSON file");
   cmd->add_option("--requests", args->requests,
                   "Stream per-request records (arrival, dispatch, runs, transfers, outcome) to a CSV file");
   cmd->callback([&global, &run, args, cmd] {
     run = [&global, args, cmd] {
+      check_outputs({args->out, args->timeline, args->requests});
       const auto scenario = args->sim.load_scenario();
       auto spec = args->sim.to_spec();
       if (cmd->count("--rate")) spec.rate_rps = args->rate;
       if (cmd->count("--load-factor")) spec.load_factor = args->load_factor;
       spec.timeline = !args->timeline.empty();
-      std::optional<AtomicFileWriter> request_log;
+      std::optional<OutputFile> request_log;
       if (!args->requests.empty()) spec.request_log = &request_log.emplace(args->requests).stream();
       engine::SimulationResult result;
       {
@@ -96,7 +97,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       if (global.json)
         print_json(json);
       else
-        print_run(std::cout, result);
+        print_run(report_stream(), result);
       return kExitOk;
     };
   });
@@ -117,9 +118,10 @@ void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody
   cmd->add_option("--precision", args->options.precision, "Relative width at which the bisection stops")
       ->check(CLI::Range(1e-4, 0.5))
       ->capture_default_str();
-  cmd->add_option("-o,--out", args->out, "Write the search as JSON (atomically)");
+  cmd->add_option("-o,--out", args->out, "Write the search as JSON (atomically; - is standard output)");
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->out});
       const auto scenario = args->sim.load_scenario();
       const auto spec = args->sim.to_spec();
       const auto result = engine::search_goodput(scenario, spec, args->options, [&](const engine::GoodputProbe& p) {
@@ -147,7 +149,7 @@ void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody
       if (global.json) {
         print_json(json);
       } else {
-        std::cout << std::fixed << std::setprecision(1) << spec.system << ": goodput " << result.goodput_rps
+        report_stream() << std::fixed << std::setprecision(1) << spec.system << ": goodput " << result.goodput_rps
                   << " req/s (every model's p99 within its SLO); " << result.max_rate_at_target_rps
                   << " req/s at 99 % attainment; nominal capacity " << result.nominal_capacity_rps << " req/s\n"
                   << std::defaultfloat;

@@ -145,7 +145,7 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   if (!scenario_file.starts_with(kBuiltinPrefix))
     spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();
   spec.duration = Duration::from_s(duration_s);
-  spec.warmup = Duration::from_s(std::min(warmup_s, duration_s));
+  spec.warmup = Duration::from_s(warmup_s);
   spec.seed = seed;
   if (batch_policy == "greedy") spec.batch_rule = engine::BatchRule::Greedy;
   if (batch_policy == "window-drop") spec.batch_rule = engine::BatchRule::WindowDrop;

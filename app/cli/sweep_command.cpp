@@ -39,9 +39,10 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& 
                   "Load factor 1 in req/s (default: the plan's throughput), to offer several systems the same load");
   cmd->add_flag("--stop-at-first", args->options.stop_at_first,
                 "Stop at the first load factor from the top that meets the target (PPipe's artifact)");
-  cmd->add_option("-o,--out", args->out, "Write the sweep as JSON (atomically)");
+  cmd->add_option("-o,--out", args->out, "Write the sweep as JSON (atomically; - is standard output)");
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
+      check_outputs({args->out});
       const auto scenario = args->sim.load_scenario();
       const auto spec = args->sim.to_spec();
       const auto result = engine::sweep_load(scenario, spec, args->options, [&](const engine::LoadPoint& p) {
@@ -58,15 +59,15 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& 
       if (global.json) {
         print_json(json);
       } else {
-        std::cout << std::fixed << std::setprecision(2) << spec.system;
-        if (spec.pipeline_plan) std::cout << " running the " << spec.pipeline_plan->system << " plan";
-        std::cout << ": max load factor " << result.max_load_factor << " at >= " << std::setprecision(1)
+        report_stream() << std::fixed << std::setprecision(2) << spec.system;
+        if (spec.pipeline_plan) report_stream() << " running the " << spec.pipeline_plan->system << " plan";
+        report_stream() << ": max load factor " << result.max_load_factor << " at >= " << std::setprecision(1)
                   << 100 * args->options.attainment_target << " % attainment ("
                   << result.max_load_factor * result.base_rate_rps << " of " << result.base_rate_rps << " req/s)";
         if (const auto* best = result.best())
           for (const auto& [type, busy] : best->busy_by_type)
-            std::cout << "; " << type << " " << 100 * busy << " % busy";
-        std::cout << "\n" << std::defaultfloat;
+            report_stream() << "; " << type << " " << 100 * busy << " % busy";
+        report_stream() << "\n" << std::defaultfloat;
       }
       return result.max_load_factor > 0 ? kExitOk : kExitFailure;
     };

@@ -24,9 +24,9 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBod
           entry["kind"] = std::string(to_string(doc.kind));
           entry["warnings"] = doc.warnings;
           if (!global.json) {
-            std::cout << f << ": ok (" << to_string(doc.kind) << ")\n";
+            report_stream() << f << ": ok (" << to_string(doc.kind) << ")\n";
             for (const auto& w : doc.warnings)
-              std::cout << "  warning: " << w << "\n";
+              report_stream() << "  warning: " << w << "\n";
           }
         } catch (const InputError& e) {
           all_ok = false;

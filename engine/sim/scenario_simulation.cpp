@@ -12,6 +12,7 @@
 #include "engine/sim/cluster_gpus.h"
 #include "engine/sim/request_log.h"
 #include "model/core/error.h"
+#include "model/core/text.h"
 #include "model/io/trace_file.h"
 
 namespace servescope::engine {
@@ -34,7 +35,28 @@ bool is_glet_data_plane(const std::string& system) {
   return system == "glet" || system == "glet-serving";
 }
 
+namespace {
+
+[[noreturn]] void throw_unknown_system(const std::string& system) {
+  const auto systems = simulation_systems();
+  std::string known;
+  for (const auto& s : systems)
+    known += (known.empty() ? "" : ", ") + s;
+  const auto near = closest_name(system, systems);
+  throw QueryError("unknown system '" + system + "'" + (near ? "; did you mean '" + *near + "'?" : std::string()) +
+                   " (known: " + known + ")");
+}
+
+bool targets_an_application(const Workload& w) {
+  return std::ranges::any_of(w.targets, [](const WorkloadTarget& t) { return t.kind == TargetKind::Application; });
+}
+
+}  // namespace
+
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
+  // The system first: a misspelt name is the problem to report, not what it cannot serve.
+  const auto systems = simulation_systems();
+  if (std::ranges::find(systems, spec.system) == systems.end()) throw_unknown_system(spec.system);
   SimulationSetup setup;
   auto listing = cluster_gpus(scenario.cluster);
   setup.gpus = std::move(listing.gpus);
@@ -56,7 +78,15 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   const std::string gpu_type = *types.begin();
 
   // Workloads → per-model streams.
-  const auto chosen = scenario.select_workloads(spec.workloads);
+  auto chosen = scenario.select_workloads(spec.workloads);
+  // Unless the user named workloads, run those this data plane can serve: model-serving planes
+  // leave out workloads that target applications (their DAGs run on the glet data plane).
+  if (spec.workloads.empty() && !glets) {
+    std::erase_if(chosen, [](const Workload* w) { return targets_an_application(*w); });
+    if (chosen.empty())
+      throw QueryError("every workload of the scenario targets an application; the " + spec.system +
+                       " data plane serves models (application DAGs run on the glet data plane)");
+  }
   std::vector<std::string> model_names;
   std::map<std::string, Duration> module_slo;  // models that run application modules
   std::vector<std::pair<std::uint32_t, const Application*>> app_models;
@@ -216,10 +246,7 @@ std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, con
     o.timeout = Duration::nanoseconds(
         static_cast<std::int64_t>(static_cast<double>(tightest.count_ns()) * spec.timeout_fraction_of_slo));
   } else {
-    std::string known;
-    for (const auto& s : simulation_systems())
-      known += (known.empty() ? "" : ", ") + s;
-    throw QueryError("unknown system '" + system + "' (known: " + known + ")");
+    throw_unknown_system(system);
   }
   return std::make_unique<DeferredScheduler>(setup.models, setup.gpus, o);
 }
@@ -475,6 +502,10 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   const auto wall_start = std::chrono::steady_clock::now();
   if (!(spec.runtime_jitter >= 0 && spec.runtime_jitter < 1))
     throw QueryError("runtime jitter must be in [0, 1) (got " + std::to_string(spec.runtime_jitter) + ")");
+  if (spec.warmup >= spec.duration)
+    throw QueryError("the warm-up (" + format_duration(spec.warmup) + ") covers the whole run (" +
+                     format_duration(spec.duration) +
+                     "): nothing would be measured; run longer than the warm-up or shorten it (--warmup)");
   auto prepared = prepare_serving(scenario, spec);
   auto& setup = prepared.setup;
   auto& result = prepared.result;

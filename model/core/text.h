@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace servescope {
 
@@ -27,5 +28,9 @@ bool iequals(std::string_view a, std::string_view b);
 // Shows a value from a file inside an error message: cut to a readable length, control and
 // non-UTF-8 bytes escaped.
 std::string quote_for_message(std::string_view s);
+
+// The candidate nearest to `word` by edit distance when it is near enough to be a typo of it
+// (within a third of the word's length, at least one edit): "did you mean …?". nullopt otherwise.
+std::optional<std::string> closest_name(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace servescope

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sys/stat.h>
@@ -52,9 +53,9 @@ bool write_all(int fd, const char* data, std::size_t size) {
 
 }  // namespace
 
-// A put area over the temporary file's descriptor; a failed write sets `error` and makes the
+// A put area over the output's descriptor; a failed write sets `error` and makes the
 // stream bad, and commit() reports it with the file's name.
-class AtomicFileWriter::Buffer final : public std::streambuf {
+class OutputFile::Buffer final : public std::streambuf {
  public:
   explicit Buffer(int fd) : fd_(fd), data_(1 << 16) { setp(data_.data(), data_.data() + data_.size()); }
   int error = 0;
@@ -83,63 +84,144 @@ class AtomicFileWriter::Buffer final : public std::streambuf {
   std::vector<char> data_;
 };
 
-AtomicFileWriter::AtomicFileWriter(fs::path path) : path_(std::move(path)) {
-  const fs::path dir = path_.has_parent_path() ? path_.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + path_.filename().string() + ".tmp-XXXXXX")).string();
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  fd_ = ::mkstemp(buf.data());
-  if (fd_ < 0)
-    throw Error(path_.string() + ": cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
-  tmp_ = buf.data();
+namespace {
+
+bool is_standard_output(const fs::path& path) {
+  return path == "-";
+}
+
+// Follows `path` through any symlinks (at most 40, as the kernel does) to the name that is
+// replaced: a dangling link's target is created, the link stays.
+fs::path resolve_symlinks(const fs::path& path) {
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec)) || ec) return p;
+    const fs::path link = fs::read_symlink(p, ec);
+    if (ec) throw Error(path.string() + ": cannot read the symlink " + p.string() + ": " + ec.message());
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+  throw Error(path.string() + ": too many levels of symbolic links");
+}
+
+fs::path folder_of(const fs::path& file) {
+  return file.has_parent_path() ? file.parent_path() : fs::path(".");
+}
+
+// The existing file's type (0 when there is none).
+mode_t file_type(const fs::path& target) {
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) return 0;
+  return st.st_mode & S_IFMT;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(fs::path path) : path_(std::move(path)) {
+  if (is_standard_output(path_)) {
+    mode_ = Mode::StandardOutput;
+    std::fflush(stdout);  // what was printed before comes first
+    fd_ = STDOUT_FILENO;
+  } else {
+    target_ = resolve_symlinks(path_);
+    const mode_t type = file_type(target_);
+    if (type == S_IFDIR) throw Error(path_.string() + ": is a directory");
+    if (type != 0 && type != S_IFREG) {
+      // A device, FIFO or socket: write into it as it is (a FIFO's open waits for its reader).
+      mode_ = Mode::Direct;
+      fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd_ < 0) throw Error(path_.string() + ": cannot open for writing: " + std::strerror(errno));
+    } else {
+      const fs::path dir = folder_of(target_);
+      std::string tmpl = (dir / ("." + target_.filename().string() + ".tmp-XXXXXX")).string();
+      std::vector<char> buf(tmpl.begin(), tmpl.end());
+      buf.push_back('\0');
+      fd_ = ::mkstemp(buf.data());
+      if (fd_ < 0)
+        throw Error(path_.string() + ": cannot create a temporary file in " + dir.string() + ": " +
+                    std::strerror(errno));
+      tmp_ = buf.data();
+    }
+  }
   buffer_ = std::make_unique<Buffer>(fd_);
   stream_ = std::make_unique<std::ostream>(buffer_.get());
 }
 
-AtomicFileWriter::~AtomicFileWriter() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    ::unlink(tmp_.c_str());
-  }
+OutputFile::~OutputFile() {
+  if (fd_ < 0 || mode_ == Mode::StandardOutput) return;
+  ::close(fd_);
+  if (mode_ == Mode::Atomic) ::unlink(tmp_.c_str());
 }
 
-std::ostream& AtomicFileWriter::stream() {
+std::ostream& OutputFile::stream() {
   return *stream_;
 }
 
-void AtomicFileWriter::commit() {
+void OutputFile::fail(const std::string& what, int err) {
+  if (fd_ >= 0 && mode_ != Mode::StandardOutput) ::close(fd_);
+  fd_ = -1;
+  if (mode_ == Mode::Atomic) ::unlink(tmp_.c_str());
+  const std::string name = mode_ == Mode::StandardOutput ? std::string("standard output") : path_.string();
+  throw Error(name + ": " + what + ": " + std::strerror(err));
+}
+
+void OutputFile::commit() {
   if (fd_ < 0) throw Error(path_.string() + ": already committed");
-  auto fail = [&](const std::string& what, int err) {
-    ::close(fd_);
-    fd_ = -1;
-    ::unlink(tmp_.c_str());
-    throw Error(path_.string() + ": " + what + ": " + std::strerror(err));
-  };
   stream_->flush();
   if (buffer_->error != 0 || !*stream_) fail("write failed", buffer_->error != 0 ? buffer_->error : EIO);
-  // Keep the permissions a user would get from a plain create (mkstemp makes 0600).
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd_, 0666 & ~mask) != 0) fail("cannot set permissions", errno);
-  if (::fsync(fd_) != 0) fail("fsync failed", errno);
+  if (mode_ == Mode::StandardOutput) {
+    fd_ = -1;
+    return;
+  }
+  if (mode_ == Mode::Atomic) {
+    // An existing file keeps its permissions; a new one gets what a plain create would (mkstemp
+    // makes 0600).
+    struct stat old {};
+    mode_t mode = 0;
+    if (::stat(target_.c_str(), &old) == 0) {
+      mode = old.st_mode & 07777;
+    } else {
+      const mode_t mask = ::umask(0);
+      ::umask(mask);
+      mode = 0666 & ~mask;
+    }
+    if (::fchmod(fd_, mode) != 0) fail("cannot set permissions", errno);
+    if (::fsync(fd_) != 0) fail("fsync failed", errno);
+  }
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
     const int err = errno;
-    ::unlink(tmp_.c_str());
+    if (mode_ == Mode::Atomic) ::unlink(tmp_.c_str());
     throw Error(path_.string() + ": close failed: " + std::strerror(err));
   }
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+  if (mode_ == Mode::Atomic && ::rename(tmp_.c_str(), target_.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp_.c_str());
     throw Error(path_.string() + ": cannot replace the file: " + std::strerror(err));
   }
 }
 
-void write_file_atomic(const fs::path& path, std::string_view contents) {
-  AtomicFileWriter file(path);
+void write_output_file(const fs::path& path, std::string_view contents) {
+  OutputFile file(path);
   file.stream().write(contents.data(), static_cast<std::streamsize>(contents.size()));
   file.commit();
+}
+
+void check_output_path(const fs::path& path) {
+  if (is_standard_output(path)) return;
+  const fs::path target = resolve_symlinks(path);
+  const mode_t type = file_type(target);
+  if (type == S_IFDIR) throw Error(path.string() + ": is a directory");
+  if (type != 0 && type != S_IFREG) {
+    if (::access(target.c_str(), W_OK) != 0) throw Error(path.string() + ": not writable: " + std::strerror(errno));
+    return;
+  }
+  const fs::path dir = folder_of(target);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error(path.string() + ": no such folder: " + dir.string());
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(path.string() + ": cannot write in the folder " + dir.string() + ": " + std::strerror(errno));
 }
 
 }  // namespace servescope

@@ -1,6 +1,6 @@
-// Reading whole files with limits, and writing them so that a crash or a full disk never
-// leaves a half-written file behind (write to a temporary file in the same folder, flush,
-// rename over the target).
+// Reading whole files with limits, and writing output so that a crash or a full disk never
+// leaves a half-written file behind, while devices, FIFOs and standard output are written as
+// what they are (issue 19 §2).
 #pragma once
 
 #include <cstddef>
@@ -18,30 +18,46 @@ inline constexpr std::size_t kMaxInputFileBytes = 256u << 20;  // 256 MiB
 // than `max_bytes`.
 std::string read_text_file(const std::filesystem::path& path, std::size_t max_bytes = kMaxInputFileBytes);
 
-// Replaces `path` atomically with `contents`. Throws Error naming the file on failure; the
-// previous file, if any, is then left untouched.
-void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
-
-// The streaming form, for output too large to hold in memory (per-request logs): write through
-// stream(), then commit() to put the file in place. Destroyed without commit(), it removes its
-// temporary file and leaves any previous file untouched.
-class AtomicFileWriter {
+// The one way ServeScope writes an output file (a CLI --out, a GUI save or export):
+//  - "-" is standard output;
+//  - a path that exists and is not a regular file (a character device such as /dev/null, a FIFO,
+//    a socket) is written directly, never renamed over;
+//  - anything else, a regular file or a path that does not exist yet, is replaced atomically: a
+//    temporary file in the same folder, fsync, rename. A symlink is followed, so the link stays and
+//    its target is replaced.
+// Every failure (ENOSPC, EIO, a read-only folder) throws Error naming the path and the reason;
+// the previous file, if any, is then left whole.
+class OutputFile {
  public:
-  explicit AtomicFileWriter(std::filesystem::path path);
-  ~AtomicFileWriter();
-  AtomicFileWriter(const AtomicFileWriter&) = delete;
-  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  explicit OutputFile(std::filesystem::path path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
 
+  // Where to write. Nothing is in place until commit().
   std::ostream& stream();
+  // Puts the file in place (or flushes the device); throws Error on any failure. Destroyed
+  // without commit(), a temporary file is removed and any previous file left untouched.
   void commit();
 
  private:
+  enum class Mode { Atomic, Direct, StandardOutput };
   class Buffer;
-  std::filesystem::path path_;
+  [[noreturn]] void fail(const std::string& what, int err);
+  std::filesystem::path path_;    // as given, for messages
+  std::filesystem::path target_;  // symlinks resolved
+  Mode mode_ = Mode::Atomic;
   std::string tmp_;
   int fd_ = -1;
   std::unique_ptr<Buffer> buffer_;
   std::unique_ptr<std::ostream> stream_;
 };
+
+// OutputFile in one call.
+void write_output_file(const std::filesystem::path& path, std::string_view contents);
+
+// Checks, before long work, that `path` can be written as OutputFile would: throws Error naming
+// the path when its folder is missing or not writable, or it is a directory.
+void check_output_path(const std::filesystem::path& path);
 
 }  // namespace servescope

@@ -4,7 +4,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/model/csv_fixtures.h"
 #include "tests/support/glet_fixture.h"
@@ -214,15 +216,90 @@ TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
 TEST(Cli, SimulateRefusesWhatItCannotRunWithAReason) {
   TempDir dir;
   const auto out = (dir.path() / "never.json").string();
-  // The demo's second workload targets an application DAG, which the Symphony-family planes do not serve.
-  const auto app = cli({"simulate", "-s", "builtin:projects/demo.json", "--rate", "100", "-d", "1", "--out", out});
+  // The demo's second workload targets an application DAG, which the Symphony-family planes do not
+  // serve: named, it is refused with the reason; unnamed, the workloads Symphony serves are run.
+  const auto app = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "traffic-bursty", "--rate", "100", "-d",
+                        "1", "--warmup", "0", "--out", out});
   EXPECT_EQ(app.status, 2);
   EXPECT_NE(app.err.find("traffic-bursty"), std::string::npos) << app.err;
   EXPECT_FALSE(fs::exists(out));
+  const auto unnamed =
+      cli({"--json", "simulate", "-s", "builtin:projects/demo.json", "--rate", "100", "-d", "1", "--warmup", "0"});
+  ASSERT_EQ(unnamed.status, 0) << unnamed.err;
+  EXPECT_EQ(nlohmann::json::parse(unnamed.out)["models"].size(), 37u);
   const auto system = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--system", "triton"});
   EXPECT_EQ(system.status, 2);
   EXPECT_NE(system.err.find("unknown system 'triton'"), std::string::npos) << system.err;
+  // A misspelt system is the error reported, with what was meant, not what it could not serve.
+  const auto typo = cli({"simulate", "-s", "builtin:projects/demo.json", "--system", "symphonie"});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("unknown system 'symphonie'; did you mean 'symphony'?"), std::string::npos) << typo.err;
   EXPECT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "--rate", "5", "--load-factor", "1"}).status, 2);
+}
+
+// A warm-up that covers the whole run leaves nothing to measure: refused, never "100 % attained".
+TEST(Cli, AnEmptyMeasurementWindowIsRefused) {
+  for (const auto& command : {"simulate", "goodput"}) {
+    const auto r = cli({command, "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "5"});
+    EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+    EXPECT_NE(r.err.find("the warm-up (5 s) covers the whole run (5 s)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("attained"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "1", "--warmup", "2"}).status,
+            2);
+}
+
+TEST(Cli, TyposGetASuggestionAndGlobalOptionsComeAnywhere) {
+  const auto r = cli({"simulat"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("did you mean 'simulate'?"), std::string::npos) << r.err;
+  const auto info = cli({"info", "builtin:projects/demo.json", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  EXPECT_EQ(nlohmann::json::parse(info.out)["kind"], "project");
+}
+
+// Outputs go through one writer: a device is written, never replaced; a full device or a
+// missing folder exits 1 naming the path (a missing folder before any simulating); "-" is
+// standard output, with the report moved to standard error; a symlink keeps pointing at its target.
+TEST(Cli, OutputPathsAreWrittenAsWhatTheyAre) {
+  TempDir dir;
+  const std::vector<std::string> run{"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "500",
+                                     "-d", "1", "--warmup", "0"};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = run;
+    args.insert(args.end(), more.begin(), more.end());
+    return cli(args);
+  };
+  if (::access("/dev/full", W_OK) == 0) {
+    const auto full = with({"-o", "/dev/full"});
+    EXPECT_EQ(full.status, 1) << full.out;
+    EXPECT_NE(full.err.find("/dev/full: write failed: No space left on device"), std::string::npos) << full.err;
+    struct stat st {};
+    ASSERT_EQ(::lstat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced";
+  }
+  ASSERT_EQ(with({"-o", "/dev/null"}).status, 0);
+  struct stat st {};
+  ASSERT_EQ(::lstat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null was replaced";
+
+  const auto missing = with({"--timeline", (dir.path() / "no/such/folder/t.json").string()});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("no/such/folder/t.json: no such folder"), std::string::npos) << missing.err;
+
+  const auto dash = with({"-o", "-"});
+  ASSERT_EQ(dash.status, 0) << dash.err;
+  EXPECT_EQ(nlohmann::json::parse(dash.out)["kind"], "run-result");
+  EXPECT_NE(dash.err.find("SLO"), std::string::npos) << "the report goes to standard error: " << dash.err;
+  EXPECT_EQ(with({"-o", "-", "--timeline", "-"}).status, 2);
+
+  fs::create_directories(dir.path() / "real");
+  const auto target = dir.path() / "real/run.json";
+  const auto link = dir.path() / "link.json";
+  fs::create_symlink(target, link);
+  ASSERT_EQ(with({"-o", link.string()}).status, 0);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(nlohmann::json::parse(servescope::test::read_file(target))["kind"], "run-result");
 }
 
 TEST(Cli, GoodputFindsTheSloBoundOfOneModel) {
