@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and opens the GUI on the built-in demo project. Without a
 # display it prints the CLI demo instead. Extra arguments go to the GUI (e.g. a project file).
+# It builds the same tree as scripts/test.sh (build/dev, optimised with debug info), so running
+# one after the other compiles nothing twice.
 source "$(dirname "$0")/common.sh"
 cd "$SERVESCOPE_ROOT"
 
 ensure_packages
-echo "==> Building (release preset) in build/release"
-build_preset release
+echo "==> Building (dev preset) in build/dev"
+build_preset dev
 
-bin="$SERVESCOPE_ROOT/build/release/app"
+bin="$SERVESCOPE_ROOT/build/dev/app"
+echo "==> Binaries: $bin/servescope and $bin/servescope-cli (export PATH=\"$bin:\$PATH\" to call them by name)"
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   exec "$bin/servescope" "$@"
 fi
