@@ -94,11 +94,11 @@ class TestLive : public QObject {
         {"--json", "live", "loadgen", "--connect", endpoint, "--token", kToken, "--rate", "1000", "--duration", "3"},
         at / "load.out", at / "load.err");
     QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->timeline() && live->timeline()->timeline()->spans.size() > 50, 20000);
-    QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("events/s")), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("events/s")), 20000);
     // Following: the window ends at the scheduler's "now", which keeps moving.
     QVERIFY(live->follow());
     const auto end_before = live->timeline()->to_ns();
-    QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->to_ns() > end_before + 200'000'000, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->to_ns() > end_before + 200'000'000, 20000);
     // Looking back pauses following; the window then stays where the user put it.
     live->timeline()->set_window(0, 500'000'000);
     QVERIFY(!live->follow());
@@ -108,7 +108,7 @@ class TestLive : public QObject {
     live->set_follow(true);
 
     QVERIFY(load.wait_for(std::chrono::seconds(60)).value_or(-1) == 0);
-    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->chart() != nullptr && !live->chart()->chart()->series().isEmpty(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(live->chart()->chart() != nullptr && !live->chart()->chart()->series().isEmpty(), 20000);
     const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!shots.isEmpty()) {
       w.show();
