@@ -1,17 +1,15 @@
-// `servescope-cli plan`: runs a pipeline planner (PPipe, NP, DART-r) on a scenario and writes
-// the plan as JSON; prints the pipelines, the throughput per model and how the solve went.
+// `servescope-cli plan`: runs a planner on a scenario through the engine's one dispatch
+// (plan_scenario, which the GUI uses too) and writes the plan as JSON; prints the pipelines, the
+// glets or the cost plan's modules, and how the solve or the checks went.
 #include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "app/cli/cli_context.h"
-#include "engine/cost/cost_scenario_planning.h"
-#include "engine/glet/glet_plan_json.h"
-#include "engine/glet/glet_scenario.h"
-#include "engine/glet/rate_headroom.h"
-#include "engine/ppipe/pipeline_plan_json.h"
-#include "engine/ppipe/scenario_planning.h"
+#include "engine/planning/scenario_planner.h"
 #include "model/io/document.h"
 
 namespace servescope::cli {
@@ -111,10 +109,6 @@ void print_cost_plan(std::ostream& out, const engine::CostPlan& plan) {
   }
 }
 
-bool is_glet_system(const std::string& system) {
-  return std::ranges::find(engine::glet_systems(), system) != engine::glet_systems().end();
-}
-
 std::vector<int> parse_glet_sizes(const std::string& text) {
   auto sizes = parse_int_list(text, "--sizes");
   for (const int p : sizes)
@@ -150,12 +144,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
     bool no_verify = false;
   };
   auto args = std::make_shared<Args>();
-  auto planners = engine::pipeline_planners();
-  for (const auto& s : engine::glet_systems())
-    planners.push_back(s);
-  for (const auto& s : engine::cost_plan_systems())
-    planners.push_back(s);
-  planners.push_back("bruteforce");
+  std::vector<std::string> planners;
+  for (const auto& [family, system] : engine::scenario_planners())
+    planners.push_back(system);
   std::string systems;
   for (const auto& s : planners)
     systems += (systems.empty() ? "" : "|") + s;
@@ -178,7 +169,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->add_option("--simulate", args->simulate_s,
                   "Cost planners: then run the plan in the simulator for this many seconds at its rates")
       ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--seed", args->seed, "Cost planners: the simulation's seed")->capture_default_str();
+  cmd->add_option("--seed", args->seed,
+                  "Cost planners: the seed of the checks in the simulator and of the --simulate run")
+      ->capture_default_str();
   cmd->add_flag("--no-verify", args->no_verify,
                 "Cost planners: the papers' plan for smooth streams, not checked in the simulator against the "
                 "workload's arrival process");
@@ -243,17 +236,21 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
       check_outputs({args->out});
-      auto options = args->options;
+      engine::ScenarioPlanRequest request;
+      request.system = args->system;
+      request.workloads = args->workloads;
+      auto& options = request.ppipe;
+      options = args->options;
       if (!args->vgpus.empty()) options.vgpu_divisors = parse_int_list(args->vgpus, "--vgpus");
       if (!args->batches.empty()) options.batch_sizes = parse_int_list(args->batches, "--batches");
       options.nic_cap = !args->no_nic_cap;
       options.batch_forming = !args->no_batch_forming;
       auto doc = load_document(args->scenario);
       const auto project = project_from_document(std::move(doc), args->scenario);
-      if (args->system == "bruteforce" || engine::is_cost_plan_system(args->system)) {
-        engine::CostScenarioOptions co;
+      const auto family = engine::planner_family(args->system);
+      if (family == engine::PlannerFamily::Cost) {
+        auto& co = request.cost.scenario;
         co.application = args->app;
-        co.workloads = args->workloads;
         if (!args->gpu.empty()) co.gpus = {args->gpu};
         for (const auto& p : args->prices) {
           const auto eq = p.find('=');
@@ -268,62 +265,57 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
             throw CLI::ValidationError("--price", "expected TYPE=VALUE with a positive price, got '" + p + "'");
           co.prices[p.substr(0, eq)] = value;
         }
-        if (!args->batches.empty()) co.batches = parse_int_list(args->batches, "--batches");
+        if (!args->batches.empty()) co.batches = options.batch_sizes;
         if (args->system == "bruteforce" && args->burst_z > 0)
           throw CLI::ValidationError("--burst-z", "the brute force plans for the stated rates only");
-        engine::CostScenarioRequest request;
-        request.system = args->system;
-        request.scenario = co;
-        request.verify = !args->no_verify;
-        request.burst_z = args->burst_z;
-        request.simulate_s = args->simulate_s;
-        request.seed = args->seed;
-        if (!global.json) std::cerr << "planning " << args->system << "...\n";
-        const auto outcome = engine::plan_cost_scenario(project.scenario, request);
-        const auto& plan = outcome.plan;
-        if (!args->out.empty()) save_json_file(args->out, outcome.json);
-        if (global.json) {
-          print_json(outcome.json);
-        } else {
-          print_cost_plan(report_stream(), plan);
-          report_stream() << outcome.report;
-        }
-        return plan.feasible ? kExitOk : kExitFailure;
+        request.cost.verify = !args->no_verify;
+        request.cost.burst_z = args->burst_z;
+        request.cost.simulate_s = args->simulate_s;
+        request.cost.seed = args->seed;
+      } else if (family == engine::PlannerFamily::Glet) {
+        request.glet_gpu = args->gpu;
+        request.glet_safety = args->safety;
+        if (!args->sizes.empty()) request.glet_sizes = parse_glet_sizes(args->sizes);
+        request.glet_knee =
+            args->knee == "efficiency" ? engine::KneeRule::MaxEfficiency : engine::KneeRule::MarginalGain;
+        request.glet = args->glet;
+        request.glet.fit =
+            args->fit == "unpartitioned" ? engine::FitOrder::UnpartitionedFirst : engine::FitOrder::SmallestFirst;
+        request.glet.merge = args->merge == "nexus" ? engine::MergeRule::Nexus : engine::MergeRule::Conservative;
+        request.glet_previous_gpus = args->previous_gpus;
+        request.glet_gpu_limit = args->gpu_limit;
       }
-      if (is_glet_system(args->system)) {
-        auto in = engine::glet_input(project.scenario, args->workloads, args->gpu);
-        in.latency.latency_safety = args->safety;
-        if (!args->sizes.empty()) in.latency.sizes = parse_glet_sizes(args->sizes);
-        in.latency.knee = args->knee == "efficiency" ? engine::KneeRule::MaxEfficiency : engine::KneeRule::MarginalGain;
-        auto po = args->glet;
-        po.fit = args->fit == "unpartitioned" ? engine::FitOrder::UnpartitionedFirst : engine::FitOrder::SmallestFirst;
-        po.merge = args->merge == "nexus" ? engine::MergeRule::Nexus : engine::MergeRule::Conservative;
-        const int limit = args->gpu_limit > 0 ? std::min(args->gpu_limit, in.gpu_limit) : in.gpu_limit;
-        if (!global.json)
-          std::cerr << "planning " << args->system << " for " << in.models.size() << " model(s) on up to " << limit
-                    << " " << in.latency.gpu << " GPUs...\n";
-        const auto plan = engine::plan_glet_system(args->system, in.models, in.latency, po, args->previous_gpus, limit);
-        const auto json = engine::glet_plan_to_json(plan, project.scenario.name);
-        if (!args->out.empty()) save_json_file(args->out, json);
-        if (global.json)
-          print_json(json);
-        else
-          print_glet_plan(report_stream(), plan);
-        return plan.feasible ? kExitOk : kExitFailure;
-      }
-      const auto input = engine::planning_input(project.scenario, args->workloads);
       if (!global.json)
-        std::cerr << "planning " << args->system << " for " << input.models.size() << " model(s) on "
-                  << project.scenario.cluster.total_gpus() << " GPUs (solver limit " << options.time_limit_s
-                  << " s)...\n";
-      const auto plan = engine::plan_pipelines(args->system, input, options);
-      const auto json = engine::pipeline_plan_to_json(plan, project.scenario.name);
-      if (!args->out.empty()) save_json_file(args->out, json);
-      if (global.json)
-        print_json(json);
-      else
-        print_plan(report_stream(), plan);
-      return plan.pipelines.empty() ? kExitFailure : kExitOk;
+        request.on_start = [&](const engine::PlanningStart& start) {
+          std::cerr << "planning " << args->system;
+          if (start.family == engine::PlannerFamily::Pipeline)
+            std::cerr << " for " << start.models << " model(s) on " << start.gpus << " GPUs (solver limit "
+                      << options.time_limit_s << " s)";
+          else if (start.family == engine::PlannerFamily::Glet)
+            std::cerr << " for " << start.models << " model(s) on up to " << start.gpus << " " << start.gpu << " GPUs";
+          std::cerr << "...\n";
+        };
+      const auto result = engine::plan_scenario(project.scenario, request);
+      if (!args->out.empty()) save_json_file(args->out, result.plan);
+      if (global.json) print_json(result.plan);
+      return std::visit(
+          [&](const auto& planned) {
+            using Planned = std::decay_t<decltype(planned)>;
+            if constexpr (std::is_same_v<Planned, engine::PipelinePlan>) {
+              if (!global.json) print_plan(report_stream(), planned);
+              return planned.pipelines.empty() ? kExitFailure : kExitOk;
+            } else if constexpr (std::is_same_v<Planned, engine::GletPlan>) {
+              if (!global.json) print_glet_plan(report_stream(), planned);
+              return planned.feasible ? kExitOk : kExitFailure;
+            } else {
+              if (!global.json) {
+                print_cost_plan(report_stream(), planned.plan);
+                report_stream() << planned.report;
+              }
+              return planned.plan.feasible ? kExitOk : kExitFailure;
+            }
+          },
+          result.planned);
     };
   });
 }

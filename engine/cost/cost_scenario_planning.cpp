@@ -8,10 +8,26 @@
 #include "model/core/error.h"
 
 namespace servescope::engine {
+namespace {
+
+// The checks and the run are measured alike, so their attainments compare: the warm-up is a
+// tenth of the run, at most 5 s.
+CostSimulationOptions simulation_options(double seconds, std::uint64_t seed, const ArrivalProcess& arrivals) {
+  CostSimulationOptions o;
+  o.duration = Duration::from_s(seconds);
+  o.warmup = Duration::from_s(std::min(5.0, seconds / 10));
+  o.seed = seed;
+  o.arrivals = arrivals;
+  return o;
+}
+
+}  // namespace
 
 CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScenarioRequest& request) {
   const bool brute = request.system == "bruteforce";
   if (brute && request.burst_z > 0) throw QueryError("the brute force plans for the stated rates only (no headroom)");
+  if (!brute && request.verify && !(request.verify_s > 0))
+    throw QueryError("a check in the simulator needs a positive duration");
   CostScenarioOutcome out;
   out.problem = cost_problem_from_scenario(scenario, request.scenario);
   const auto arrivals = application_arrivals(scenario, request.scenario);
@@ -26,7 +42,7 @@ CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScena
     } else {
       VerifiedPlanOptions vo;
       if (request.burst_z > 0) vo.start_z = request.burst_z;
-      vo.simulation.arrivals = arrivals;
+      vo.simulation = simulation_options(request.verify_s, request.seed, arrivals);
       out.verified = plan_cost_verified(out.problem, preset, vo);
       out.plan = out.verified->plan;
     }
@@ -34,26 +50,27 @@ CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScena
   out.json = cost_plan_to_json(out.plan, scenario.name);
   if (out.verified) {
     const auto& v = *out.verified;
-    out.json["verification"] = {
-        {"arrival", describe(arrivals)}, {"rounds", v.rounds}, {"slo_attainment", v.attainment}, {"met", v.met}};
-    report << "checked in the simulator (" << describe(arrivals) << ", 60 s, " << v.rounds << " round"
-           << (v.rounds == 1 ? "" : "s") << "): SLO attainment " << 100 * v.attainment << " %"
-           << (v.met ? "" : ", short of 99 %") << "\n";
+    out.json["verification"] = {{"duration_s", request.verify_s},
+                                {"seed", request.seed},
+                                {"arrival", describe(arrivals)},
+                                {"rounds", v.rounds},
+                                {"requests", v.requests},
+                                {"slo_attainment", v.attainment},
+                                {"met", v.met}};
+    report << "checked in the simulator (" << describe(arrivals) << ", " << request.verify_s << " s, seed "
+           << request.seed << ", " << v.rounds << " round" << (v.rounds == 1 ? "" : "s") << "): SLO attainment "
+           << 100 * v.attainment << " % of " << v.requests << " requests" << (v.met ? "" : ", short of 99 %") << "\n";
   }
   if (out.plan.feasible && request.simulate_s > 0) {
-    CostSimulationOptions so;
-    so.duration = Duration::from_s(request.simulate_s);
-    so.warmup = Duration::from_s(std::min(5.0, request.simulate_s / 10));
-    so.seed = request.seed;
-    so.arrivals = arrivals;
-    const auto& r = out.simulated.emplace(simulate_cost_plan(out.plan, so));
+    const auto& r = out.simulated.emplace(
+        simulate_cost_plan(out.plan, simulation_options(request.simulate_s, request.seed, arrivals)));
     out.json["simulation"] = {{"duration_s", request.simulate_s},     {"seed", request.seed},
                               {"arrival", describe(arrivals)},        {"requests", r.app.arrivals},
                               {"slo_attainment", r.app.attainment()}, {"dropped", r.app.dropped},
                               {"measured_cost", r.measured_cost},     {"planned_cost", r.planned_cost}};
-    report << "simulated " << request.simulate_s << " s (" << describe(arrivals) << "): SLO attainment "
-           << 100 * r.app.attainment() << " % of " << r.app.arrivals << " requests, measured cost " << r.measured_cost
-           << " (planned " << r.planned_cost << ")\n";
+    report << "simulated " << request.simulate_s << " s (" << describe(arrivals) << ", seed " << request.seed
+           << "): SLO attainment " << 100 * r.app.attainment() << " % of " << r.app.arrivals
+           << " requests, measured cost " << r.measured_cost << " (planned " << r.planned_cost << ")\n";
   }
   out.report = report.str();
   return out;

@@ -16,10 +16,11 @@ namespace servescope::engine {
 struct CostScenarioRequest {
   std::string system = "harpagon";  // a cost preset or "bruteforce"
   CostScenarioOptions scenario;
-  bool verify = true;     // plan for the workload's arrivals (plan_cost_verified); off: the papers' plan
-  double burst_z = 0;     // starting headroom (0: the verifier's default, or none without verify)
-  double simulate_s = 0;  // then run the plan this long at its rates (0: no run)
-  std::uint64_t seed = 1;
+  bool verify = true;      // plan for the workload's arrivals (plan_cost_verified); off: the papers' plan
+  double burst_z = 0;      // starting headroom (0: the verifier's default, or none without verify)
+  double verify_s = 60;    // each check in the simulator runs this long
+  double simulate_s = 0;   // then run the plan this long at its rates (0: no run)
+  std::uint64_t seed = 1;  // of the checks and of the run
 };
 
 struct CostScenarioOutcome {
@@ -32,7 +33,7 @@ struct CostScenarioOutcome {
 };
 
 // Throws QueryError for what the scenario lacks (no application, unpriced GPUs, …) and for a
-// request that makes no sense (headroom for the brute force).
+// request that makes no sense (headroom for the brute force, a check of no duration).
 CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScenarioRequest& request);
 
 }  // namespace servescope::engine

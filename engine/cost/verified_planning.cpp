@@ -16,6 +16,7 @@ VerifiedPlan plan_cost_verified(const CostProblem& problem, CostPlanOptions opti
     const auto run = simulate_cost_plan(plan, verify.simulation);
     out.plan = std::move(plan);
     out.attainment = run.app.attainment();
+    out.requests = run.app.arrivals;
     out.rounds = round;
     out.met = out.attainment >= verify.target + verify.margin;
     if (out.met) return out;

@@ -22,7 +22,8 @@ struct VerifiedPlanOptions {
 
 struct VerifiedPlan {
   CostPlan plan;
-  double attainment = 0;  // of the last check
+  double attainment = 0;       // of the last check
+  std::uint64_t requests = 0;  // application requests the last check measured
   int rounds = 0;
   bool met = false;
 };

@@ -25,17 +25,19 @@ std::vector<std::string> models_of(const Range& items, Name name) {
 PlanPlacement place_plan(const Scenario& scenario, const nlohmann::json& plan) {
   const auto listing = cluster_gpus(scenario.cluster);
   PlanPlacement out;
-  for (const auto& g : listing.gpus) {
-    const auto node = listing.server_node[g.server];
-    const int in_server =
-        static_cast<int>(std::ranges::count_if(out.gpus, [&](const PlacedGpu& p) { return p.server == g.server; }));
-    out.gpus.push_back(PlacedGpu{g.name, g.gpu_type, g.server, node, in_server, {}});
-  }
+  out.gpus.reserve(listing.gpus.size());
+  // A running count per server: recounting the GPUs placed so far made placement quadratic in
+  // the cluster's size, and the cluster editor places the plan again on every edit.
+  std::vector<int> placed_in_server(listing.servers.size(), 0);
+  for (const auto& g : listing.gpus)
+    out.gpus.push_back(
+        PlacedGpu{g.name, g.gpu_type, g.server, listing.server_node[g.server], placed_in_server[g.server]++, {}});
   const auto kind = plan.value("kind", "");
   if (kind == "pipeline-plan") {
     const auto parsed = pipeline_plan_from_json(plan, "plan");
     const auto models = models_of(parsed.pipelines, [](const PlannedPipeline& p) { return p.model; });
     std::vector<PhysicalGpu> physical;
+    physical.reserve(listing.gpus.size());
     for (const auto& g : listing.gpus)
       physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
     const auto d = deploy_pipeline_plan(parsed, models, physical, listing.servers, scenario.profiles);

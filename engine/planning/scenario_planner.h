@@ -5,8 +5,11 @@
 // plus the few figures a comparison table shows.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "engine/cost/cost_scenario_planning.h"
@@ -18,6 +21,14 @@ namespace servescope::engine {
 
 enum class PlannerFamily { Pipeline, Glet, Cost };
 
+// What is about to be planned, once the scenario has given the planner its input.
+struct PlanningStart {
+  PlannerFamily family = PlannerFamily::Pipeline;
+  std::size_t models = 0;  // pipelines, glet: the models planned
+  int gpus = 0;            // pipelines: the cluster's GPUs; glet: the most it may scale to
+  std::string gpu;         // glet: the type it splits
+};
+
 struct ScenarioPlanRequest {
   std::string system = "ppipe";
   std::vector<std::string> workloads;  // empty: all
@@ -25,7 +36,13 @@ struct ScenarioPlanRequest {
   GletPlannerOptions glet;
   std::string glet_gpu;         // the GPU type to split on a mixed cluster
   std::vector<int> glet_sizes;  // partition sizes in percent; empty: the paper's 20–100 %
-  CostScenarioRequest cost;     // its system is taken from `system`
+  double glet_safety = GletLatencyOptions{}.latency_safety;
+  KneeRule glet_knee = GletLatencyOptions{}.knee;
+  int glet_previous_gpus = 1;  // GPUs the last period used: scaling starts here
+  int glet_gpu_limit = 0;      // most GPUs to scale to; 0: every GPU of the split type
+  CostScenarioRequest cost;    // its system is taken from `system`
+  // Called before the planner runs, which can take long (a command line shows it as progress).
+  std::function<void(const PlanningStart&)> on_start;
 };
 
 struct PlanSummary {
@@ -41,16 +58,23 @@ struct PlanSummary {
 struct ScenarioPlanResult {
   nlohmann::json plan;  // pipeline-plan, glet-plan or cost-plan
   PlanSummary summary;
+  // The plan as its planner made it, for reports that show more than the JSON holds (a cost
+  // plan's problem, the checks' report).
+  std::variant<PipelinePlan, GletPlan, CostScenarioOutcome> planned;
 };
 
 // Every system plan_scenario knows, grouped by family in a stable order.
 std::vector<std::pair<PlannerFamily, std::string>> scenario_planners();
 std::string_view to_string(PlannerFamily family);
+// The family whose planners plan `system` (cost-planner ablations included); throws QueryError
+// for a system no planner knows.
+PlannerFamily planner_family(const std::string& system);
 
 // Throws QueryError naming what the scenario lacks for that system.
 ScenarioPlanResult plan_scenario(const Scenario& scenario, const ScenarioPlanRequest& request);
 
-// The comparison figures of a plan kept in a project (any of the three kinds).
-PlanSummary summarize_plan(const nlohmann::json& plan);
+// The comparison figures of a plan kept in a project (any of the three kinds), read as strictly
+// as the plan is loaded: a malformed plan throws InputError naming `file` and the JSON path.
+PlanSummary summarize_plan(const nlohmann::json& plan, const std::string& file = "plan");
 
 }  // namespace servescope::engine

@@ -1,13 +1,16 @@
 // Application-level worked examples of the Piccolo and Harpagon digests (the splitter, node
 // merger, cost-direct, reassignment, the full pipeline against brute force), and property tests
 // over seeded random workloads: every plan of every preset passes the independent checker, the
-// brute force is never beaten, and planning is deterministic.
+// brute force is never beaten, and planning is deterministic. And a scenario's plan checked and run
+// in the simulator with the seed and duration asked for.
 #include <algorithm>
 #include <gtest/gtest.h>
 
 #include "engine/cost/brute_force.h"
+#include "engine/cost/cost_scenario_planning.h"
 #include "engine/cost/random_workload.h"
 #include "model/core/error.h"
+#include "model/io/document.h"
 #include "tests/support/cost_fixture.h"
 #include "tests/support/cost_plan_checker.h"
 
@@ -254,6 +257,52 @@ TEST(CostPlanner, InfeasibleSloSaysWhy) {
   EXPECT_NE(plan.reason.find("fastest configuration"), std::string::npos) << plan.reason;
   EXPECT_THROW(cost_plan_preset("harpagon-xyz"), QueryError);
   EXPECT_THROW(cost_plan_preset("nexus-2d"), QueryError);
+}
+
+// A scenario's plan is checked in the simulator, and run after, with the seed and for the time the
+// request asks, and its report and JSON say which. The last check is the planned run those
+// settings describe (its figures are reproduced exactly), and the seed decides that run's
+// arrivals: other seeds draw other requests.
+TEST(CostScenarioPlanning, ChecksAndRunsUseTheRequestedSeedAndDuration) {
+  const auto project = load_project("builtin:projects/cost-demo.json");
+  CostScenarioRequest request;
+  request.system = "harpagon";
+  request.verify_s = 12;
+  request.simulate_s = 8;
+  request.seed = 7;
+  const auto out = plan_cost_scenario(project.scenario, request);
+  ASSERT_TRUE(out.plan.feasible) << out.plan.reason;
+  ASSERT_TRUE(out.verified.has_value());
+  ASSERT_TRUE(out.simulated.has_value());
+  EXPECT_NE(out.report.find("checked in the simulator (Poisson, 12 s, seed 7, "), std::string::npos) << out.report;
+  EXPECT_NE(out.report.find("simulated 8 s (Poisson, seed 7): "), std::string::npos) << out.report;
+  EXPECT_EQ(out.report.find("60 s"), std::string::npos) << out.report;
+  EXPECT_EQ(out.json["verification"]["seed"], 7);
+  EXPECT_EQ(out.json["verification"]["duration_s"], 12.0);
+  EXPECT_EQ(out.json["simulation"]["seed"], 7);
+  EXPECT_EQ(out.json["simulation"]["duration_s"], 8.0);
+
+  const auto arrivals = application_arrivals(project.scenario, request.scenario);
+  const auto run = [&](std::uint64_t seed, double seconds) {
+    CostSimulationOptions o;
+    o.duration = s(seconds);
+    o.warmup = s(seconds / 10);
+    o.seed = seed;
+    o.arrivals = arrivals;
+    return simulate_cost_plan(out.plan, o).app;
+  };
+  const auto check = run(7, 12);
+  EXPECT_EQ(out.verified->requests, check.arrivals);
+  EXPECT_EQ(out.verified->attainment, check.attainment());
+  EXPECT_EQ(out.json["verification"]["requests"], check.arrivals);
+  EXPECT_EQ(out.simulated->app.arrivals, run(7, 8).arrivals);
+  bool another_seed_differs = false;
+  for (const std::uint64_t seed : {1u, 2u, 3u})
+    another_seed_differs = another_seed_differs || run(seed, 12).arrivals != check.arrivals;
+  EXPECT_TRUE(another_seed_differs);
+
+  request.verify_s = 0;
+  EXPECT_THROW((void)plan_cost_scenario(project.scenario, request), QueryError);
 }
 
 }  // namespace

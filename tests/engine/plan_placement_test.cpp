@@ -1,8 +1,10 @@
 // Plan placement: what the cluster editor draws on its chips is where the simulator runs the
 // plan. Every vGPU of a pipeline plan and every glet of a gpu-let plan lands on a GPU of its
 // type, no GPU carries more than all of itself, and a plan the cluster cannot hold is refused.
+// And the summary the comparison table shows, read as strictly as the plan is loaded.
 #include "engine/planning/plan_placement.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "engine/planning/scenario_planner.h"
@@ -76,6 +78,142 @@ TEST(PlanPlacement, GletsLandOnTheSplitTypeAndCostPlansHaveNone) {
     EXPECT_NE(std::string(e.what()).find("the cluster has 1"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(place_plan(s, nlohmann::json{{"kind", "cost-plan"}}).placed);
+}
+
+// Thousands of GPUs, most on a few big servers, another type between them and many small servers
+// after: the placement is still the plain definition. A GPU's index in its server counts the GPUs
+// of that server listed before it, and the k-th GPU a gpu-let plan uses is the k-th GPU of the
+// split type in cluster order, carrying that GPU's glets.
+TEST(PlanPlacement, ThousandsOfGpusArePlacedAsThePlainDefinitionSays) {
+  const auto document = parse_document(test::glet_scenario_json(3000), "glet.json");
+  auto s = std::get<Scenario>(document.content);
+  ScenarioPlanRequest request;
+  request.system = "glet";
+  const auto result = plan_scenario(s, request);
+  ASSERT_TRUE(result.summary.feasible) << result.summary.note;
+
+  const auto type = s.cluster.nodes[0].gpu;
+  const auto node = [](const std::string& name, const std::string& gpu, int gpus, int servers) {
+    Node n;
+    n.name = name;
+    n.gpu = gpu;
+    n.gpu_count = gpus;
+    n.count = servers;
+    return n;
+  };
+  s.cluster.nodes = {node("big", type, 1000, 2), node("other", "V100", 500, 1), node("small", type, 8, 125)};
+  // The planned GPUs over and over, for 2,500 of the 3,000 GPUs of the split type.
+  auto plan = result.plan;
+  nlohmann::json used = nlohmann::json::array();
+  for (const auto& gpu : result.plan["layout"])
+    for (const auto& glet : gpu["glets"])
+      if (!glet["models"].empty()) {
+        used.push_back(gpu);
+        break;
+      }
+  ASSERT_FALSE(used.empty());
+  nlohmann::json layout = nlohmann::json::array();
+  while (layout.size() < 2500)
+    layout.push_back(used[layout.size() % used.size()]);
+  plan["layout"] = layout;
+  plan["gpus"] = layout.size();
+
+  const auto placement = place_plan(s, plan);
+  expect_consistent(placement, s);
+  ASSERT_EQ(placement.gpus.size(), 3500u);
+  const auto servers = s.cluster.servers();
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < placement.gpus.size(); ++i) {
+    const auto& g = placement.gpus[i];
+    ASSERT_LT(g.server, servers.size()) << g.name;
+    const auto before = std::count_if(placement.gpus.begin(), placement.gpus.begin() + static_cast<std::ptrdiff_t>(i),
+                                      [&](const PlacedGpu& p) { return p.server == g.server; });
+    ASSERT_EQ(g.gpu_in_server, before) << g.name;
+    ASSERT_EQ(g.name, servers[g.server].name + "/gpu" + std::to_string(before));
+    ASSERT_EQ(g.node, servers[g.server].node_index) << g.name;
+    std::vector<PlacedShare> expected;
+    if (g.gpu_type == type && next < layout.size()) {
+      for (const auto& glet : layout[next]["glets"]) {
+        if (glet["models"].empty()) continue;
+        std::string names;
+        for (const auto& hosted : glet["models"])
+          names += (names.empty() ? "" : " + ") + hosted["model"].get<std::string>();
+        expected.push_back(PlacedShare{names, GpuShare::percent(glet["size_percent"].get<int>()), {}});
+      }
+      ++next;
+    }
+    ASSERT_EQ(g.shares.size(), expected.size()) << g.name;
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      EXPECT_EQ(g.shares[k].model, expected[k].model) << g.name;
+      EXPECT_EQ(g.shares[k].share, expected[k].share) << g.name;
+    }
+  }
+  EXPECT_EQ(next, layout.size());
+}
+
+// A plan kept in a project is summarised through the readers plans are loaded with: a damaged
+// plan is an InputError naming the file and the place, not zeros or a JSON library exception.
+TEST(PlanSummary, ReadsPlansAsStrictlyAsTheyAreLoaded) {
+  const auto document = parse_document(test::glet_scenario_json(3000), "glet.json");
+  ScenarioPlanRequest request;
+  request.system = "glet";
+  const auto result = plan_scenario(std::get<Scenario>(document.content), request);
+  const auto kept = summarize_plan(result.plan, "p.json");
+  EXPECT_EQ(kept.system, "glet");
+  EXPECT_EQ(kept.family, PlannerFamily::Glet);
+  EXPECT_EQ(kept.feasible, result.summary.feasible);
+  EXPECT_EQ(kept.gpus, result.summary.gpus);
+  EXPECT_EQ(kept.throughput_rps, result.summary.throughput_rps);
+
+  nlohmann::json cost = {{"schema_version", 1},
+                         {"kind", "cost-plan"},
+                         {"system", "harpagon"},
+                         {"feasible", true},
+                         {"total_cost", 3.5},
+                         {"machines", 4},
+                         {"modules", {{{"kind", "dnn"}, {"rate_rps", 2000}}, {{"kind", "cpu"}}}},
+                         {"verification", {{"slo_attainment", 0.995}}}};
+  const auto summary = summarize_plan(cost);
+  EXPECT_EQ(summary.family, PlannerFamily::Cost);
+  EXPECT_TRUE(summary.feasible);
+  EXPECT_EQ(summary.cost, 3.5);
+  EXPECT_EQ(summary.gpus, 4);
+  EXPECT_EQ(summary.throughput_rps, 2000.0);
+  EXPECT_EQ(summary.note, "checked in the simulator: 99.5 % SLO attainment");
+
+  const auto expect_refused = [](const nlohmann::json& plan, const std::string& where) {
+    try {
+      (void)summarize_plan(plan, "p.json");
+      ADD_FAILURE() << "summarised " << plan.dump();
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), "p.json") << e.what();
+      EXPECT_EQ(e.where(), where) << e.what();
+    }
+  };
+  auto glet = result.plan;
+  glet["models"][0]["assigned_rps"] = "lots";
+  expect_refused(glet, "$.models[0].assigned_rps");
+  glet = result.plan;
+  glet["feasible"] = 1;
+  expect_refused(glet, "$.feasible");
+  glet = result.plan;
+  glet.erase("system");
+  expect_refused(glet, "$");
+  expect_refused(nlohmann::json::array(), "$");
+  expect_refused(nlohmann::json{{"kind", "run-result"}}, "$.kind");
+  expect_refused(nlohmann::json{{"kind", "pipeline-plan"}}, "$");
+  auto damaged = cost;
+  damaged["total_cost"] = "cheap";
+  expect_refused(damaged, "$.total_cost");
+  damaged = cost;
+  damaged["modules"][1]["kind"] = "tpu";
+  expect_refused(damaged, "$.modules[1].kind");
+  damaged = cost;
+  damaged["modules"][0].erase("rate_rps");
+  expect_refused(damaged, "$.modules[0]");
+  damaged = cost;
+  damaged["verification"]["slo_attainment"] = nullptr;
+  expect_refused(damaged, "$.verification.slo_attainment");
 }
 
 }  // namespace
