@@ -1,30 +1,29 @@
 #include "engine/analysis/run_series.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 
-#include "model/core/error.h"
+#include "model/core/text.h"
+#include "model/io/json_cursor.h"
 #include "model/profile/gpu_share.h"
 
 namespace servescope::engine {
 namespace {
 
-const nlohmann::json& need(const nlohmann::json& j, const char* key, const std::string& what, const std::string& path) {
-  const auto it = j.find(key);
-  if (it == j.end()) throw InputError(what, path + "." + key, "missing (written by servescope simulate)");
-  return *it;
-}
+constexpr double kAnyNumber = std::numeric_limits<double>::max();
 
-double number(const nlohmann::json& v, const std::string& what, const std::string& path) {
-  if (!v.is_number()) throw InputError(what, path, "expected a number");
-  return v.get<double>();
+void expect_kind(const JsonCursor& document, const std::string& kind) {
+  if (const auto k = document.at("kind"); k.value() != kind)
+    k.fail("expected \"" + kind + "\", got " + describe_json(k.value()));
 }
 
 }  // namespace
 
-RunSeries run_series(const nlohmann::json& run, const std::string& what) {
-  if (!run.is_object() || run.value("kind", "") != "run-result")
-    throw InputError(what, "$.kind", "expected \"run-result\"");
+RunSeries run_series(const nlohmann::json& json, const std::string& what) {
+  const JsonCursor run(json, what);
+  expect_kind(run, "run-result");
   RunSeries out;
   out.attainment_pct.name = "SLO attainment";
   out.goodput_rps.name = "goodput";
@@ -33,44 +32,46 @@ RunSeries run_series(const nlohmann::json& run, const std::string& what) {
   out.advised_gpus.name = "advised GPUs";
   out.used_gpus.name = "GPUs in use";
 
-  const auto& ts = need(run, "timeseries", what, "$");
-  const double bin_s = number(need(ts, "bin_s", what, "$.timeseries"), what, "$.timeseries.bin_s");
-  if (!(bin_s > 0)) throw InputError(what, "$.timeseries.bin_s", "must be positive");
-  const auto& arrivals = need(ts, "arrivals", what, "$.timeseries");
-  const auto& on_time = need(ts, "on_time", what, "$.timeseries");
-  if (!arrivals.is_array() || !on_time.is_array() || arrivals.size() != on_time.size())
-    throw InputError(what, "$.timeseries", "arrivals and on_time must be arrays of one length");
+  const auto ts = run.at("timeseries");
+  const auto bin = ts.at("bin_s");
+  const double bin_s = bin.as_double(0, kAnyNumber);
+  if (!(bin_s > 0)) bin.fail("must be positive");
+  const auto arrivals = ts.at("arrivals"), on_time = ts.at("on_time");
+  if (arrivals.size() != on_time.size()) ts.fail("arrivals and on_time must be arrays of one length");
   for (std::size_t b = 0; b < arrivals.size(); ++b) {
     const double x = (static_cast<double>(b) + 0.5) * bin_s;
-    const double a = number(arrivals[b], what, "$.timeseries.arrivals[" + std::to_string(b) + "]");
-    const double ok = number(on_time[b], what, "$.timeseries.on_time[" + std::to_string(b) + "]");
+    const double a = arrivals.element(b).as_double(0, kAnyNumber);
+    const double ok = on_time.element(b).as_double(0, kAnyNumber);
     if (a > 0) out.attainment_pct.points.push_back({x, 100.0 * std::min(ok, a) / a});
     out.goodput_rps.points.push_back({x, ok / bin_s});
   }
 
   // Busy time per class: each GPU's share-weighted busy fraction, averaged over its class's
   // physical capacity (the sum of its shares), bin by bin.
-  const auto& gpus = need(run, "gpus", what, "$");
-  const auto& types = need(gpus, "types", what, "$.gpus");
-  const auto& shares = need(gpus, "shares", what, "$.gpus");
-  const auto& busy = need(ts, "gpu_busy", what, "$.timeseries");
-  if (!types.is_array() || !busy.is_array() || types.size() != busy.size())
-    throw InputError(what, "$.timeseries.gpu_busy", "expected one series per GPU of $.gpus.types");
+  const auto gpus = run.at("gpus");
+  const auto types = gpus.at("types"), shares = gpus.at("shares");
+  const auto busy = ts.at("gpu_busy");
+  if (types.size() != busy.size())
+    busy.fail("expected one series per GPU of $.gpus.types (" + std::to_string(types.size()) + "), got " +
+              std::to_string(busy.size()));
   std::map<std::string, std::pair<std::vector<double>, double>> by_type;  // type → (Σ busy·share per bin, Σ share)
-  std::size_t bins = 0;
+  // Per bin, the GPUs busy more than 1 % of it.
+  std::vector<double> used;
   for (std::size_t g = 0; g < busy.size(); ++g) {
-    const auto type = types[g].is_string() ? types[g].get<std::string>() : std::string("?");
+    const auto type = types.element(g).as_string(true);
+    // A GPU without a share, or with one this build cannot read, counts as a whole GPU.
     double share = 1;
-    if (g < shares.size() && shares[g].is_string())
-      if (const auto parsed = GpuShare::parse(shares[g].get<std::string>())) share = parsed->fraction();
+    if (g < shares.size())
+      if (const auto parsed = GpuShare::parse(shares.element(g).as_string(true))) share = parsed->fraction();
     auto& [sum, capacity] = by_type[type];
-    const auto& series = busy[g];
-    if (!series.is_array())
-      throw InputError(what, "$.timeseries.gpu_busy[" + std::to_string(g) + "]", "expected an array");
+    const auto series = busy.element(g);
     sum.resize(std::max(sum.size(), series.size()), 0.0);
-    bins = std::max(bins, series.size());
-    for (std::size_t b = 0; b < series.size(); ++b)
-      sum[b] += share * number(series[b], what, "$.timeseries.gpu_busy[" + std::to_string(g) + "]");
+    used.resize(std::max(used.size(), series.size()), 0.0);
+    for (std::size_t b = 0; b < series.size(); ++b) {
+      const double fraction = series.element(b).as_double(0, kAnyNumber);
+      sum[b] += share * fraction;
+      used[b] += fraction > 0.01 ? 1 : 0;
+    }
     capacity += share;
   }
   // Busy time uses the same bins, running on past the last arrival while queued work drains.
@@ -81,44 +82,49 @@ RunSeries run_series(const nlohmann::json& run, const std::string& what) {
       s.points.push_back({(static_cast<double>(b) + 0.5) * busy_bin_s, 100.0 * entry.first[b] / entry.second});
     out.busy_by_type.push_back(std::move(s));
   }
-  for (std::size_t b = 0; b < bins; ++b) {
-    int used = 0;
-    for (const auto& series : busy)
-      used += b < series.size() && series[b].is_number() && series[b].get<double>() > 0.01 ? 1 : 0;
-    out.used_gpus.points.push_back({(static_cast<double>(b) + 0.5) * busy_bin_s, static_cast<double>(used)});
-  }
+  for (std::size_t b = 0; b < used.size(); ++b)
+    out.used_gpus.points.push_back({(static_cast<double>(b) + 0.5) * busy_bin_s, used[b]});
 
-  if (const auto h = run.find("batch_size_histogram"); h != run.end() && h->is_object()) {
-    for (const auto& [size, count] : h->items())
-      out.batch_sizes.points.push_back({std::stod(size), number(count, what, "$.batch_size_histogram." + size)});
+  if (const auto h = run.find("batch_size_histogram")) {
+    h->expect_object();
+    for (const auto& [size, _] : h->value().items()) {
+      const auto count = h->at(size);
+      const auto batch = parse_integer(size);
+      if (!batch || *batch < 1) count.fail("expected a batch size (a whole number from 1) as the key");
+      out.batch_sizes.points.push_back(
+          {static_cast<double>(*batch),
+           static_cast<double>(count.as_int(0, std::numeric_limits<std::int64_t>::max()))});
+    }
     std::ranges::sort(out.batch_sizes.points, {}, &SeriesPoint::x);
   }
-  if (const auto c = run.find("latency_cdf_ms"); c != run.end() && c->is_array())
-    for (std::size_t k = 0; k < c->size(); ++k) {
-      const auto& p = (*c)[k];
-      if (!p.is_array() || p.size() != 2)
-        throw InputError(what, "$.latency_cdf_ms[" + std::to_string(k) + "]", "expected [ms, fraction]");
-      out.latency_cdf.points.push_back(
-          {number(p[0], what, "$.latency_cdf_ms"), number(p[1], what, "$.latency_cdf_ms")});
+  if (const auto cdf = run.find("latency_cdf_ms"))
+    for (std::size_t k = 0; k < cdf->size(); ++k) {
+      const auto p = cdf->element(k);
+      if (p.size() != 2) p.fail("expected [ms, fraction], got " + std::to_string(p.size()) + " values");
+      out.latency_cdf.points.push_back({p.element(0).as_double(0, kAnyNumber), p.element(1).as_double(0, 1)});
     }
-  if (const auto a = run.find("autoscaling"); a != run.end() && a->contains("windows"))
-    for (const auto& w : (*a)["windows"])
-      out.advised_gpus.points.push_back(
-          {w.value("start_s", 0.0), w.value("gpus", 0.0) + w.value("add", 0.0) - w.value("release", 0.0)});
+  if (const auto a = run.find("autoscaling"))
+    if (const auto windows = a->find("windows"))
+      for (std::size_t k = 0; k < windows->size(); ++k) {
+        const auto w = windows->element(k);
+        const auto gpus_of = [&](const char* key) { return w.double_or(key, 0, 0, kAnyNumber); };
+        out.advised_gpus.points.push_back({w.double_or("start_s", 0, -kAnyNumber, kAnyNumber),
+                                           gpus_of("gpus") + gpus_of("add") - gpus_of("release")});
+      }
   return out;
 }
 
-Series attainment_vs_load(const nlohmann::json& sweep, const std::string& what) {
-  if (!sweep.is_object() || sweep.value("kind", "") != "load-sweep")
-    throw InputError(what, "$.kind", "expected \"load-sweep\"");
+Series attainment_vs_load(const nlohmann::json& json, const std::string& what) {
+  const JsonCursor sweep(json, what);
+  expect_kind(sweep, "load-sweep");
   Series s;
-  s.name = sweep.value("system", "");
-  if (const auto plan = sweep.value("plan_system", ""); !plan.empty()) s.name += " (" + plan + " plan)";
-  const auto& points = need(sweep, "points", what, "$");
+  s.name = sweep.string_or("system", "");
+  if (const auto plan = sweep.string_or("plan_system", ""); !plan.empty()) s.name += " (" + plan + " plan)";
+  const auto points = sweep.at("points");
   for (std::size_t k = 0; k < points.size(); ++k) {
-    const auto path = "$.points[" + std::to_string(k) + "]";
-    s.points.push_back({number(need(points[k], "load_factor", what, path), what, path + ".load_factor"),
-                        100.0 * number(need(points[k], "slo_attainment", what, path), what, path + ".slo_attainment")});
+    const auto p = points.element(k);
+    s.points.push_back(
+        {p.at("load_factor").as_double(0, kAnyNumber), 100.0 * p.at("slo_attainment").as_double(0, kAnyNumber)});
   }
   std::ranges::sort(s.points, {}, &SeriesPoint::x);
   return s;

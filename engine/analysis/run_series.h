@@ -31,11 +31,12 @@ struct RunSeries {
   Series used_gpus;                  // x: s, y: GPUs busy more than 1 % in the bin
 };
 
-// Throws InputError (naming `what`) when the run JSON lacks the parts or they do not fit.
+// Throws InputError naming `what` and the JSON path when the run JSON lacks the parts, they do
+// not fit, or a value has the wrong type or range.
 RunSeries run_series(const nlohmann::json& run, const std::string& what = "run");
 
 // SLO attainment (%) against load factor, from a `kind: load-sweep` document, named after its
-// system; points in increasing load factor.
+// system; points in increasing load factor. Throws InputError as run_series does.
 Series attainment_vs_load(const nlohmann::json& sweep, const std::string& what = "sweep");
 
 // At most `max_points` points that keep each bucket's first, lowest, highest and last point in

@@ -1,12 +1,10 @@
 #include "engine/timeline/timeline_data.h"
 
 #include <algorithm>
-#include <cmath>
-#include <sstream>
+#include <optional>
 #include <tuple>
 
 #include "engine/sim/scenario_simulation.h"
-#include "model/core/error.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
 
@@ -20,92 +18,98 @@ const std::vector<std::string> kQueueColumns{"time_us", "model", "depth"};
 const std::vector<std::string> kRequestColumns{"request", "arrival_us", "deadline_us"};
 const std::vector<std::string> kDropColumns{"time_us", "model", "reason"};
 
-constexpr double kMaxUs = 1e13;  // times beyond ~116 days are not a run's
+// Times in a timeline may precede the run's origin (a warm-up), by as much as they may follow it.
+constexpr double kMinTimeUs = -kMaxFileDurationUs;
 
-Time at_us(double us) {
-  return Duration::nanoseconds(static_cast<std::int64_t>(std::llround(us * 1000.0)));
+// Cells of a row from RowReader::row; a column the file lacks (index -1) reads as zero.
+double number(const JsonCursor& row, int column, double lo, double hi) {
+  return column < 0 ? 0 : row.element(static_cast<std::size_t>(column)).as_double(lo, hi);
+}
+Time instant(const JsonCursor& row, int column) {
+  return column < 0 ? Time() : row.element(static_cast<std::size_t>(column)).as_duration_us(kMinTimeUs);
+}
+bool flag(const JsonCursor& row, int column) {
+  return column >= 0 && row.element(static_cast<std::size_t>(column)).as_bool();
+}
+// A [start, end) pair of µs columns, checked in order; `what` names the row in the message.
+std::pair<Time, Time> interval(const JsonCursor& row, int start, int end, const char* what) {
+  const auto from = instant(row, start), to = instant(row, end);
+  if (to < from)
+    row.element(static_cast<std::size_t>(end)).fail(std::string("a ") + what + " cannot end before it starts");
+  return {from, to};
 }
 
-// Reads rows of arrays by column name; fails with the JSON path of the bad value.
+// Reads rows of arrays by column name.
 class RowReader {
  public:
-  RowReader(const nlohmann::json& root, const std::string& file, const char* columns_key, const char* rows_key,
+  RowReader(const JsonCursor& root, const char* columns_key, const char* rows_key,
             const std::vector<std::string>& required)
-      : file_(file), rows_key_(rows_key) {
-    const auto c = root.find(columns_key);
-    if (c == root.end() || !c->is_array()) fail(std::string("$.") + columns_key, "expected an array of column names");
-    for (const auto& name : *c) {
-      if (!name.is_string()) fail(std::string("$.") + columns_key, "column names are strings");
-      names_.push_back(name.get<std::string>());
-    }
-    for (const auto& r : required)
-      if (index(r) < 0) fail(std::string("$.") + columns_key, "lacks the column \"" + r + "\"");
-    const auto rows = root.find(rows_key);
-    if (rows == root.end() || !rows->is_array()) fail(std::string("$.") + rows_key, "expected an array of rows");
-    rows_ = &*rows;
+      : names_(column_names(root.at(columns_key), required)), rows_(root.at(rows_key)) {
+    rows_.expect_array();
   }
-  std::size_t size() const { return rows_->size(); }
+  RowReader(const RowReader&) = delete;  // its rows refer to rows_
+  RowReader& operator=(const RowReader&) = delete;
+  const JsonCursor& rows() const { return rows_; }
+  std::size_t size() const { return rows_.size(); }
   int index(const std::string& name) const {
     const auto it = std::ranges::find(names_, name);
     return it == names_.end() ? -1 : static_cast<int>(it - names_.begin());
   }
-  const nlohmann::json& row(std::size_t i) const {
-    const auto& r = (*rows_)[i];
-    if (!r.is_array() || r.size() != names_.size())
-      fail(path(i), "expected a row of " + std::to_string(names_.size()) + " values");
+  // Row `i`, holding a value per column; it refers to this reader (JsonCursor::element).
+  JsonCursor row(std::size_t i) const {
+    auto r = rows_.element(i);
+    if (r.size() != names_.size())
+      r.fail("expected a row of " + std::to_string(names_.size()) + " values, got " + std::to_string(r.size()));
     return r;
-  }
-  double number(const nlohmann::json& r, std::size_t i, int column, double lo, double hi) const {
-    if (column < 0) return 0;
-    const auto& v = r[static_cast<std::size_t>(column)];
-    if (!v.is_number()) fail(path(i, column), "expected a number");
-    const double x = v.get<double>();
-    if (!(x >= lo && x <= hi)) fail(path(i, column), "expected a number from " + num(lo) + " to " + num(hi));
-    return x;
-  }
-  // A [start, end) pair of µs columns, checked in order; `what` names the row in the message.
-  std::pair<Time, Time> interval(const nlohmann::json& r, std::size_t i, int start, int end, const char* what) const {
-    const auto from = at_us(number(r, i, start, -kMaxUs, kMaxUs)), to = at_us(number(r, i, end, -kMaxUs, kMaxUs));
-    if (to < from) fail(path(i, end), std::string("a ") + what + " cannot end before it starts");
-    return {from, to};
-  }
-  bool flag(const nlohmann::json& r, std::size_t i, int column) const {
-    if (column < 0) return false;
-    const auto& v = r[static_cast<std::size_t>(column)];
-    if (!v.is_boolean()) fail(path(i, column), "expected true or false");
-    return v.get<bool>();
-  }
-  [[noreturn]] void fail(const std::string& where, const std::string& why) const {
-    throw InputError(file_, where, why);
-  }
-  std::string path(std::size_t i, int column = -1) const {
-    return "$." + rows_key_ + "[" + std::to_string(i) + "]" + (column >= 0 ? "[" + std::to_string(column) + "]" : "");
   }
 
  private:
-  static std::string num(double x) {
-    std::ostringstream o;
-    o << x;
-    return o.str();
+  static std::vector<std::string> column_names(const JsonCursor& columns, const std::vector<std::string>& required) {
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < columns.size(); ++k)
+      names.push_back(columns.element(k).as_string(true));
+    for (const auto& r : required)
+      if (std::ranges::find(names, r) == names.end()) columns.fail("lacks the column \"" + r + "\"");
+    return names;
   }
-  std::string file_;
-  std::string rows_key_;
   std::vector<std::string> names_;
-  const nlohmann::json* rows_ = nullptr;
+  JsonCursor rows_;
 };
 
-std::vector<std::string> strings(const nlohmann::json& root, const std::string& file, const char* key, bool required) {
+std::vector<std::string> strings(const JsonCursor& root, const char* key, bool required) {
   std::vector<std::string> out;
-  const auto it = root.find(key);
-  if (it == root.end()) {
-    if (required) throw InputError(file, std::string("$.") + key, "missing");
-    return out;
-  }
-  if (!it->is_array()) throw InputError(file, std::string("$.") + key, "expected an array of names");
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    if (!(*it)[i].is_string())
-      throw InputError(file, std::string("$.") + key + "[" + std::to_string(i) + "]", "expected a string");
-    out.push_back((*it)[i].get<std::string>());
+  const auto list = required ? std::optional(root.at(key)) : root.find(key);
+  if (!list) return out;
+  out.reserve(list->size());
+  for (std::size_t i = 0; i < list->size(); ++i)
+    out.push_back(list->element(i).as_string(true));
+  return out;
+}
+
+// Optional lists that are not arrays have always been ignored rather than refused, so files
+// that carry something else there still load.
+std::optional<JsonCursor> optional_array(const JsonCursor& root, const char* key) {
+  auto list = root.find(key);
+  if (list && !list->value().is_array()) return std::nullopt;
+  return list;
+}
+
+std::vector<Duration> durations(const JsonCursor& list) {
+  std::vector<Duration> out;
+  out.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(list.element(i).as_duration_us());
+  return out;
+}
+
+// Indexes into a list of `count` (GPUs, servers), one per slot.
+std::vector<std::uint32_t> indexes(const JsonCursor& list, std::size_t count, const char* into) {
+  std::vector<std::uint32_t> out;
+  out.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto v = list.element(i);
+    if (count == 0) v.fail(std::string("expected an index into ") + into + ", which is empty");
+    out.push_back(static_cast<std::uint32_t>(v.as_int(0, static_cast<std::int64_t>(count) - 1)));
   }
   return out;
 }
@@ -226,28 +230,21 @@ nlohmann::json to_json(const TimelineData& t) {
           {"drops", std::move(drops)}};
 }
 
-TimelineData timeline_from_json(const nlohmann::json& root, const std::string& file) {
-  if (!root.is_object()) throw InputError(file, "$", "expected a timeline object");
-  if (root.value("kind", "") != "timeline")
-    throw InputError(file, "$.kind", "expected \"timeline\" (written by simulate --timeline)");
+TimelineData timeline_from_json(const JsonCursor& root) {
+  if (const auto kind = root.at("kind"); kind.value() != "timeline")
+    kind.fail("expected \"timeline\" (written by simulate --timeline), got " + describe_json(kind.value()));
   TimelineData t;
-  t.system = root.value("system", "");
-  t.gpus = strings(root, file, "gpus", true);
-  t.models = strings(root, file, "models", true);
-  t.gpu_types = strings(root, file, "gpu_types", false);
-  t.gpu_shares = strings(root, file, "gpu_shares", false);
-  t.physical_names = strings(root, file, "physical_gpus", false);
+  t.system = root.string_or("system", "");
+  t.gpus = strings(root, "gpus", true);
+  t.models = strings(root, "models", true);
+  t.gpu_types = strings(root, "gpu_types", false);
+  t.gpu_shares = strings(root, "gpu_shares", false);
+  t.physical_names = strings(root, "physical_gpus", false);
   t.gpu_types.resize(t.gpus.size());
   t.gpu_shares.resize(t.gpus.size(), "1");
-  // Without a physical mapping every slot is its own GPU.
-  if (const auto p = root.find("gpu_physical"); p != root.end() && p->is_array() && p->size() == t.gpus.size()) {
-    for (std::size_t g = 0; g < p->size(); ++g) {
-      const auto& v = (*p)[g];
-      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= t.gpus.size())
-        throw InputError(file, "$.gpu_physical[" + std::to_string(g) + "]",
-                         "expected a physical GPU index below " + std::to_string(t.gpus.size()));
-      t.gpu_physical.push_back(v.get<std::uint32_t>());
-    }
+  // Without a physical mapping (or one that does not fit the slots) every slot is its own GPU.
+  if (const auto p = optional_array(root, "gpu_physical"); p && p->size() == t.gpus.size()) {
+    t.gpu_physical = indexes(*p, t.gpus.size(), "\"gpus\"");
   } else {
     for (std::uint32_t g = 0; g < t.gpus.size(); ++g)
       t.gpu_physical.push_back(g);
@@ -258,93 +255,76 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
   if (t.physical_names.size() < physical)
     for (std::uint32_t p = static_cast<std::uint32_t>(t.physical_names.size()); p < physical; ++p)
       t.physical_names.push_back("gpu " + std::to_string(p));
-  if (const auto s = root.find("model_slo_us"); s != root.end() && s->is_array())
-    for (std::size_t m = 0; m < s->size(); ++m) {
-      if (!(*s)[m].is_number() || !((*s)[m].get<double>() >= 0 && (*s)[m].get<double>() <= kMaxUs))
-        throw InputError(file, "$.model_slo_us[" + std::to_string(m) + "]", "expected a latency in µs");
-      t.model_slo.push_back(at_us((*s)[m].get<double>()));
-    }
+  if (const auto s = optional_array(root, "model_slo_us")) t.model_slo = durations(*s);
   t.model_slo.resize(t.models.size());
-  t.server_names = strings(root, file, "servers", false);
-  if (const auto sv = root.find("gpu_server"); sv != root.end() && sv->is_array() && sv->size() == t.gpus.size())
-    for (std::size_t g = 0; g < sv->size(); ++g) {
-      const auto& v = (*sv)[g];
-      if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= t.server_names.size())
-        throw InputError(file, "$.gpu_server[" + std::to_string(g) + "]", "expected an index into $.servers");
-      t.gpu_server.push_back(v.get<std::uint32_t>());
-    }
-  if (const auto d = root.find("duty_cycle_us"); d != root.end() && d->is_array())
-    for (std::size_t g = 0; g < d->size(); ++g) {
-      if (!(*d)[g].is_number() || !((*d)[g].get<double>() >= 0 && (*d)[g].get<double>() <= kMaxUs))
-        throw InputError(file, "$.duty_cycle_us[" + std::to_string(g) + "]", "expected a duration in µs");
-      t.duty_cycles.push_back(at_us((*d)[g].get<double>()));
-    }
+  t.server_names = strings(root, "servers", false);
+  if (const auto sv = optional_array(root, "gpu_server"); sv && sv->size() == t.gpus.size())
+    t.gpu_server = indexes(*sv, t.server_names.size(), "\"servers\"");
+  if (const auto d = optional_array(root, "duty_cycle_us")) t.duty_cycles = durations(*d);
   t.duty_cycles.resize(t.gpus.size());
 
   const double max_gpu = static_cast<double>(t.gpus.size()) - 1;
   const double max_model = static_cast<double>(t.models.size()) - 1;
   {
-    const RowReader rows(root, file, "columns", "spans", {"gpu", "model", "start_us", "end_us"});
+    const RowReader rows(root, "columns", "spans", {"gpu", "model", "start_us", "end_us"});
     const int gpu = rows.index("gpu"), model = rows.index("model"), batch = rows.index("batch"),
               size = rows.index("size"), start = rows.index("start_us"), end = rows.index("end_us"),
               preempted = rows.index("preempted"), late = rows.index("late"), first = rows.index("first_request"),
               open = rows.index("window_open_us"), close = rows.index("window_close_us");
     t.spans.reserve(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows.row(i);
+      const auto r = rows.row(i);
       TimelineSpan s;
-      s.gpu = static_cast<std::uint32_t>(rows.number(r, i, gpu, 0, max_gpu));
-      s.model = static_cast<std::uint32_t>(rows.number(r, i, model, 0, max_model));
-      s.batch = static_cast<BatchId>(rows.number(r, i, batch, 0, 1.8e19));
-      s.size = static_cast<std::uint32_t>(rows.number(r, i, size, 0, 1e9));
-      std::tie(s.start, s.end) = rows.interval(r, i, start, end, "batch");
-      s.preempted = rows.flag(r, i, preempted);
-      s.late = static_cast<std::uint32_t>(rows.number(r, i, late, 0, s.size));
-      s.first_request = static_cast<RequestId>(rows.number(r, i, first, 0, 1.8e19));
-      if (open >= 0 && close >= 0) std::tie(s.window_open, s.window_close) = rows.interval(r, i, open, close, "window");
+      s.gpu = static_cast<std::uint32_t>(number(r, gpu, 0, max_gpu));
+      s.model = static_cast<std::uint32_t>(number(r, model, 0, max_model));
+      s.batch = static_cast<BatchId>(number(r, batch, 0, 1.8e19));
+      s.size = static_cast<std::uint32_t>(number(r, size, 0, 1e9));
+      std::tie(s.start, s.end) = interval(r, start, end, "batch");
+      s.preempted = flag(r, preempted);
+      s.late = static_cast<std::uint32_t>(number(r, late, 0, s.size));
+      s.first_request = static_cast<RequestId>(number(r, first, 0, 1.8e19));
+      if (open >= 0 && close >= 0) std::tie(s.window_open, s.window_close) = interval(r, open, close, "window");
       t.end = std::max(t.end, s.end);
       t.spans.push_back(s);
     }
   }
-  if (root.contains("transfers")) {
-    const RowReader rows(root, file, "transfer_columns", "transfers", {"from_gpu", "to_gpu", "start_us", "end_us"});
+  if (root.find("transfers")) {
+    const RowReader rows(root, "transfer_columns", "transfers", {"from_gpu", "to_gpu", "start_us", "end_us"});
     const int from = rows.index("from_gpu"), to = rows.index("to_gpu"), batch = rows.index("batch"),
               bytes = rows.index("bytes"), start = rows.index("start_us"), end = rows.index("end_us");
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows.row(i);
+      const auto r = rows.row(i);
       TransferSpan s;
-      s.from_gpu = static_cast<std::uint32_t>(rows.number(r, i, from, 0, max_gpu));
-      s.to_gpu = static_cast<std::uint32_t>(rows.number(r, i, to, 0, max_gpu));
-      s.batch = static_cast<BatchId>(rows.number(r, i, batch, 0, 1.8e19));
-      s.bytes = static_cast<std::uint64_t>(rows.number(r, i, bytes, 0, 1.8e19));
-      std::tie(s.start, s.end) = rows.interval(r, i, start, end, "transfer");
+      s.from_gpu = static_cast<std::uint32_t>(number(r, from, 0, max_gpu));
+      s.to_gpu = static_cast<std::uint32_t>(number(r, to, 0, max_gpu));
+      s.batch = static_cast<BatchId>(number(r, batch, 0, 1.8e19));
+      s.bytes = static_cast<std::uint64_t>(number(r, bytes, 0, 1.8e19));
+      std::tie(s.start, s.end) = interval(r, start, end, "transfer");
       t.end = std::max(t.end, s.end);
       t.transfers.push_back(s);
     }
   }
-  if (root.contains("queue")) {
-    const RowReader rows(root, file, "queue_columns", "queue", {"time_us", "model", "depth"});
-    const int time = rows.index("time_us"), model = rows.index("model"), depth = rows.index("depth");
+  if (root.find("queue")) {
+    const RowReader rows(root, "queue_columns", "queue", {"time_us", "model", "depth"});
+    const int time_us = rows.index("time_us"), model = rows.index("model"), depth = rows.index("depth");
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& r = rows.row(i);
-      t.queue.push_back({at_us(rows.number(r, i, time, -kMaxUs, kMaxUs)),
-                         static_cast<std::uint32_t>(rows.number(r, i, model, 0, max_model)),
-                         static_cast<std::uint32_t>(rows.number(r, i, depth, 0, 4e9))});
+      const auto r = rows.row(i);
+      t.queue.push_back({instant(r, time_us), static_cast<std::uint32_t>(number(r, model, 0, max_model)),
+                         static_cast<std::uint32_t>(number(r, depth, 0, 4e9))});
     }
   }
-  if (const auto r = root.find("requests"); r != root.end() && !r->empty()) {
-    const RowReader rows(root, file, "request_columns", "requests", {"request", "arrival_us", "deadline_us"});
+  // An empty list (or null) stands for none, whatever its columns say.
+  if (const auto r = root.find("requests"); r && !r->value().empty()) {
+    const RowReader rows(root, "request_columns", "requests", {"request", "arrival_us", "deadline_us"});
     const int id = rows.index("request"), arrival = rows.index("arrival_us"), deadline = rows.index("deadline_us");
     if (rows.size() != t.request_count())
-      throw InputError(
-          file, "$.requests",
-          "holds " + std::to_string(rows.size()) + " requests; the spans carry " + std::to_string(t.request_count()));
+      rows.rows().fail("holds " + std::to_string(rows.size()) + " requests; the spans carry " +
+                       std::to_string(t.request_count()));
     t.requests.reserve(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& row = rows.row(i);
-      t.requests.push_back({static_cast<RequestId>(rows.number(row, i, id, 0, 1.8e19)),
-                            at_us(rows.number(row, i, arrival, -kMaxUs, kMaxUs)),
-                            at_us(rows.number(row, i, deadline, -kMaxUs, kMaxUs))});
+      const auto row = rows.row(i);
+      t.requests.push_back(
+          {static_cast<RequestId>(number(row, id, 0, 1.8e19)), instant(row, arrival), instant(row, deadline)});
     }
     std::uint64_t at = 0;  // in file order, before any re-sorting below
     for (auto& span : t.spans) {
@@ -352,16 +332,17 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
       at += span.size;
     }
   }
-  if (const auto d = root.find("drops"); d != root.end() && !d->empty()) {
-    const RowReader rows(root, file, "drop_columns", "drops", {"time_us", "model", "reason"});
-    const int time = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason");
+  if (const auto d = root.find("drops"); d && !d->value().empty()) {
+    const RowReader rows(root, "drop_columns", "drops", {"time_us", "model", "reason"});
+    const int time_us = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason");
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto& row = rows.row(i);
-      const auto& text = row[static_cast<std::size_t>(reason)];
-      const auto why = text.is_string() ? parse_drop_reason(text.get<std::string>()) : std::nullopt;
-      if (!why) rows.fail(rows.path(i, reason), "expected a drop reason (deadline-unreachable, window-drop, …)");
-      t.drops.push_back({at_us(rows.number(row, i, time, -kMaxUs, kMaxUs)),
-                         static_cast<std::uint32_t>(rows.number(row, i, model, 0, max_model)), *why});
+      const auto row = rows.row(i);
+      const auto text = row.element(static_cast<std::size_t>(reason));
+      const auto why =
+          text.value().is_string() ? parse_drop_reason(text.value().get_ref<const std::string&>()) : std::nullopt;
+      if (!why)
+        text.fail("expected a drop reason (deadline-unreachable, window-drop, …), got " + describe_json(text.value()));
+      t.drops.push_back({instant(row, time_us), static_cast<std::uint32_t>(number(row, model, 0, max_model)), *why});
     }
   }
   // Files written by others need not be sorted; the views rely on it.
@@ -375,17 +356,19 @@ TimelineData timeline_from_json(const nlohmann::json& root, const std::string& f
   return t;
 }
 
+TimelineData timeline_from_json(const nlohmann::json& json, const std::string& file) {
+  return timeline_from_json(JsonCursor(json, file));
+}
+
 TimelineData load_timeline(const std::string& path) {
-  const auto text = read_text_file(path);
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, "byte " + std::to_string(e.byte), "not JSON: " + std::string(e.what()));
+  const auto json = parse_json_text(read_text_file(path), path);
+  const JsonCursor root(json, path);
+  // A run file may embed its timeline; anything else is read as a timeline, and fails on its kind.
+  if (json.is_object() && json.contains("timeline")) {
+    const auto kind = root.find("kind");
+    if (!kind || kind->value() != "timeline") return timeline_from_json(root.at("timeline"));
   }
-  if (root.is_object() && root.value("kind", "") != "timeline" && root.contains("timeline"))
-    return timeline_from_json(root["timeline"], path);
-  return timeline_from_json(root, path);
+  return timeline_from_json(root);
 }
 
 }  // namespace servescope::engine

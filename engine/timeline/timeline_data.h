@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/sim/run_recorder.h"
+#include "model/io/json_cursor.h"
 
 namespace servescope::engine {
 
@@ -46,6 +47,7 @@ TimelineData timeline_of(const SimulationResult& result);
 nlohmann::json to_json(const TimelineData& timeline);
 // Throws InputError naming `file` and the JSON path of the first bad value.
 TimelineData timeline_from_json(const nlohmann::json& json, const std::string& file);
+TimelineData timeline_from_json(const JsonCursor& root);  // for a timeline inside another document
 // Reads a timeline file, or the timeline inside a run file that embeds one.
 TimelineData load_timeline(const std::string& path);
 

@@ -67,28 +67,36 @@ std::string describe_json(const nlohmann::json& value) {
   }
 }
 
+std::string JsonCursor::path() const {
+  return parent_ ? parent_->path() + "[" + std::to_string(index_) + "]" : path_;
+}
+
 void JsonCursor::fail(const std::string& reason) const {
-  throw InputError(*file_, path_, reason);
+  throw InputError(*file_, path(), reason);
 }
 
 JsonCursor JsonCursor::at(std::string_view key) const {
-  if (!value_->is_object()) fail("expected an object, got " + describe_json(*value_));
+  expect_object();
   const auto it = value_->find(key);
   if (it == value_->end()) fail("missing required member '" + std::string(key) + "'");
-  return JsonCursor(*it, *file_, path_ + "." + std::string(key));
+  return JsonCursor(*it, *file_, path() + "." + std::string(key));
 }
 
 std::optional<JsonCursor> JsonCursor::find(std::string_view key) const {
-  if (!value_->is_object()) fail("expected an object, got " + describe_json(*value_));
+  expect_object();
   const auto it = value_->find(key);
   if (it == value_->end()) return std::nullopt;
-  return JsonCursor(*it, *file_, path_ + "." + std::string(key));
+  return JsonCursor(*it, *file_, path() + "." + std::string(key));
 }
 
 JsonCursor JsonCursor::operator[](std::size_t index) const {
+  const auto e = element(index);
+  return JsonCursor(e.value(), *file_, e.path());
+}
+
+void JsonCursor::fail_element(std::size_t index) const {
   expect_array();
-  if (index >= value_->size()) fail("index " + std::to_string(index) + " out of range");
-  return JsonCursor((*value_)[index], *file_, path_ + "[" + std::to_string(index) + "]");
+  fail("index " + std::to_string(index) + " out of range");
 }
 
 std::size_t JsonCursor::size() const {
@@ -97,15 +105,19 @@ std::size_t JsonCursor::size() const {
 }
 
 void JsonCursor::expect_object(std::initializer_list<std::string_view> allowed) const {
-  if (!value_->is_object()) fail("expected an object, got " + describe_json(*value_));
+  expect_object();
   for (const auto& [key, _] : value_->items()) {
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string list;
       for (auto a : allowed)
         list += (list.empty() ? "" : ", ") + std::string(a);
-      throw InputError(*file_, path_ + "." + key, "unknown member (expected one of: " + list + ")");
+      throw InputError(*file_, path() + "." + key, "unknown member (expected one of: " + list + ")");
     }
   }
+}
+
+void JsonCursor::expect_object() const {
+  if (!value_->is_object()) fail("expected an object, got " + describe_json(*value_));
 }
 
 void JsonCursor::expect_array() const {
@@ -147,15 +159,9 @@ std::int64_t JsonCursor::as_int(std::int64_t min, std::int64_t max) const {
   return v;
 }
 
-double JsonCursor::as_double(double min, double max) const {
-  if (!value_->is_number())
-    fail("expected a number from " + format_number(min) + " to " + format_number(max) + ", got " +
-         describe_json(*value_));
-  const double v = value_->get<double>();
-  if (!std::isfinite(v) || v < min || v > max)
-    fail("expected a number from " + format_number(min) + " to " + format_number(max) + ", got " +
-         describe_json(*value_));
-  return v;
+void JsonCursor::fail_number(double min, double max) const {
+  fail("expected a number from " + format_number(min) + " to " + format_number(max) + ", got " +
+       describe_json(*value_));
 }
 
 Duration JsonCursor::as_duration_us(double min_us, double max_us) const {

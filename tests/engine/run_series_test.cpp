@@ -1,9 +1,12 @@
 // Chart series from a run: they add up to the run's own totals, the CDF rises to 1, busy time
-// stays a percentage, sweeps give attainment against load in order, a broken run says where,
-// and decimation keeps every bucket's extremes within the point budget.
+// stays a percentage, sweeps give attainment against load in order, a broken run or sweep says
+// where (an InputError with its JSON path, never a library exception), and decimation keeps
+// every bucket's extremes within the point budget.
 #include "engine/analysis/run_series.h"
 
+#include <functional>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -72,6 +75,96 @@ TEST(RunSeries, AddUpToTheRunsTotals) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "$.timeseries");
   }
+}
+
+// Malformed values fail as InputError naming the file, the JSON path and the reason, whether the
+// value is of the wrong type, beyond range, missing or in an array of the wrong length.
+void expect_input_error(const std::function<void()>& read, const std::string& where, const std::string& why) {
+  try {
+    read();
+    ADD_FAILURE() << "accepted; expected an error at " << where;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "r.json");
+    EXPECT_EQ(e.where(), where) << e.what();
+    EXPECT_NE(e.reason().find(why), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("r.json: " + where + ": "), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not an InputError: " << e.what();
+  }
+}
+
+TEST(RunSeries, MalformedRunsSayWhere) {
+  const auto run = demo_run();
+  ASSERT_GE(run["timeseries"]["arrivals"].size(), 3u);
+  ASSERT_GE(run["timeseries"]["gpu_busy"][0].size(), 2u);
+  ASSERT_GE(run["latency_cdf_ms"].size(), 2u);
+  const auto expect_error = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& where,
+                                const std::string& why) {
+    auto j = run;
+    edit(j);
+    expect_input_error([&] { (void)run_series(j, "r.json"); }, where, why);
+  };
+  // A string where a number is expected.
+  expect_error([](auto& j) { j["timeseries"]["arrivals"][2] = "12"; }, "$.timeseries.arrivals[2]", "expected a number");
+  expect_error([](auto& j) { j["timeseries"]["gpu_busy"][0][1] = "busy"; }, "$.timeseries.gpu_busy[0][1]",
+               "expected a number");
+  expect_error([](auto& j) { j["latency_cdf_ms"][1][0] = "3 ms"; }, "$.latency_cdf_ms[1][0]", "expected a number");
+  expect_error([](auto& j) { j["kind"] = 7; }, "$.kind", "expected \"run-result\"");
+  expect_error([](auto& j) { j["gpus"]["types"][0] = 5; }, "$.gpus.types[0]", "expected a string");
+  expect_error(
+      [](auto& j) {
+        j["autoscaling"]["windows"] = {{{"start_s", 0}, {"gpus", "two"}}};
+      },
+      "$.autoscaling.windows[0].gpus", "expected a number");
+  // Numbers beyond int64, as a count and as a batch size (a key).
+  expect_error([](auto& j) { j["batch_size_histogram"]["4"] = std::numeric_limits<std::uint64_t>::max(); },
+               "$.batch_size_histogram.4", "expected an integer from 0");
+  expect_error([](auto& j) { j["batch_size_histogram"]["4"] = 1e30; }, "$.batch_size_histogram.4",
+               "expected an integer from 0");
+  expect_error([](auto& j) { j["batch_size_histogram"]["99999999999999999999"] = 1; },
+               "$.batch_size_histogram.99999999999999999999", "batch size");
+  expect_error([](auto& j) { j["batch_size_histogram"]["eight"] = 1; }, "$.batch_size_histogram.eight", "batch size");
+  // Negative and missing values.
+  expect_error([](auto& j) { j["timeseries"]["on_time"][0] = -1; }, "$.timeseries.on_time[0]",
+               "expected a number from 0");
+  expect_error([](auto& j) { j["timeseries"]["bin_s"] = 0; }, "$.timeseries.bin_s", "must be positive");
+  expect_error([](auto& j) { j["timeseries"]["bin_s"] = -1; }, "$.timeseries.bin_s", "expected a number from 0");
+  expect_error([](auto& j) { j["latency_cdf_ms"][0][1] = 1.5; }, "$.latency_cdf_ms[0][1]",
+               "expected a number from 0 to 1");
+  expect_error([](auto& j) { j.erase("timeseries"); }, "$", "missing required member 'timeseries'");
+  expect_error([](auto& j) { j["gpus"].erase("shares"); }, "$.gpus", "missing required member 'shares'");
+  expect_error([](auto& j) { j["timeseries"].erase("bin_s"); }, "$.timeseries", "missing required member 'bin_s'");
+  // Arrays of the wrong length, or not arrays (or objects) at all.
+  expect_error([](auto& j) { j["latency_cdf_ms"][1] = {1.0}; }, "$.latency_cdf_ms[1]", "expected [ms, fraction]");
+  expect_error([](auto& j) { j["timeseries"]["gpu_busy"].push_back({0.5}); }, "$.timeseries.gpu_busy",
+               "expected one series per GPU");
+  expect_error([](auto& j) { j["timeseries"]["gpu_busy"][0] = 0.5; }, "$.timeseries.gpu_busy[0]", "expected an array");
+  expect_error([](auto& j) { j["gpus"]["shares"] = "1/2"; }, "$.gpus.shares", "expected an array");
+  expect_error([](auto& j) { j["autoscaling"]["windows"] = 5; }, "$.autoscaling.windows", "expected an array");
+  expect_error([](auto& j) { j["autoscaling"]["windows"] = {3}; }, "$.autoscaling.windows[0]", "expected an object");
+  expect_error([](auto& j) { j["batch_size_histogram"] = {1, 2}; }, "$.batch_size_histogram", "expected an object");
+  expect_error([](auto& j) { j = nlohmann::json::array(); }, "$", "expected an object");
+}
+
+TEST(RunSeries, MalformedSweepsSayWhere) {
+  const nlohmann::json sweep = {
+      {"kind", "load-sweep"},
+      {"system", "reservation"},
+      {"points", {{{"load_factor", 0.9}, {"slo_attainment", 0.95}}, {{"load_factor", 0.5}, {"slo_attainment", 1.0}}}}};
+  const auto expect_error = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& where,
+                                const std::string& why) {
+    auto j = sweep;
+    edit(j);
+    expect_input_error([&] { (void)attainment_vs_load(j, "r.json"); }, where, why);
+  };
+  expect_error([](auto& j) { j["points"][1]["load_factor"] = "0.5"; }, "$.points[1].load_factor", "expected a number");
+  expect_error([](auto& j) { j["points"][0]["slo_attainment"] = -0.5; }, "$.points[0].slo_attainment",
+               "expected a number from 0");
+  expect_error([](auto& j) { j["points"][1].erase("slo_attainment"); }, "$.points[1]",
+               "missing required member 'slo_attainment'");
+  expect_error([](auto& j) { j["points"] = {{"a", 1}}; }, "$.points", "expected an array");
+  expect_error([](auto& j) { j["system"] = 3; }, "$.system", "expected a string");
+  expect_error([](auto& j) { j["kind"] = nullptr; }, "$.kind", "expected \"load-sweep\"");
 }
 
 TEST(RunSeries, CsvHasARowPerPointAndQuotesNames) {

@@ -1,7 +1,10 @@
 // Timelines: a pipeline run's spans link the stages of one batch across vGPUs, each model's queue
-// drains to zero, the file round-trips, bad files say where, the index's window and hit queries
-// agree with a brute-force scan, and the Chrome trace is valid trace-event JSON.
+// drains to zero, the file round-trips, bad files say where (an InputError with the JSON path,
+// never a library exception) while older, sparser files still load, the index's window and hit
+// queries agree with a brute-force scan, and the Chrome trace is valid trace-event JSON.
+#include <functional>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -206,6 +209,162 @@ TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
   j["columns"] = {"gpu", "model"};
   expect_error(j, "$.columns", "lacks the column \"start_us\"");
   expect_error(nlohmann::json{{"kind", "project"}}, "$.kind", "expected \"timeline\"");
+}
+
+// Two half-GPU slots of one server, three batches with their four requests, a transfer, queue
+// samples and a drop: every list a timeline file holds, small enough to break by hand.
+TimelineData small_timeline() {
+  const auto us = [](std::int64_t n) { return Duration::microseconds(n); };
+  TimelineData t;
+  t.system = "symphony";
+  t.gpus = {"gpu0/v0", "gpu0/v1"};
+  t.gpu_types = {"A100", "A100"};
+  t.gpu_shares = {"1/2", "1/2"};
+  t.gpu_physical = {0, 0};
+  t.physical_names = {"gpu0"};
+  t.duty_cycles = {us(500), us(0)};
+  t.gpu_server = {0, 0};
+  t.server_names = {"server0"};
+  t.models = {"resnet50"};
+  t.model_slo = {us(50'000)};
+  t.spans = {{1, 0, 0, 2, us(10), us(20), false, 0, 100, us(0), us(0), 0},
+             {2, 1, 0, 1, us(15), us(30), false, 1, 102, us(0), us(0), 2},
+             {3, 0, 0, 1, us(25), us(40), false, 0, 103, us(0), us(0), 3}};
+  t.requests = {{100, us(5), us(50)}, {101, us(6), us(50)}, {102, us(7), us(20)}, {103, us(8), us(60)}};
+  t.transfers = {{0, 1, 0, 1, 4096, us(20), us(22)}};
+  t.queue = {{us(5), 0, 1}, {us(10), 0, 0}};
+  t.drops = {{us(12), 0, DropReason::DeadlineUnreachable}};
+  t.end = us(40);
+  return t;
+}
+
+void expect_input_error(const std::function<void()>& read, const std::string& file, const std::string& where,
+                        const std::string& why) {
+  try {
+    read();
+    ADD_FAILURE() << "accepted; expected an error at " << where;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file);
+    EXPECT_EQ(e.where(), where) << e.what();
+    EXPECT_NE(e.reason().find(why), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(file + ": " + where + ": "), std::string::npos) << e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not an InputError: " << e.what();
+  }
+}
+
+TEST(Timeline, MalformedFilesSayWhere) {
+  const auto good = to_json(small_timeline());
+  const auto back = timeline_from_json(good, "t.json");
+  EXPECT_EQ(back.gpu_physical, small_timeline().gpu_physical);
+  EXPECT_EQ(back.gpu_server, small_timeline().gpu_server);
+  EXPECT_EQ(back.duty_cycles, small_timeline().duty_cycles);
+  EXPECT_EQ(back.model_slo, small_timeline().model_slo);
+  ASSERT_EQ(back.requests.size(), 4u);
+  EXPECT_EQ(back.requests_of(1)[0].id, 102u);
+  ASSERT_EQ(back.drops.size(), 1u);
+
+  const auto expect_error = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& where,
+                                const std::string& why) {
+    auto j = good;
+    edit(j);
+    expect_input_error([&] { (void)timeline_from_json(j, "t.json"); }, "t.json", where, why);
+  };
+  // A string (or another type) where a number, a flag or a name is expected.
+  expect_error([](auto& j) { j["spans"][1][4] = "15"; }, "$.spans[1][4]", "expected a number");
+  expect_error([](auto& j) { j["spans"][0][6] = 1; }, "$.spans[0][6]", "expected true or false");
+  expect_error([](auto& j) { j["transfers"][0][3] = "4 KiB"; }, "$.transfers[0][3]", "expected a number");
+  expect_error([](auto& j) { j["queue"][1][2] = nullptr; }, "$.queue[1][2]", "expected a number");
+  expect_error([](auto& j) { j["requests"][2][1] = "7"; }, "$.requests[2][1]", "expected a number");
+  expect_error([](auto& j) { j["drops"][0][2] = 3; }, "$.drops[0][2]", "expected a drop reason");
+  expect_error([](auto& j) { j["gpus"][1] = 7; }, "$.gpus[1]", "expected a string");
+  expect_error([](auto& j) { j["columns"][2] = false; }, "$.columns[2]", "expected a string");
+  expect_error([](auto& j) { j["kind"] = 5; }, "$.kind", "expected \"timeline\"");
+  expect_error([](auto& j) { j["system"] = 5; }, "$.system", "expected a string");
+  expect_error([](auto& j) { j["model_slo_us"][0] = "50 ms"; }, "$.model_slo_us[0]", "expected a number");
+  expect_error([](auto& j) { j["gpu_physical"][1] = "0"; }, "$.gpu_physical[1]", "expected an integer");
+  // Numbers beyond int64 (and beyond what a column holds).
+  expect_error([](auto& j) { j["gpu_physical"][1] = std::numeric_limits<std::uint64_t>::max(); }, "$.gpu_physical[1]",
+               "expected an integer from 0 to 1");
+  expect_error([](auto& j) { j["gpu_server"][0] = 1e20; }, "$.gpu_server[0]", "expected an integer from 0 to 0");
+  expect_error([](auto& j) { j["spans"][0][2] = 1e20; }, "$.spans[0][2]", "expected a number from 0 to");
+  expect_error([](auto& j) { j["requests"][0][0] = 1e20; }, "$.requests[0][0]", "expected a number from 0 to");
+  // Negative and missing values.
+  expect_error([](auto& j) { j["spans"][0][3] = -1; }, "$.spans[0][3]", "expected a number from 0 to");
+  expect_error([](auto& j) { j["gpu_physical"][0] = -1; }, "$.gpu_physical[0]", "expected an integer from 0 to 1");
+  expect_error([](auto& j) { j["duty_cycle_us"][1] = -1; }, "$.duty_cycle_us[1]", "expected a number from 0");
+  expect_error([](auto& j) { j["transfers"][0][5] = 1; }, "$.transfers[0][5]", "cannot end before it starts");
+  expect_error([](auto& j) { j["servers"] = nlohmann::json::array(); }, "$.gpu_server[0]",
+               "expected an index into \"servers\", which is empty");
+  expect_error([](auto& j) { j.erase("kind"); }, "$", "missing required member 'kind'");
+  expect_error([](auto& j) { j.erase("gpus"); }, "$", "missing required member 'gpus'");
+  expect_error([](auto& j) { j.erase("spans"); }, "$", "missing required member 'spans'");
+  expect_error([](auto& j) { j.erase("transfer_columns"); }, "$", "missing required member 'transfer_columns'");
+  expect_error(
+      [](auto& j) {
+        j["drop_columns"] = {"time_us", "model"};
+      },
+      "$.drop_columns", "lacks the column \"reason\"");
+  // Arrays of the wrong length, or not arrays at all.
+  expect_error([](auto& j) { j["spans"][2] = {1, 2, 3}; }, "$.spans[2]", "expected a row of 9 values, got 3");
+  expect_error([](auto& j) { j["spans"][2] = 4; }, "$.spans[2]", "expected an array");
+  expect_error([](auto& j) { j["transfers"][0].push_back(1); }, "$.transfers[0]", "expected a row of 6 values");
+  expect_error([](auto& j) { j["requests"].erase(3); }, "$.requests", "holds 3 requests; the spans carry 4");
+  expect_error([](auto& j) { j["spans"] = {{"gpu", 0}}; }, "$.spans", "expected an array");
+  expect_error([](auto& j) { j["models"] = "resnet50"; }, "$.models", "expected an array");
+  expect_error([](auto& j) { j = nlohmann::json::array(); }, "$", "expected an object");
+}
+
+// Files from before the optional lists (or with lists the reader has always skipped) still load:
+// numbers with a fraction in index columns, no physical mapping, shares, SLOs or requests.
+TEST(Timeline, SparseOlderFilesStillLoad) {
+  const auto old = nlohmann::json::parse(R"({
+    "kind": "timeline", "gpus": ["a", "b"], "models": ["m"],
+    "gpu_physical": "none", "model_slo_us": {"m": 1}, "gpu_server": [0],
+    "columns": ["gpu", "model", "start_us", "end_us", "note"],
+    "spans": [[1.0, 0, 5.5, 7, "x"], [0, 0, 1, 2, null]],
+    "requests": [], "drops": null
+  })");
+  const auto t = timeline_from_json(old, "old.json");
+  EXPECT_EQ(t.system, "");
+  EXPECT_EQ(t.gpu_physical, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(t.physical_names, (std::vector<std::string>{"gpu 0", "gpu 1"}));
+  EXPECT_EQ(t.gpu_shares, (std::vector<std::string>{"1", "1"}));
+  EXPECT_EQ(t.model_slo, std::vector<Duration>{Duration()});
+  EXPECT_TRUE(t.gpu_server.empty());
+  ASSERT_EQ(t.spans.size(), 2u);
+  EXPECT_EQ(t.spans[0].gpu, 0u);  // sorted by start
+  EXPECT_EQ(t.spans[1].start, Duration::nanoseconds(5500));
+  EXPECT_TRUE(t.requests.empty());
+  EXPECT_EQ(t.end, Duration::microseconds(7));
+}
+
+// load_timeline: a timeline inside a run file is located under $.timeline, and text that is not
+// JSON (or holds a number no double can) is an InputError naming the file too.
+TEST(Timeline, LoadedFilesSayWhere) {
+  const test::TempDir dir;
+  auto run = nlohmann::json{{"kind", "run-result"}, {"timeline", to_json(small_timeline())}};
+  const auto embedded = dir.write("run.json", run.dump());
+  EXPECT_EQ(load_timeline(embedded).spans.size(), 3u);
+  run["timeline"]["spans"][1][4] = "15";
+  const auto bad = dir.write("bad-run.json", run.dump());
+  expect_input_error([&] { (void)load_timeline(bad); }, bad, "$.timeline.spans[1][4]", "expected a number");
+  const auto text = dir.write("text.json", "{\"kind\": \"timeline\",\n  \"gpus\": [1e400]}");
+  try {
+    (void)load_timeline(text);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), text);
+    EXPECT_NE(e.reason().find("invalid JSON"), std::string::npos) << e.what();
+  }
+  const auto truncated = dir.write("truncated.json", "{\"kind\": \"timeline\",\n  \"gpus\": [");
+  try {
+    (void)load_timeline(truncated);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), truncated);
+    EXPECT_TRUE(e.where().starts_with("line 2, column ")) << e.what();
+  }
 }
 
 TEST(TimelineIndex, WindowAndHitQueriesMatchABruteForceScan) {
