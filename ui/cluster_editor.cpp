@@ -21,6 +21,7 @@
 
 #include "engine/planning/plan_placement.h"
 #include "model/core/error.h"
+#include "model/core/text.h"
 #include "model/io/document.h"
 #include "resources/builtin_resources.h"
 #include "ui/project_document.h"
@@ -208,6 +209,16 @@ QString ClusterEditor::apply_template(const QString& resource) {
       tr("Use cluster template %1").arg(resource));
 }
 
+namespace {
+
+std::function<bool(const std::string&)> node_named(const Cluster& c) {
+  return [&c](const std::string& name) {
+    return std::ranges::any_of(c.nodes, [&](const Node& x) { return x.name == name; });
+  };
+}
+
+}  // namespace
+
 QString ClusterEditor::add_node(const QString& gpu) {
   return edit(
       [&](Cluster c) {
@@ -216,9 +227,7 @@ QString ClusterEditor::add_node(const QString& gpu) {
         std::string base = n.gpu.empty() ? "node" : n.gpu;
         for (auto& ch : base)
           ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        n.name = base;
-        for (int k = 2; std::ranges::any_of(c.nodes, [&](const Node& x) { return x.name == n.name; }); ++k)
-          n.name = base + "-" + std::to_string(k);
+        n.name = unique_name(base, node_named(c), "-");
         c.nodes.push_back(n);
         return c;
       },
@@ -230,9 +239,7 @@ QString ClusterEditor::duplicate_node(int index) {
       [&](Cluster c) {
         if (index < 0 || static_cast<std::size_t>(index) >= c.nodes.size()) throw QueryError("select a node first");
         Node n = c.nodes[static_cast<std::size_t>(index)];
-        const std::string base = n.name;
-        for (int k = 2; std::ranges::any_of(c.nodes, [&](const Node& x) { return x.name == n.name; }); ++k)
-          n.name = base + "-" + std::to_string(k);
+        n.name = unique_name(n.name, node_named(c), "-");
         if (n.position) n.position = CanvasPoint{n.position->x + kGap, n.position->y + kGap};  // not on top
         c.nodes.insert(c.nodes.begin() + index + 1, n);
         return c;

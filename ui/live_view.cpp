@@ -313,10 +313,11 @@ QString LiveView::keep_run() {
   if (!result) return tr("nothing was streamed yet");
   const auto status = subscriber_->status();
   SavedArtifact run;
-  run.name =
+  run.name = unique_artifact_name(
+      doc_->project() ? doc_->project()->runs : std::vector<SavedArtifact>{},
       tr("live %1 %2")
           .arg(QString::fromStdString(status.scenario), QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
-          .toStdString();
+          .toStdString());
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   run.body = engine::run_result_to_json(*result, status.scenario);
   run.body["timeline"] = engine::to_json(engine::timeline_of(*result));

@@ -33,6 +33,7 @@
 #include "engine/estimate/profile_estimator.h"
 #include "engine/timeline/chrome_trace.h"
 #include "model/core/error.h"
+#include "model/core/text.h"
 #include "model/import/alphabeta_import.h"
 #include "model/import/nexus_import.h"
 #include "model/import/ppipe_import.h"
@@ -198,9 +199,7 @@ void MainWindow::new_project() {
   project->name = "untitled";
   project->scenario.name = "untitled";
   project->scenario.cluster.name = "cluster";
-  tree_model_->set_project(nullptr);
-  document_->reset(std::move(project), QString());
-  refresh_views();
+  install_project(std::move(project), QString());
   log(tr("new project"));
   update_title();
 }
@@ -352,9 +351,12 @@ QString MainWindow::add_poisson_workload(const QString& target, double rate_rps,
   const auto* p = document_->project();
   if (!p) return tr("no project is open");
   Workload w;
-  w.name = target.toStdString();
-  for (int k = 2; std::ranges::any_of(p->scenario.workloads, [&](const Workload& x) { return x.name == w.name; }); ++k)
-    w.name = target.toStdString() + "-" + std::to_string(k);
+  w.name = unique_name(
+      target.toStdString(),
+      [p](const std::string& name) {
+        return std::ranges::any_of(p->scenario.workloads, [&](const Workload& x) { return x.name == name; });
+      },
+      "-");
   w.rate_rps = rate_rps;
   WorkloadTarget t;
   t.kind = application ? TargetKind::Application : TargetKind::Model;
@@ -366,9 +368,22 @@ QString MainWindow::add_poisson_workload(const QString& target, double rate_rps,
   return why;
 }
 
+void MainWindow::install_project(std::unique_ptr<Project> project, const QString& location) {
+  // One reset of the tree, which stops reading the old project before the document drops it.
+  tree_model_->replace_project([&] {
+    document_->reset(std::move(project), location);
+    return document_->project();
+  });
+  refresh_details();
+}
+
 void MainWindow::refresh_views() {
+  tree_model_->set_project(document_->project());
+  refresh_details();
+}
+
+void MainWindow::refresh_details() {
   const auto* p = document_->project();
-  tree_model_->set_project(p);
   if (!p) return;
   details_->setHtml(project_overview_html(*p));
   statusBar()->showMessage(tr("%1 GPUs, %2 models, %3 plans")
@@ -574,13 +589,14 @@ QString MainWindow::import_run(const QString& path) {
   }
   if (!run.body.is_object() || run.body.value("kind", "") != "run-result")
     return tr("%1 is not a run file (its kind is not run-result)").arg(path);
-  run.name = QFileInfo(path).completeBaseName().toStdString();
+  run.name = unique_artifact_name(document_->project()->runs, QFileInfo(path).completeBaseName().toStdString());
   run.system = run.body.value("system", "");
   run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
+  const auto name = QString::fromStdString(run.name);
   const auto why = document_->add_run(std::move(run));
   if (why.isEmpty()) {
-    log(tr("imported the run %1").arg(path));
-    run_view_->show_run(QFileInfo(path).completeBaseName());
+    log(tr("imported the run %1 as %2").arg(path, name));
+    run_view_->show_run(name);
   }
   return why;
 }
@@ -624,15 +640,10 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
     if (interactive) QMessageBox::warning(this, tr("Cannot open"), message);
     return false;
   }
-  tree_model_->set_project(nullptr);
-  document_->reset(std::move(loaded), location);
-  const auto* p = document_->project();
-  tree_model_->set_project(p);
+  install_project(std::move(loaded), location);
   tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
-  details_->setHtml(project_overview_html(*p));
   log(tr("opened %1").arg(location));
   remember_recent(location);
-  refresh_views();
   update_title();
   return true;
 }

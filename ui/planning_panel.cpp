@@ -21,8 +21,8 @@
 #include "engine/milp/milp_problem.h"
 #include "engine/planning/scenario_planner.h"
 #include "model/core/error.h"
-#include "ui/plan_comparison_model.h"
 #include "ui/exception_guard.h"
+#include "ui/plan_comparison_model.h"
 #include "ui/project_document.h"
 
 namespace servescope::ui {
@@ -222,11 +222,7 @@ void PlanningPanel::plan_done(const QString& system, const QString& json_text, c
   artifact.system = system.toStdString();
   artifact.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   artifact.body = nlohmann::json::parse(json_text.toStdString());
-  int same = 1;
-  if (const auto* p = doc_->project())
-    for (const auto& plan : p->plans)
-      same += plan.system == artifact.system ? 1 : 0;
-  artifact.name = artifact.system + (same > 1 ? " #" + std::to_string(same) : "");
+  if (const auto* p = doc_->project()) artifact.name = unique_artifact_name(p->plans, artifact.system);
   const auto why = doc_->add_plan(artifact);
   const auto summary = engine::summarize_plan(artifact.body);
   Q_EMIT message(

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 namespace servescope {
 namespace {
@@ -82,10 +83,9 @@ Application without_edge(Application app, std::string_view from, std::string_vie
 }
 
 std::string unique_module_id(const Application& app, std::string_view base) {
-  std::string id(base.empty() ? "module" : base);
-  for (int k = 2; app.find(id); ++k)
-    id = std::string(base.empty() ? "module" : base) + "-" + std::to_string(k);
-  return id;
+  return unique_name(
+      std::string(base.empty() ? "module" : base), [&app](const std::string& id) { return app.find(id) != nullptr; },
+      "-");
 }
 
 std::vector<LayoutSlot> layered_layout(const Application& app) {

@@ -109,6 +109,15 @@ std::string quote_for_message(std::string_view s) {
   return out + "'";
 }
 
+std::string unique_name(const std::string& base, const std::function<bool(const std::string&)>& taken,
+                        std::string_view separator) {
+  if (!taken(base)) return base;
+  for (int k = 2;; ++k) {
+    auto name = base + std::string(separator) + std::to_string(k);
+    if (!taken(name)) return name;
+  }
+}
+
 namespace {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

@@ -1,6 +1,7 @@
 // Small text helpers shared by the file readers.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,11 @@ bool iequals(std::string_view a, std::string_view b);
 // Shows a value from a file inside an error message: cut to a readable length, control and
 // non-UTF-8 bytes escaped.
 std::string quote_for_message(std::string_view s);
+
+// `base` if `taken` does not hold it, else the first of base + separator + "2", "3", … that it does
+// not: "ppipe", "ppipe #2"; "a100", "a100-2". Names a user adds or the program makes never collide.
+std::string unique_name(const std::string& base, const std::function<bool(const std::string&)>& taken,
+                        std::string_view separator = " #");
 
 // The candidate nearest to `word` by edit distance when it is near enough to be a typo of it
 // (within a third of the word's length, at least one edit): "did you mean …?". nullopt otherwise.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 namespace servescope {
 
@@ -41,6 +42,12 @@ std::optional<Duration> Scenario::slo_of(const WorkloadTarget& target) const {
   }
   if (const auto* a = find_application(target.name)) return a->slo;
   return std::nullopt;
+}
+
+std::string unique_artifact_name(const std::vector<SavedArtifact>& list, const std::string& base) {
+  return unique_name(base, [&list](const std::string& name) {
+    return std::ranges::any_of(list, [&](const SavedArtifact& a) { return a.name == name; });
+  });
 }
 
 std::vector<const Workload*> Scenario::select_workloads(const std::vector<std::string>& names) const {

@@ -49,6 +49,9 @@ struct SavedArtifact {
   bool operator==(const SavedArtifact&) const = default;
 };
 
+// `base`, or "base #2", "base #3", …: the first name no artifact in `list` has.
+std::string unique_artifact_name(const std::vector<SavedArtifact>& list, const std::string& base);
+
 struct Project {
   std::string name;
   Scenario scenario;
