@@ -52,7 +52,8 @@ void clear_error_reporter(const void* owner) {
 void report_error(const QString& message) {
   // Reporters write to widgets: from another thread, report on the UI thread.
   if (auto* app = QCoreApplication::instance(); app && QThread::currentThread() != app->thread()) {
-    QMetaObject::invokeMethod(app, [message] { report_error(message); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        app, [message] { report_error(message); }, Qt::QueuedConnection);
     return;
   }
   std::function<void(const QString&)> report;

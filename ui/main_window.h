@@ -115,6 +115,8 @@ class MainWindow : public QMainWindow {
   bool may_discard_changes();
 
   void refresh_views();
+  void refresh_details();
+  void install_project(std::unique_ptr<Project> project, const QString& location);
   // An editor refused an edit: the log and the status bar say why.
   void report_refusal(const QString& why);
 

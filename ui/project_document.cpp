@@ -1,6 +1,7 @@
 #include "ui/project_document.h"
 
 #include <QUndoCommand>
+#include <algorithm>
 
 namespace servescope::ui {
 namespace {
@@ -18,6 +19,43 @@ class SwapCommand final : public QUndoCommand {
  private:
   ProjectDocument& doc_;
   std::function<void(Project&)> forward_, backward_;
+};
+
+// Adds or removes one plan or run. It holds that artifact alone and moves it in and out of the
+// list, so a project keeping large run bodies (timelines) is never copied on an edit.
+class ArtifactCommand final : public QUndoCommand {
+ public:
+  using ListOf = std::vector<SavedArtifact>& (*)(Project&);
+  ArtifactCommand(ProjectDocument& doc, ListOf list_of, std::size_t index, SavedArtifact artifact, bool adds,
+                  const QString& text)
+      : QUndoCommand(text),
+        doc_(doc),
+        list_of_(list_of),
+        index_(index),
+        held_(std::make_shared<SavedArtifact>(std::move(artifact))),
+        adds_(adds) {}
+  void redo() override { adds_ ? put_in() : take_out(); }
+  void undo() override { adds_ ? take_out() : put_in(); }
+
+ private:
+  void put_in() {
+    doc_.replace_part([this](Project& p) {
+      auto& list = list_of_(p);
+      list.insert(list.begin() + static_cast<std::ptrdiff_t>(index_), std::move(*held_));
+    });
+  }
+  void take_out() {
+    doc_.replace_part([this](Project& p) {
+      auto& list = list_of_(p);
+      *held_ = std::move(list[index_]);
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(index_));
+    });
+  }
+  ProjectDocument& doc_;
+  ListOf list_of_;
+  std::size_t index_;
+  std::shared_ptr<SavedArtifact> held_;
+  bool adds_;
 };
 
 }  // namespace
@@ -55,8 +93,9 @@ void ProjectDocument::replace_part(const std::function<void(Project&)>& write) {
 template <typename T>
 QString ProjectDocument::push_part(T& (*part)(Project&), T after, const QString& text) {
   if (!project_) return tr("no project is open");
-  // Check the whole scenario with the edit applied; refuse with the first problem.
-  Project trial = *project_;
+  // Check the whole scenario with the edit applied; refuse with the first problem. The trial
+  // holds the scenario and name only: kept plans and runs play no part in the check.
+  Project trial{project_->name, project_->scenario, {}, {}};
   part(trial) = after;
   const auto problems = check_scenario(trial.scenario);
   if (!problems.empty()) return QString::fromStdString(problems.front().path + ": " + problems.front().message);
@@ -171,14 +210,20 @@ QString ProjectDocument::add_run(SavedArtifact run) {
 QString ProjectDocument::add_artifact(std::vector<SavedArtifact>& (*list_of)(Project&), SavedArtifact artifact,
                                       const QString& what) {
   if (!project_) return tr("no project is open");
-  auto list = list_of(*project_);
+  const auto& list = list_of(*project_);
   const auto name = QString::fromStdString(artifact.name);
-  list.push_back(std::move(artifact));
-  return push_part(list_of, std::move(list), what.arg(name));
+  if (name.isEmpty()) return tr("a plan or run needs a name");
+  if (std::ranges::any_of(list, [&](const SavedArtifact& a) { return a.name == artifact.name; }))
+    return tr("the project already has one named %1").arg(name);
+  undo_.push(new ArtifactCommand(*this, list_of, list.size(), std::move(artifact), true, what.arg(name)));
+  return {};
 }
 
 QString ProjectDocument::remove_plan(std::size_t index) {
-  return remove_entry(&plans_of, index, tr("plan"));
+  if (!project_ || index >= project_->plans.size()) return tr("no plan %1").arg(index);
+  const auto name = QString::fromStdString(project_->plans[index].name);
+  undo_.push(new ArtifactCommand(*this, &plans_of, index, {}, false, tr("Remove plan %1").arg(name)));
+  return {};
 }
 
 }  // namespace servescope::ui

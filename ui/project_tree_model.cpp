@@ -25,9 +25,15 @@ QString ms(Duration d) {
 ProjectTreeModel::ProjectTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void ProjectTreeModel::set_project(const Project* project) {
+  replace_project([project] { return project; });
+}
+
+void ProjectTreeModel::replace_project(const std::function<const Project*()>& swap) {
   beginResetModel();
-  project_ = project;
+  project_ = nullptr;
   used_gpus_.clear();
+  const auto* project = swap();
+  project_ = project;
   if (project) {
     const auto catalog = project->scenario.catalog();
     for (const auto& id : project->scenario.gpu_types_in_use())

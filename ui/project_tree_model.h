@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QAbstractItemModel>
+#include <functional>
 
 #include "model/scenario/scenario.h"
 
@@ -19,6 +20,9 @@ class ProjectTreeModel : public QAbstractItemModel {
   explicit ProjectTreeModel(QObject* parent = nullptr);
 
   void set_project(const Project* project);  // not owned; nullptr clears
+  // Replaces the project in one model reset: `swap` drops the old project and returns the new
+  // one while no view reads the model.
+  void replace_project(const std::function<const Project*()>& swap);
   const Project* project() const { return project_; }
 
   QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;

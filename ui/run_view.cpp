@@ -53,6 +53,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   seconds_->setSuffix(tr(" s"));
   simulate_ = new QPushButton(tr("Simulate"), this);
   sweep_ = new QPushButton(tr("Sweep load"), this);
+  stop_button_ = new QPushButton(tr("Stop"), this);
+  stop_button_->setToolTip(tr("Stop the running simulation or sweep (nothing of it is kept)"));
+  stop_button_->setEnabled(false);
   sweep_->setToolTip(
       tr("Simulate at 10–120 % of the capacity (the duration per point) and keep SLO attainment "
          "against load factor for the Charts tab"));
@@ -99,6 +102,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   top->addWidget(seconds_);
   top->addWidget(simulate_);
   top->addWidget(sweep_);
+  top->addWidget(stop_button_);
   top->addStretch(1);
   top->addWidget(status_, 2);
   auto* bar = new QHBoxLayout;
@@ -117,6 +121,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   connect(simulate_, &QPushButton::clicked, this,
           [this] { simulate(source_->currentData().toString(), seconds_->value()); });
   connect(sweep_, &QPushButton::clicked, this, [this] { sweep(source_->currentData().toString(), seconds_->value()); });
+  connect(stop_button_, &QPushButton::clicked, this, &RunView::stop);
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
     view_->set_colouring(i == 1   ? widgets::BoxColouring::SloOutcome
@@ -148,7 +153,16 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
 }
 
 RunView::~RunView() {
-  if (worker_) worker_->wait();  // a simulation cannot be interrupted; it is short
+  // The simulator checks the stop token every few thousand events: this waits milliseconds.
+  stop_.request_stop();
+  if (worker_) worker_->wait();
+}
+
+void RunView::stop() {
+  if (!worker_) return;
+  stop_.request_stop();
+  stop_button_->setEnabled(false);
+  status_->setText(tr("Stopping…"));
 }
 
 void RunView::refresh() {
@@ -184,6 +198,8 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
   spec.duration = Duration::microseconds(static_cast<std::int64_t>(seconds * 1e6));
   spec.warmup = std::min(Duration::seconds(2), Duration::nanoseconds(spec.duration.count_ns() / 5));
   spec.timeline = true;
+  stop_ = std::stop_source();  // a fresh one: the last job's stop request is spent
+  spec.stop = stop_.get_token();
   // Plans are parsed here, on the UI thread, and travel with the worker.
   job.label = source;
   try {
@@ -234,13 +250,9 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
 }
 
 QString RunView::unique_name(const QString& base) const {
-  int same = 1;
-  if (const auto* p = doc_->project())
-    for (const auto& run : p->runs)
-      same += QString::fromStdString(run.name).startsWith(base) ? 1 : 0;
-  return base + (same > 1 ? QStringLiteral(" #%1").arg(same) : QString());
+  const auto* p = doc_->project();
+  return p ? QString::fromStdString(unique_artifact_name(p->runs, base.toStdString())) : base;
 }
-
 bool RunView::sweep(const QString& source, double seconds_per_point) {
   auto job = prepare(source, seconds_per_point);
   if (!job) return false;
@@ -257,7 +269,7 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
     options.to = 1.2;
     options.step = 0.1;
     const auto result = engine::sweep_load(*shared->scenario, shared->spec, options);
-    out.body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name).dump();
+    out.body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name);
   });
   return true;
 }
@@ -265,6 +277,7 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
 void RunView::start_worker(const std::string& name, std::function<void(Outcome&)> work) {
   simulate_->setEnabled(false);
   sweep_->setEnabled(false);
+  stop_button_->setEnabled(true);
   // The work runs on its own thread; what it made comes back to this (the UI) thread queued.
   const auto generation = doc_->generation();
   worker_ = QThread::create([this, name, generation, work = std::move(work)] {
@@ -306,7 +319,7 @@ bool RunView::simulate(const QString& source, double seconds) {
     auto json = engine::run_result_to_json(result, scenario->name);
     if (out.timeline->spans.size() <= kTimelineKeptInProject && out.timeline->request_count() <= kRequestsKeptInProject)
       json["timeline"] = engine::to_json(*out.timeline);
-    out.body = json.dump();
+    out.body = std::move(json);
   });
   return true;
 }
@@ -315,6 +328,13 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   worker_ = nullptr;
   simulate_->setEnabled(doc_->project() != nullptr);
   sweep_->setEnabled(doc_->project() != nullptr);
+  stop_button_->setEnabled(false);
+  if (stop_.stop_requested()) {
+    status_->setText(tr("%1: stopped; nothing was kept").arg(name));
+    Q_EMIT message(status_->text());
+    Q_EMIT finished();
+    return;
+  }
   if (!error.isEmpty()) {
     status_->setText(tr("Simulation failed: %1").arg(error));
     Q_EMIT message(status_->text());
@@ -324,9 +344,9 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   SavedArtifact run;
   run.name = name.toStdString();
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-  run.body = nlohmann::json::parse(pending_body_);
+  run.body = std::move(pending_body_);
+  pending_body_ = nullptr;
   run.system = run.body.value("system", "");
-  pending_body_.clear();
   if (run.body.value("kind", "") == "load-sweep") {
     const double best = run.body.value("max_load_factor", 0.0);
     const auto why = doc_->add_run(std::move(run));
@@ -340,7 +360,8 @@ void RunView::simulation_done(const QString& name, const QString& error) {
     return;
   }
   const auto key = run.name;
-  const auto summary = run.body.value("summary", nlohmann::json::object());
+  const double attainment = run.body.value(nlohmann::json::json_pointer("/summary/slo_attainment"), 0.0);
+  const double goodput = run.body.value(nlohmann::json::json_pointer("/summary/goodput_rps"), 0.0);
   const auto why = doc_->add_run(std::move(run));
   if (why.isEmpty()) timelines_[key] = pending_timeline_;
   if (!why.isEmpty()) {
@@ -349,8 +370,8 @@ void RunView::simulation_done(const QString& name, const QString& error) {
     show_run(name);
     status_->setText(tr("%1: %2 % of requests on time, %3 req/s goodput, %4 batches")
                          .arg(name)
-                         .arg(100 * summary.value("slo_attainment", 0.0), 0, 'f', 2)
-                         .arg(summary.value("goodput_rps", 0.0), 0, 'f', 1)
+                         .arg(100 * attainment, 0, 'f', 2)
+                         .arg(goodput, 0, 'f', 1)
                          .arg(pending_timeline_->spans.size()));
   }
   pending_timeline_.reset();

@@ -8,7 +8,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <stop_token>
 
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/ppipe/pipeline_plan.h"
@@ -46,6 +48,8 @@ class RunView : public QWidget {
   // keeps the attainment curve in the project (a `kind: load-sweep` entry of its runs).
   bool sweep(const QString& source, double seconds_per_point);
   bool busy() const { return worker_ != nullptr; }
+  // Asks the running simulation or sweep to stop; it ends soon, keeping nothing.
+  void stop();
   // Shows a run of the project by name (its timeline from this session, or the one it keeps).
   bool show_run(const QString& name);
   // A run's timeline: from this session, or read from the run when it keeps one (and cached);
@@ -79,7 +83,7 @@ class RunView : public QWidget {
   std::optional<Job> prepare(const QString& source, double seconds);
   struct Outcome {  // what a worker made: a run's timeline and the JSON kept in the project
     std::shared_ptr<engine::TimelineData> timeline;
-    std::string body;
+    nlohmann::json body;  // moved, never printed and parsed again, on its way to the project
   };
   void start_worker(const std::string& name, std::function<void(Outcome&)> work);
   QString unique_name(const QString& base) const;
@@ -94,6 +98,7 @@ class RunView : public QWidget {
   QDoubleSpinBox* seconds_;
   QPushButton* simulate_;
   QPushButton* sweep_;
+  QPushButton* stop_button_;
   QComboBox* colouring_;
   QLineEdit* filter_;
   QPushButton* back_;
@@ -105,11 +110,12 @@ class RunView : public QWidget {
   QLabel* details_;
   QTimer* clock_;
   QThread* worker_ = nullptr;
+  std::stop_source stop_;  // of the running job
   // Timelines of this session's runs, by run name (large ones are not kept in the project).
   std::map<std::string, std::shared_ptr<const engine::TimelineData>> timelines_;
   // What the worker hands back.
   std::shared_ptr<engine::TimelineData> pending_timeline_;
-  std::string pending_body_;
+  nlohmann::json pending_body_;
 };
 
 }  // namespace servescope::ui

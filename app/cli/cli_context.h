@@ -6,10 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <initializer_list>
-#include <ostream>
-#include <string_view>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
+#include <string_view>
 
 namespace servescope::cli {
 

@@ -47,20 +47,21 @@ void add_demo_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       }
       report_stream() << "ServeScope demo (" << kDemoProject << ")\n\n";
       print_summary(report_stream(), summary);
-      report_stream() << "\nClosed-form capacity on the whole cluster (Symphony Eqs. 1-2): batch and req/s when each GPU\n"
-                   "batches alone (SLO/2 budget) and when the GPUs are staggered (SLO/(1+1/N) budget)\n\n";
+      report_stream()
+          << "\nClosed-form capacity on the whole cluster (Symphony Eqs. 1-2): batch and req/s when each GPU\n"
+             "batches alone (SLO/2 budget) and when the GPUs are staggered (SLO/(1+1/N) budget)\n\n";
       report_stream() << std::left << std::setw(20) << "model" << std::right << std::setw(9) << "SLO ms" << std::setw(7)
-                << "b_nc" << std::setw(12) << "req/s nc" << std::setw(7) << "b_st" << std::setw(12) << "req/s st"
-                << std::setw(8) << "gain"
-                << "\n";
+                      << "b_nc" << std::setw(12) << "req/s nc" << std::setw(7) << "b_st" << std::setw(12) << "req/s st"
+                      << std::setw(8) << "gain"
+                      << "\n";
       for (const auto& c : capacity) {
         const double nc = c["throughput_no_coordination_rps"].get<double>();
         const double st = c["throughput_staggered_rps"].get<double>();
         report_stream() << std::left << std::setw(20) << c["model"].get<std::string>() << std::right << std::fixed
-                  << std::setprecision(0) << std::setw(9) << c["slo_ms"].get<double>() << std::setw(7)
-                  << c["batch_no_coordination"].get<int>() << std::setw(12) << nc << std::setw(7)
-                  << c["batch_staggered"].get<int>() << std::setw(12) << st << std::setprecision(2) << std::setw(7)
-                  << (nc > 0 ? st / nc : 0.0) << "x\n";
+                        << std::setprecision(0) << std::setw(9) << c["slo_ms"].get<double>() << std::setw(7)
+                        << c["batch_no_coordination"].get<int>() << std::setw(12) << nc << std::setw(7)
+                        << c["batch_staggered"].get<int>() << std::setw(12) << st << std::setprecision(2)
+                        << std::setw(7) << (nc > 0 ? st / nc : 0.0) << "x\n";
       }
       report_stream() << std::defaultfloat;
       return kExitOk;

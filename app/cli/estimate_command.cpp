@@ -29,9 +29,9 @@ int list_architectures(const GlobalOptions& global) {
   }
   for (const auto& a : list)
     report_stream() << std::left << std::setw(15) << a["id"].get<std::string>() << std::right << std::setw(4)
-              << a["layers"].get<int>() << " layers " << std::fixed << std::setprecision(2) << std::setw(7)
-              << a["gmacs"].get<double>() << " GMACs  " << a["description"].get<std::string>() << "\n"
-              << std::defaultfloat;
+                    << a["layers"].get<int>() << " layers " << std::fixed << std::setprecision(2) << std::setw(7)
+                    << a["gmacs"].get<double>() << " GMACs  " << a["description"].get<std::string>() << "\n"
+                    << std::defaultfloat;
   return kExitOk;
 }
 

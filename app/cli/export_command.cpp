@@ -38,9 +38,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
                     {"transfers", timeline.transfers.size()},
                     {"queue_samples", timeline.queue.size()}});
       else
-        report_stream() << "wrote " << args->out << ": " << timeline.spans.size() << " batches on " << timeline.gpus.size()
-                  << " slots, " << timeline.transfers.size() << " transfers, " << timeline.queue.size()
-                  << " queue samples\n";
+        report_stream() << "wrote " << args->out << ": " << timeline.spans.size() << " batches on "
+                        << timeline.gpus.size() << " slots, " << timeline.transfers.size() << " transfers, "
+                        << timeline.queue.size() << " queue samples\n";
       return kExitOk;
     };
   });

@@ -83,7 +83,8 @@ void add_fit_interference_command(CLI::App& app, const GlobalOptions& global, Co
       ->check(CLI::Range(0.05, 1.0))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the train/validation split")->capture_default_str();
-  cmd->add_option("-o,--out", args->out, "Write the fitted model as a profiles file (atomically; - is standard output)");
+  cmd->add_option("-o,--out", args->out,
+                  "Write the fitted model as a profiles file (atomically; - is standard output)");
   cmd->callback([&global, &run, args] {
     run = [&global, args] {
       check_outputs({args->out});

@@ -136,9 +136,9 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         log_line("scheduler", "waiting for workers:" + names);
       }
       if (!args->port_file.empty()) {
-        write_output_file(args->port_file, std::to_string(scheduler.port()) + '\n' +
-                                               std::to_string(scheduler.metrics_port() ? *scheduler.metrics_port() : 0) +
-                                               '\n');
+        write_output_file(args->port_file,
+                          std::to_string(scheduler.port()) + '\n' +
+                              std::to_string(scheduler.metrics_port() ? *scheduler.metrics_port() : 0) + '\n');
       }
       // --stop-after: a timer thread that sets the stop flag; stopped and joined however run() ends.
       struct StopTimer {
@@ -291,12 +291,13 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       if (global.json) {
         print_json(report.to_json());
       } else {
-        report_stream() << "sent " << report.sent << " in " << report.duration_s << " s: " << report.on_time << " on time, "
-                  << report.late << " late, " << report.dropped << " dropped, " << report.scheduler_lost
-                  << " lost with the scheduler, " << report.no_outcome << " without an outcome\n"
-                  << "SLO attainment " << 100 * report.attainment() << " %, goodput " << report.goodput_rps()
-                  << " req/s, latency p50 " << report.latency.quantile(0.5).to_ms() << " ms, p99 "
-                  << report.latency.quantile(0.99).to_ms() << " ms\n";
+        report_stream() << "sent " << report.sent << " in " << report.duration_s << " s: " << report.on_time
+                        << " on time, " << report.late << " late, " << report.dropped << " dropped, "
+                        << report.scheduler_lost << " lost with the scheduler, " << report.no_outcome
+                        << " without an outcome\n"
+                        << "SLO attainment " << 100 * report.attainment() << " %, goodput " << report.goodput_rps()
+                        << " req/s, latency p50 " << report.latency.quantile(0.5).to_ms() << " ms, p99 "
+                        << report.latency.quantile(0.99).to_ms() << " ms\n";
       }
       if (!report.reconciled()) {
         std::cerr << "error: " << report.no_outcome << " requests got no outcome within the drain timeout\n";

@@ -150,9 +150,9 @@ void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody
         print_json(json);
       } else {
         report_stream() << std::fixed << std::setprecision(1) << spec.system << ": goodput " << result.goodput_rps
-                  << " req/s (every model's p99 within its SLO); " << result.max_rate_at_target_rps
-                  << " req/s at 99 % attainment; nominal capacity " << result.nominal_capacity_rps << " req/s\n"
-                  << std::defaultfloat;
+                        << " req/s (every model's p99 within its SLO); " << result.max_rate_at_target_rps
+                        << " req/s at 99 % attainment; nominal capacity " << result.nominal_capacity_rps << " req/s\n"
+                        << std::defaultfloat;
       }
       return kExitOk;
     };

@@ -62,8 +62,8 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& 
         report_stream() << std::fixed << std::setprecision(2) << spec.system;
         if (spec.pipeline_plan) report_stream() << " running the " << spec.pipeline_plan->system << " plan";
         report_stream() << ": max load factor " << result.max_load_factor << " at >= " << std::setprecision(1)
-                  << 100 * args->options.attainment_target << " % attainment ("
-                  << result.max_load_factor * result.base_rate_rps << " of " << result.base_rate_rps << " req/s)";
+                        << 100 * args->options.attainment_target << " % attainment ("
+                        << result.max_load_factor * result.base_rate_rps << " of " << result.base_rate_rps << " req/s)";
         if (const auto* best = result.best())
           for (const auto& [type, busy] : best->busy_by_type)
             report_stream() << "; " << type << " " << 100 * busy << " % busy";

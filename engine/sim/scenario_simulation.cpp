@@ -564,9 +564,12 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                                  slot.size_percent, utilisation[other->model], static_cast<int>(other->requests.size()),
                                  glets_now[*slot.neighbour].size_percent);
     });
-  if (progress) {
+  if (progress || spec.stop.stop_possible()) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
-    sim.set_progress([&](Time now) { progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon)); });
+    sim.set_progress([&](Time now) {
+      if (spec.stop.stop_requested()) throw Cancelled("the simulation was stopped");
+      if (progress) progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon));
+    });
   }
   sim.run(until + spec.drain);
   if (progress) progress(1.0);

@@ -34,4 +34,10 @@ class QueryError : public Error {
   using Error::Error;
 };
 
+// Long work (a simulation, a sweep) that was asked to stop before it finished.
+class Cancelled : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace servescope

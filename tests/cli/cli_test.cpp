@@ -1,4 +1,6 @@
 // servescope-cli end to end: exit statuses, messages and outputs as a user or a script sees them.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <map>
@@ -6,7 +8,6 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "tests/model/csv_fixtures.h"
 #include "tests/support/glet_fixture.h"
@@ -263,8 +264,8 @@ TEST(Cli, TyposGetASuggestionAndGlobalOptionsComeAnywhere) {
 // standard output, with the report moved to standard error; a symlink keeps pointing at its target.
 TEST(Cli, OutputPathsAreWrittenAsWhatTheyAre) {
   TempDir dir;
-  const std::vector<std::string> run{"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "500",
-                                     "-d", "1", "--warmup", "0"};
+  const std::vector<std::string> run{
+      "simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "500", "-d", "1", "--warmup", "0"};
   auto with = [&](std::vector<std::string> more) {
     auto args = run;
     args.insert(args.end(), more.begin(), more.end());
@@ -617,4 +618,21 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
   const auto unknown = cli({"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon-xyz"});
   EXPECT_EQ(unknown.status, 2);
   EXPECT_NE(unknown.err.find("harpagon-xyz"), std::string::npos) << unknown.err;
+}
+
+TEST(Cli, CostPlanChecksReportTheSeedAndDurationTheyUse) {
+  TempDir tmp;
+  const auto out = (tmp.path() / "plan.json").string();
+  const auto r = cli({"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon", "--seed", "7",
+                      "--simulate", "6", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("planning harpagon..."), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("checked in the simulator (Poisson, 60 s, seed 7, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("simulated 6 s (Poisson, seed 7): "), std::string::npos) << r.out;
+  const auto plan = nlohmann::json::parse(servescope::test::read_file(out));
+  EXPECT_EQ(plan["verification"]["seed"], 7);
+  EXPECT_EQ(plan["verification"]["duration_s"], 60.0);
+  EXPECT_GT(plan["verification"]["requests"].get<double>(), 0);
+  EXPECT_EQ(plan["simulation"]["seed"], 7);
+  EXPECT_EQ(plan["simulation"]["duration_s"], 6.0);
 }

@@ -7,6 +7,7 @@
 #include "engine/sim/run_result_json.h"
 #include "engine/sim/scenario_simulation.h"
 #include "engine/symphony/autoscaler.h"
+#include "model/core/error.h"
 
 using namespace servescope;
 using namespace servescope::engine;
@@ -127,4 +128,20 @@ TEST(SymphonyAutoscaler, AdviceFromARun) {
   EXPECT_GE(advice[0].release, 5);
   EXPECT_EQ(advice[0].add, 0);
   EXPECT_EQ(advice[1].release, 0);  // cooldown
+}
+
+// A stop request ends a simulation with Cancelled instead of running it to its end; a spec
+// nobody asks to stop runs as before.
+TEST(Simulation, AStopRequestEndsItWithCancelled) {
+  SimulationSpec spec;
+  spec.system = "symphony";
+  spec.rate_rps = 0.5 * kStaggeredCapacity;
+  spec.duration = Duration::seconds(36000);  // ten hours: far longer than any test may wait
+  std::stop_source stop;
+  spec.stop = stop.get_token();
+  stop.request_stop();
+  EXPECT_THROW(simulate(resnet50_on_8(), spec), Cancelled);
+  spec.duration = Duration::seconds(6);
+  spec.stop = std::stop_source().get_token();
+  EXPECT_NO_THROW(simulate(resnet50_on_8(), spec));
 }

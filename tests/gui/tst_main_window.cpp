@@ -4,6 +4,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,6 +19,7 @@
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
+#include "ui/run_view.h"
 
 using servescope::ui::MainWindow;
 using servescope::ui::ProjectTreeModel;
@@ -209,6 +211,33 @@ class TestMainWindow : public QObject {
     QCOMPARE(again.project()->scenario.profiles.models.size(), std::size_t{1});
     QVERIFY(!QFile::exists(MainWindow::recovery_path()));
   }
+
+  // Opening a project resets the project tree once (it used to be reset three times).
+  void openingResetsTheTreeOnce() {
+    MainWindow w;
+    w.set_interactive(false);
+    QSignalSpy resets(w.tree_model(), &QAbstractItemModel::modelReset);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QCOMPARE(resets.count(), 1);
+    w.new_project();
+    QCOMPARE(resets.count(), 2);
+  }
+
+  // A long simulation stops when asked, keeping nothing, and a window closed while one runs does
+  // not wait for it to finish (a ten-hour run would take minutes to simulate).
+  void aRunningSimulationStops() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* runs = w.run_view();
+    QVERIFY(runs->simulate(QStringLiteral("symphony"), 36000));
+    QVERIFY(runs->busy());
+    runs->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!runs->busy(), 120000);
+    QVERIFY2(runs->status_text().contains(QStringLiteral("stopped")), qPrintable(runs->status_text()));
+    QVERIFY(w.project()->runs.empty());
+    QVERIFY(runs->simulate(QStringLiteral("symphony"), 36000));
+  }  // destroyed while it runs: the destructor stops it
 
   // The application's guard: an exception thrown from a queued slot is logged in the Log dock,
   // the process goes on and the document stays as it was.

@@ -78,8 +78,8 @@ class TestPlanning : public QObject {
     QVERIFY(done.wait(300000));
     tick.stop();
     QCOMPARE(w.project()->plans.size(), std::size_t{6});
-    qInfo("planning took %lld ms; the longest wait between ticks was %lld ms; %d ticks while planning",
-          clock.elapsed(), worst, ticks_while_planning);
+    qInfo("planning took %lld ms; the longest wait between ticks was %lld ms; %d ticks while planning", clock.elapsed(),
+          worst, ticks_while_planning);
     QVERIFY(ticks_while_planning > 0);
   }
 
