@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "engine/metrics/gpu_class_busy.h"
 #include "model/core/text.h"
 #include "model/io/json_cursor.h"
 #include "model/profile/gpu_share.h"
@@ -46,40 +47,49 @@ RunSeries run_series(const nlohmann::json& json, const std::string& what) {
     out.goodput_rps.points.push_back({x, ok / bin_s});
   }
 
-  // Busy time per class: each GPU's share-weighted busy fraction, averaged over its class's
-  // physical capacity (the sum of its shares), bin by bin.
+  // Busy time per class, bin by bin, as the run's busy_by_type defines it (metrics/gpu_class_busy.h):
+  // each slot's share-weighted busy fraction over its class's physical GPUs. Runs written before
+  // the slots' physical GPUs were kept count each slot as its share of one.
   const auto gpus = run.at("gpus");
   const auto types = gpus.at("types"), shares = gpus.at("shares");
+  const auto physical = gpus.find("physical");
+  if (physical && physical->size() != types.size())
+    physical->fail("expected one physical GPU per entry of $.gpus.types (" + std::to_string(types.size()) + "), got " +
+                   std::to_string(physical->size()));
   const auto busy = ts.at("gpu_busy");
   if (types.size() != busy.size())
     busy.fail("expected one series per GPU of $.gpus.types (" + std::to_string(types.size()) + "), got " +
               std::to_string(busy.size()));
-  std::map<std::string, std::pair<std::vector<double>, double>> by_type;  // type → (Σ busy·share per bin, Σ share)
+  std::vector<GpuSlotClass> slots;
+  std::map<std::string, std::vector<double>> used_by_type;  // type → Σ busy·share per bin
   // Per bin, the GPUs busy more than 1 % of it.
   std::vector<double> used;
   for (std::size_t g = 0; g < busy.size(); ++g) {
-    const auto type = types.element(g).as_string(true);
+    GpuSlotClass slot{types.element(g).as_string(true), 1, std::nullopt};
     // A GPU without a share, or with one this build cannot read, counts as a whole GPU.
-    double share = 1;
     if (g < shares.size())
-      if (const auto parsed = GpuShare::parse(shares.element(g).as_string(true))) share = parsed->fraction();
-    auto& [sum, capacity] = by_type[type];
+      if (const auto parsed = GpuShare::parse(shares.element(g).as_string(true))) slot.share = parsed->fraction();
+    if (physical) slot.physical = static_cast<std::uint32_t>(physical->element(g).as_int(0, UINT32_MAX));
+    auto& sum = used_by_type[slot.type];
     const auto series = busy.element(g);
     sum.resize(std::max(sum.size(), series.size()), 0.0);
     used.resize(std::max(used.size(), series.size()), 0.0);
     for (std::size_t b = 0; b < series.size(); ++b) {
       const double fraction = series.element(b).as_double(0, kAnyNumber);
-      sum[b] += share * fraction;
+      sum[b] += slot.share * fraction;
       used[b] += fraction > 0.01 ? 1 : 0;
     }
-    capacity += share;
+    slots.push_back(std::move(slot));
   }
+  const auto capacity = class_capacity(slots);
   // Busy time uses the same bins, running on past the last arrival while queued work drains.
   const double busy_bin_s = bin_s;
-  for (const auto& [type, entry] : by_type) {
+  for (const auto& [type, sum] : used_by_type) {
     Series s{type, {}};
-    for (std::size_t b = 0; b < entry.first.size(); ++b)
-      s.points.push_back({(static_cast<double>(b) + 0.5) * busy_bin_s, 100.0 * entry.first[b] / entry.second});
+    const double gpus_of_type = capacity.at(type);
+    for (std::size_t b = 0; b < sum.size(); ++b)
+      s.points.push_back(
+          {(static_cast<double>(b) + 0.5) * busy_bin_s, gpus_of_type > 0 ? 100.0 * sum[b] / gpus_of_type : 0});
     out.busy_by_type.push_back(std::move(s));
   }
   for (std::size_t b = 0; b < used.size(); ++b)

@@ -193,6 +193,7 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
            {{"names", r.gpus},
             {"types", r.gpu_types},
             {"shares", r.gpu_shares},
+            {"physical", r.gpu_physical},
             {"busy_fraction", r.metrics->gpu_busy_fraction()},
             {"busy_by_type", busy_by_gpu_type(r)}}},
           {"pipeline", r.plan_system.empty() ? nlohmann::json(nullptr)

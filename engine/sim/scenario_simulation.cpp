@@ -589,17 +589,15 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
 }
 
 std::map<std::string, double> busy_by_gpu_type(const SimulationResult& result) {
-  const auto busy = result.metrics->gpu_busy_fraction();
-  std::map<std::string, double> weighted;
-  std::map<std::string, std::set<std::uint32_t>> physical;
-  for (std::size_t g = 0; g < result.gpus.size() && g < busy.size(); ++g) {
-    const auto& type = result.gpu_types[g];
-    weighted[type] += busy[g] * GpuShare::parse(result.gpu_shares[g]).value_or(GpuShare::whole()).fraction();
-    physical[type].insert(result.gpu_physical[g]);
-  }
-  for (auto& [type, w] : weighted)
-    w /= static_cast<double>(physical[type].size());
-  return weighted;
+  return busy_by_class(gpu_slot_classes(result), result.metrics->gpu_busy_fraction());
+}
+
+std::vector<GpuSlotClass> gpu_slot_classes(const SimulationResult& result) {
+  std::vector<GpuSlotClass> slots;
+  for (std::size_t g = 0; g < result.gpus.size(); ++g)
+    slots.push_back({result.gpu_types[g], GpuShare::parse(result.gpu_shares[g]).value_or(GpuShare::whole()).fraction(),
+                     result.gpu_physical[g]});
+  return slots;
 }
 
 }  // namespace servescope::engine

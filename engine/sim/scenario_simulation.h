@@ -18,6 +18,7 @@
 #include "engine/glet/glet_data_plane.h"
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/glet_serving.h"
+#include "engine/metrics/gpu_class_busy.h"
 #include "engine/metrics/run_metrics.h"
 #include "engine/ppipe/reactive_pool_scheduler.h"
 #include "engine/ppipe/reservation_scheduler.h"
@@ -165,8 +166,10 @@ std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const Simu
 
 // Temporal utilisation per GPU type over every physical GPU of that type in the cluster: each
 // (v)GPU's busy time weighted by its share, over the type's GPUs × the measured window (PPipe
-// digest §6.4, with the whole class as the denominator).
+// digest §6.4, with the whole class as the denominator); the run's charts use the same definition
+// (metrics/gpu_class_busy.h).
 std::map<std::string, double> busy_by_gpu_type(const SimulationResult& result);
+std::vector<GpuSlotClass> gpu_slot_classes(const SimulationResult& result);
 
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double fraction)>& progress = {});

@@ -9,8 +9,11 @@
 #include <set>
 #include <sstream>
 
+#include "engine/analysis/run_series.h"
 #include "engine/glet/glet_baselines.h"
 #include "engine/glet/glet_scenario.h"
+#include "engine/metrics/gpu_class_busy.h"
+#include "engine/sim/run_result_json.h"
 #include "engine/sim/scenario_simulation.h"
 #include "model/io/document.h"
 #include "tests/support/glet_fixture.h"
@@ -257,4 +260,35 @@ TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
   EXPECT_GT(s2.dropped, 0u);
   EXPECT_EQ(s2.arrivals, s2.completed + s2.dropped + s2.unfinished());
   EXPECT_LE(s2.dropped, s2.arrivals);
+}
+
+// Busy time per class has one definition: the run's busy_by_type and the chart's series agree
+// bin for bin over the measured window, on glets that share GPUs.
+TEST(GletDataPlane, ChartsAndSummaryAgreeOnBusyTimePerClass) {
+  const auto run = plan_and_run("glet", 1200, 0.8);
+  const auto json = run_result_to_json(run.result, "glet");
+  const auto series = run_series(json);
+  ASSERT_FALSE(series.busy_by_type.empty());
+  const double warmup_s = run.result.warmup.to_s(), end_s = run.result.duration.to_s();
+  for (const auto& s : series.busy_by_type) {
+    double sum = 0;
+    int bins = 0;
+    for (const auto& p : s.points)
+      if (p.x > warmup_s && p.x < end_s) {
+        sum += p.y;
+        ++bins;
+      }
+    ASSERT_GT(bins, 0);
+    EXPECT_NEAR(sum / bins, 100 * json["gpus"]["busy_by_type"][s.name].get<double>(), 1e-6) << s.name;
+  }
+}
+
+// A slot of share s busy a fraction b uses s·b of one GPU; a class has its distinct physical GPUs
+// (older run files, without them, count each slot as its share of one).
+TEST(GpuClassBusy, SharesOverPhysicalGpus) {
+  const std::vector<GpuSlotClass> slots{{"A", 0.6, 0u}, {"A", 1.0, 1u}, {"B", 0.5, 2u}, {"B", 0.5, 2u}};
+  const auto busy = busy_by_class(slots, {0.5, 0.5, 1.0, 0.0});
+  EXPECT_DOUBLE_EQ(busy.at("A"), (0.6 * 0.5 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(busy.at("B"), 0.5);
+  EXPECT_DOUBLE_EQ(class_capacity({{"A", 0.6, std::nullopt}, {"A", 1.0, std::nullopt}}).at("A"), 1.6);
 }
