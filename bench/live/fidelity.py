@@ -86,8 +86,9 @@ def read(path):
 
 def live_run(cli, work, options, rate, seconds, seed):
     """One live run: scheduler, workers, load generator; returns the load generator's report."""
-    port_file = os.path.join(work, f"port-{seed}")
-    err = os.path.join(work, f"scheduler-{seed}.log")
+    run_dir = tempfile.mkdtemp(dir=work)  # each run its own port file and log
+    port_file = os.path.join(run_dir, "port")
+    err = os.path.join(run_dir, "scheduler.log")
     procs = []
     with open(err, "w") as log:
         scheduler = subprocess.Popen(
