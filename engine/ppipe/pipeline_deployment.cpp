@@ -26,15 +26,17 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
   for (const auto& g : gpus)
     if (g.server >= servers.size()) throw QueryError("GPU '" + g.name + "' names a server that does not exist");
 
+  // The next unused physical GPU of a type, in cluster order. GPUs are only ever taken this way,
+  // so a cursor per type (where its last scan stopped) keeps placement linear in the cluster.
   std::vector<bool> taken(gpus.size(), false);
-  // The next unused physical GPU of a type, in cluster order.
+  std::map<std::string, std::uint32_t> next_of_type;
   auto take_gpu = [&](const std::string& type) -> std::optional<std::uint32_t> {
-    for (std::uint32_t g = 0; g < gpus.size(); ++g)
-      if (!taken[g] && gpus[g].gpu_type == type) {
-        taken[g] = true;
-        return g;
-      }
-    return std::nullopt;
+    auto& g = next_of_type[type];
+    while (g < gpus.size() && gpus[g].gpu_type != type)
+      ++g;
+    if (g == gpus.size()) return std::nullopt;
+    taken[g] = true;
+    return g++;
   };
   auto count_of = [&](const std::string& type) {
     return std::ranges::count_if(gpus, [&](const PhysicalGpu& g) { return g.gpu_type == type; });

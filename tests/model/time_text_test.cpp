@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
+#include <set>
 
 #include "model/core/text.h"
 #include "model/core/time.h"
+#include "model/scenario/scenario.h"
 
 using namespace servescope;
 
@@ -58,4 +60,24 @@ TEST(Text, QuoteForMessageEscapesAndCuts) {
   for (int i = 0; i < 40; ++i)
     accents += "é";
   EXPECT_TRUE(is_valid_utf8(quote_for_message(accents)));
+}
+
+TEST(Text, UniqueNamesNeverCollide) {
+  std::set<std::string> taken{"ppipe", "ppipe #2", "ppipe #4"};
+  const auto in = [&](const std::string& n) { return taken.contains(n); };
+  EXPECT_EQ(unique_name("nexus", in), "nexus");
+  EXPECT_EQ(unique_name("ppipe", in), "ppipe #3");  // a removed #3 is reused, #4 is not repeated
+  EXPECT_EQ(unique_name("ppipe #2", in), "ppipe #2 #2");
+  EXPECT_EQ(unique_name("ppipe", in, "-"), "ppipe-2");
+  std::vector<SavedArtifact> runs{{"symphony", "symphony", "", {}}, {"symphony #2", "symphony", "", {}}};
+  EXPECT_EQ(unique_artifact_name(runs, "symphony"), "symphony #3");
+  EXPECT_EQ(unique_artifact_name(runs, "nexus"), "nexus");
+}
+
+TEST(Text, ClosestNameSuggestsOnlyNearMisses) {
+  const std::vector<std::string> names{"simulate", "sweep", "symphony", "goodput"};
+  EXPECT_EQ(closest_name("simulat", names), "simulate");
+  EXPECT_EQ(closest_name("symphonie", names), "symphony");
+  EXPECT_EQ(closest_name("frobnicate", names), std::nullopt);
+  EXPECT_EQ(closest_name("x", names), std::nullopt);
 }
