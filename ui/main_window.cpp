@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDir>
@@ -229,10 +230,13 @@ QString MainWindow::add_estimated_models(const QStringList& architectures, const
 
 QString MainWindow::export_view(const QString& path) {
   QWidget* view = tabs_->currentWidget();
+  // Rendered to memory, then written through the one output writer (atomic, devices as they are).
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
   bool ok = false;
   if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
     QSvgGenerator svg;
-    svg.setFileName(path);
+    svg.setOutputDevice(&buffer);
     svg.setSize(view->size());
     svg.setViewBox(QRect(QPoint(0, 0), view->size()));
     svg.setTitle(tabs_->tabText(tabs_->currentIndex()));
@@ -243,10 +247,18 @@ QString MainWindow::export_view(const QString& path) {
       ok = painter.end();
     }
   } else {
-    ok = view->grab().save(path);
+    ok = buffer.open(QIODevice::WriteOnly) && view->grab().save(&buffer, "PNG");
   }
-  const auto why = ok ? QString() : tr("could not write %1").arg(path);
-  log(ok ? tr("exported %1").arg(path) : tr("error: %1").arg(why));
+  QString why = ok ? QString() : tr("could not render the view for %1").arg(path);
+  if (ok) {
+    try {
+      write_output_file(path.toStdString(),
+                        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    } catch (const Error& e) {
+      why = QString::fromStdString(e.what());
+    }
+  }
+  log(why.isEmpty() ? tr("exported %1").arg(path) : tr("error: %1").arg(why));
   return why;
 }
 

@@ -79,6 +79,10 @@ class TestSession : public QObject {
     QFile svg(out.filePath(QStringLiteral("view.svg")));
     QVERIFY(svg.open(QIODevice::ReadOnly));
     QVERIFY(svg.readAll().contains("<svg"));
+    // Through the one output writer: a folder that is not there is named, nothing half-written.
+    const auto nowhere = out.filePath(QStringLiteral("missing/view.png"));
+    QVERIFY(w.export_view(nowhere).contains(nowhere));
+    QVERIFY(!QFile::exists(nowhere));
     QCOMPARE(w.export_plan(0, out.filePath(QStringLiteral("ppipe.json"))), QString());
     QFile plan(out.filePath(QStringLiteral("ppipe.json")));
     QVERIFY(plan.open(QIODevice::ReadOnly));
