@@ -154,7 +154,7 @@ bool LiveView::connect_to(const QString& address, const QString& token) {
   options.name = "gui";
   subscriber_ = std::make_unique<engine::live::LiveSubscriber>(options);
   stop_.store(false);
-  // A refusal ends the thread and the status line says why; anything else is reported too.
+  // A refusal or a lost connection ends the thread: the status line says why, and the Log dock.
   thread_ = std::thread([this, s = subscriber_.get()] {
     const auto error = run_guarded([&] { s->run(stop_); });
     if (!error.isEmpty()) report_error(tr("the live connection ended: %1").arg(error));
@@ -313,8 +313,9 @@ QString LiveView::keep_run() {
   if (!result) return tr("nothing was streamed yet");
   const auto status = subscriber_->status();
   SavedArtifact run;
+  static const std::vector<SavedArtifact> none;
   run.name = unique_artifact_name(
-      doc_->project() ? doc_->project()->runs : std::vector<SavedArtifact>{},
+      doc_->project() ? doc_->project()->runs : none,
       tr("live %1 %2")
           .arg(QString::fromStdString(status.scenario), QTime::currentTime().toString(QStringLiteral("HH:mm:ss")))
           .toStdString());

@@ -176,24 +176,25 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   worker_ = QThread::create([this, scenario, names, chosen_workload, stop, base, generation] {
     const int total = static_cast<int>(names.size());
     for (int k = 0; k < total && !stop->load(); ++k) {
-      QString json;
+      // The plan and its summary travel to the UI thread as they are: never printed and parsed again.
+      auto planned = std::make_shared<engine::ScenarioPlanResult>();
       const QString error = run_guarded([&] {
         auto request = base;
         request.system = names[static_cast<std::size_t>(k)];
         if (!chosen_workload.empty()) request.workloads = {chosen_workload};
-        json = QString::fromStdString(engine::plan_scenario(*scenario, request).plan.dump());
+        *planned = engine::plan_scenario(*scenario, request);
       });
       // Back to the UI thread: only it touches the document.
       QMetaObject::invokeMethod(
           this,
-          [this, system = QString::fromStdString(names[static_cast<std::size_t>(k)]), json, error, k, total,
+          [this, system = QString::fromStdString(names[static_cast<std::size_t>(k)]), planned, error, k, total,
            generation] {
             if (generation != doc_->generation()) {  // planned for a project closed meanwhile
               stop_->store(true);
               Q_EMIT message(tr("%1: not kept, its project was closed while it planned").arg(system));
               return;
             }
-            plan_done(system, json, error, k + 1, total);
+            plan_done(system, std::move(*planned), error, k + 1, total);
           },
           Qt::QueuedConnection);
     }
@@ -210,7 +211,7 @@ void PlanningPanel::cancel() {
   status_->setText(tr("Cancelling after the planner that is running…"));
 }
 
-void PlanningPanel::plan_done(const QString& system, const QString& json_text, const QString& error, int done,
+void PlanningPanel::plan_done(const QString& system, engine::ScenarioPlanResult planned, const QString& error, int done,
                               int total) {
   progress_->setValue(done);
   if (!error.isEmpty()) {
@@ -221,10 +222,10 @@ void PlanningPanel::plan_done(const QString& system, const QString& json_text, c
   SavedArtifact artifact;
   artifact.system = system.toStdString();
   artifact.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-  artifact.body = nlohmann::json::parse(json_text.toStdString());
+  artifact.body = std::move(planned.plan);
   if (const auto* p = doc_->project()) artifact.name = unique_artifact_name(p->plans, artifact.system);
-  const auto why = doc_->add_plan(artifact);
-  const auto summary = engine::summarize_plan(artifact.body);
+  const auto& summary = planned.summary;
+  const auto why = doc_->add_plan(std::move(artifact));
   Q_EMIT message(
       why.isEmpty()
           ? tr("%1: %2 (%3 of %4)")

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <memory>
 
+#include "engine/planning/scenario_planner.h"
+
 class QListWidget;
 class QComboBox;
 class QLineEdit;
@@ -46,7 +48,7 @@ class PlanningPanel : public QWidget {
 
  private:
   void refresh();
-  void plan_done(const QString& system, const QString& json_text, const QString& error, int done, int total);
+  void plan_done(const QString& system, engine::ScenarioPlanResult planned, const QString& error, int done, int total);
   void worker_finished();
 
   ProjectDocument* doc_;

@@ -144,6 +144,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   connect(view_, &widgets::TimelineView::selectionChanged, this, &RunView::show_selection);
   connect(doc_, &ProjectDocument::changed, this, &RunView::refresh);
   connect(doc_, &ProjectDocument::projectReset, this, [this] {
+    stop_.request_stop();  // a run of the project that was closed would not be kept anyway
     timelines_.clear();
     view_->set_timeline(nullptr);
     refresh();
@@ -153,7 +154,8 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
 }
 
 RunView::~RunView() {
-  // The simulator checks the stop token every few thousand events: this waits milliseconds.
+  // The simulator checks the stop token every 65,536 events: this waits milliseconds, or as long
+  // as the result's timeline and JSON take to build if the simulation itself had just ended.
   stop_.request_stop();
   if (worker_) worker_->wait();
 }
@@ -288,6 +290,7 @@ void RunView::start_worker(const std::string& name, std::function<void(Outcome&)
         [this, out, name, error, generation] {
           if (generation != doc_->generation()) {  // another project was opened meanwhile
             worker_ = nullptr;
+            stop_button_->setEnabled(false);
             refresh();
             Q_EMIT message(tr("%1: not kept, its project was closed while it ran").arg(QString::fromStdString(name)));
             Q_EMIT finished();
@@ -341,8 +344,10 @@ void RunView::simulation_done(const QString& name, const QString& error) {
     Q_EMIT finished();
     return;
   }
+  // Named as it lands: a run imported or kept meanwhile may have taken the name it started with.
+  const QString kept = unique_name(name);
   SavedArtifact run;
-  run.name = name.toStdString();
+  run.name = kept.toStdString();
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   run.body = std::move(pending_body_);
   pending_body_ = nullptr;
@@ -352,7 +357,7 @@ void RunView::simulation_done(const QString& name, const QString& error) {
     const auto why = doc_->add_run(std::move(run));
     status_->setText(why.isEmpty()
                          ? tr("%1: %2 of capacity at 99 % SLO attainment (the Charts tab draws the curve)")
-                               .arg(name)
+                               .arg(kept)
                                .arg(best > 0 ? QStringLiteral("%1 %").arg(100 * best, 0, 'f', 0) : tr("no load factor"))
                          : tr("Sweep not kept: %1").arg(why));
     Q_EMIT message(status_->text());
@@ -367,9 +372,9 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
   } else {
-    show_run(name);
+    show_run(kept);
     status_->setText(tr("%1: %2 % of requests on time, %3 req/s goodput, %4 batches")
-                         .arg(name)
+                         .arg(kept)
                          .arg(100 * attainment, 0, 'f', 2)
                          .arg(goodput, 0, 'f', 1)
                          .arg(pending_timeline_->spans.size()));

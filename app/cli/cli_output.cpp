@@ -22,8 +22,9 @@ void check_outputs(std::initializer_list<std::string_view> paths) {
   int to_stdout = 0;
   for (const auto path : paths) {
     if (path.empty()) continue;
-    if (path == "-") ++to_stdout;
-    check_output_path(std::filesystem::path(path));
+    const std::filesystem::path file(path);
+    if (names_standard_output(file)) ++to_stdout;
+    check_output_path(file);
   }
   if (to_stdout > 1) throw QueryError("only one output can be standard output ('-')");
   if (to_stdout == 1) report_to_stderr = true;

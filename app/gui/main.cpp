@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "ui/exception_guard.h"
 #include "ui/main_window.h"
@@ -34,13 +36,38 @@ bool asks_only_for_text(int argc, char** argv) {
   return false;
 }
 
-// QApplication aborts (qFatal) when it cannot reach a display; say what to do instead.
+bool is_platform_option(const char* arg) {
+  return std::strcmp(arg, "-platform") == 0 || std::strcmp(arg, "--platform") == 0;
+}
+
+// The arguments without Qt's -platform NAME, which only QApplication understands.
+std::vector<char*> without_platform(int argc, char** argv) {
+  std::vector<char*> out;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && is_platform_option(argv[i])) {
+      ++i;  // and its value
+      continue;
+    }
+    out.push_back(argv[i]);
+  }
+  return out;
+}
+
+// QApplication aborts (qFatal) when it cannot reach a display; say what to do instead. The
+// platform plugin is -platform's, else $QT_QPA_PLATFORM's, else Qt's default (X11 or Wayland).
 bool has_display(int argc, char** argv) {
-  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-    if (const char* value = std::getenv(var); value && *value) return true;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "-platform") == 0) return true;
-  return false;
+  std::string platform;
+  if (const char* env = std::getenv("QT_QPA_PLATFORM")) platform = env;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (is_platform_option(argv[i])) platform = argv[i + 1];
+  const auto set = [](const char* var) {
+    const char* value = std::getenv(var);
+    return value && *value;
+  };
+  if (platform.starts_with("xcb")) return set("DISPLAY");
+  if (platform.starts_with("wayland")) return set("WAYLAND_DISPLAY");
+  if (!platform.empty()) return true;  // offscreen, vnc, eglfs, …: no display server needed
+  return set("DISPLAY") || set("WAYLAND_DISPLAY");
 }
 
 int run_gui(int argc, char** argv) {
@@ -72,7 +99,9 @@ int run_gui(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Help and version need no display: answer them from a core application.
   if (asks_only_for_text(argc, argv)) {
-    QCoreApplication app(argc, argv);
+    auto args = without_platform(argc, argv);
+    int count = static_cast<int>(args.size());
+    QCoreApplication app(count, args.data());
     describe_application();
     QCommandLineParser parser;
     add_options(parser);
@@ -81,8 +110,9 @@ int main(int argc, char** argv) {
   }
   if (!has_display(argc, argv)) {
     std::fprintf(stderr,
-                 "servescope: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run it in a desktop session, "
-                 "under xvfb-run, or with -platform offscreen; servescope-cli works without one.\n");
+                 "servescope: no display (DISPLAY and WAYLAND_DISPLAY are unset, or the -platform asked for needs "
+                 "one). Run it in a desktop session, under xvfb-run, or with -platform offscreen; servescope-cli "
+                 "works without one.\n");
     return 1;
   }
   try {

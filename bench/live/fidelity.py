@@ -52,7 +52,7 @@ T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.
 
 
 def mean_ci(values):
-    """Mean and the half-width of its 95 % confidence interval (0 for one value)."""
+    """Mean and the half-width of its 95 % confidence interval (NaN for one value)."""
     m = statistics.fmean(values)
     if len(values) < 2:
         return m, float("nan")

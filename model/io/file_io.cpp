@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sys/stat.h>
 #include <vector>
 
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 namespace servescope {
 namespace fs = std::filesystem;
@@ -86,8 +88,26 @@ class OutputFile::Buffer final : public std::streambuf {
 
 namespace {
 
-bool is_standard_output(const fs::path& path) {
-  return path == "-";
+// A path that names one of this process's open descriptors: "-" and /dev/stdout are standard
+// output, /dev/stderr, /dev/fd/N and /proc/self/fd/N their descriptors. They are written through
+// the descriptor itself: opening /dev/stdout anew (or renaming over what it points at) would
+// start at offset 0 of a redirected file, or fail on a pipe.
+std::optional<int> inherited_descriptor(const fs::path& path) {
+  const std::string p = path.string();
+  if (p == "-" || p == "/dev/stdout") return STDOUT_FILENO;
+  if (p == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"})
+    if (p.starts_with(prefix))
+      if (const auto n = parse_integer(std::string_view(p).substr(prefix.size())); n && *n >= 0 && *n < 1 << 20)
+        return static_cast<int>(*n);
+  return std::nullopt;
+}
+
+// The type of what `path` names once the kernel has followed its links (0 when nothing).
+mode_t followed_type(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return st.st_mode & S_IFMT;
 }
 
 // Follows `path` through any symlinks (at most 40, as the kernel does) to the name that is
@@ -118,37 +138,34 @@ mode_t file_type(const fs::path& target) {
 }  // namespace
 
 OutputFile::OutputFile(fs::path path) : path_(std::move(path)) {
-  if (is_standard_output(path_)) {
-    mode_ = Mode::StandardOutput;
-    std::fflush(stdout);  // what was printed before comes first
-    fd_ = STDOUT_FILENO;
+  if (const auto fd = inherited_descriptor(path_)) {
+    mode_ = Mode::Inherited;
+    std::fflush(nullptr);  // what was printed before comes first
+    if (::fcntl(*fd, F_GETFL) < 0) throw Error(name() + ": not an open descriptor: " + std::strerror(errno));
+    fd_ = *fd;
+  } else if (const mode_t type = followed_type(path_); type != 0 && type != S_IFREG && type != S_IFDIR) {
+    // A device, FIFO or socket: write into it as it is (a FIFO's open waits for its reader).
+    mode_ = Mode::Direct;
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error(path_.string() + ": cannot open for writing: " + std::strerror(errno));
   } else {
     target_ = resolve_symlinks(path_);
-    const mode_t type = file_type(target_);
-    if (type == S_IFDIR) throw Error(path_.string() + ": is a directory");
-    if (type != 0 && type != S_IFREG) {
-      // A device, FIFO or socket: write into it as it is (a FIFO's open waits for its reader).
-      mode_ = Mode::Direct;
-      fd_ = ::open(target_.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd_ < 0) throw Error(path_.string() + ": cannot open for writing: " + std::strerror(errno));
-    } else {
-      const fs::path dir = folder_of(target_);
-      std::string tmpl = (dir / ("." + target_.filename().string() + ".tmp-XXXXXX")).string();
-      std::vector<char> buf(tmpl.begin(), tmpl.end());
-      buf.push_back('\0');
-      fd_ = ::mkstemp(buf.data());
-      if (fd_ < 0)
-        throw Error(path_.string() + ": cannot create a temporary file in " + dir.string() + ": " +
-                    std::strerror(errno));
-      tmp_ = buf.data();
-    }
+    if (file_type(target_) == S_IFDIR) throw Error(path_.string() + ": is a directory");
+    const fs::path dir = folder_of(target_);
+    std::string tmpl = (dir / ("." + target_.filename().string() + ".tmp-XXXXXX")).string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    fd_ = ::mkstemp(buf.data());
+    if (fd_ < 0)
+      throw Error(path_.string() + ": cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
+    tmp_ = buf.data();
   }
   buffer_ = std::make_unique<Buffer>(fd_);
   stream_ = std::make_unique<std::ostream>(buffer_.get());
 }
 
 OutputFile::~OutputFile() {
-  if (fd_ < 0 || mode_ == Mode::StandardOutput) return;
+  if (fd_ < 0 || mode_ == Mode::Inherited) return;
   ::close(fd_);
   if (mode_ == Mode::Atomic) ::unlink(tmp_.c_str());
 }
@@ -157,19 +174,22 @@ std::ostream& OutputFile::stream() {
   return *stream_;
 }
 
+std::string OutputFile::name() const {
+  return path_ == "-" ? std::string("standard output") : path_.string();
+}
+
 void OutputFile::fail(const std::string& what, int err) {
-  if (fd_ >= 0 && mode_ != Mode::StandardOutput) ::close(fd_);
+  if (fd_ >= 0 && mode_ != Mode::Inherited) ::close(fd_);
   fd_ = -1;
   if (mode_ == Mode::Atomic) ::unlink(tmp_.c_str());
-  const std::string name = mode_ == Mode::StandardOutput ? std::string("standard output") : path_.string();
-  throw Error(name + ": " + what + ": " + std::strerror(err));
+  throw Error(name() + ": " + what + ": " + std::strerror(err));
 }
 
 void OutputFile::commit() {
   if (fd_ < 0) throw Error(path_.string() + ": already committed");
   stream_->flush();
   if (buffer_->error != 0 || !*stream_) fail("write failed", buffer_->error != 0 ? buffer_->error : EIO);
-  if (mode_ == Mode::StandardOutput) {
+  if (mode_ == Mode::Inherited) {
     fd_ = -1;
     return;
   }
@@ -208,15 +228,21 @@ void write_output_file(const fs::path& path, std::string_view contents) {
   file.commit();
 }
 
+bool names_standard_output(const fs::path& path) {
+  return inherited_descriptor(path) == STDOUT_FILENO;
+}
+
 void check_output_path(const fs::path& path) {
-  if (is_standard_output(path)) return;
-  const fs::path target = resolve_symlinks(path);
-  const mode_t type = file_type(target);
-  if (type == S_IFDIR) throw Error(path.string() + ": is a directory");
-  if (type != 0 && type != S_IFREG) {
-    if (::access(target.c_str(), W_OK) != 0) throw Error(path.string() + ": not writable: " + std::strerror(errno));
+  if (const auto fd = inherited_descriptor(path)) {
+    if (::fcntl(*fd, F_GETFL) < 0) throw Error(path.string() + ": not an open descriptor: " + std::strerror(errno));
     return;
   }
+  if (const mode_t type = followed_type(path); type != 0 && type != S_IFREG && type != S_IFDIR) {
+    if (::access(path.c_str(), W_OK) != 0) throw Error(path.string() + ": not writable: " + std::strerror(errno));
+    return;
+  }
+  const fs::path target = resolve_symlinks(path);
+  if (file_type(target) == S_IFDIR) throw Error(path.string() + ": is a directory");
   const fs::path dir = folder_of(target);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(path.string() + ": no such folder: " + dir.string());

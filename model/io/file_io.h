@@ -19,7 +19,8 @@ inline constexpr std::size_t kMaxInputFileBytes = 256u << 20;  // 256 MiB
 std::string read_text_file(const std::filesystem::path& path, std::size_t max_bytes = kMaxInputFileBytes);
 
 // The one way ServeScope writes an output file (a CLI --out, a GUI save or export):
-//  - "-" is standard output;
+//  - "-" is standard output, and /dev/stdout, /dev/stderr, /dev/fd/N are written through the
+//    process's own descriptor (never reopened, never renamed over);
 //  - a path that exists and is not a regular file (a character device such as /dev/null, a FIFO,
 //    a socket) is written directly, never renamed over;
 //  - anything else, a regular file or a path that does not exist yet, is replaced atomically: a
@@ -41,8 +42,9 @@ class OutputFile {
   void commit();
 
  private:
-  enum class Mode { Atomic, Direct, StandardOutput };
+  enum class Mode { Atomic, Direct, Inherited };  // Inherited: "-", /dev/stdout, /dev/fd/N
   class Buffer;
+  std::string name() const;
   [[noreturn]] void fail(const std::string& what, int err);
   std::filesystem::path path_;    // as given, for messages
   std::filesystem::path target_;  // symlinks resolved
@@ -55,6 +57,9 @@ class OutputFile {
 
 // OutputFile in one call.
 void write_output_file(const std::filesystem::path& path, std::string_view contents);
+
+// True for "-" and the other names of this process's standard output (/dev/stdout, /dev/fd/1).
+bool names_standard_output(const std::filesystem::path& path);
 
 // Checks, before long work, that `path` can be written as OutputFile would: throws Error naming
 // the path when its folder is missing or not writable, or it is a directory.

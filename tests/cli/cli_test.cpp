@@ -293,6 +293,19 @@ TEST(Cli, OutputPathsAreWrittenAsWhatTheyAre) {
   EXPECT_EQ(nlohmann::json::parse(dash.out)["kind"], "run-result");
   EXPECT_NE(dash.err.find("SLO"), std::string::npos) << "the report goes to standard error: " << dash.err;
   EXPECT_EQ(with({"-o", "-", "--timeline", "-"}).status, 2);
+  // /dev/stdout is this process's standard output (here a redirected file): written through the
+  // descriptor, after what was printed before, never renamed over.
+  const auto dev_stdout = with({"-o", "/dev/stdout", "--json"});
+  ASSERT_EQ(dev_stdout.status, 0) << dev_stdout.err;
+  EXPECT_EQ(nlohmann::json::parse(dev_stdout.out)["kind"], "run-result");
+  // ... and a pipe, as in `servescope-cli simulate … -o /dev/stdout | jq`.
+  std::string piped = shell_quote(SERVESCOPE_CLI);
+  for (const auto& a : run)
+    piped += " " + shell_quote(a);
+  const auto through_pipe = dir.path() / "piped.json";
+  piped += " -o /dev/stdout 2>/dev/null </dev/null | cat > " + shell_quote(through_pipe.string());
+  ASSERT_EQ(std::system(piped.c_str()), 0);
+  EXPECT_EQ(nlohmann::json::parse(servescope::test::read_file(through_pipe))["kind"], "run-result");
 
   fs::create_directories(dir.path() / "real");
   const auto target = dir.path() / "real/run.json";

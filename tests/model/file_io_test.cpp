@@ -109,11 +109,17 @@ TEST(FileIo, DashIsStandardOutput) {
   ::dup2(fd, STDOUT_FILENO);
   ::close(fd);
   write_output_file("-", "to stdout\n");
+  // Its other names go through the same descriptor: appended, not reopened at offset 0 or
+  // renamed over the redirected file.
+  write_output_file("/dev/stdout", "again\n");
+  write_output_file("/dev/fd/1", "and again\n");
   std::fflush(stdout);
   ::dup2(saved, STDOUT_FILENO);
   ::close(saved);
-  EXPECT_EQ(test::read_file(captured), "to stdout\n");
+  EXPECT_EQ(test::read_file(captured), "to stdout\nagain\nand again\n");
   EXPECT_FALSE(std::filesystem::exists("-"));
+  EXPECT_TRUE(names_standard_output("/dev/stdout"));
+  EXPECT_FALSE(names_standard_output("/dev/stderr"));
 }
 
 // A read-only folder refuses the write, naming the path; the old file stays whole. Root writes
