@@ -100,10 +100,8 @@ TEST(LiveConnection, StrangersAndGarbageAreRefused) {
 TEST(LiveConnection, ASilentServerIsGivenUpOnInTime) {
   TcpListener listener(0);  // accepts (the kernel does) but never answers
   auto client = TcpStream::connect("127.0.0.1", listener.port(), milliseconds(1000));
-  const auto start = std::chrono::steady_clock::now();
+  // The join gives up with an error instead of waiting for ever (a hang ends in ctest's timeout).
   EXPECT_THROW((void)join(client, {"t", PeerRole::Gui, "me"}, milliseconds(300)), LiveError);
-  // A generous bound (the timeout is 300 ms): it only catches a join that waits for ever.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
   EXPECT_THROW((void)TcpStream::connect("not-an-ip", 1, milliseconds(100)), LiveError);
 }
 

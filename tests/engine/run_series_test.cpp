@@ -95,6 +95,7 @@ void expect_input_error(const std::function<void()>& read, const std::string& wh
 
 TEST(RunSeries, MalformedRunsSayWhere) {
   const auto run = demo_run();
+  // Preconditions of the edits below, on a seeded simulated run: the same on any machine.
   ASSERT_GE(run["timeseries"]["arrivals"].size(), 3u);
   ASSERT_GE(run["timeseries"]["gpu_busy"][0].size(), 2u);
   ASSERT_GE(run["latency_cdf_ms"].size(), 2u);
