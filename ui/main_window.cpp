@@ -30,6 +30,7 @@
 #include <filesystem>
 
 #include "engine/analysis/run_csv.h"
+#include "engine/analysis/saved_artifacts.h"
 #include "engine/estimate/cnn_architectures.h"
 #include "engine/estimate/profile_estimator.h"
 #include "engine/timeline/chrome_trace.h"
@@ -596,11 +597,11 @@ QString MainWindow::import_run(const QString& path) {
   SavedArtifact run;
   try {
     run.body = parse_json_text(read_text_file(path.toStdString()), path.toStdString());
-  } catch (const std::exception& e) {
+    engine::check_saved_run(run.body, path.toStdString());
+  } catch (const Error& e) {
     return QString::fromUtf8(e.what());
   }
-  if (!run.body.is_object() || run.body.value("kind", "") != "run-result")
-    return tr("%1 is not a run file (its kind is not run-result)").arg(path);
+  if (run.body["kind"] != "run-result") return tr("%1 is not a run file (its kind is not run-result)").arg(path);
   run.name = unique_artifact_name(document_->project()->runs, QFileInfo(path).completeBaseName().toStdString());
   run.system = run.body.value("system", "");
   run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
@@ -646,6 +647,7 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
     for (const auto& w : doc.warnings)
       log(tr("warning: %1").arg(QString::fromStdString(w)));
     loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
+    engine::check_saved_artifacts(*loaded, location.toStdString());
   } catch (const Error& e) {
     const auto message = QString::fromStdString(e.what());
     log(tr("error: %1").arg(message));

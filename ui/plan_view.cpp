@@ -242,10 +242,15 @@ QString plan_html(const nlohmann::json& plan) {
                   .arg(esc(s.system), QString::fromUtf8(engine::to_string(s.family).data()),
                        s.feasible ? QStringLiteral("feasible") : QStringLiteral("<b>not feasible</b>"));
   if (!s.note.empty()) h += QStringLiteral("<p><i>%1</i></p>").arg(esc(s.note));
-  const auto kind = plan.value("kind", "");
-  if (kind == "pipeline-plan") return h + pipeline_html(plan);
-  if (kind == "glet-plan") return h + glet_html(plan);
-  return h + cost_html(plan);
+  // summarize_plan has read the plan strictly; the details below read it loosely, so a member of
+  // an unexpected type in a hand-edited plan shows as a note, not as a library exception.
+  try {
+    if (s.family == engine::PlannerFamily::Pipeline) return h + pipeline_html(plan);
+    if (s.family == engine::PlannerFamily::Glet) return h + glet_html(plan);
+    return h + cost_html(plan);
+  } catch (const nlohmann::json::exception& e) {
+    return h + QStringLiteral("<p>The plan's details cannot be shown: %1</p>").arg(esc(e.what()));
+  }
 }
 
 PlanView::PlanView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {

@@ -49,4 +49,10 @@ void print_json(const nlohmann::json& j);
 // "-", and it moves the report to standard error. Throws Error naming the path.
 void check_outputs(std::initializer_list<std::string_view> paths);
 
+// Throws QueryError naming the option when one given on the command line has an empty value
+// (`-o ''`, `--timeline ''`). An empty path names nothing, and here it would read as the option
+// left out: the run would succeed and write nothing. check_outputs() cannot tell the two apart,
+// so every option is checked once after parsing.
+void refuse_empty_values(const CLI::App& app);
+
 }  // namespace servescope::cli

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 
 #include "app/cli/cli_context.h"
@@ -28,6 +29,15 @@ void check_outputs(std::initializer_list<std::string_view> paths) {
   }
   if (to_stdout > 1) throw QueryError("only one output can be standard output ('-')");
   if (to_stdout == 1) report_to_stderr = true;
+}
+
+void refuse_empty_values(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options())
+    if (option->count() > 0 && option->get_expected_min() > 0 &&
+        std::ranges::find(option->results(), "") != option->results().end())
+      throw QueryError(option->get_name(false, true) + ": an empty value names nothing; leave the option out instead");
+  for (const CLI::App* sub : app.get_subcommands())
+    refuse_empty_values(*sub);
 }
 
 }  // namespace servescope::cli

@@ -54,12 +54,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody&
   csv->callback([&global, &run, csv_args] {
     run = [&global, csv_args] {
       check_outputs({csv_args->out});
-      nlohmann::json body;
-      try {
-        body = nlohmann::json::parse(read_text_file(csv_args->timeline));
-      } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(csv_args->timeline, "byte " + std::to_string(e.byte), "not JSON");
-      }
+      const auto body = parse_json_text(read_text_file(csv_args->timeline), csv_args->timeline);
       const auto series = engine::run_series(body, csv_args->timeline);
       OutputFile writer(csv_args->out);
       engine::write_run_csv(writer.stream(), series);

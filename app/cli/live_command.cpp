@@ -53,10 +53,61 @@ Endpoint parse_endpoint(const std::string& text, const char* option) {
   return {text.substr(0, colon), static_cast<std::uint16_t>(port)};
 }
 
-std::string token_or_env(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("SERVESCOPE_TOKEN"); env && *env) return env;
-  throw QueryError("give the deployment's shared token with --token or SERVESCOPE_TOKEN");
+// The deployment's shared token, from a file, the environment or (visible to every user of the
+// machine through ps and /proc) the command line, which still works, with a warning. A short
+// token is refused: it could be guessed, however slowly the scheduler lets guesses in.
+struct TokenArgs {
+  std::string token, token_file;
+  bool insecure = false;
+};
+
+constexpr std::size_t kMinTokenBytes = 16;
+constexpr std::size_t kMaxTokenFileBytes = 4096;
+
+void add_token_options(CLI::App* cmd, TokenArgs& args) {
+  auto* file = cmd->add_option("--token-file", args.token_file,
+                               "Read the deployment's shared secret from this file (default: $SERVESCOPE_TOKEN)");
+  cmd->add_option("--token", args.token,
+                  "The shared secret itself, visible to other users (ps); prefer --token-file or $SERVESCOPE_TOKEN")
+      ->excludes(file);
+  cmd->add_flag("--insecure", args.insecure, "Accept a token shorter than 16 bytes (a throwaway test deployment)");
+}
+
+std::string read_token_file(const std::string& path) {
+  auto text = read_text_file(path, kMaxTokenFileBytes);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  if (text.empty()) throw QueryError("--token-file " + path + " is empty");
+  if (text.find('\n') != std::string::npos) throw QueryError("--token-file " + path + " holds more than one line");
+  std::error_code error;
+  const auto mode = std::filesystem::status(path, error).permissions();
+  using std::filesystem::perms;
+  if (!error && (mode & (perms::group_read | perms::others_read)) != perms::none)
+    std::cerr << "warning: --token-file " << path << " can be read by other users (chmod 600 it)\n";
+  return text;
+}
+
+std::string resolve_token(const TokenArgs& args) {
+  std::string token, from;
+  if (!args.token_file.empty()) {
+    token = read_token_file(args.token_file);
+    from = "--token-file";
+  } else if (!args.token.empty()) {
+    std::cerr << "warning: --token puts the secret on the command line, where any user of this machine can read it "
+                 "(ps); use --token-file or SERVESCOPE_TOKEN\n";
+    token = args.token;
+    from = "--token";
+  } else if (const char* env = std::getenv("SERVESCOPE_TOKEN"); env && *env) {
+    token = env;
+    from = "SERVESCOPE_TOKEN";
+  } else {
+    throw QueryError("give the deployment's shared token with --token-file, SERVESCOPE_TOKEN or --token");
+  }
+  if (token.size() < kMinTokenBytes && !args.insecure)
+    throw QueryError("the token from " + from + " is " + std::to_string(token.size()) + " bytes; it needs at least " +
+                     std::to_string(kMinTokenBytes) +
+                     " (e.g. head -c 24 /dev/urandom | base64), or --insecure for a throwaway deployment");
+  return token;
 }
 
 void log_line(const std::string& who, const std::string& line) {
@@ -67,7 +118,8 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
   auto* cmd = live->add_subcommand("scheduler", "Serve a scenario's plan: dispatch batches to workers in real time");
   struct Args {
     SimulationArgs sim;
-    std::string listen = "127.0.0.1:7070", token, record, port_file;
+    std::string listen = "127.0.0.1:7070", record, port_file;
+    TokenArgs token;
     int metrics_port = -1;
     double stop_after_s = 0;
     std::size_t subscriber_limit_mib = 8;
@@ -76,7 +128,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
   args->sim.add_to(cmd);
   cmd->add_option("--listen", args->listen, "Where workers, load generators and GUIs connect (HOST:PORT; port 0: any)")
       ->capture_default_str();
-  cmd->add_option("--token", args->token, "The deployment's shared secret (default: $SERVESCOPE_TOKEN)");
+  add_token_options(cmd, args->token);
   cmd->add_option("--metrics-port", args->metrics_port, "Serve Prometheus metrics at http://HOST:PORT/metrics")
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--record", args->record, "At exit, write the run (with its timeline) as a run file");
@@ -91,10 +143,10 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
     run = [&global, args] {
       check_outputs({args->record, args->port_file});
       install_signal_handlers();
+      engine::live::SchedulerOptions options;
+      options.token = resolve_token(args->token);
       const auto scenario = args->sim.load_scenario();
       auto spec = args->sim.to_spec();
-      engine::live::SchedulerOptions options;
-      options.token = token_or_env(args->token);
       const auto at = parse_endpoint(args->listen, "--listen");
       options.host = at.host;
       options.port = at.port;
@@ -198,14 +250,15 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
 void add_worker(CLI::App* live, CommandBody& run) {
   auto* cmd = live->add_subcommand("worker", "Run one server's vGPUs for a scheduler");
   struct Args {
-    std::string connect = "127.0.0.1:7070", node, token, executor = "emulated", feature_host;
+    std::string connect = "127.0.0.1:7070", node, executor = "emulated", feature_host;
+    TokenArgs token;
     double noise = 0;
     std::uint64_t seed = 1;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
   cmd->add_option("--node", args->node, "Which server of the scenario's cluster this worker is")->required();
-  cmd->add_option("--token", args->token, "The deployment's shared secret (default: $SERVESCOPE_TOKEN)");
+  add_token_options(cmd, args->token);
   cmd->add_option("--executor", args->executor, "emulated (holds each batch for its profiled time) or cuda")
       ->check(CLI::IsMember({"emulated", "cuda"}))
       ->capture_default_str();
@@ -219,7 +272,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
       if (args->executor == "cuda")
         throw QueryError("this build has no CUDA executor (configure with CUDA available); use --executor emulated");
       engine::live::WorkerOptions options;
-      options.token = token_or_env(args->token);
+      options.token = resolve_token(args->token);
       const auto at = parse_endpoint(args->connect, "--connect");
       options.host = at.host;
       options.port = at.port;
@@ -242,14 +295,15 @@ void add_worker(CLI::App* live, CommandBody& run) {
 void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) {
   auto* cmd = live->add_subcommand("loadgen", "Send requests to a scheduler and report how each ended");
   struct Args {
-    std::string connect = "127.0.0.1:7070", token, arrival = "poisson", output;
+    std::string connect = "127.0.0.1:7070", arrival = "poisson", output;
+    TokenArgs token;
     double rate = 100, duration_s = 10, ready_timeout_s = 10, drain_timeout_s = 0;
     std::uint64_t seed = 1;
     std::vector<std::string> models;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
-  cmd->add_option("--token", args->token, "The deployment's shared secret (default: $SERVESCOPE_TOKEN)");
+  add_token_options(cmd, args->token);
   cmd->add_option("--rate", args->rate, "Requests per second")->check(CLI::Range(1e-3, 1e8))->capture_default_str();
   cmd->add_option("--arrival", args->arrival, "poisson, gamma:SHAPE or trace:FILE")->capture_default_str();
   cmd->add_option("--duration", args->duration_s, "Seconds of sending")
@@ -258,7 +312,7 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
   cmd->add_option("--seed", args->seed, "Seed of the arrival process")->capture_default_str();
   cmd->add_option("--model", args->models, "Send only to this model (repeatable; default: the scenario's mix)");
   cmd->add_option("--output", args->output, "Write one CSV row per request (id, model, sent, outcome, latency)");
-  cmd->add_option("--ready-timeout", args->ready_timeout_s, "Seconds to wait for the plan's workers to join")
+  cmd->add_option("--ready-timeout", args->ready_timeout_s, "Seconds to wait for the scheduler and the plan's workers")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd->add_option("--drain-timeout", args->drain_timeout_s,
@@ -269,7 +323,7 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       check_outputs({args->output});
       install_signal_handlers();
       engine::live::LoadOptions options;
-      options.token = token_or_env(args->token);
+      options.token = resolve_token(args->token);
       const auto at = parse_endpoint(args->connect, "--connect");
       options.host = at.host;
       options.port = at.port;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/signal_handling.h"
 #include "model/core/error.h"
 #include "model/core/text.h"
 
@@ -24,6 +25,34 @@ void hint_subcommand(const CLI::App& app, int argc, char** argv) {
     if (const auto near = closest_name(word, names))
       std::cerr << "'" << word << "' is not a command; did you mean '" << *near << "'?\n";
     return;
+  }
+}
+
+// The command's exit status; errors it throws become messages on stderr.
+int run_command(const CLI::App& app, const cli::CommandBody& run) {
+  try {
+    cli::refuse_empty_values(app);
+    return run ? run() : cli::kExitBadInput;
+  } catch (const Cancelled& e) {
+    // Stopped by SIGINT or SIGTERM, which decides the status; the unwinding removed the
+    // temporaries, and what was put in place before is whole.
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitBadInput;
+  } catch (const CLI::Error& e) {  // an option value a command checks itself (a malformed list)
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitBadInput;
+  } catch (const QueryError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (...) {
+    std::cerr << "error: an unknown exception\n";
+    return cli::kExitFailure;
   }
 }
 
@@ -64,22 +93,11 @@ int main(int argc, char** argv) {
     hint_subcommand(app, argc, argv);
     return cli::kExitBadInput;
   }
-  try {
-    return run ? run() : cli::kExitBadInput;
-  } catch (const InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return cli::kExitBadInput;
-  } catch (const CLI::Error& e) {  // an option value a command checks itself (a malformed list)
-    std::cerr << "error: " << e.what() << "\n";
-    return cli::kExitBadInput;
-  } catch (const QueryError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return cli::kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return cli::kExitFailure;
-  } catch (...) {
-    std::cerr << "error: an unknown exception\n";
-    return cli::kExitFailure;
-  }
+  // The live daemons stop on SIGINT and SIGTERM through handlers of their own, which close the
+  // deployment and print its report; a blocked signal would never reach them.
+  if (!app.got_subcommand("live")) cli::handle_stop_signals();
+  const int status = run_command(app, run);
+  // After SIGINT or SIGTERM the status is the signal's, whether the work stopped, failed or
+  // finished before it noticed.
+  return cli::signal_exit_status().value_or(status);
 }

@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/run_files.h"
+#include "app/cli/signal_handling.h"
 #include "app/cli/simulation_args.h"
 #include "engine/analysis/goodput_search.h"
 #include "engine/sim/run_result_json.h"
@@ -67,7 +69,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
   auto args = std::make_shared<Args>();
   args->sim.add_to(cmd);
   auto* rate = cmd->add_option("--rate", args->rate, "Total offered rate, req/s (scales the workloads)")
-                   ->check(CLI::Range(1e-6, 1e9));
+                   ->check(CLI::Range(kMinRateRps, kMaxRateRps));
   cmd->add_option("--load-factor", args->load_factor, "Offered rate as a multiple of the nominal capacity")
       ->check(CLI::Range(1e-6, 1e3))
       ->excludes(rate);
@@ -90,10 +92,24 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
         TerminalProgress progress("simulating");
         result = engine::simulate(scenario, spec, [&](double f) { progress.update(f); });
       }
-      const auto json = engine::run_result_to_json(result, scenario.name);
-      if (!args->out.empty()) save_json_file(args->out, json);
-      if (!args->timeline.empty()) save_json_file(args->timeline, engine::to_json(engine::timeline_of(result)));
-      if (request_log) request_log->commit();
+      // Companions first, the run file last (run_files.h); a stop between them leaves a set whose
+      // ids tell it apart, and no temporaries.
+      RunFiles files(args->out);
+      if (request_log) {
+        throw_if_stopped();
+        request_log->commit();
+        files.add("requests", args->requests, request_log->bytes_written());
+      }
+      if (!args->timeline.empty()) {
+        throw_if_stopped();
+        files.write_json("timeline", args->timeline, engine::to_json(engine::timeline_of(result)));
+      }
+      auto json = engine::run_result_to_json(result, scenario.name);
+      files.describe(json);
+      if (!args->out.empty()) {
+        throw_if_stopped();
+        save_json_file(args->out, json);
+      }
       if (global.json)
         print_json(json);
       else
@@ -123,7 +139,7 @@ void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody
     run = [&global, args] {
       check_outputs({args->out});
       const auto scenario = args->sim.load_scenario();
-      const auto spec = args->sim.to_spec();
+      const auto spec = args->sim.to_spec();  // SIGINT and SIGTERM stop it (signal_handling.h)
       const auto result = engine::search_goodput(scenario, spec, args->options, [&](const engine::GoodputProbe& p) {
         if (!global.json)
           std::cerr << "  probe " << std::fixed << std::setprecision(1) << p.rate_rps << " req/s: attainment "

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/cli/signal_handling.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "model/core/error.h"
@@ -93,7 +94,8 @@ void SimulationArgs::add_to(CLI::App* cmd) {
 LoadedPlan use_plan(const nlohmann::json& json, const std::string& source, const std::optional<std::string>& system,
                     engine::SimulationSpec& spec) {
   LoadedPlan loaded;
-  if (json.is_object() && json.value("kind", "") == "glet-plan") {
+  const auto kind = json.is_object() ? JsonCursor(json, source).find("kind") : std::nullopt;
+  if (kind && kind->value().is_string() && kind->as_string() == "glet-plan") {
     loaded.glet = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(json, source));
     spec.system = system.value_or("glet");
     if (!engine::is_glet_data_plane(spec.system))
@@ -117,6 +119,7 @@ Scenario SimulationArgs::load_scenario() const {
 engine::SimulationSpec SimulationArgs::to_spec() {
   engine::SimulationSpec spec;
   spec.system = system;
+  spec.stop = stop_token();  // SIGINT and SIGTERM stop the run with Cancelled
   if (!plan_file.empty()) {
     const bool system_given = system_option_ && system_option_->count() > 0;
     const auto json = parse_json_text(read_text_file(plan_file), plan_file);

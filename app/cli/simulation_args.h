@@ -41,7 +41,7 @@ struct SimulationArgs {
 
   void add_to(CLI::App* cmd);
   // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that points
-  // at the plan held here; throws on bad input.
+  // at the plan held here and stops at SIGINT or SIGTERM (signal_handling.h); throws on bad input.
   engine::SimulationSpec to_spec();
   Scenario load_scenario() const;
   std::shared_ptr<const engine::PipelinePlan> plan;

@@ -36,7 +36,8 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& 
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--base-rate", args->options.base_rate_rps,
-                  "Load factor 1 in req/s (default: the plan's throughput), to offer several systems the same load");
+                  "Load factor 1 in req/s (default: the plan's throughput), to offer several systems the same load")
+      ->check(CLI::Range(kMinRateRps, kMaxRateRps));
   cmd->add_flag("--stop-at-first", args->options.stop_at_first,
                 "Stop at the first load factor from the top that meets the target (PPipe's artifact)");
   cmd->add_option("-o,--out", args->out, "Write the sweep as JSON (atomically; - is standard output)");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "app/cli/cli_context.h"
+#include "engine/analysis/saved_artifacts.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 
@@ -20,6 +21,7 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBod
         nlohmann::json entry = {{"file", f}};
         try {
           const auto doc = load_document(f);
+          if (const auto* project = std::get_if<Project>(&doc.content)) engine::check_saved_artifacts(*project, f);
           entry["ok"] = true;
           entry["kind"] = std::string(to_string(doc.kind));
           entry["warnings"] = doc.warnings;

@@ -17,7 +17,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-export SERVESCOPE_TOKEN=bench
+export SERVESCOPE_TOKEN=bench-live-throughput-token  # at least 16 bytes, or the daemons refuse it
 "$cli" --json live scheduler -s "$here/throughput-scenario.json" --system symphony --warmup 0 \
   --ctrl-delay-us 300 --response-delay-us 300 --listen 127.0.0.1:0 --port-file "$work/port" \
   >"$work/scheduler.json" 2>"$work/scheduler.log" &

@@ -1,38 +1,50 @@
 #include "engine/analysis/run_headline.h"
 
 #include "model/core/error.h"
+#include "model/io/json_cursor.h"
 #include "model/profile/gpu_share.h"
 
 namespace servescope::engine {
 
 RunHeadline run_headline(const nlohmann::json& run, const GpuCatalog& catalog, const std::string& what) {
-  if (!run.is_object() || run.value("kind", "") != "run-result")
-    throw InputError(what, "$.kind", "expected \"run-result\"");
-  const auto summary = run.find("summary");
-  const auto gpus = run.find("gpus");
-  if (summary == run.end() || !summary->is_object()) throw InputError(what, "$.summary", "missing");
-  if (gpus == run.end() || !gpus->is_object()) throw InputError(what, "$.gpus", "missing");
+  // A run's body comes from a project file: every member is read through a cursor, so a value of
+  // the wrong type is an InputError naming its place, never a library exception.
+  const JsonCursor root(run, what);
+  root.expect_object();
+  if (const auto kind = root.at("kind"); kind.as_string() != "run-result") kind.fail("expected \"run-result\"");
+  const auto summary = root.at("summary");
+  const auto gpus = root.at("gpus");
+  summary.expect_object();
+  gpus.expect_object();
   RunHeadline h;
-  h.system = run.value("system", "");
-  h.slo_attainment = summary->value("slo_attainment", 0.0);
-  h.goodput_rps = summary->value("goodput_rps", 0.0);
-  h.p99_ms = summary->value("latency_ms", nlohmann::json::object()).value("p99", 0.0);
-  h.mean_batch = summary->value("mean_batch_size", 0.0);
-  h.gpus_used = summary->value("gpus_used", 0);
+  h.system = root.string_or("system", "");
+  h.slo_attainment = summary.double_or("slo_attainment", 0.0, 0, 1);
+  h.goodput_rps = summary.double_or("goodput_rps", 0.0, 0, 1e12);
+  if (const auto latency = summary.find("latency_ms")) h.p99_ms = latency->double_or("p99", 0.0, 0, 1e12);
+  h.mean_batch = summary.double_or("mean_batch_size", 0.0, 0, 1e9);
+  h.gpus_used = static_cast<int>(summary.int_or("gpus_used", 0, 0, 1'000'000));
   bool first = true;
-  const auto by_type = gpus->value("busy_by_type", nlohmann::json::object());
-  for (const auto& [type, busy] : by_type.items()) {
-    if (!busy.is_number()) throw InputError(what, "$.gpus.busy_by_type." + type, "expected a number");
-    if (first || busy.get<double>() < h.least_busy) {
-      h.least_busy = busy.get<double>();
-      h.least_busy_type = type;
-      first = false;
+  if (const auto by_type = gpus.find("busy_by_type")) {
+    by_type->expect_object();
+    for (const auto& [type, value] : by_type->value().items()) {
+      const double busy = by_type->at(type).as_double(0, 1e6);
+      if (first || busy < h.least_busy) {
+        h.least_busy = busy;
+        h.least_busy_type = type;
+        first = false;
+      }
     }
   }
   // Price: each slot busy more than 1 % counts its share of its GPU type's hourly price.
-  const auto types = gpus->value("types", nlohmann::json::array());
-  const auto shares = gpus->value("shares", nlohmann::json::array());
-  const auto busy = gpus->value("busy_fraction", nlohmann::json::array());
+  const auto list = [&](std::string_view key) {
+    const auto c = gpus.find(key);
+    if (!c) return nlohmann::json::array();
+    c->expect_array();
+    return c->value();
+  };
+  const auto types = list("types");
+  const auto shares = list("shares");
+  const auto busy = list("busy_fraction");
   double price = 0;
   bool priced = !types.empty();
   for (std::size_t g = 0; g < types.size() && g < busy.size(); ++g) {

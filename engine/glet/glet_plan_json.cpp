@@ -4,6 +4,7 @@
 
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
+#include "model/workload/workload.h"
 
 namespace servescope::engine {
 namespace {
@@ -74,8 +75,8 @@ GletPlan glet_plan_from_json(const nlohmann::json& json, const std::string& file
   for (std::size_t i = 0; i < models.size(); ++i) {
     const auto m = models[i];
     m.expect_object({"name", "rate_rps", "slo_us", "assigned_rps"});
-    plan.models.push_back({m.at("name").as_string(), m.at("rate_rps").as_double(0, 1e12),
-                           m.at("slo_us").as_duration_us(1), m.at("assigned_rps").as_double(0, 1e12)});
+    plan.models.push_back({m.at("name").as_string(), m.at("rate_rps").as_double(0, kMaxRateRps),
+                           m.at("slo_us").as_duration_us(1), m.at("assigned_rps").as_double(0, kMaxRateRps)});
   }
   const auto index_of = [&](const JsonCursor& c) {
     const auto name = c.as_string();
@@ -101,7 +102,7 @@ GletPlan glet_plan_from_json(const nlohmann::json& json, const std::string& file
         const auto ac = hosted[j];
         ac.expect_object({"model", "batch", "rate_rps", "latency_us", "interference"});
         l.models.push_back({index_of(ac.at("model")), static_cast<int>(ac.at("batch").as_int(1, kMaxBatchSize)),
-                            ac.at("rate_rps").as_double(0, 1e12), ac.at("latency_us").as_duration_us(0),
+                            ac.at("rate_rps").as_double(0, kMaxRateRps), ac.at("latency_us").as_duration_us(0),
                             ac.double_or("interference", 1, 1, 100)});
       }
       if (!l.free()) {
@@ -118,7 +119,7 @@ GletPlan glet_plan_from_json(const nlohmann::json& json, const std::string& file
   plan.next_gpus = static_cast<int>(root.at("next_gpus").as_int(0, 1 << 20));
   if (const auto u = root.find("unplaced_rps"))
     for (std::size_t i = 0; i < u->size(); ++i)
-      plan.unplaced_rps.push_back((*u)[i].as_double(0, 1e12));
+      plan.unplaced_rps.push_back((*u)[i].as_double(0, kMaxRateRps));
   return plan;
 }
 

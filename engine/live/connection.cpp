@@ -75,6 +75,12 @@ bool Connection::receive(std::vector<Frame>& frames) {
   return true;
 }
 
+bool Connection::heard_anything() const {
+  if (bytes_in_ > 0) return true;
+  pollfd p{native_handle(), POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
 void Connection::drain(std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;
   while (wants_write() && std::chrono::steady_clock::now() < until) {

@@ -46,6 +46,8 @@ class Connection {
   SteadyTime last_heard() const { return last_heard_; }
   SteadyTime last_sent() const { return last_sent_; }
   std::uint64_t bytes_in() const { return bytes_in_; }
+  // Whether the peer has sent anything yet, read or still waiting in the socket.
+  bool heard_anything() const;
   std::uint64_t bytes_out() const { return bytes_out_; }
   // Sends what is buffered, waiting at most `timeout` for a slow peer (a last refusal).
   void drain(std::chrono::milliseconds timeout);

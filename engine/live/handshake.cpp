@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/live/json_payload.h"
+
 namespace servescope::engine::live {
 namespace {
 
@@ -35,12 +37,10 @@ std::string encode_hello(const Hello& hello) {
 std::variant<Hello, Refusal> accept_hello(const Frame& first, std::string_view token) {
   if (first.type != FrameType::Hello)
     return Refusal{"the first frame must be hello, not " + std::string(to_string(first.type))};
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(first.payload.begin(), first.payload.end());
-  } catch (const nlohmann::json::exception&) {  // not JSON, or numbers out of range (1e999)
-    return Refusal{"hello is not JSON"};
-  }
+  // Not JSON, numbers out of range (1e999), nesting too deep, a key twice: all the same to a stranger.
+  const auto parsed = parse_payload_or_nothing(first.payload);
+  if (!parsed) return Refusal{"hello is not JSON"};
+  const auto& j = *parsed;
   if (!j.is_object() || !j.contains("token") || !j["token"].is_string() || !j.contains("role") ||
       !j["role"].is_string() || !j.contains("name") || !j["name"].is_string())
     return Refusal{"hello needs the strings token, role and name"};

@@ -3,15 +3,13 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <arpa/inet.h>
 #include <cmath>
 #include <cstring>
-#include <netinet/in.h>
 #include <sstream>
-#include <sys/socket.h>
 #include <unordered_set>
 
 #include "engine/live/byte_codec.h"
+#include "engine/live/json_payload.h"
 #include "engine/live/live_run.h"
 #include "engine/live/messages.h"
 #include "model/core/error.h"
@@ -19,19 +17,16 @@
 namespace servescope::engine::live {
 namespace {
 
-constexpr std::chrono::milliseconds kHandshakeTimeout{5000};
 // Until a peer is welcomed its frames may be no larger than a hello needs, and only so many
-// peers may be waiting to say hello: strangers cannot make the scheduler buffer much.
+// peers may be waiting to say hello (HelloGate): strangers cannot make the scheduler buffer much.
 constexpr std::uint32_t kHelloFrameLimit = 4096;
-constexpr std::size_t kMaxUnwelcomed = 64;
+// Accepted per pass of the loop, so the hellos of those accepted are read before a flood's next
+// connections can push them out of the gate.
+constexpr int kAcceptsPerPass = 16;
 // A worker or load generator this far behind reading what it is sent is dropped.
 constexpr std::size_t kPeerBufferLimit = 64u << 20;
 
 constexpr std::chrono::milliseconds kStatusEvery{500};
-
-std::string payload_text(const Frame& f) {
-  return {f.payload.begin(), f.payload.end()};
-}
 
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -84,7 +79,7 @@ std::uint64_t SchedulerCounters::finished() const {
 struct LiveScheduler::Peer {
   std::uint64_t id = 0;
   std::unique_ptr<Connection> conn;
-  SteadyTime connected;
+  std::string source;  // its address
   bool welcomed = false;
   bool closed = false;
   Hello hello;
@@ -104,7 +99,6 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
       event_began_(origin_),
       last_status_(origin_) {
   check_servable_live(prepared_);
-  if (options_.metrics_port) metrics_listener_ = std::make_unique<TcpListener>(*options_.metrics_port, options_.host);
   const auto& result = prepared_.result;
   server_worker_.assign(result.server_names.size(), 0);
   server_doubted_.assign(result.server_names.size(), false);
@@ -115,6 +109,10 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
   counters_.dropped.assign(models, {});
   fanout_.add(events_);
   adopt_plane();
+  if (options_.metrics_port) {
+    metrics_ = std::make_unique<MetricsServer>(*options_.metrics_port, options_.host);
+    metrics_->publish(prometheus_text());
+  }
 }
 
 // The current plane's slots: which server holds each, which servers the plan uses, their counters.
@@ -221,8 +219,8 @@ std::vector<SimulationResult> LiveScheduler::recorded_before_switches() const {
 LiveScheduler::~LiveScheduler() = default;
 
 std::optional<std::uint16_t> LiveScheduler::metrics_port() const {
-  if (!metrics_listener_) return std::nullopt;
-  return metrics_listener_->port();
+  if (!metrics_) return std::nullopt;
+  return metrics_->port();
 }
 
 void LiveScheduler::log(const std::string& line) const {
@@ -536,6 +534,7 @@ void LiveScheduler::broadcast_status() {
 void LiveScheduler::close_peer(Peer& peer, const std::string& why, bool refuse) {
   if (peer.closed) return;
   peer.closed = true;
+  gate_.leave(peer.id);
   if (refuse) {
     try {
       peer.conn->send(FrameType::Refused, why);
@@ -551,7 +550,11 @@ void LiveScheduler::close_peer(Peer& peer, const std::string& why, bool refuse) 
 }
 
 void LiveScheduler::accept_connections() {
-  for (;;) {
+  const auto speaking = [this](std::uint64_t id) {
+    const auto it = std::ranges::find_if(peers_, [id](const auto& p) { return p->id == id; });
+    return it != peers_.end() && !(*it)->closed && (*it)->conn->heard_anything();
+  };
+  for (int accepted = 0; accepted < kAcceptsPerPass; ++accepted) {
     std::optional<TcpStream> stream;
     try {
       stream = listener_.accept(std::chrono::milliseconds(0));
@@ -563,14 +566,22 @@ void LiveScheduler::accept_connections() {
       return;
     }
     if (!stream) return;
-    const auto waiting = std::ranges::count_if(peers_, [](const auto& p) { return !p->closed && !p->welcomed; });
-    if (static_cast<std::size_t>(waiting) >= kMaxUnwelcomed) {
-      ++counters_.connections_refused;
-      continue;  // closed as it goes out of scope: too many connections have not said hello yet
-    }
     auto peer = std::make_unique<Peer>();
     peer->id = next_peer_id_++;
-    peer->connected = std::chrono::steady_clock::now();
+    peer->source = stream->peer_address();
+    const auto admission = gate_.arrive(peer->id, peer->source, std::chrono::steady_clock::now(), speaking);
+    if (admission.evicted) {
+      // Closed without a word, like any connection that has not said hello in time.
+      const auto it = std::ranges::find_if(peers_, [&](const auto& p) { return p->id == *admission.evicted; });
+      if (it != peers_.end()) {
+        ++counters_.connections_evicted;
+        close_peer(**it, "evicted before its hello", false);
+      }
+    }
+    if (!admission.admitted) {
+      ++counters_.connections_refused;
+      continue;  // closed as it goes out of scope: the room is full of workers' connections
+    }
     peer->conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloFrameLimit), FrameEncoder());
     peers_.push_back(std::move(peer));
   }
@@ -581,7 +592,8 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
   if (auto* refusal = std::get_if<Refusal>(&checked)) {
     ++counters_.connections_refused;
     peer.conn->send_raw(FrameEncoder::preamble());
-    log("refused a connection: " + refusal->reason);
+    // Counted per source, logged once per interval: a guesser cannot flood the log.
+    if (const auto line = gate_.failed(peer.source, refusal->reason, std::chrono::steady_clock::now())) log(*line);
     close_peer(peer, refusal->reason, true);
     return;
   }
@@ -606,15 +618,10 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
       return;
     }
     peer.server = static_cast<std::uint32_t>(it - names.begin());
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    char host[64] = "127.0.0.1";
-    if (::getpeername(peer.conn->native_handle(), reinterpret_cast<sockaddr*>(&addr), &len) == 0 &&
-        addr.ss_family == AF_INET)
-      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&addr)->sin_addr, host, sizeof host);
-    peer.feature_host = host;
+    peer.feature_host = peer.source.empty() ? "127.0.0.1" : peer.source;
   }
   peer.welcomed = true;
+  gate_.welcomed(peer.id, peer.hello.role == PeerRole::Worker);
   peer.conn->set_max_frame_bytes(kDefaultMaxFrameBytes);
   peer.conn->send_raw(FrameEncoder::preamble());
   peer.conn->send(FrameType::Welcome, welcome_for(peer).dump());
@@ -685,7 +692,7 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
 }
 
 void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
-  const auto j = nlohmann::json::parse(payload_text(frame), nullptr, false);
+  const auto j = parse_payload(frame.payload, "a control frame");
   if (!j.is_object()) throw ProtocolError("a control frame is not a JSON object");
   if (j.contains("command") && !j["command"].is_string()) throw ProtocolError("a control command must be a string");
   if (peer.hello.role == PeerRole::Worker && j.contains("feature_port")) {
@@ -718,7 +725,8 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
     peer.conn->send(FrameType::Control, reply.dump());
     return;
   }
-  throw ProtocolError("unknown control message " + j.dump());
+  // Quoted short: the peer's text, however large or deep, is never dumped whole into a log.
+  throw ProtocolError("unknown control message " + quote_payload(frame.payload));
 }
 
 void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
@@ -757,7 +765,7 @@ void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
           handle_control(peer, f);
           break;
         case FrameType::Refused:
-          close_peer(peer, "it said: " + payload_text(f), false);
+          close_peer(peer, "it said: " + quote_payload(f.payload), false);
           return;
         default:
           throw ProtocolError(std::string("a ") + std::string(to_string(f.type)) + " frame is not for the scheduler");
@@ -851,10 +859,12 @@ void LiveScheduler::publish() {
 
 void LiveScheduler::check_liveness() {
   const auto t = std::chrono::steady_clock::now();
+  const auto overdue = gate_.overdue(t);
   for (auto& p : peers_) {
     if (p->closed) continue;
     if (!p->welcomed) {
-      if (t - p->connected > kHandshakeTimeout) close_peer(*p, "no hello within 5 s", false);
+      if (std::ranges::find(overdue, p->id) != overdue.end())
+        close_peer(*p, "no hello within " + std::to_string(gate_.deadline().count()) + " ms", false);
       continue;
     }
     if (t - p->conn->last_heard() > options_.liveness) {
@@ -885,6 +895,8 @@ void LiveScheduler::check_liveness() {
     if (!p->closed && p->welcomed && p->hello.role != PeerRole::Gui && p->conn->buffered() > kPeerBufferLimit)
       close_peer(*p, "not reading what it is sent (" + std::to_string(p->conn->buffered() >> 20) + " MiB behind)",
                  true);
+  for (const auto& line : gate_.summaries(t))
+    log(line);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> doubted;  // (server, its late batch)
   for (const auto& [id, b] : batches_)
     if (at > b.overdue && !server_doubted_[b.server] && server_worker_[b.server] != 0) {
@@ -899,65 +911,8 @@ void LiveScheduler::check_liveness() {
   }
 }
 
-void LiveScheduler::serve_metrics_thread() {
-  while (!metrics_stop_.load()) {
-    std::optional<TcpStream> stream;
-    try {
-      stream = metrics_listener_->accept(std::chrono::milliseconds(100));
-    } catch (const LiveError&) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // out of descriptors: wait
-      continue;
-    }
-    if (!stream) continue;
-    try {
-      answer_scrape(*stream);
-    } catch (const std::exception&) {
-      // That scraper's connection broke; the next one is served.
-    }
-  }
-}
-
-void LiveScheduler::answer_scrape(TcpStream& stream) {
-  // Scrapers send a short GET and wait; read it whole (within 200 ms), answer, close.
-  std::string request;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-  while (request.find("\r\n\r\n") == std::string::npos && request.size() < 8192 &&
-         std::chrono::steady_clock::now() < until) {
-    auto got = stream.receive(4096, std::chrono::milliseconds(50));
-    if (!got) continue;
-    if (got->empty()) break;
-    request.append(got->begin(), got->end());
-  }
-  std::string status = "200 OK", body;
-  if (request.rfind("GET /metrics", 0) == 0) {
-    std::lock_guard lock(metrics_mutex_);
-    body = metrics_text_;
-  } else {
-    status = "404 Not Found";
-    body = "servescope scheduler: metrics are at /metrics\n";
-  }
-  const std::string head =
-      "HTTP/1.1 " + status +
-      "\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: " + std::to_string(body.size()) +
-      "\r\nConnection: close\r\n\r\n";
-  const auto text = head + body;
-  stream.send_all(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-}
-
 void LiveScheduler::run(const std::atomic<bool>& stop) {
   use_fine_timer_slack();
-  if (metrics_listener_) {
-    metrics_text_ = prometheus_text();
-    metrics_stop_.store(false);
-    metrics_thread_ = std::thread([this] { serve_metrics_thread(); });
-  }
-  struct StopMetrics {
-    LiveScheduler& s;
-    ~StopMetrics() {
-      s.metrics_stop_.store(true);
-      if (s.metrics_thread_.joinable()) s.metrics_thread_.join();
-    }
-  } stop_metrics{*this};
   std::vector<pollfd> fds;
   std::vector<Frame> frames;
   auto last_liveness = std::chrono::steady_clock::now();
@@ -965,10 +920,13 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     fds.clear();
     const bool accepting = std::chrono::steady_clock::now() >= accept_paused_until_;
     fds.push_back({accepting ? listener_.native_handle() : -1, POLLIN, 0});
-    fds.push_back({-1, 0, 0});  // (the metrics listener has its own thread)
-    for (const auto& p : peers_)
-      fds.push_back({p->closed ? -1 : p->conn->native_handle(),
+    const auto polled = std::chrono::steady_clock::now();
+    for (const auto& p : peers_) {
+      // A source that failed too many hellos has its next ones left unread for a while.
+      const bool held = !p->welcomed && gate_.holds(p->source, polled);
+      fds.push_back({p->closed || held ? -1 : p->conn->native_handle(),
                      static_cast<short>(POLLIN | (p->conn->wants_write() ? POLLOUT : 0)), 0});
+    }
     // Sleep until the next timer is due, and at most 50 ms (stop flag, liveness).
     Time next = now() + Duration::milliseconds(50);
     if (!timers_.empty()) next = std::min(next, timers_.top_key().at);
@@ -980,10 +938,11 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     if (ready < 0 && errno != EINTR) throw LiveError(std::string("poll: ") + std::strerror(errno));
     fire_due_timers();
     if (ready > 0) {
-      if (fds[0].revents & POLLIN) accept_connections();
-      for (std::size_t i = 0; i < peers_.size() && i + 2 < fds.size(); ++i) {
+      // Peers first, newcomers after: a connection accepted last time has its hello read before
+      // any newcomer can push it out of the gate.
+      for (std::size_t i = 0; i < peers_.size() && i + 1 < fds.size(); ++i) {
         auto& p = *peers_[i];
-        if (p.closed || fds[i + 2].revents == 0) continue;
+        if (p.closed || fds[i + 1].revents == 0) continue;
         frames.clear();
         const bool open = p.conn->receive(frames);
         handle_frames(p, frames);
@@ -991,14 +950,14 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
           const bool bad_magic = !p.welcomed && p.conn->error().find("magic") != std::string::npos;
           if (!p.conn->error().empty()) ++counters_.connections_refused;
           if (bad_magic) {
-            p.closed = true;  // not one of ours: no answer at all
-            p.conn->close();
+            close_peer(p, "not one of ours", false);  // no answer at all
           } else {
             if (!p.conn->error().empty() && !p.welcomed) p.conn->send_raw(FrameEncoder::preamble());
             close_peer(p, p.conn->error().empty() ? "connection closed" : p.conn->error(), !p.conn->error().empty());
           }
         }
       }
+      if (fds[0].revents & POLLIN) accept_connections();
     }
     fire_due_timers();
     if (std::chrono::steady_clock::now() - last_liveness > std::chrono::milliseconds(50)) {
@@ -1007,11 +966,9 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     }
     maybe_switch();
     publish();
-    if (metrics_listener_ && std::chrono::steady_clock::now() - metrics_refreshed_ > std::chrono::milliseconds(250)) {
+    if (metrics_ && std::chrono::steady_clock::now() - metrics_refreshed_ > std::chrono::milliseconds(250)) {
       metrics_refreshed_ = std::chrono::steady_clock::now();
-      auto text = prometheus_text();
-      std::lock_guard lock(metrics_mutex_);
-      metrics_text_ = std::move(text);
+      metrics_->publish(prometheus_text());
     }
     std::erase_if(peers_, [](const std::unique_ptr<Peer>& p) { return p->closed; });
   }
@@ -1086,6 +1043,9 @@ std::string LiveScheduler::prometheus_text() const {
   out << "servescope_subscribers_dropped_total " << counters_.subscribers_dropped << '\n';
   family("servescope_connections_refused_total", "counter", "Connections refused (token, protocol, role).");
   out << "servescope_connections_refused_total " << counters_.connections_refused << '\n';
+  family("servescope_connections_evicted_total", "counter",
+         "Connections closed before their hello to make room for newer ones.");
+  out << "servescope_connections_evicted_total " << counters_.connections_evicted << '\n';
   family("servescope_events_total", "counter", "Run events streamed to subscribers.");
   out << "servescope_events_total " << counters_.events << '\n';
   family("servescope_dispatch_overhead_seconds", "summary",

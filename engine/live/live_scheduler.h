@@ -12,10 +12,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -23,7 +21,9 @@
 #include "engine/live/connection.h"
 #include "engine/live/event_stream.h"
 #include "engine/live/handshake.h"
+#include "engine/live/hello_gate.h"
 #include "engine/live/messages.h"
+#include "engine/live/metrics_server.h"
 #include "engine/metrics/latency_histogram.h"
 #include "engine/sim/scenario_simulation.h"
 
@@ -49,6 +49,7 @@ struct SchedulerCounters {
   std::uint64_t transfers = 0, transfer_bytes = 0;
   std::uint64_t events = 0, event_bytes = 0;
   std::uint64_t subscribers_dropped = 0, connections_refused = 0;
+  std::uint64_t connections_evicted = 0;  // closed before their hello to make room (HelloGate)
   std::uint64_t workers_lost = 0, workers_joined = 0;
   std::uint64_t workers_doubted = 0;      // times a worker's overdue batch took its GPUs out of planning
   LatencyHistogram dispatch_overhead{6};  // triggering event to the batch order on its socket
@@ -145,8 +146,6 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   // A batch or transfer id on the wire carries the plan's epoch in its top 16 bits, so a late
   // report from a plan that was switched away from cannot be taken for one of the new plan's.
   std::uint64_t wire_id(std::uint64_t id) const { return plan_epoch_ << 48 | id; }
-  void serve_metrics_thread();
-  void answer_scrape(TcpStream& stream);
   void lose_worker(std::uint32_t server, const std::string& why);
   void lose_batch(InFlightBatch lost, DropReason reason);
   void close_peer(Peer& peer, const std::string& why, bool refuse);
@@ -168,7 +167,11 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   std::string scenario_name_;
   DataPlaneContext context_;
   TcpListener listener_;
-  std::unique_ptr<TcpListener> metrics_listener_;
+  // Answers /metrics on a thread of its own from a text the loop refreshes, so a slow or hostile
+  // scraper never holds up dispatch.
+  std::unique_ptr<MetricsServer> metrics_;
+  SteadyTime metrics_refreshed_;
+  HelloGate gate_;  // connections that have not said hello yet
   SteadyTime origin_;
   std::uint64_t next_peer_id_ = 1;
   std::vector<std::unique_ptr<Peer>> peers_;
@@ -202,13 +205,6 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   std::vector<Request> held_;  // arrived during the flush
   std::uint64_t plan_switches_ = 0;
   std::uint64_t plan_epoch_ = 0;
-  // /metrics is answered by a thread of its own from a text the loop refreshes, so a slow or
-  // hostile scraper never holds up dispatch.
-  std::thread metrics_thread_;
-  std::atomic<bool> metrics_stop_{false};
-  mutable std::mutex metrics_mutex_;
-  std::string metrics_text_;
-  SteadyTime metrics_refreshed_;
   SteadyTime accept_paused_until_;
   struct Segment {
     nlohmann::json description;

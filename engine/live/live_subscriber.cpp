@@ -10,6 +10,7 @@
 #include "engine/live/byte_codec.h"
 #include "engine/live/connection.h"
 #include "engine/live/handshake.h"
+#include "engine/live/json_payload.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -54,7 +55,7 @@ std::shared_ptr<const TimelineData> LiveSubscriber::timeline() const {
 
 void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, std::vector<Frame> frames,
                            const std::atomic<bool>& stop) {
-  const auto welcome = nlohmann::json::parse(welcome_text, nullptr, false);
+  const auto welcome = parse_payload_or_nothing(welcome_text).value_or(nlohmann::json());
   if (!welcome.is_object() || !welcome.contains("run"))
     throw LiveError("the server is not a ServeScope scheduler (its welcome has no run)");
   {
@@ -92,7 +93,7 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
           break;
         }
         case FrameType::Control: {
-          const auto j = nlohmann::json::parse(std::string(f.payload.begin(), f.payload.end()), nullptr, false);
+          const auto j = parse_payload_or_nothing(f.payload).value_or(nlohmann::json());
           if (!j.is_object()) break;
           if (j.value("type", "") == "plan-changed") {
             // A new plan is a new run: new slots, the clock carries on.

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "engine/live/byte_codec.h"
 #include "engine/live/connection.h"
 #include "engine/live/handshake.h"
+#include "engine/live/hello_gate.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -23,15 +25,26 @@ constexpr std::chrono::milliseconds kPeerRetryAfter{1000};
 constexpr std::uint32_t kFeatureFrameLimit = static_cast<std::uint32_t>(kFeatureMapChunkBytes + 64);
 constexpr std::uint32_t kHelloLimit = 4096;  // before a peer's hello is accepted
 
+// Other workers connect here, all at once after a plan switch, and often from one address: the
+// room is theirs to share, and a stranger waiting past kPeerTimeout is cut off.
+HelloGateLimits feature_gate_limits() {
+  HelloGateLimits limits;
+  limits.waiting = limits.per_source = 16;
+  limits.reserved_for_workers = 8;
+  limits.deadline = limits.pressed_deadline = kPeerTimeout;
+  return limits;
+}
+
 }  // namespace
 
 // One connection to the scheduler, from welcome to loss.
 class LiveWorker::Session {
   // A connection from another worker: its hello first, then feature maps.
   struct Inbound {
+    std::uint64_t id = 0;
+    std::string source;  // its address
     std::unique_ptr<Connection> conn;
     bool welcomed = false;
-    SteadyClock::time_point since;
   };
 
  public:
@@ -53,8 +66,9 @@ class LiveWorker::Session {
       fds.push_back(
           {scheduler_.native_handle(), static_cast<short>(POLLIN | (scheduler_.wants_write() ? POLLOUT : 0)), 0});
       fds.push_back({features_.native_handle(), POLLIN, 0});
-      for (const auto& in : inbound_)
-        fds.push_back({in.conn->native_handle(), POLLIN, 0});
+      const auto polled = SteadyClock::now();
+      for (const auto& in : inbound_)  // a source that failed too many hellos waits its turn
+        fds.push_back({!in.welcomed && gate_.holds(in.source, polled) ? -1 : in.conn->native_handle(), POLLIN, 0});
       for (const auto& [where, out] : outbound_)
         fds.push_back({out->native_handle(), static_cast<short>(POLLIN | (out->wants_write() ? POLLOUT : 0)), 0});
       auto wake = SteadyClock::now() + std::chrono::milliseconds(50);
@@ -164,10 +178,19 @@ class LiveWorker::Session {
     for (;;) {
       auto stream = features_.accept(std::chrono::milliseconds(0));
       if (!stream) return;
-      if (std::ranges::count_if(inbound_, [](const Inbound& in) { return !in.welcomed; }) >= 16) continue;
-      inbound_.push_back(
-          Inbound{std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloLimit), FrameEncoder()), false,
-                  SteadyClock::now()});
+      Inbound in;
+      in.id = next_inbound_++;
+      in.source = stream->peer_address();
+      const auto admission = gate_.arrive(in.id, in.source, SteadyClock::now(), [this](std::uint64_t id) {
+        const auto it = std::ranges::find(inbound_, id, &Inbound::id);
+        return it != inbound_.end() && it->conn->native_handle() >= 0 && it->conn->heard_anything();
+      });
+      if (admission.evicted)
+        for (auto& other : inbound_)
+          if (other.id == *admission.evicted) other.conn->close();
+      if (!admission.admitted) continue;
+      in.conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloLimit), FrameEncoder());
+      inbound_.push_back(std::move(in));
     }
   }
 
@@ -176,7 +199,8 @@ class LiveWorker::Session {
     auto checked = accept_hello(first, w_.options_.token);
     in.conn->send_raw(FrameEncoder::preamble());
     if (const auto* refusal = std::get_if<Refusal>(&checked)) {
-      log("refused a feature-map connection: " + refusal->reason);
+      if (const auto line = gate_.failed(in.source, refusal->reason, SteadyClock::now()))
+        log("feature-map port: " + *line);
       in.conn->send(FrameType::Refused, refusal->reason);
       in.conn->drain(std::chrono::milliseconds(50));
       return false;
@@ -184,6 +208,7 @@ class LiveWorker::Session {
     in.conn->send(FrameType::Welcome, std::string_view(R"({"server":"servescope-worker"})"));
     in.conn->set_max_frame_bytes(kFeatureFrameLimit);
     in.welcomed = true;
+    gate_.welcomed(in.id, true);
     return true;
   }
 
@@ -205,11 +230,16 @@ class LiveWorker::Session {
   void receive_feature_maps() {
     std::vector<Frame> frames;
     const auto now = SteadyClock::now();
+    const auto overdue = gate_.overdue(now);
+    for (const auto& line : gate_.summaries(now))
+      log("feature-map port: " + line);
     for (auto& in : inbound_) {
-      if (!in.welcomed && now - in.since > kPeerTimeout) {
+      if (in.conn->native_handle() < 0) continue;  // evicted
+      if (!in.welcomed && std::ranges::find(overdue, in.id) != overdue.end()) {
         in.conn->close();  // no hello in time
         continue;
       }
+      if (!in.welcomed && gate_.holds(in.source, now)) continue;
       frames.clear();
       const bool open = in.conn->receive(frames);
       try {
@@ -237,7 +267,11 @@ class LiveWorker::Session {
       }
       if (!open) in.conn->close();
     }
-    std::erase_if(inbound_, [](const Inbound& in) { return in.conn->native_handle() < 0; });
+    std::erase_if(inbound_, [this](const Inbound& in) {
+      if (in.conn->native_handle() >= 0) return false;
+      gate_.leave(in.id);
+      return true;
+    });
   }
 
   void send_feature_map(const SendOrder& order) {
@@ -280,6 +314,8 @@ class LiveWorker::Session {
   Connection scheduler_;
   TcpListener& features_;
   std::vector<Inbound> inbound_;
+  HelloGate gate_{feature_gate_limits()};
+  std::uint64_t next_inbound_ = 1;
   std::map<std::string, std::unique_ptr<Connection>> outbound_;
   std::unordered_map<std::uint64_t, std::uint64_t> received_;  // transfer → bytes so far
   std::multimap<SteadyClock::time_point, SendOrder> sends_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -11,6 +12,7 @@
 #include "engine/live/byte_codec.h"
 #include "engine/live/connection.h"
 #include "engine/live/handshake.h"
+#include "engine/live/json_payload.h"
 #include "engine/live/messages.h"
 #include "engine/sim/arrival_source.h"
 #include "model/core/error.h"
@@ -95,8 +97,23 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
         join(stream, Hello{options.token, PeerRole::LoadGenerator, options.name}, std::chrono::milliseconds(2000));
     return std::make_pair(std::move(stream), std::move(joined));
   };
-  auto [first_stream, first_join] = connect();
-  const auto welcome = nlohmann::json::parse(first_join.welcome, nullptr, false);
+  // The scheduler may still be starting, or strangers crowding it may have closed this connection
+  // before its hello was read: try again until the ready timeout, unless it refused us.
+  const auto give_up = Clock::now() + options.ready_timeout;
+  auto first = [&] {
+    for (;;) {
+      try {
+        return connect();
+      } catch (const RefusedError&) {
+        throw;
+      } catch (const LiveError&) {
+        if (stop.load() || Clock::now() > give_up) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      }
+    }
+  }();
+  auto& [first_stream, first_join] = first;
+  const auto welcome = parse_payload_or_nothing(first_join.welcome).value_or(nlohmann::json());
   if (!welcome.is_object() || !welcome.contains("run"))
     throw LiveError("the server at " + where + " is not a ServeScope scheduler (its welcome has no run)");
   LoadReport report;
@@ -132,6 +149,17 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
   std::vector<Frame> frames = std::move(first_join.pending);
   std::vector<Sent> sent;
   std::size_t outstanding = 0;
+  // One row per request sent, however it ended: the CSV reconciles with the report.
+  auto write_row = [&](std::uint64_t id, std::string_view outcome, std::string_view reason,
+                       std::optional<std::int64_t> latency_ns) {
+    if (!options.per_request) return;
+    const auto& s = sent[id];
+    auto& out = *options.per_request;
+    out << id << ',' << report.models[s.model] << ',' << static_cast<double>(ns_between(sent.front().at, s.at)) / 1e3
+        << ',' << outcome << ',' << reason << ',';
+    if (latency_ns) out << static_cast<double>(*latency_ns) / 1e3;
+    out << '\n';
+  };
   auto take_outcomes = [&](const Frame& f) {
     const auto now = Clock::now();
     for (const auto& o : decode_outcomes(f.payload)) {
@@ -155,14 +183,11 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
       }
       if (o.status != OutcomeStatus::Dropped) report.latency.add(Duration::nanoseconds(o.latency_ns));
       report.round_trip.add(Duration::nanoseconds(ns_between(s.at, now)));
-      if (options.per_request)
-        *options.per_request << o.client_id << ',' << report.models[s.model] << ','
-                             << static_cast<double>(ns_between(sent.front().at, s.at)) / 1e3 << ','
-                             << (o.status == OutcomeStatus::OnTime ? "on_time"
-                                 : o.status == OutcomeStatus::Late ? "late"
-                                                                   : "dropped")
-                             << ',' << (o.status == OutcomeStatus::Dropped ? to_string(o.reason) : "") << ','
-                             << static_cast<double>(o.latency_ns) / 1e3 << '\n';
+      write_row(o.client_id,
+                o.status == OutcomeStatus::OnTime ? "on_time"
+                : o.status == OutcomeStatus::Late ? "late"
+                                                  : "dropped",
+                o.status == OutcomeStatus::Dropped ? to_string(o.reason) : "", o.latency_ns);
     }
   };
   bool ready = welcome.value("missing_servers", nlohmann::json::array()).empty();
@@ -171,7 +196,7 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
       if (f.type == FrameType::Outcome) {
         take_outcomes(f);
       } else if (f.type == FrameType::Control) {
-        const auto j = nlohmann::json::parse(std::string(f.payload.begin(), f.payload.end()), nullptr, false);
+        const auto j = parse_payload_or_nothing(f.payload).value_or(nlohmann::json());
         if (j.is_object() && j.value("type", "") == "status")
           ready = j.value("missing_servers", nlohmann::json::array()).empty();
       } else if (f.type == FrameType::Refused) {
@@ -194,15 +219,20 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
     conn->flush();
     return true;
   };
-  // A broken connection ends the outstanding requests as lost with the scheduler; then reconnect.
-  auto reconnect = [&](const std::string& why) {
+  // A broken connection ends the outstanding requests as lost with the scheduler.
+  auto lose_outstanding = [&](const std::string& why) {
     say("scheduler connection lost (" + why + "); " + std::to_string(outstanding) + " requests lost with it");
-    for (auto& s : sent)
-      if (!s.answered) {
-        s.answered = true;
+    for (std::uint64_t id = 0; id < sent.size(); ++id)
+      if (!sent[id].answered) {
+        sent[id].answered = true;
         ++report.scheduler_lost;
+        write_row(id, "scheduler_lost", "", std::nullopt);
       }
     outstanding = 0;
+  };
+  // Then, while there is sending left to do, a new connection.
+  auto reconnect = [&](const std::string& why) {
+    lose_outstanding(why);
     for (;;) {
       if (stop.load()) return false;
       try {
@@ -278,11 +308,13 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
       open = false;
     }
     if (!open) {
-      reconnect(conn->error().empty() ? "closed" : conn->error());
+      lose_outstanding(conn->error().empty() ? "closed" : conn->error());  // nothing left to send
       break;
     }
   }
   report.no_outcome = outstanding;
+  for (std::uint64_t id = 0; id < sent.size(); ++id)
+    if (!sent[id].answered) write_row(id, "no_outcome", "", std::nullopt);
   return report;
 }
 

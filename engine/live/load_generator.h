@@ -32,9 +32,11 @@ struct LoadOptions {
   std::uint64_t seed = 1;
   std::vector<std::string> models;                  // only these (evenly); empty: the scheduler's workload mix
   Duration coalesce = Duration::microseconds(100);  // requests due this close together share a frame
-  std::chrono::milliseconds ready_timeout{10000};   // for every worker the plan needs to join
+  std::chrono::milliseconds ready_timeout{10000};   // for the scheduler, and every worker the plan needs
   std::chrono::milliseconds drain_timeout{0};       // for the last outcomes; 0: 4 × the largest SLO + 2 s
-  std::ostream* per_request = nullptr;              // CSV: id,model,sent_us,status,reason,latency_us
+  // CSV rows id,model,sent_us,outcome,reason,latency_us: one for every request sent, its outcome
+  // on_time, late, dropped (with the reason), scheduler_lost or no_outcome (no latency for those two).
+  std::ostream* per_request = nullptr;
 };
 
 struct LoadReport {

@@ -116,6 +116,15 @@ std::string TcpStream::local_address() const {
   return text;
 }
 
+std::string TcpStream::peer_address() const {
+  sockaddr_in a{};
+  socklen_t len = sizeof a;
+  char text[INET_ADDRSTRLEN] = "";
+  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.sin_family == AF_INET)
+    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
+  return text;
+}
+
 std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
   for (;;) {
     const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);

@@ -54,6 +54,8 @@ class TcpStream {
   // This end's IPv4 address ("127.0.0.1" on loopback): where peers that reach us the same way
   // can reach a listener of ours.
   std::string local_address() const;
+  // The other end's IPv4 address; empty when it is gone already.
+  std::string peer_address() const;
 
  private:
   int fd_ = -1;

@@ -32,7 +32,8 @@ PlanPlacement place_plan(const Scenario& scenario, const nlohmann::json& plan) {
   for (const auto& g : listing.gpus)
     out.gpus.push_back(
         PlacedGpu{g.name, g.gpu_type, g.server, listing.server_node[g.server], placed_in_server[g.server]++, {}});
-  const auto kind = plan.value("kind", "");
+  const auto* kind_value = plan.is_object() && plan.contains("kind") ? &plan["kind"] : nullptr;
+  const std::string kind = kind_value && kind_value->is_string() ? kind_value->get<std::string>() : "";
   if (kind == "pipeline-plan") {
     const auto parsed = pipeline_plan_from_json(plan, "plan");
     const auto models = models_of(parsed.pipelines, [](const PlannedPipeline& p) { return p.model; });

@@ -2,6 +2,7 @@
 
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
+#include "model/workload/workload.h"
 
 namespace servescope::engine {
 namespace {
@@ -69,13 +70,16 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
                       "solve", "notes"});
   PipelinePlan plan;
   plan.system = root.at("system").as_string();
+  // Derived from the models on write and recomputed on read, but a value no plan can have is
+  // still a sign of a broken file.
+  root.double_or("total_throughput_rps", 0, 0, kMaxRateRps);
   const auto models = root.at("models");
   for (std::size_t i = 0; i < models.size(); ++i) {
     const auto m = models[i];
     m.expect_object({"name", "slo_us", "planning_slo_us", "weight", "throughput_rps"});
     plan.models.push_back({m.at("name").as_string(), m.at("slo_us").as_duration_us(1),
                            m.at("planning_slo_us").as_duration_us(0), m.double_or("weight", 1, 1e-12, 1e12),
-                           m.at("throughput_rps").as_double(0, 1e12)});
+                           m.at("throughput_rps").as_double(0, kMaxRateRps)});
   }
   const auto pipelines = root.at("pipelines");
   for (std::size_t i = 0; i < pipelines.size(); ++i) {
@@ -88,8 +92,8 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
     pipe.batch = static_cast<int>(p.at("batch").as_int(1, kMaxBatchSize));
     pipe.latency = p.at("latency_us").as_duration_us();
     pipe.batch_forming = p.at("batch_forming_us").as_duration_us();
-    pipe.assigned_rps = p.at("assigned_rps").as_double(0, 1e12);
-    pipe.capacity_rps = p.at("capacity_rps").as_double(0, 1e12);
+    pipe.assigned_rps = p.at("assigned_rps").as_double(0, kMaxRateRps);
+    pipe.capacity_rps = p.at("capacity_rps").as_double(0, kMaxRateRps);
     const auto parts = p.at("partitions");
     if (parts.size() == 0) parts.fail("a pipeline needs at least one partition");
     int next_block = 0;
@@ -114,7 +118,7 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
                            " do not fit on " + std::to_string(part.gpus) + " GPUs");
       part.latency = c.at("latency_us").as_duration_us(0);
       part.transfer = c.at("transfer_us").as_duration_us();
-      part.capacity_rps = c.at("capacity_rps").as_double(0, 1e12);
+      part.capacity_rps = c.at("capacity_rps").as_double(0, kMaxRateRps);
       pipe.partitions.push_back(std::move(part));
     }
     plan.pipelines.push_back(std::move(pipe));

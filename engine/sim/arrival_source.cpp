@@ -14,8 +14,10 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Rates come from files; a stream at 1e-300 req/s draws gaps that fit no integer, and those
+// mean "never" (kNever is Duration::max()), not a wrapped-around time in the past.
 Duration seconds(double s) {
-  return Duration::nanoseconds(static_cast<std::int64_t>(std::llround(s * 1e9)));
+  return Duration::saturated_from_s(s);
 }
 
 }  // namespace
@@ -60,21 +62,21 @@ Time WorkloadArrivals::draw_after(StreamState& s, Time t) {
     double rate;
     Time until;
     Time operator()(const PoissonArrivals&) const {
-      return t + seconds(std::exponential_distribution<double>(rate)(s.rng));
+      return saturating_add(t, seconds(std::exponential_distribution<double>(rate)(s.rng)));
     }
     Time operator()(const GammaArrivals& g) const {
-      return t + seconds(std::gamma_distribution<double>(g.shape, 1.0 / (g.shape * rate))(s.rng));
+      return saturating_add(t, seconds(std::gamma_distribution<double>(g.shape, 1.0 / (g.shape * rate))(s.rng)));
     }
     Time operator()(const TraceArrivals&) const {
       const auto& tr = s.spec.trace;
-      if (tr.size() < 2) return t + seconds(std::exponential_distribution<double>(rate)(s.rng));
+      if (tr.size() < 2) return saturating_add(t, seconds(std::exponential_distribution<double>(rate)(s.rng)));
       ++s.trace_pos;
       if (s.trace_pos >= tr.size()) {
         // Wrap around: the next repetition starts one mean gap after the last arrival.
-        s.trace_base = s.trace_base + seconds(tr.back().to_s() * s.trace_scale + 1.0 / rate);
+        s.trace_base = saturating_add(s.trace_base, seconds(tr.back().to_s() * s.trace_scale + 1.0 / rate));
         s.trace_pos = 0;
       }
-      return std::max(t, s.trace_base + seconds(tr[s.trace_pos].to_s() * s.trace_scale));
+      return std::max(t, saturating_add(s.trace_base, seconds(tr[s.trace_pos].to_s() * s.trace_scale)));
     }
     Time operator()(const PiecewiseArrivals& p) const {
       // Poisson within each segment; memorylessness makes restarting at a boundary exact.
@@ -82,7 +84,7 @@ Time WorkloadArrivals::draw_after(StreamState& s, Time t) {
       while (cursor < until) {
         Time seg_start;
         for (const auto& seg : p.segments) {
-          const Time seg_end = seg_start + seg.duration;
+          const Time seg_end = saturating_add(seg_start, seg.duration);
           const bool last = &seg == &p.segments.back();
           if (cursor < seg_end || last) {
             const Time end = last ? kNever : seg_end;
@@ -91,7 +93,7 @@ Time WorkloadArrivals::draw_after(StreamState& s, Time t) {
               cursor = end;
               break;
             }
-            const Time cand = cursor + seconds(std::exponential_distribution<double>(r)(s.rng));
+            const Time cand = saturating_add(cursor, seconds(std::exponential_distribution<double>(r)(s.rng)));
             if (cand < end) return cand;
             cursor = end;
             break;

@@ -497,6 +497,30 @@ PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& 
   return prepared;
 }
 
+namespace {
+
+// A run is held in memory (its metrics, and its timeline when asked for), so one that would offer
+// more requests than that can hold is refused up front, naming the product that is too large,
+// rather than left to grow until the machine runs out of memory.
+constexpr double kMaxSimulatedRequests = 2e8;
+
+void check_request_count(const std::vector<ArrivalStream>& streams, Duration duration) {
+  double rate = 0;
+  for (const auto& s : streams) {
+    double peak = 1;
+    if (const auto* p = std::get_if<PiecewiseArrivals>(&s.process))
+      for (const auto& seg : p->segments)
+        peak = std::max(peak, seg.rate_multiplier);
+    rate += s.rate_rps * peak;
+  }
+  if (const double expected = rate * duration.to_s(); expected > kMaxSimulatedRequests)
+    throw QueryError("this run would offer about " + format_number(expected) + " requests (" + format_number(rate) +
+                     " req/s at its peak for " + format_duration(duration) + "); a simulation holds at most " +
+                     format_number(kMaxSimulatedRequests) + ": shorten it (--duration) or lower the rate");
+}
+
+}  // namespace
+
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double)>& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -506,7 +530,11 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     throw QueryError("the warm-up (" + format_duration(spec.warmup) + ") covers the whole run (" +
                      format_duration(spec.duration) +
                      "): nothing would be measured; run longer than the warm-up or shorten it (--warmup)");
+  if (spec.rate_rps && !(*spec.rate_rps >= kMinRateRps && *spec.rate_rps <= kMaxRateRps))
+    throw QueryError("an offered rate of " + format_number(*spec.rate_rps) + " req/s is outside " +
+                     format_number(kMinRateRps) + " to " + format_number(kMaxRateRps) + " req/s");
   auto prepared = prepare_serving(scenario, spec);
+  check_request_count(prepared.setup.streams, spec.duration);
   auto& setup = prepared.setup;
   auto& result = prepared.result;
   auto& plane = prepared.plane;

@@ -13,6 +13,13 @@ Duration Duration::from_us(double us) {
   return Duration(static_cast<std::int64_t>(ns));
 }
 
+Duration Duration::saturated_from_s(double s) {
+  const double ns = std::round(s * 1e9);
+  if (std::isnan(ns) || ns >= 9.2e18) return max();
+  if (ns <= -9.2e18) return Duration(-INT64_MAX);
+  return Duration(static_cast<std::int64_t>(ns));
+}
+
 std::string format_duration(Duration d) {
   const double ns = static_cast<double>(d.count_ns());
   const double mag = std::fabs(ns);

@@ -21,6 +21,9 @@ class Duration {
   static Duration from_us(double us);
   static Duration from_ms(double ms) { return from_us(ms * 1000.0); }
   static Duration from_s(double s) { return from_us(s * 1e6); }
+  // For lengths computed from untrusted rates (an arrival gap of 1e300 s): NaN and anything
+  // beyond ±292 years become max() or its negation instead of overflowing.
+  static Duration saturated_from_s(double s);
   static constexpr Duration max() { return Duration(INT64_MAX); }
 
   constexpr std::int64_t count_ns() const { return ns_; }
@@ -45,6 +48,15 @@ class Duration {
   constexpr explicit Duration(std::int64_t ns) : ns_(ns) {}
   std::int64_t ns_ = 0;
 };
+
+// a + b, held at Duration::max() (or its negation) instead of overflowing: for "the next arrival
+// is at now + gap" where the gap may be Duration::max(), meaning never.
+constexpr Duration saturating_add(Duration a, Duration b) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a.count_ns(), b.count_ns(), &sum))
+    return b.count_ns() > 0 ? Duration::max() : Duration::nanoseconds(-INT64_MAX);
+  return Duration::nanoseconds(sum);
+}
 
 // Largest magnitude accepted from files, in microseconds: about 106 days. Anything larger in a
 // latency or SLO is a unit mistake, not a measurement.

@@ -1,5 +1,7 @@
 #include "model/io/document.h"
 
+#include <algorithm>
+
 #include "model/core/error.h"
 #include "model/io/file_io.h"
 #include "model/io/model_json.h"
@@ -10,6 +12,9 @@ namespace servescope {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Only scenarios and projects include files (profiles), so a legitimate chain is two long.
+constexpr std::size_t kMaxIncludeDepth = 8;
 
 bool is_builtin(std::string_view location) {
   return location.starts_with(kBuiltinPrefix);
@@ -37,13 +42,37 @@ std::string resolve_include(const std::string& base, const std::string& ref, con
   return (fs::path(base).parent_path() / p).lexically_normal().string();
 }
 
-IncludeResolver resolver_for(const std::string& base, LoadReport& report, int depth) {
-  return [base, &report, depth](const std::string& ref, const JsonCursor& where) -> ProfileSet {
-    if (depth > 0) where.fail("profile files cannot include other files");
+Document parse_document_in(std::string_view text, const std::string& location, std::vector<std::string> chain);
+
+// The name a location is compared by when looking for include cycles: the same file reached
+// through "./", "../x/" or a symlink is the same file.
+std::string identity_of(const std::string& location) {
+  if (is_builtin(location)) return location;
+  std::error_code ec;
+  const auto canonical = fs::weakly_canonical(fs::path(location), ec);
+  return ec ? fs::path(location).lexically_normal().string() : canonical.string();
+}
+
+// `chain` is the files being read, outermost first, so that a file that includes itself, or
+// a → b → a, is named instead of recursing until the stack runs out.
+IncludeResolver resolver_for(const std::string& base, LoadReport& report, std::vector<std::string> chain) {
+  return [base, &report, chain](const std::string& ref, const JsonCursor& where) -> ProfileSet {
     const auto target = resolve_include(base, ref, where);
+    const auto id = identity_of(target);
+    if (std::ranges::find(chain, id) != chain.end()) {
+      std::string cycle;
+      for (const auto& file : chain)
+        cycle += file + " → ";
+      where.fail("cannot include '" + ref + "': the includes form a cycle: " + cycle + id);
+    }
+    if (chain.size() >= kMaxIncludeDepth)
+      where.fail("cannot include '" + ref + "': includes nest deeper than " + std::to_string(kMaxIncludeDepth) +
+                 " files");
     Document doc;
     try {
-      doc = parse_document(read_location(target), target);
+      auto inner = chain;
+      inner.push_back(id);
+      doc = parse_document_in(read_location(target), target, std::move(inner));
     } catch (const InputError& e) {
       // The included file's own location is in e.what(); say who included it.
       where.fail("cannot include '" + ref + "': " + e.what());
@@ -106,6 +135,12 @@ std::string_view to_string(DocumentKind kind) {
 }
 
 Document parse_document(std::string_view text, const std::string& location) {
+  return parse_document_in(text, location, {identity_of(location)});
+}
+
+namespace {
+
+Document parse_document_in(std::string_view text, const std::string& location, std::vector<std::string> chain) {
   const auto json = parse_json_text(text, location);
   const JsonCursor root(json, location);
   if (!json.is_object()) root.fail("expected a JSON object at the top level, got " + describe_json(json));
@@ -123,12 +158,12 @@ Document parse_document(std::string_view text, const std::string& location) {
     doc.content = profile_set_from_json(root, report);
   } else if (kind == "scenario") {
     doc.kind = DocumentKind::Scenario;
-    auto scenario = scenario_from_json(root, true, resolver_for(location, report, 0), report);
+    auto scenario = scenario_from_json(root, true, resolver_for(location, report, chain), report);
     check_traces(scenario, location, "$");
     doc.content = std::move(scenario);
   } else if (kind == "project") {
     doc.kind = DocumentKind::Project;
-    auto project = project_from_json(root, resolver_for(location, report, 0), report);
+    auto project = project_from_json(root, resolver_for(location, report, chain), report);
     check_traces(project.scenario, location, "$.scenario");
     doc.content = std::move(project);
   } else {
@@ -137,6 +172,8 @@ Document parse_document(std::string_view text, const std::string& location) {
   doc.warnings = std::move(report.warnings);
   return doc;
 }
+
+}  // namespace
 
 Document load_document(const std::string& location) {
   return parse_document(read_location(location), location);

@@ -1,21 +1,24 @@
-// Reading whole files with limits, and writing output so that a crash or a full disk never
-// leaves a half-written file behind, while devices, FIFOs and standard output are written as
-// what they are (issue 19 §2).
+// Reading whole files with limits, and writing output so that a crash, a signal or a full disk
+// never leaves a half-written file behind, while devices, FIFOs and standard output are written
+// as what they are (issue 19 §2, issue 20 "Outputs under signals").
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace servescope {
 
 inline constexpr std::size_t kMaxInputFileBytes = 256u << 20;  // 256 MiB
 
-// Throws InputError naming the file when it is missing, unreadable, a directory, or larger
-// than `max_bytes`.
+// Throws InputError naming the file when it is missing, unreadable, larger than `max_bytes`, or
+// not a regular file: a device (/dev/zero), a FIFO or a terminal (/dev/stdin) is refused rather
+// than read without end or waited on.
 std::string read_text_file(const std::filesystem::path& path, std::size_t max_bytes = kMaxInputFileBytes);
 
 // The one way ServeScope writes an output file (a CLI --out, a GUI save or export):
@@ -28,6 +31,11 @@ std::string read_text_file(const std::filesystem::path& path, std::size_t max_by
 //    its target is replaced.
 // Every failure (ENOSPC, EIO, a read-only folder) throws Error naming the path and the reason;
 // the previous file, if any, is then left whole.
+// The temporary is `.NAME.tmp-PID-XXXXXX` beside the file. While it exists it is listed in a
+// process-wide registry, so a process that ends without unwinding its stack (servescope-cli on a
+// signal) can still remove it (remove_output_temporaries). One that ends with SIGKILL cannot; its
+// temporaries are removed by the next OutputFile that creates one in that folder
+// (sweep_stale_temporaries).
 class OutputFile {
  public:
   explicit OutputFile(std::filesystem::path path);
@@ -40,6 +48,8 @@ class OutputFile {
   // Puts the file in place (or flushes the device); throws Error on any failure. Destroyed
   // without commit(), a temporary file is removed and any previous file left untouched.
   void commit();
+  // Bytes written so far (after commit(): the size of what was put in place).
+  std::uint64_t bytes_written() const;
 
  private:
   enum class Mode { Atomic, Direct, Inherited };  // Inherited: "-", /dev/stdout, /dev/fd/N
@@ -64,5 +74,20 @@ bool names_standard_output(const std::filesystem::path& path);
 // Checks, before long work, that `path` can be written as OutputFile would: throws Error naming
 // the path when its folder is missing or not writable, or it is a directory.
 void check_output_path(const std::filesystem::path& path);
+
+// The temporary files this process's OutputFiles hold now, none committed yet.
+std::vector<std::filesystem::path> output_temporaries();
+
+// Removes every temporary file in output_temporaries(), for a process about to end without
+// running destructors (servescope-cli after SIGINT or SIGTERM). Any thread may call it; an
+// OutputFile whose temporary it removed fails its commit().
+void remove_output_temporaries() noexcept;
+
+// Removes from `folder` the temporaries of OutputFiles whose process is gone: regular files owned
+// by this user named `.NAME.tmp-PID-XXXXXX` whose PID is no live process, and
+// `.NAME.tmp-XXXXXX` (the naming before PIDs) older than an hour. Nothing else is touched: no other
+// names, no symlinks (never followed), no other user's files, no live process's temporaries.
+// Best effort: an unreadable folder removes nothing. Returns how many files it removed.
+std::size_t sweep_stale_temporaries(const std::filesystem::path& folder);
 
 }  // namespace servescope

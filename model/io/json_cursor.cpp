@@ -7,42 +7,6 @@
 #include "model/core/text.h"
 
 namespace servescope {
-namespace {
-
-std::string line_and_column(std::string_view text, std::size_t byte) {
-  byte = std::min(byte, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i + 1 < byte; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
-
-}  // namespace
-
-nlohmann::json parse_json_text(std::string_view text, const std::string& file) {
-  try {
-    return nlohmann::json::parse(text.begin(), text.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...";
-    // keep only the reason after the location.
-    std::string reason = e.what();
-    if (auto pos = reason.find(": "); pos != std::string::npos) reason = reason.substr(pos + 2);
-    if (auto pos = reason.find("syntax error while parsing value - "); pos != std::string::npos)
-      reason = reason.substr(pos + 35);
-    throw InputError(file, line_and_column(text, e.byte), "invalid JSON: " + reason);
-  } catch (const nlohmann::json::exception& e) {
-    // Numbers that do not fit a double land here (out_of_range.406).
-    std::string reason = e.what();
-    if (auto pos = reason.find("] "); pos != std::string::npos) reason = reason.substr(pos + 2);
-    throw InputError(file, "", "invalid JSON: " + reason);
-  }
-}
 
 std::string describe_json(const nlohmann::json& value) {
   switch (value.type()) {

@@ -12,12 +12,9 @@
 #include <string_view>
 
 #include "model/core/time.h"
+#include "model/io/json_text.h"
 
 namespace servescope {
-
-// Parses JSON text; a syntax error becomes an InputError with its line and column. Invalid
-// UTF-8 and numbers that overflow a double are syntax errors too.
-nlohmann::json parse_json_text(std::string_view text, const std::string& file);
 
 class JsonCursor {
  public:

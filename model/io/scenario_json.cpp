@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "model/core/error.h"
+#include "model/core/text.h"
 #include "model/io/model_json.h"
 
 namespace servescope {
@@ -28,8 +29,12 @@ ArrivalProcess arrivals_from_json(const JsonCursor& c) {
     for (std::size_t i = 0; i < segments.size(); ++i) {
       const auto s = segments[i];
       s.expect_object({"duration_s", "rate_multiplier"});
-      p.segments.push_back(RateSegment{Duration::from_s(s.at("duration_s").as_double(1e-6, 1e7)),
-                                       s.at("rate_multiplier").as_double(0, 1e6)});
+      const auto multiplier = s.at("rate_multiplier");
+      const double m = multiplier.as_double(0, 1e6);
+      if (m > 0 && m < kMinNonZeroWeight)
+        multiplier.fail("a rate multiplier is 0 or at least " + format_number(kMinNonZeroWeight) + ", got " +
+                        format_number(m));
+      p.segments.push_back(RateSegment{Duration::from_s(s.at("duration_s").as_double(1e-6, 1e7)), m});
     }
     return p;
   }
@@ -115,7 +120,7 @@ Workload workload_from_json(const JsonCursor& c) {
   c.expect_object({"name", "rate_rps", "arrival", "popularity", "zipf_s", "targets"});
   Workload w;
   w.name = c.at("name").as_string();
-  w.rate_rps = c.at("rate_rps").as_double(1e-6, 1e9);
+  w.rate_rps = c.at("rate_rps").as_double(kMinRateRps, kMaxRateRps);
   if (auto a = c.find("arrival")) w.arrivals = arrivals_from_json(*a);
   const auto pop = c.string_or("popularity", "explicit");
   if (pop == "explicit") {
@@ -140,6 +145,9 @@ Workload workload_from_json(const JsonCursor& c) {
     target.kind = model ? TargetKind::Model : TargetKind::Application;
     target.name = model ? model->as_string() : app->as_string();
     target.weight = t.double_or("weight", 1.0, 0, 1e9);
+    if (target.weight > 0 && target.weight < kMinNonZeroWeight)
+      t.at("weight").fail("a weight is 0 or at least " + format_number(kMinNonZeroWeight) + ", got " +
+                          format_number(target.weight));
     if (auto slo = t.find("slo_us")) target.slo = slo->as_duration_us(1);
     w.targets.push_back(std::move(target));
   }
@@ -253,6 +261,8 @@ std::vector<SavedArtifact> artifacts_from_json(const JsonCursor& c) {
     art.created_utc = a.string_or("created_utc", "");
     const auto body = a.at("body");
     if (!body.value().is_object()) body.fail("expected an object, got " + describe_json(body.value()));
+    // Every plan and run names its kind; the views dispatch on it, so it must be a string.
+    body.at("kind").as_string();
     art.body = body.value();
     if (std::ranges::find(out, art.name, &SavedArtifact::name) != out.end())
       a.at("name").fail("duplicate name '" + art.name + "'");

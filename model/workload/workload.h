@@ -48,6 +48,14 @@ struct WorkloadTarget {
 
 enum class Popularity { Explicit, Equal, Zipf };
 
+// Bounds on rates read from files and options. Ten million requests a second is beyond any
+// cluster of the papers (and a minute of it is more than a simulation can hold); the smallest
+// non-zero weight and rate multiplier keep every stream's mean gap within the range of a
+// Duration, so a typo such as 1e-300 is refused instead of drawing gaps of centuries.
+inline constexpr double kMaxRateRps = 1e7;
+inline constexpr double kMinRateRps = 1e-6;
+inline constexpr double kMinNonZeroWeight = 1e-6;
+
 struct Workload {
   std::string name;
   double rate_rps = 0;  // total mean rate over all targets

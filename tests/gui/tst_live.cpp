@@ -22,7 +22,7 @@ using servescope::ui::MainWindow;
 
 namespace {
 
-constexpr const char* kToken = "gui-live-token";
+constexpr const char* kToken = "gui-live-token-5d2e";  // at least 16 bytes, or the daemons refuse it
 
 }  // namespace
 

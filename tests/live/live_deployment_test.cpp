@@ -4,178 +4,19 @@
 // signals. Nothing here asserts how fast or how punctually a run went: the tests share two cores
 // with whatever else runs, so timing fidelity is a benchmark (bench/live/fidelity.py), and the
 // few time bounds left are generous ones, stated as such.
+#include "tests/live/live_deployment.h"
+
 #include <gtest/gtest.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "engine/live/handshake.h"
-#include "engine/live/live_subscriber.h"
-#include "engine/live/tcp_socket.h"
-#include "engine/live/wire_format.h"
 #include "engine/timeline/timeline_data.h"
-#include "tests/support/child_process.h"
-#include "tests/support/test_support.h"
 
 using servescope::test::ChildProcess;
 using servescope::test::TempDir;
-namespace live = servescope::engine::live;
-using namespace std::chrono_literals;
+using namespace servescope::test::live_deployment;
 
 namespace {
-
-constexpr const char* kToken = "test-token-7f3a";
-const std::string kDemo = "builtin:projects/demo.json";
-const std::string kPpipeDemo = "builtin:projects/ppipe-demo.json";
-
-// The text after `prefix` in `text` up to `stop` (empty when `prefix` is not there). Tests read
-// the daemons' logs and metrics with it (std::regex trips GCC 12's maybe-uninitialized under ASan).
-std::string after(const std::string& text, const std::string& prefix, char stop = '\n') {
-  const auto at = text.find(prefix);
-  if (at == std::string::npos) return {};
-  const auto from = at + prefix.size();
-  return text.substr(from, text.find(stop, from) - from);
-}
-
-// A scheduler and one worker per server it waits for, on an ephemeral port.
-class Deployment {
- public:
-  Deployment(const TempDir& dir, std::vector<std::string> scheduler_args, std::uint16_t port = 0)
-      : dir_(dir), args_(std::move(scheduler_args)) {
-    start_scheduler(port);
-    std::istringstream names(after(scheduler_->err(), "waiting for workers:"));
-    for (std::string n; names >> n;)
-      nodes_.push_back(n);
-    for (const auto& n : nodes_)
-      start_worker(n);
-    EXPECT_TRUE(scheduler_->wait_for_log("joined", 20s, static_cast<int>(nodes_.size()))) << scheduler_->err();
-  }
-
-  void start_scheduler(std::uint16_t port) {
-    const auto port_file = dir_.path() / ("port-" + std::to_string(++schedulers_));
-    std::vector<std::string> args{"live",           "scheduler", "--listen",    "127.0.0.1:" + std::to_string(port),
-                                  "--token",        kToken,      "--port-file", port_file.string(),
-                                  "--metrics-port", "0"};
-    args.insert(args.end(), args_.begin(), args_.end());
-    scheduler_ = std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / "scheduler.out",
-                                                dir_.path() / ("scheduler-" + std::to_string(schedulers_) + ".err"));
-    for (int i = 0; i < 2000 && servescope::test::read_file(port_file).find('\n') == std::string::npos; ++i)
-      std::this_thread::sleep_for(5ms);
-    std::istringstream ports(servescope::test::read_file(port_file));
-    ports >> port_ >> metrics_port_;
-    ASSERT_NE(port_, 0) << scheduler_->err();
-  }
-
-  ChildProcess& start_worker(const std::string& node) {
-    workers_[node] = std::make_unique<ChildProcess>(
-        SERVESCOPE_CLI,
-        std::vector<std::string>{"live", "worker", "--connect", endpoint(), "--token", kToken, "--node", node},
-        dir_.path() / ("worker-" + node + ".out"), dir_.path() / ("worker-" + node + ".err"));
-    return *workers_[node];
-  }
-
-  std::unique_ptr<ChildProcess> start_loadgen(double rate, double seconds, const std::string& token = kToken,
-                                              std::vector<std::string> more = {}) const {
-    std::vector<std::string> args{"--json",
-                                  "live",
-                                  "loadgen",
-                                  "--connect",
-                                  endpoint(),
-                                  "--token",
-                                  token,
-                                  "--rate",
-                                  std::to_string(rate),
-                                  "--duration",
-                                  std::to_string(seconds)};
-    args.insert(args.end(), more.begin(), more.end());
-    return std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / "loadgen.out",
-                                          dir_.path() / "loadgen.err");
-  }
-
-  // Runs the load generator to its end and returns its report.
-  nlohmann::json load(double rate, double seconds) const {
-    auto lg = start_loadgen(rate, seconds);
-    const auto status = lg->wait_for(std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60000));
-    EXPECT_EQ(status, 0) << lg->err();
-    return nlohmann::json::parse(lg->out(), nullptr, false);
-  }
-
-  std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }
-  std::uint16_t port() const { return port_; }
-  std::uint16_t metrics_port() const { return metrics_port_; }
-  ChildProcess& scheduler() { return *scheduler_; }
-  ChildProcess& worker(const std::string& node) { return *workers_.at(node); }
-  const std::vector<std::string>& nodes() const { return nodes_; }
-
-  // Stops the scheduler with SIGTERM and returns its closing report.
-  nlohmann::json stop_scheduler() {
-    scheduler_->signal(SIGTERM);
-    EXPECT_EQ(scheduler_->wait_for(30s), 0) << scheduler_->err();
-    return nlohmann::json::parse(scheduler_->out(), nullptr, false);
-  }
-
- private:
-  const TempDir& dir_;
-  std::vector<std::string> args_;
-  int schedulers_ = 0;
-  std::unique_ptr<ChildProcess> scheduler_;
-  std::map<std::string, std::unique_ptr<ChildProcess>> workers_;
-  std::vector<std::string> nodes_;
-  std::uint16_t port_ = 0, metrics_port_ = 0;
-};
-
-// Every request the load generator sent ended, and the scheduler counted the same requests.
-void expect_reconciled(const nlohmann::json& load, const nlohmann::json& scheduler) {
-  ASSERT_TRUE(load.is_object());
-  EXPECT_TRUE(load["reconciled"].get<bool>()) << load.dump(2);
-  EXPECT_EQ(load["no_outcome"], 0);
-  EXPECT_EQ(load["sent"].get<std::uint64_t>(),
-            load["on_time"].get<std::uint64_t>() + load["late"].get<std::uint64_t>() +
-                load["dropped"].get<std::uint64_t>() + load["scheduler_lost"].get<std::uint64_t>());
-  if (scheduler.is_object()) {
-    EXPECT_EQ(scheduler["outstanding"], 0) << scheduler.dump(2);
-    EXPECT_EQ(scheduler["requests"].get<std::uint64_t>(), scheduler["finished"].get<std::uint64_t>());
-    if (load["scheduler_lost"] == 0) {
-      EXPECT_EQ(scheduler["requests"], load["sent"]);
-    }
-  }
-}
-
-// A GUI-like subscriber following the deployment on a thread of its own, as the Live tab does.
-struct Follower {
-  explicit Follower(std::uint16_t port) : subscriber(options(port)), thread([this] { subscriber.run(stopping); }) {}
-  ~Follower() { stop(); }
-  void stop() {
-    stopping = true;
-    if (thread.joinable()) thread.join();
-  }
-  static live::SubscriberOptions options(std::uint16_t port) {
-    live::SubscriberOptions o;
-    o.port = port;
-    o.token = kToken;
-    return o;
-  }
-  live::LiveSubscriber subscriber;
-  std::atomic<bool> stopping{false};
-  std::thread thread;
-};
-
-// Everything the other side sends until it closes (or is silent for 3 s).
-std::string read_until_closed(live::TcpStream& s) {
-  std::string reply;
-  for (;;) {
-    auto got = s.receive(65536, 3000ms);
-    if (!got || got->empty()) break;
-    reply.append(got->begin(), got->end());
-  }
-  return reply;
-}
-
-std::string http_get(std::uint16_t port, const std::string& path) {
-  auto s = live::TcpStream::connect("127.0.0.1", port, 2000ms);
-  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
-  s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(req.data()), req.size()));
-  return read_until_closed(s);
-}
 
 std::string ppipe_plan(const TempDir& dir) {
   const auto plan = (dir.path() / "plan.json").string();
@@ -310,7 +151,8 @@ TEST(LiveDeployment, WorkersAndLoadGeneratorsSurviveASchedulerRestart) {
   TempDir dir;
   Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0"});
   const auto port = d.port();
-  auto lg = d.start_loadgen(1000, 5);
+  const auto csv = (dir.path() / "requests.csv").string();
+  auto lg = d.start_loadgen(1000, 5, {}, {"--output", csv});
   std::this_thread::sleep_for(1500ms);
   d.stop_scheduler();
   d.start_scheduler(port);
@@ -319,8 +161,10 @@ TEST(LiveDeployment, WorkersAndLoadGeneratorsSurviveASchedulerRestart) {
   const auto load = nlohmann::json::parse(lg->out(), nullptr, false);
   EXPECT_GE(load["reconnects"], 1);
   const auto report = d.stop_scheduler();
-  // Requests in the old scheduler when it went are named as lost with it, not silently missing.
+  // Requests in the old scheduler when it went are named as lost with it, not silently missing,
+  // in the report and in the CSV alike.
   expect_reconciled(load, nlohmann::json());
+  expect_csv_matches(csv, load);
   EXPECT_GT(report["requests"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(report["outstanding"], 0);
 }
@@ -329,17 +173,19 @@ TEST(LiveDeployment, StrangersBadTokensAndGarbageAreRefusedWithoutHarm) {
   TempDir dir;
   Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0"});
   // A load generator with the wrong token is told why and gives up.
-  auto bad = d.start_loadgen(100, 1, "wrong-token");
+  auto bad = d.start_loadgen(100, 1, "wrong-token-of-sixteen-bytes");
   EXPECT_NE(bad->wait_for(20s).value_or(0), 0);
   EXPECT_NE(bad->err().find("bad token"), std::string::npos) << bad->err();
   // So is a worker.
-  ChildProcess worker(SERVESCOPE_CLI,
-                      {"live", "worker", "--connect", d.endpoint(), "--token", "nope", "--node", "a100-0"},
-                      dir.path() / "bad-worker.out", dir.path() / "bad-worker.err");
+  ChildProcess worker(
+      SERVESCOPE_CLI,
+      {"live", "worker", "--connect", d.endpoint(), "--token", "nope", "--insecure", "--node", "a100-0"},
+      dir.path() / "bad-worker.out", dir.path() / "bad-worker.err");
   EXPECT_NE(worker.wait_for(20s).value_or(0), 0);
   EXPECT_NE(worker.err().find("bad token"), std::string::npos) << worker.err();
   // A worker for a server the cluster lacks, with the right token.
-  ChildProcess lost(SERVESCOPE_CLI, {"live", "worker", "--connect", d.endpoint(), "--token", kToken, "--node", "x9"},
+  ChildProcess lost(SERVESCOPE_CLI,
+                    {"live", "worker", "--connect", d.endpoint(), "--token-file", d.token_file(), "--node", "x9"},
                     dir.path() / "x9.out", dir.path() / "x9.err");
   EXPECT_NE(lost.wait_for(20s).value_or(0), 0);
   EXPECT_NE(lost.err().find("no server named 'x9'"), std::string::npos) << lost.err();

@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
+#include <vector>
 
 #include "model/core/error.h"
 #include "tests/support/test_support.h"
@@ -179,4 +182,149 @@ TEST(FileIo, ReadLimits) {
   }
   EXPECT_THROW(read_text_file(dir.path()), InputError);
   EXPECT_THROW(read_text_file(dir.path() / "absent"), InputError);
+}
+
+namespace {
+
+// A pid that no process has: a child's, once it has ended and been reaped.
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+
+bool in_registry(const std::filesystem::path& tmp) {
+  const auto live = output_temporaries();
+  return std::ranges::find(live, tmp) != live.end();
+}
+
+// The one temporary the registry holds for `target` (empty when none).
+std::filesystem::path temporary_of(const std::filesystem::path& target) {
+  for (const auto& tmp : output_temporaries())
+    if (tmp.parent_path() == target.parent_path() &&
+        tmp.filename().string().starts_with("." + target.filename().string() + ".tmp-"))
+      return tmp;
+  return {};
+}
+
+void age(const std::filesystem::path& file, std::time_t seconds) {
+  const timespec times[2] = {{std::time(nullptr) - seconds, 0}, {std::time(nullptr) - seconds, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, file.c_str(), times, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+}  // namespace
+
+TEST(FileIo, TemporariesNameTheirProcessAndAreRegisteredUntilPutInPlace) {
+  test::TempDir dir;
+  const auto path = dir.path() / "run.json";
+  std::filesystem::path tmp;
+  {
+    OutputFile file(path);
+    tmp = temporary_of(path);
+    ASSERT_FALSE(tmp.empty());
+    EXPECT_TRUE(tmp.filename().string().starts_with(".run.json.tmp-" + std::to_string(::getpid()) + "-")) << tmp;
+    EXPECT_EQ(tmp.filename().string().size(),
+              std::string(".run.json.tmp-").size() + std::to_string(::getpid()).size() + std::string("-XXXXXX").size());
+    EXPECT_TRUE(std::filesystem::exists(tmp));
+    file.stream() << "12345";
+    file.commit();
+    EXPECT_EQ(file.bytes_written(), 5u);
+    EXPECT_FALSE(in_registry(tmp)) << "a temporary put in place is no longer ours to remove";
+  }
+  EXPECT_EQ(test::read_file(path), "12345");
+  {
+    OutputFile abandoned(dir.path() / "abandoned.json");
+    tmp = temporary_of(dir.path() / "abandoned.json");
+    ASSERT_TRUE(in_registry(tmp));
+  }
+  EXPECT_FALSE(in_registry(tmp));
+  EXPECT_FALSE(std::filesystem::exists(tmp));
+}
+
+TEST(FileIo, RemovingTheLiveTemporariesFailsTheirCommits) {
+  test::TempDir dir;
+  OutputFile a(dir.path() / "a.json"), b(dir.path() / "b.csv");
+  const auto tmp_a = temporary_of(dir.path() / "a.json"), tmp_b = temporary_of(dir.path() / "b.csv");
+  ASSERT_TRUE(std::filesystem::exists(tmp_a));
+  ASSERT_TRUE(std::filesystem::exists(tmp_b));
+  a.stream() << "partial";
+  remove_output_temporaries();
+  EXPECT_FALSE(std::filesystem::exists(tmp_a));
+  EXPECT_FALSE(std::filesystem::exists(tmp_b));
+  EXPECT_TRUE(output_temporaries().empty());
+  EXPECT_THROW(a.commit(), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "a.json")) << "nothing half-written is put in place";
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(FileIo, SweepRemovesOnlyStaleTemporariesOfOurNaming) {
+  test::TempDir dir;
+  const auto& d = dir.path();
+  const std::string dead = std::to_string(dead_pid());
+  const std::string me = std::to_string(::getpid()), parent = std::to_string(::getppid());
+  const std::vector<std::string> stale = {
+      ".run.json.tmp-" + dead + "-aB3xYz",  // its process is gone
+      ".requests.csv.tmp-Ab12Cd",           // the naming before pids, two hours old
+  };
+  const std::vector<std::string> kept = {
+      ".run.json.tmp-" + me + "-aB3xYz",      // this process's own
+      ".run.json.tmp-" + parent + "-aB3xYz",  // a live process's
+      ".fresh.csv.tmp-Ab12Cd",                // the naming before pids, but recent
+      "run.json.tmp-" + dead + "-aB3xYz",     // no leading dot
+      ".tmp-" + dead + "-aB3xYz",             // no NAME
+      ".run.json.tmp-" + dead + "-aB3xY",     // five characters
+      ".run.json.tmp-" + dead + "-aB3x_z",    // not mkstemp's
+      ".run.json.tmp-" + dead + "-aB3xYz.bak",
+      ".run.json.tmp-0-aB3xYz",  // pid 0 would be a process group
+      ".run.json.tmp-x" + dead + "-aB3xYz",
+      ".old.json.tmp-Ab12Cde",  // seven characters, old
+      "notes.txt",
+  };
+  for (const auto& name : stale)
+    dir.write(name, "stale");
+  for (const auto& name : kept)
+    dir.write(name, "kept");
+  age(d / ".requests.csv.tmp-Ab12Cd", 7200);
+  age(d / ".old.json.tmp-Ab12Cde", 7200);
+  // A symlink of our naming is not followed, and as it is no regular file, it stays.
+  const auto victim = dir.write("victim.json", "precious");
+  std::filesystem::create_symlink(victim, d / (".link.json.tmp-" + dead + "-aB3xYz"));
+  std::filesystem::create_symlink(victim, d / ".oldlink.json.tmp-Ab12Cd");
+  age(d / ".oldlink.json.tmp-Ab12Cd", 7200);
+  // A folder of our naming stays too.
+  std::filesystem::create_directory(d / (".dir.json.tmp-" + dead + "-aB3xYz"));
+  // Another user's file stays (only root can make one here).
+  const auto foreign = d / (".foreign.json.tmp-" + dead + "-aB3xYz");
+  const bool can_chown = ::geteuid() == 0;
+  if (can_chown) {
+    dir.write(foreign.filename().string(), "theirs");
+    ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+  }
+
+  EXPECT_EQ(sweep_stale_temporaries(d), stale.size());
+  for (const auto& name : stale)
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(d / name))) << name;
+  for (const auto& name : kept)
+    EXPECT_TRUE(std::filesystem::exists(d / name)) << name;
+  EXPECT_TRUE(std::filesystem::is_symlink(std::filesystem::symlink_status(d / (".link.json.tmp-" + dead + "-aB3xYz"))));
+  EXPECT_TRUE(std::filesystem::is_symlink(std::filesystem::symlink_status(d / ".oldlink.json.tmp-Ab12Cd")));
+  EXPECT_EQ(test::read_file(victim), "precious");
+  EXPECT_TRUE(std::filesystem::is_directory(d / (".dir.json.tmp-" + dead + "-aB3xYz")));
+  if (can_chown) {
+    EXPECT_TRUE(std::filesystem::exists(foreign)) << "another user's file is not ours to remove";
+  }
+  EXPECT_EQ(sweep_stale_temporaries(d / "absent"), 0u);
+}
+
+TEST(FileIo, CreatingATemporarySweepsItsFolder) {
+  test::TempDir dir;
+  const auto orphan = dir.write(".run.json.tmp-" + std::to_string(dead_pid()) + "-aB3xYz", "left by SIGKILL");
+  write_output_file(dir.path() / "other.json", "x");
+  EXPECT_FALSE(std::filesystem::exists(orphan));
+  // Writes through a device leave other folders alone.
+  const auto orphan2 = dir.write(".run.json.tmp-" + std::to_string(dead_pid()) + "-aB3xYz", "again");
+  write_output_file("/dev/null", "x");
+  EXPECT_TRUE(std::filesystem::exists(orphan2));
 }

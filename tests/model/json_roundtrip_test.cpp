@@ -114,8 +114,10 @@ TEST(JsonRoundTrip, ProjectWithPlansAndRuns) {
   Project p;
   p.name = "proj";
   p.scenario = full_scenario();
-  p.plans.push_back({"plan A", "ppipe", "2026-11-22T10:00:00Z", nlohmann::json{{"throughput", 1213.17}}});
-  p.runs.push_back({"run 1", "symphony", "2026-11-22T10:05:00Z", nlohmann::json{{"slo_attainment", 0.99}}});
+  p.plans.push_back(
+      {"plan A", "ppipe", "2026-11-22T10:00:00Z", nlohmann::json{{"kind", "pipeline-plan"}, {"throughput", 1213.17}}});
+  p.runs.push_back(
+      {"run 1", "symphony", "2026-11-22T10:05:00Z", nlohmann::json{{"kind", "run-result"}, {"slo_attainment", 0.99}}});
   const auto path = (dir.path() / "p.json").string();
   save_project(path, p);
   EXPECT_EQ(load_project(path), p);

@@ -1,0 +1,286 @@
+// servescope-cli under SIGTERM, SIGINT and SIGKILL: it ends with 143 or 130 and leaves no
+// temporary file behind, a killed run's temporaries are swept by the next write to their folder,
+// and the files of one run name each other so a reader can tell a mismatched set.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <vector>
+
+#include "tests/support/test_support.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using servescope::test::TempDir;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Generous bounds, only so that a failure cannot hang ctest; nothing here measures speed.
+constexpr auto kPatience = 120s;
+
+// servescope-cli as a child whose raw wait status the test reads: an exit with 143 is not a death
+// by SIGTERM. Killed on destruction if it still runs.
+class Cli {
+ public:
+  Cli(const std::vector<std::string>& args, const fs::path& logs) : err_(logs / "err") {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, (logs / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> all{SERVESCOPE_CLI};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int rc = posix_spawn(&pid_, SERVESCOPE_CLI, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start servescope-cli");
+  }
+  Cli(const Cli&) = delete;
+  Cli& operator=(const Cli&) = delete;
+  ~Cli() {
+    if (!status_) {
+      ::kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+
+  void signal(int sig) const { ::kill(pid_, sig); }
+  // Waits until it takes SIGINT and SIGTERM itself: its signal thread has started (the signals
+  // are blocked before), so one sent now is handled, not the default death.
+  bool wait_for_signal_thread() {
+    const fs::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+    const auto until = std::chrono::steady_clock::now() + kPatience;
+    while (running() && std::chrono::steady_clock::now() < until) {
+      std::error_code ec;
+      int threads = 0;
+      for (auto it = fs::directory_iterator(tasks, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+        ++threads;
+      if (threads >= 2) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
+  bool running() {
+    int status = 0;
+    if (!status_ && ::waitpid(pid_, &status, WNOHANG) == pid_) status_ = status;
+    return !status_;
+  }
+  // The wait status, or nullopt when it is still running after kPatience.
+  std::optional<int> wait() {
+    const auto until = std::chrono::steady_clock::now() + kPatience;
+    while (running() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(10ms);
+    return status_;
+  }
+  std::string err() const { return servescope::test::read_file(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  fs::path err_;
+};
+
+std::vector<std::string> temporaries_in(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) found.push_back(e.path().filename());
+  return found;
+}
+
+// Waits until `cli` has a temporary file in `dir`; false if it ends first.
+bool wait_for_temporary(Cli& cli, const fs::path& dir) {
+  const auto until = std::chrono::steady_clock::now() + kPatience;
+  while (cli.running() && std::chrono::steady_clock::now() < until) {
+    if (!temporaries_in(dir).empty()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+// A simulation of the demo that runs far longer than any test waits, at a low rate so that its
+// request log grows slowly, writing all three outputs into `dir`.
+std::vector<std::string> long_simulation(const fs::path& dir) {
+  return {"simulate",
+          "-s",
+          "builtin:projects/demo.json",
+          "--rate",
+          "200",
+          "-d",
+          "100000",
+          "--warmup",
+          "0",
+          "-o",
+          dir / "run.json",
+          "--timeline",
+          dir / "timeline.json",
+          "--requests",
+          dir / "requests.csv"};
+}
+
+std::vector<std::string> short_simulation(const fs::path& dir) {
+  return {"simulate",
+          "-s",
+          "builtin:projects/demo.json",
+          "--rate",
+          "200",
+          "-d",
+          "2",
+          "--warmup",
+          "0.5",
+          "-o",
+          dir / "run.json",
+          "--timeline",
+          dir / "timeline.json",
+          "--requests",
+          dir / "requests.csv"};
+}
+
+// Stops a long simulation with `sig` once its first temporary exists; returns its wait status.
+int stop_with(int sig, const fs::path& out, const fs::path& logs, std::string* err) {
+  Cli cli(long_simulation(out), logs);
+  EXPECT_TRUE(wait_for_temporary(cli, out)) << cli.err();
+  cli.signal(sig);
+  const auto status = cli.wait();
+  *err = cli.err();
+  EXPECT_TRUE(status.has_value()) << "servescope-cli did not end after signal " << sig;
+  return status.value_or(-1);
+}
+
+}  // namespace
+
+TEST(CliSignals, SigtermStopsWith143AndLeavesNoTemporaries) {
+  TempDir out, logs;
+  std::string err;
+  const int status = stop_with(SIGTERM, out.path(), logs.path(), &err);
+  ASSERT_TRUE(WIFEXITED(status)) << "it must exit, not die of the signal; stderr:\n" << err;
+  EXPECT_EQ(WEXITSTATUS(status), 143) << err;
+  EXPECT_EQ(temporaries_in(out.path()), std::vector<std::string>{});
+  EXPECT_TRUE(fs::is_empty(out.path())) << "a stopped run puts nothing in place";
+}
+
+TEST(CliSignals, SigintStopsWith130AndLeavesNoTemporaries) {
+  TempDir out, logs;
+  std::string err;
+  const int status = stop_with(SIGINT, out.path(), logs.path(), &err);
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  EXPECT_EQ(temporaries_in(out.path()), std::vector<std::string>{});
+}
+
+TEST(CliSignals, AFileOfThePreviousRunStaysWholeWhenARunIsStopped) {
+  TempDir out, logs;
+  {
+    Cli first(short_simulation(out.path()), logs.path());
+    const auto status = first.wait();
+    ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << first.err();
+  }
+  const auto before = servescope::test::read_file(out.path() / "run.json");
+  std::string err;
+  const int status = stop_with(SIGTERM, out.path(), logs.path(), &err);
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_EQ(servescope::test::read_file(out.path() / "run.json"), before);
+  EXPECT_EQ(temporaries_in(out.path()), std::vector<std::string>{});
+}
+
+TEST(CliSignals, SigkillLeavesATemporaryThatTheNextWriteSweeps) {
+  TempDir out, logs;
+  std::string err;
+  const int status = stop_with(SIGKILL, out.path(), logs.path(), &err);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const auto orphans = temporaries_in(out.path());
+  ASSERT_FALSE(orphans.empty()) << "SIGKILL cannot be caught: its temporaries stay until swept";
+  Cli next(short_simulation(out.path()), logs.path());
+  const auto next_status = next.wait();
+  ASSERT_TRUE(next_status && WIFEXITED(*next_status) && WEXITSTATUS(*next_status) == 0) << next.err();
+  EXPECT_EQ(temporaries_in(out.path()), std::vector<std::string>{}) << "the killed run's " << orphans.front();
+}
+
+TEST(CliSignals, FilesOfOneRunShareAnIdAndTheRunFileListsItsCompanions) {
+  TempDir out, logs;
+  {
+    Cli cli(short_simulation(out.path()), logs.path());
+    const auto status = cli.wait();
+    ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << cli.err();
+  }
+  const auto run = nlohmann::json::parse(servescope::test::read_file(out.path() / "run.json"));
+  const auto timeline = nlohmann::json::parse(servescope::test::read_file(out.path() / "timeline.json"));
+  const std::string id = run.at("run_id");
+  EXPECT_EQ(id.size(), 32u);
+  EXPECT_EQ(timeline.at("run_id"), id);
+  ASSERT_EQ(run.at("companions").size(), 2u);
+  for (const auto& c : run["companions"]) {
+    const fs::path file = out.path() / c.at("path").get<std::string>();
+    EXPECT_TRUE(c.at("path") == "timeline.json" || c.at("path") == "requests.csv") << c;
+    EXPECT_EQ(c.at("bytes").get<std::uintmax_t>(), fs::file_size(file)) << c;
+  }
+  // A later run that writes only the timeline leaves a set whose ids differ.
+  {
+    Cli again({"simulate", "-s", "builtin:projects/demo.json", "--rate", "200", "-d", "2", "--warmup", "0.5",
+               "--timeline", out.path() / "timeline.json"},
+              logs.path());
+    const auto status = again.wait();
+    ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << again.err();
+  }
+  const auto newer = nlohmann::json::parse(servescope::test::read_file(out.path() / "timeline.json"));
+  EXPECT_NE(newer.at("run_id"), id);
+}
+
+TEST(CliSignals, AnEmptyOutputPathIsRefusedNamingTheOption) {
+  TempDir out, logs;
+  for (const std::string option : {"-o", "--timeline", "--requests"}) {
+    Cli cli({"simulate", "-s", "builtin:projects/demo.json", "-d", "2", "--warmup", "0.5", option, ""}, logs.path());
+    const auto status = cli.wait();
+    ASSERT_TRUE(status && WIFEXITED(*status)) << option;
+    EXPECT_EQ(WEXITSTATUS(*status), 2) << option << "\n" << cli.err();
+    EXPECT_NE(cli.err().find(option == "-o" ? "--out" : option), std::string::npos) << cli.err();
+  }
+  EXPECT_TRUE(fs::is_empty(out.path()));
+}
+
+// Work that never looks at the stop request still ends with the signal's status: a simulation
+// blocked opening its request log, a FIFO without a reader, after the grace period; an export,
+// which takes no stop request, at once.
+TEST(CliSignals, WorkThatDoesNotLookAtTheStopStillEnds) {
+  TempDir out, logs;
+  const auto fifo = out.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  {
+    Cli blocked({"simulate", "-s", "builtin:projects/demo.json", "-d", "2", "--warmup", "0.5", "--requests", fifo},
+                logs.path());
+    ASSERT_TRUE(blocked.wait_for_signal_thread()) << blocked.err();
+    blocked.signal(SIGTERM);
+    const auto status = blocked.wait();
+    ASSERT_TRUE(status && WIFEXITED(*status)) << blocked.err();
+    EXPECT_EQ(WEXITSTATUS(*status), 143) << blocked.err();
+  }
+  const auto timeline = out.path() / "timeline.json";
+  {
+    Cli sim({"simulate", "-s", "builtin:projects/demo.json", "-d", "2", "--warmup", "0.5", "--timeline", timeline},
+            logs.path());
+    const auto status = sim.wait();
+    ASSERT_TRUE(status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << sim.err();
+  }
+  Cli exporting({"export", "chrome-trace", timeline, "-o", fifo}, logs.path());
+  ASSERT_TRUE(exporting.wait_for_signal_thread()) << exporting.err();
+  exporting.signal(SIGINT);
+  const auto status = exporting.wait();
+  ASSERT_TRUE(status && WIFEXITED(*status)) << exporting.err();
+  EXPECT_EQ(WEXITSTATUS(*status), 130) << exporting.err();
+  EXPECT_EQ(temporaries_in(out.path()), std::vector<std::string>{});
+}

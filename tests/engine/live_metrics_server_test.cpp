@@ -1,0 +1,91 @@
+// The /metrics server on loopback (issue 20: 50 idle connections once delayed a scrape by 10 s):
+// idle connections, more than it keeps open, do not stop a scrape from being answered; other
+// paths get 404, an oversized request 431, and a connection that never asks is closed after its
+// deadline. Nothing here measures how fast: only that the answers come (within generous bounds
+// that only catch a hang).
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+#include "engine/live/metrics_server.h"
+
+namespace servescope::engine::live {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Everything the server sends until it closes, or what came within `limit`.
+std::string read_until_closed(TcpStream& s, std::chrono::milliseconds limit = 10000ms) {
+  std::string reply;
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    auto got = s.receive(65536, 500ms);
+    if (!got) continue;
+    if (got->empty()) break;
+    reply.append(got->begin(), got->end());
+  }
+  return reply;
+}
+
+std::string request(std::uint16_t port, const std::string& text) {
+  auto s = TcpStream::connect("127.0.0.1", port, 5000ms);
+  s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  return read_until_closed(s);
+}
+
+TEST(MetricsServer, AScrapeIsAnsweredWhileManyConnectionsIdle) {
+  MetricsServerLimits limits;
+  limits.connections = 32;
+  MetricsServer server(0, "127.0.0.1", limits);
+  server.publish("servescope_requests_total 42\n");
+  // More idle connections than it keeps: the oldest idle ones are closed to make room.
+  std::vector<TcpStream> idle;
+  for (int i = 0; i < 50; ++i)
+    idle.push_back(TcpStream::connect("127.0.0.1", server.port(), 5000ms));
+  const auto started = std::chrono::steady_clock::now();
+  const auto reply = request(server.port(), "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  RecordProperty(
+      "scrape_ms_with_50_idle",
+      std::to_string(
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count()));
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 200 OK\r\n")) << reply;
+  EXPECT_NE(reply.find("Content-Type: text/plain; version=0.0.4"), std::string::npos) << reply;
+  EXPECT_TRUE(reply.ends_with("\r\n\r\nservescope_requests_total 42\n")) << reply;
+  // The first idle connection was among those closed for newcomers.
+  const auto first = idle.front().receive(16, 10000ms);
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(first->empty());
+}
+
+TEST(MetricsServer, AnswersInPiecesOtherPathsAndOversizedRequests) {
+  MetricsServer server(0, "127.0.0.1");
+  server.publish("a 1\n");
+  {  // a request that arrives in pieces, then the newest text
+    auto s = TcpStream::connect("127.0.0.1", server.port(), 5000ms);
+    const std::string part1 = "GET /metr", part2 = "ics?x=1 HTTP/1.1\r\n\r\n";
+    s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(part1.data()), part1.size()));
+    std::this_thread::sleep_for(50ms);
+    server.publish("a 2\n");
+    s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(part2.data()), part2.size()));
+    const auto reply = read_until_closed(s);
+    EXPECT_TRUE(reply.starts_with("HTTP/1.1 200 OK")) << reply;
+    EXPECT_TRUE(reply.ends_with("a 2\n")) << reply;
+  }
+  EXPECT_TRUE(request(server.port(), "GET /metricsx HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404")) << "";
+  EXPECT_TRUE(request(server.port(), "POST /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
+  EXPECT_TRUE(request(server.port(), "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'x') + "\r\n\r\n")
+                  .starts_with("HTTP/1.1 431"));
+}
+
+TEST(MetricsServer, AConnectionThatNeverAsksIsClosedAfterItsDeadline) {
+  MetricsServerLimits limits;
+  limits.deadline = 200ms;
+  MetricsServer server(0, "127.0.0.1", limits);
+  auto s = TcpStream::connect("127.0.0.1", server.port(), 5000ms);
+  const auto got = s.receive(16, 10000ms);  // a generous bound: only a server that never closes fails
+  ASSERT_TRUE(got);
+  EXPECT_TRUE(got->empty());
+}
+
+}  // namespace
+}  // namespace servescope::engine::live
