@@ -21,6 +21,7 @@
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
+#include "model/workload/workload.h"
 
 namespace servescope::cli {
 namespace {
@@ -304,7 +305,9 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
   add_token_options(cmd, args->token);
-  cmd->add_option("--rate", args->rate, "Requests per second")->check(CLI::Range(1e-3, 1e8))->capture_default_str();
+  cmd->add_option("--rate", args->rate, "Requests per second")
+      ->check(CLI::Range(1e-3, kMaxRateRps))
+      ->capture_default_str();
   cmd->add_option("--arrival", args->arrival, "poisson, gamma:SHAPE or trace:FILE")->capture_default_str();
   cmd->add_option("--duration", args->duration_s, "Seconds of sending")
       ->check(CLI::Range(1e-3, 1e7))

@@ -3,13 +3,17 @@
 #include "engine/live/byte_codec.h"
 #include "model/core/error.h"
 #include "model/core/text.h"
-#include "model/io/json_cursor.h"
+#include "model/io/json_text.h"
 
 namespace servescope::engine::live {
 namespace {
 
 // A refusal travels back to the peer and into the log: keep it one readable line.
 constexpr std::size_t kMaxReasonBytes = 200;
+
+// A peer may send frame after frame: what one may cost once parsed is held to 16 MiB (or twelve
+// times its size, for a large welcome), not the 256 MiB a file on disk is allowed.
+constexpr JsonLimits kPayloadLimits{.min_budget_bytes = std::size_t{16} << 20};
 
 std::string_view text_of(std::span<const std::uint8_t> payload) {
   return {reinterpret_cast<const char*>(payload.data()), payload.size()};
@@ -19,7 +23,7 @@ std::string_view text_of(std::span<const std::uint8_t> payload) {
 
 nlohmann::json parse_payload(std::span<const std::uint8_t> payload, std::string_view what) {
   try {
-    return parse_json_text(text_of(payload), std::string(what));
+    return parse_json_text(text_of(payload), std::string(what), kPayloadLimits);
   } catch (const InputError& e) {
     std::string reason = e.what();
     if (reason.size() > kMaxReasonBytes) {
@@ -34,7 +38,7 @@ nlohmann::json parse_payload(std::span<const std::uint8_t> payload, std::string_
 
 std::optional<nlohmann::json> parse_payload_or_nothing(std::string_view text) {
   try {
-    return parse_json_text(text, "a payload");
+    return parse_json_text(text, "a payload", kPayloadLimits);
   } catch (const InputError&) {
     return std::nullopt;
   }

@@ -11,6 +11,7 @@
 #include "engine/live/connection.h"
 #include "engine/live/handshake.h"
 #include "engine/live/json_payload.h"
+#include "model/io/json_cursor.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -61,7 +62,9 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
   {
     auto description = run_from_description(welcome["run"], "the scheduler's welcome");
     // The timeline starts when we joined: a deployment may have run for days before.
-    const auto origin = Duration::nanoseconds(std::max<std::int64_t>(0, welcome.value("now_ns", std::int64_t{0})));
+    const std::string welcome_name = "the scheduler's welcome";
+    const auto origin = Duration::nanoseconds(
+        std::max<std::int64_t>(0, JsonCursor(welcome, welcome_name).int_or("now_ns", 0, INT64_MIN, INT64_MAX)));
     const auto warmup = std::max(Duration(), description.warmup - origin);
     std::lock_guard lock(mutex_);
     run_origin_ = origin;

@@ -16,6 +16,7 @@
 #include "engine/live/messages.h"
 #include "engine/sim/arrival_source.h"
 #include "model/core/error.h"
+#include "model/io/json_cursor.h"
 #include "model/io/trace_file.h"
 
 namespace servescope::engine::live {
@@ -118,14 +119,34 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
     throw LiveError("the server at " + where + " is not a ServeScope scheduler (its welcome has no run)");
   LoadReport report;
   std::vector<Duration> slo;
-  for (const auto& m : welcome["run"]["models"]) {
-    report.models.push_back(m.value("name", ""));
-    slo.push_back(Duration::from_us(m.value("slo_us", 0.0)));
+  std::vector<double> shares;
+  // The welcome is read like any other text from elsewhere: a scheduler that sends something
+  // else is named, never trusted with an index.
+  const std::string welcome_name = "the welcome from " + where;
+  try {
+    const JsonCursor root(welcome, welcome_name);
+    const auto models = root.at("run").at("models");
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const auto m = models[i];
+      report.models.push_back(m.string_or("name", ""));
+      const auto slo_us = m.find("slo_us");
+      slo.push_back(slo_us ? slo_us->as_duration_us() : Duration());
+    }
+    shares.assign(report.models.size(), 0.0);
+    if (const auto given = root.find("rate_shares")) {
+      if (given->size() != shares.size())
+        given->fail("holds " + std::to_string(given->size()) + " shares for " + std::to_string(shares.size()) +
+                    " models");
+      for (std::size_t i = 0; i < shares.size(); ++i)
+        shares[i] = (*given)[i].as_double(0, 1);
+    }
+  } catch (const InputError& e) {
+    throw LiveError(std::string("the server at ") + where +
+                    " sent a welcome this load generator cannot use: " + e.what());
   }
   report.sent_by_model.assign(report.models.size(), 0);
   report.on_time_by_model.assign(report.models.size(), 0);
   // Which models, at what shares.
-  std::vector<double> shares = welcome.value("rate_shares", std::vector<double>(report.models.size(), 0.0));
   if (!options.models.empty()) {
     std::ranges::fill(shares, 0.0);
     for (const auto& name : options.models) {

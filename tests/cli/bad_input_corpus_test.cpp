@@ -8,7 +8,6 @@
 // runs, exits by status, signals, hangs.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,9 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/child_process.h"
 #include "tests/support/test_support.h"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using servescope::test::TempDir;
@@ -151,9 +149,7 @@ class SummaryEnvironment : public ::testing::Environment {
 };
 const auto* const summary_environment = ::testing::AddGlobalTestEnvironment(new SummaryEnvironment);
 
-// Standard input of the child: /dev/null, or a pipe whose writer stays open and never writes
-// (what /dev/stdin is when a user pipes nothing in: a read blocks forever).
-enum class Stdin { DevNull, IdlePipe };
+using Stdin = servescope::test::ChildProcess::Input;
 
 // The program under test: SERVESCOPE_CORPUS_CLI, when set, checks another build against the corpus.
 std::string cli_program() {
@@ -170,64 +166,34 @@ void reset_peak_memory() {
 }
 
 Outcome run_cli(const std::vector<std::string>& args, const fs::path& scratch, Stdin in = Stdin::DevNull) {
-  const auto out_path = scratch / "stdout", err_path = scratch / "stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  int pipe_fds[2] = {-1, -1};
-  if (in == Stdin::IdlePipe) {
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], 0);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  }
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const auto program = cli_program();
-  std::vector<std::string> all{program};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
   const auto start = std::chrono::steady_clock::now();
   reset_peak_memory();
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (pipe_fds[0] >= 0) ::close(pipe_fds[0]);
-  if (rc != 0) throw std::runtime_error("cannot start " + program);
+  servescope::test::ChildProcess child(cli_program(), args, scratch / "stdout", scratch / "stderr", in);
   Outcome o;
-  int status = 0;
-  rusage usage{};
   const auto until = start + case_timeout();
-  for (auto nap = std::chrono::milliseconds(1);; nap = std::min(nap * 2, std::chrono::milliseconds(50))) {
-    const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
-    if (r == pid) break;
-    if (resident_kib(pid) > kKillRssKiB) {
-      ::kill(pid, SIGKILL);
-      ::wait4(pid, &status, 0, &usage);
+  for (auto nap = std::chrono::milliseconds(1); !child.poll(); nap = std::min(nap * 2, std::chrono::milliseconds(50))) {
+    if (resident_kib(child.pid()) > kKillRssKiB) {
       o.runaway = true;
       break;
     }
     if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid, SIGKILL);
-      ::wait4(pid, &status, 0, &usage);
       o.hung = true;
       break;
     }
     std::this_thread::sleep_for(nap);
   }
-  if (pipe_fds[1] >= 0) ::close(pipe_fds[1]);
+  if (o.hung || o.runaway) child.signal(SIGKILL);
+  const int status = child.wait_status(std::chrono::seconds(30)).value_or(0);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  o.max_rss_kib = usage.ru_maxrss;  // KiB on Linux
+  o.max_rss_kib = child.usage().ru_maxrss;  // KiB on Linux
   if (!o.hung && !o.runaway) {
     if (WIFSIGNALED(status))
       o.signal = WTERMSIG(status);
     else if (WIFEXITED(status))
       o.status = WEXITSTATUS(status);
   }
-  o.out = servescope::test::read_file(out_path);
-  o.err = servescope::test::read_file(err_path);
+  o.out = child.out();
+  o.err = child.err();
   return o;
 }
 

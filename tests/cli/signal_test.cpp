@@ -3,7 +3,6 @@
 // and the files of one run name each other so a reader can tell a mismatched set.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,9 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/child_process.h"
 #include "tests/support/test_support.h"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using servescope::test::TempDir;
@@ -32,38 +30,15 @@ constexpr auto kPatience = 120s;
 
 // servescope-cli as a child whose raw wait status the test reads: an exit with 143 is not a death
 // by SIGTERM. Killed on destruction if it still runs.
-class Cli {
+class Cli : public servescope::test::ChildProcess {
  public:
-  Cli(const std::vector<std::string>& args, const fs::path& logs) : err_(logs / "err") {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, (logs / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> all{SERVESCOPE_CLI};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const int rc = posix_spawn(&pid_, SERVESCOPE_CLI, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start servescope-cli");
-  }
-  Cli(const Cli&) = delete;
-  Cli& operator=(const Cli&) = delete;
-  ~Cli() {
-    if (!status_) {
-      ::kill(pid_, SIGKILL);
-      wait();
-    }
-  }
+  Cli(const std::vector<std::string>& args, const fs::path& logs)
+      : ChildProcess(SERVESCOPE_CLI, args, logs / "out", logs / "err") {}
 
-  void signal(int sig) const { ::kill(pid_, sig); }
   // Waits until it takes SIGINT and SIGTERM itself: its signal thread has started (the signals
   // are blocked before), so one sent now is handled, not the default death.
   bool wait_for_signal_thread() {
-    const fs::path tasks = "/proc/" + std::to_string(pid_) + "/task";
+    const fs::path tasks = "/proc/" + std::to_string(pid()) + "/task";
     const auto until = std::chrono::steady_clock::now() + kPatience;
     while (running() && std::chrono::steady_clock::now() < until) {
       std::error_code ec;
@@ -75,24 +50,8 @@ class Cli {
     }
     return false;
   }
-  bool running() {
-    int status = 0;
-    if (!status_ && ::waitpid(pid_, &status, WNOHANG) == pid_) status_ = status;
-    return !status_;
-  }
   // The wait status, or nullopt when it is still running after kPatience.
-  std::optional<int> wait() {
-    const auto until = std::chrono::steady_clock::now() + kPatience;
-    while (running() && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(10ms);
-    return status_;
-  }
-  std::string err() const { return servescope::test::read_file(err_); }
-
- private:
-  pid_t pid_ = -1;
-  std::optional<int> status_;
-  fs::path err_;
+  std::optional<int> wait() { return wait_status(kPatience); }
 };
 
 std::vector<std::string> temporaries_in(const fs::path& dir) {
@@ -112,18 +71,18 @@ bool wait_for_temporary(Cli& cli, const fs::path& dir) {
   return false;
 }
 
-// A simulation of the demo that runs far longer than any test waits, at a low rate so that its
-// request log grows slowly, writing all three outputs into `dir`.
-std::vector<std::string> long_simulation(const fs::path& dir) {
+// A simulation of the demo at a low rate (its request log grows slowly) for `duration_s`
+// simulated seconds, writing all three outputs into `dir`.
+std::vector<std::string> simulation(const fs::path& dir, const std::string& duration_s, const std::string& warmup_s) {
   return {"simulate",
           "-s",
           "builtin:projects/demo.json",
           "--rate",
           "200",
           "-d",
-          "100000",
+          duration_s,
           "--warmup",
-          "0",
+          warmup_s,
           "-o",
           dir / "run.json",
           "--timeline",
@@ -132,22 +91,13 @@ std::vector<std::string> long_simulation(const fs::path& dir) {
           dir / "requests.csv"};
 }
 
+// One that runs far longer than any test waits.
+std::vector<std::string> long_simulation(const fs::path& dir) {
+  return simulation(dir, "100000", "0");
+}
+
 std::vector<std::string> short_simulation(const fs::path& dir) {
-  return {"simulate",
-          "-s",
-          "builtin:projects/demo.json",
-          "--rate",
-          "200",
-          "-d",
-          "2",
-          "--warmup",
-          "0.5",
-          "-o",
-          dir / "run.json",
-          "--timeline",
-          dir / "timeline.json",
-          "--requests",
-          dir / "requests.csv"};
+  return simulation(dir, "2", "0.5");
 }
 
 // Stops a long simulation with `sig` once its first temporary exists; returns its wait status.
