@@ -263,7 +263,13 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
           }
           if (eq == std::string::npos || used == 0 || used != p.size() - eq - 1 || !(value > 0))
             throw CLI::ValidationError("--price", "expected TYPE=VALUE with a positive price, got '" + p + "'");
-          co.prices[p.substr(0, eq)] = value;
+          // A price for a type the scenario does not know would be ignored without a word.
+          const auto catalog = project.scenario.catalog();
+          const auto* type = catalog.find(p.substr(0, eq));
+          if (!type)
+            throw CLI::ValidationError("--price", "no GPU type '" + p.substr(0, eq) + "' in the scenario's catalog (" +
+                                                      catalog.known_ids() + ")");
+          co.prices[type->id] = value;
         }
         if (!args->batches.empty()) co.batches = options.batch_sizes;
         if (args->system == "bruteforce" && args->burst_z > 0)

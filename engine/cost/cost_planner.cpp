@@ -17,15 +17,48 @@ bool cheaper(double a, double b) {
   return a < b - kRateEpsilon * std::max(1.0, std::abs(b));
 }
 
+std::string list_of(const std::set<int>& values) {
+  std::string out;
+  for (const int v : values)
+    out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
+}
+
+// Why a DNN module has nothing left in a preset's space: what its configurations offered and
+// which rule of the space took it away (issue 21 §1: such a module was planned as a free step).
+std::string nothing_left(const CostModule& m, const CostPlanOptions& o) {
+  std::set<int> batches, concurrencies;
+  std::set<std::string> types;
+  for (const auto& c : m.configs) {
+    batches.insert(c.batch);
+    concurrencies.insert(c.concurrency);
+    types.insert(c.hw);
+  }
+  std::string why = "module '" + m.id + "' (model " + m.model + ") has no configuration in " + o.system + "'s space: ";
+  if (!o.spatial && !concurrencies.contains(1))
+    return why + "it is profiled only at MPS shares (concurrency " + list_of(concurrencies) + "), and " + o.system +
+           " plans concurrency 1 (whole GPUs) only";
+  if (!o.batching && !batches.contains(1))
+    return why + "its profiles start at batch " + std::to_string(*batches.begin()) + ", and " + o.system +
+           " plans batch 1 only";
+  return why + "batch 1 on a whole GPU is needed and its configurations are batches " + list_of(batches) +
+         " at concurrency " + list_of(concurrencies);
+}
+
 // The configuration space the preset allows: batch 1 only, concurrency 1 only, one price class.
-CostProblem restrict(const CostProblem& problem, const CostPlanOptions& o) {
+CostProblem restrict(const CostProblem& problem, const CostPlanOptions& o, std::string* refusal) {
   CostProblem out = problem;
   for (auto& m : out.modules) {
     if (m.is_fixed()) continue;
+    const CostModule before = m;
     std::erase_if(m.configs, [&](const CostConfig& c) {
       return (!o.batching && c.batch != 1) || (!o.spatial && c.concurrency != 1);
     });
-    if ((o.hardware == HardwareChoice::Cheapest || o.hardware == HardwareChoice::Priciest) && !m.configs.empty()) {
+    if (m.configs.empty()) {
+      if (refusal && refusal->empty()) *refusal = nothing_left(before, o);
+      continue;
+    }
+    if (o.hardware == HardwareChoice::Cheapest || o.hardware == HardwareChoice::Priciest) {
       // The module's cheapest (priciest) hardware type; ties by id.
       const auto pick = std::ranges::min_element(m.configs, [&](const CostConfig& a, const CostConfig& b) {
         if (a.price != b.price) return o.hardware == HardwareChoice::Cheapest ? a.price < b.price : a.price > b.price;
@@ -47,7 +80,8 @@ double module_cost(const CostModule& m, double rate, Duration budget, const Modu
 
 class Pipeline {
  public:
-  Pipeline(const CostProblem& problem, const CostPlanOptions& options) : p_(problem), o_(options), dag_(problem) {}
+  Pipeline(const CostProblem& problem, const CostPlanOptions& options, std::string refusal = {})
+      : p_(problem), o_(options), dag_(problem), refusal_(std::move(refusal)) {}
 
   CostPlan run() {
     std::optional<CostPlan> best;
@@ -61,9 +95,10 @@ class Pipeline {
       plan.trace = trace;
       if (!best || cheaper(plan.cost, best->cost)) best = std::move(plan);
     };
+    if (!refusal_.empty()) return unplannable(refusal_);
     for (std::size_t m = 0; m < p_.modules.size(); ++m)
       if (!p_.modules[m].is_fixed() && p_.modules[m].configs.empty())
-        return infeasible("module '" + p_.modules[m].id + "' has no configuration left under " + o_.system);
+        return unplannable("module '" + p_.modules[m].id + "' has no configuration left under " + o_.system);
     switch (o_.split) {
       case SplitMethod::Even:
         consider(even_budgets(), {});
@@ -110,6 +145,11 @@ class Pipeline {
     plan.dispatch = o_.module.dispatch;
     plan.problem = p_;
     plan.reason = std::move(why);
+    return plan;
+  }
+  CostPlan unplannable(std::string why) const {
+    auto plan = infeasible(std::move(why));
+    plan.unplannable = true;
     return plan;
   }
 
@@ -347,6 +387,7 @@ class Pipeline {
   const CostProblem& p_;
   const CostPlanOptions& o_;
   CostDag dag_;
+  std::string refusal_;  // why the space leaves a module nothing, found when it was restricted
 };
 
 struct Variant {
@@ -510,21 +551,34 @@ namespace {
 
 CostPlan plan_for_rates(const CostProblem& problem, const CostPlanOptions& options) {
   if (options.hardware != HardwareChoice::BestSingle) {
-    const auto restricted = restrict(problem, options);
-    return Pipeline(restricted, options).run();
+    std::string refusal;
+    const auto restricted = restrict(problem, options, &refusal);
+    return Pipeline(restricted, options, refusal).run();
   }
-  // One hardware type for the whole application: try each, keep the cheapest.
+  // One hardware type for the whole application: try each, keep the cheapest. A type on which a
+  // module has no profile cannot be that type.
   std::set<std::string> types;
   for (const auto& m : problem.modules)
     for (const auto& c : m.configs)
       types.insert(c.hw);
   std::optional<CostPlan> best;
   CostPlan last;
+  std::string missing;
   for (const auto& hw : types) {
     CostProblem one = problem;
-    for (auto& m : one.modules)
-      if (!m.is_fixed()) std::erase_if(m.configs, [&](const CostConfig& c) { return c.hw != hw; });
-    auto plan = Pipeline(restrict(one, options), options).run();
+    std::string lacking;
+    for (auto& m : one.modules) {
+      if (m.is_fixed()) continue;
+      std::erase_if(m.configs, [&](const CostConfig& c) { return c.hw != hw; });
+      if (m.configs.empty()) lacking += (lacking.empty() ? "" : ", ") + ("'" + m.id + "'");
+    }
+    if (!lacking.empty()) {
+      missing += (missing.empty() ? "" : "; ") + hw + " has no profile for module " + lacking;
+      continue;
+    }
+    std::string refusal;
+    const auto restricted = restrict(one, options, &refusal);
+    auto plan = Pipeline(restricted, options, refusal).run();
     if (plan.feasible && (!best || cheaper(plan.cost, best->cost)))
       best = std::move(plan);
     else if (!plan.feasible)
@@ -532,7 +586,12 @@ CostPlan plan_for_rates(const CostProblem& problem, const CostPlanOptions& optio
   }
   if (best) return std::move(*best);
   last.system = options.system;
-  if (last.reason.empty()) last.reason = "no single hardware type serves every module";
+  last.feasible = false;
+  if (last.reason.empty()) {
+    last.reason =
+        options.system + " runs the whole application on one GPU type, and no type serves every module: " + missing;
+    last.unplannable = true;
+  }
   return last;
 }
 

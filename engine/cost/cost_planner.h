@@ -60,7 +60,10 @@ struct CostPlan {
   std::string system;
   Dispatch dispatch = Dispatch::ThroughputCost;  // the rule its latencies assume
   bool feasible = false;
-  std::string reason;               // why not, when infeasible
+  std::string reason;  // why not, when infeasible
+  // The planner's space leaves a DNN module nothing to run on: the input cannot be planned by
+  // this system at all (a refusal), as opposed to a plan that misses the SLO.
+  bool unplannable = false;
   CostProblem problem;              // the configuration space the plan was made in (restricted by the preset)
   std::vector<ModulePlan> modules;  // per module; a fixed step's has no tiers
   std::vector<Duration> latency;    // per module: worst case (a fixed step's own latency)

@@ -39,11 +39,9 @@ void validate(const CostProblem& problem) {
     if (from >= problem.modules.size() || to >= problem.modules.size() || from == to)
       throw QueryError("application '" + problem.name + "' has an edge between unknown or equal modules");
   for (const auto& m : problem.modules) {
-    if (m.is_fixed()) {
-      if (!m.model.empty())
-        throw QueryError("module '" + m.id + "' runs model '" + m.model + "' but has no configuration to run it on");
-      continue;
-    }
+    if (m.is_fixed()) continue;
+    if (m.configs.empty())
+      throw QueryError("module '" + m.id + "' runs model '" + m.model + "' but has no configuration to run it on");
     if (!(m.rate_rps > 0)) throw QueryError("module '" + m.id + "' needs a positive request rate");
   }
   CostDag dag(problem);  // throws on a cycle

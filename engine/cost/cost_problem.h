@@ -36,7 +36,10 @@ struct CostModule {
   Duration fixed_latency;           // a CPU step's latency (no configurations, no cost)
   std::vector<CostConfig> configs;  // sorted by sort_configs()
 
-  bool is_fixed() const { return configs.empty(); }
+  // A CPU step names no model and has no configurations. A DNN module whose configurations a
+  // planner's space filters away stays a DNN module (with nothing to run on, which the planner
+  // refuses), never a free 0 ms step (issue 21 §1).
+  bool is_fixed() const { return model.empty() && configs.empty(); }
 };
 
 struct CostProblem {

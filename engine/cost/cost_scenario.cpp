@@ -88,7 +88,7 @@ CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScena
         why += "; GPU types without a price:";
         for (const auto& g : unpriced)
           why += " " + g;
-        why += " (set price_per_hour in the scenario's custom_gpus, or pass --price TYPE=VALUE)";
+        why += " (set price_per_hour in the scenario's gpu_types, or pass --price TYPE=VALUE)";
       }
       throw QueryError(why);
     }

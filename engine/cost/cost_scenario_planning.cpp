@@ -47,6 +47,9 @@ CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScena
       out.plan = out.verified->plan;
     }
   }
+  // A space that leaves a module nothing is a refusal of the input (exit 2 in the CLI), not a
+  // plan that misses its SLO.
+  if (out.plan.unplannable) throw QueryError(out.plan.system + " cannot plan this application: " + out.plan.reason);
   out.json = cost_plan_to_json(out.plan, scenario.name);
   if (out.verified) {
     const auto& v = *out.verified;

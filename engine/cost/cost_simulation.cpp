@@ -36,6 +36,10 @@ CostSimulationResult simulate_cost_plan(const CostPlan& plan, const CostSimulati
     if (mod.is_fixed()) {
       node.cpu = mod.fixed_latency;
     } else {
+      // A DNN module without machines would make every request wait for ever, or, read as a
+      // free step, pass untouched: the check refuses the plan instead (issue 21 §1).
+      if (m >= plan.modules.size() || plan.modules[m].machines() == 0)
+        throw QueryError("module '" + mod.id + "' runs model " + mod.model + " on no machine: the plan cannot run");
       node.model = module_model[m];
       node.copies = mod.rate_rps / app_rate;
     }

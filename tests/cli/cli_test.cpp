@@ -635,6 +635,37 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
   EXPECT_NE(unknown.err.find("harpagon-xyz"), std::string::npos) << unknown.err;
 }
 
+// Issue 21 §1: a module profiled only at MPS halves has nothing to run on in Harpagon's and
+// Nexus's whole-GPU spaces: they refuse (exit 2) naming the module and the rule, where before
+// they planned it as a free 0 ms step; Piccolo plans it.
+TEST(Cli, CostPlannersRefuseAModuleTheirSpaceCannotRun) {
+  TempDir tmp;
+  const auto scenario = tmp.write("mps.json", R"({"schema_version": 1, "kind": "scenario", "name": "mps-only",
+ "cluster": {"name": "c", "nodes": [{"name": "n", "gpu": "V100", "gpu_count": 4, "nic_up_gbps": 10, "nic_down_gbps": 10}]},
+ "profiles": [
+   {"name": "whole", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "V100", "batches": [1, 4], "latency_us": [2000, 5000]}]},
+   {"name": "halves", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "V100", "share": "1/2", "batches": [1, 4], "latency_us": [3000, 8000]}]}],
+ "applications": [{"name": "app", "slo_us": 200000, "modules": [{"id": "a", "model": "whole"},
+   {"id": "b", "model": "halves"}], "edges": [["a", "b"]]}],
+ "workloads": [{"name": "w", "rate_rps": 50, "targets": [{"application": "app"}]}]})");
+  for (const std::string system : {"harpagon", "nexus", "inferline"}) {
+    const auto r = cli({"plan", "-s", scenario, "--system", system, "--no-verify"});
+    EXPECT_EQ(r.status, 2) << system << ": " << r.err;
+    EXPECT_NE(r.err.find("module 'b' (model halves)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("concurrency 1"), std::string::npos) << r.err;
+  }
+  const auto piccolo = cli({"--json", "plan", "-s", scenario, "--system", "piccolo", "--no-verify"});
+  ASSERT_EQ(piccolo.status, 0) << piccolo.err;
+  const auto plan = nlohmann::json::parse(piccolo.out);
+  EXPECT_FALSE(plan["modules"][1]["tiers"].empty());
+  // A price for a GPU type the scenario does not know is refused, not ignored.
+  const auto unknown = cli({"plan", "-s", scenario, "--system", "piccolo", "--price", "NOPE=2"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("no GPU type 'NOPE'"), std::string::npos) << unknown.err;
+}
+
 TEST(Cli, CostPlanChecksReportTheSeedAndDurationTheyUse) {
   TempDir tmp;
   const auto out = (tmp.path() / "plan.json").string();
