@@ -111,7 +111,10 @@ class Pipeline {
       }
       case SplitMethod::LatencyCost:
       case SplitMethod::Throughput: {
-        const auto input = split_input();
+        // Options padded to whole machines only when the rate alone cannot make the SLO: where
+        // it can, they only tempted the split into dearer plans (Scrooge's, InferLine's).
+        auto input = split_input(false);
+        if (critical_path(input, input.start) > p_.slo + kLatencyTolerance) input = split_input(true);
         const auto score = o_.split == SplitMethod::LatencyCost ? SplitScore::LatencyCost : SplitScore::Throughput;
         std::vector<bool> merges{false};
         std::vector<bool> plannable(p_.modules.size());
@@ -153,7 +156,7 @@ class Pipeline {
     return plan;
   }
 
-  SplitInput split_input() const {
+  SplitInput split_input(bool padded_options) const {
     SplitInput in;
     in.dag = &dag_;
     in.slo = p_.slo;
@@ -167,6 +170,20 @@ class Pipeline {
           const double cost = o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, m.rate_rps)
                                                                     : module_cost(m, m.rate_rps, lat, o_.module);
           opts.push_back({lat, cost, c.ratio()});
+          // Padded with dummy requests (Piccolo §3.5, Harpagon Theorem 2) or rounded up to whole
+          // machines (the fallback), a tier collects its batches at the throughput of its whole
+          // machines, not at the module's lower rate: a faster option than the rate alone
+          // allows. Without it the split started slower than plans that exist, and refused
+          // workloads the brute force plans (issue 21 §2).
+          if (!padded_options || (o_.module.dummy == DummyMode::Off && !o_.module.fallback)) continue;
+          const double whole_machines = std::ceil(m.rate_rps / c.throughput_rps * (1 - kRateEpsilon));
+          const double padded_rps = std::max(1.0, whole_machines) * c.throughput_rps;
+          const Duration padded = c.duration + collection_time(c.batch, padded_rps);
+          if (padded >= lat) continue;
+          const double padded_cost = module_cost(m, m.rate_rps, padded, o_.module);
+          if (padded_cost >= kInf) continue;
+          opts.push_back(
+              {padded, o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, padded_rps) : padded_cost, c.ratio()});
         }
       }
       // Start on the fastest option, the more expensive on a tie (Piccolo digest gap G6).

@@ -1,4 +1,4 @@
-// Issue 21 §1: a DNN module that a planner's configuration space leaves nothing to run on is
+// Issue 21 §1 and §2: a DNN module that a planner's configuration space leaves nothing to run on is
 // refused with its name and the rule that emptied it, never planned as a free 0 ms step. Cases:
 // a module profiled only at MPS shares under concurrency-1 presets (Harpagon, its ablations,
 // piccolo-np, InferLine, Nexus, Clipper), a GPU type without a profile for a module under
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <random>
 
+#include "engine/cost/brute_force.h"
 #include "engine/cost/cost_planner.h"
 #include "engine/cost/random_workload.h"
 #include "tests/support/cost_plan_checker.h"
@@ -133,6 +134,36 @@ TEST(CostSpace, NoPresetEverLeavesADnnModuleWithoutMachines) {
   }
   std::printf("workloads %d, plans %d, refused %d\n", workloads, plans, refused);
   EXPECT_GT(plans, 0);
+}
+
+}  // namespace
+}  // namespace servescope::engine
+
+namespace servescope::engine {
+namespace {
+
+// Issue 21 §2: under tight SLOs Piccolo and Harpagon refused workloads the brute force plans
+// (their fastest start ignored padding a tier to whole machines, which collects batches faster).
+// A planner refuses only when no plan exists.
+TEST(CostRefusals, APlannerRefusesOnlyWhenNoPlanExists) {
+  int workloads = 0, refused = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    auto p = random_cost_problem(seed);
+    p.slo = Duration::from_s(p.slo.to_s() * 0.5);  // half the generator's SLO: many are tight
+    const auto optimum = plan_brute_force(p);
+    ++workloads;
+    for (const std::string system : {"piccolo", "harpagon"}) {
+      const auto plan = plan_cost(p, cost_plan_preset(system));
+      if (plan.feasible) {
+        EXPECT_TRUE(test::check_cost_plan(p, plan).empty()) << system << " seed " << seed;
+        continue;
+      }
+      ++refused;
+      EXPECT_FALSE(optimum.feasible) << system << " seed " << seed << " refused (" << plan.reason
+                                     << ") where the brute force plans at " << optimum.e2e_wcl.to_ms() << " ms";
+    }
+  }
+  std::printf("workloads %d, refusals %d\n", workloads, refused);
 }
 
 }  // namespace
