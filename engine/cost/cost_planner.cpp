@@ -113,8 +113,9 @@ class Pipeline {
       case SplitMethod::Throughput: {
         // Options padded to whole machines only when the rate alone cannot make the SLO: where
         // it can, they only tempted the split into dearer plans (Scrooge's, InferLine's).
-        auto input = split_input(false);
-        if (critical_path(input, input.start) > p_.slo + kLatencyTolerance) input = split_input(true);
+        OptionConfigs configs;
+        auto input = split_input(false, configs);
+        if (critical_path(input, input.start) > p_.slo + kLatencyTolerance) input = split_input(true, configs);
         const auto score = o_.split == SplitMethod::LatencyCost ? SplitScore::LatencyCost : SplitScore::Throughput;
         std::vector<bool> merges{false};
         std::vector<bool> plannable(p_.modules.size());
@@ -127,7 +128,7 @@ class Pipeline {
             return infeasible("the fastest configuration of every module already takes " +
                               std::to_string(critical_path(input, input.start).to_ms()) +
                               " ms on the critical path, above the SLO of " + std::to_string(p_.slo.to_ms()) + " ms");
-          const auto trace = trace_of(input, done);
+          const auto trace = trace_of(input, done, configs);
           consider(budgets_of(input, done.choice), trace);
           if (o_.cost_direct_rounds > 0)
             for (const auto& choice : cost_direct(input, done, o_.cost_direct_rounds, merge))
@@ -156,20 +157,32 @@ class Pipeline {
     return plan;
   }
 
-  SplitInput split_input(bool padded_options) const {
+  // Per module, the configuration each split option runs: with padded options there are more
+  // options than configurations, so an option index is not a configuration index.
+  using OptionConfigs = std::vector<std::vector<std::size_t>>;
+
+  SplitInput split_input(bool padded_options, OptionConfigs& configs) const {
+    configs.assign(p_.modules.size(), {});
     SplitInput in;
     in.dag = &dag_;
     in.slo = p_.slo;
-    for (const auto& m : p_.modules) {
+    for (std::size_t index = 0; index < p_.modules.size(); ++index) {
+      const auto& m = p_.modules[index];
       std::vector<SplitOption> opts;
+      std::vector<double> fluid;  // each option's fluid cost, for ties
       if (m.is_fixed()) {
         opts.push_back({m.fixed_latency, 0, 0});
+        fluid.push_back(0);
+        configs[index].push_back(0);
       } else {
-        for (const auto& c : m.configs) {
+        for (std::size_t k = 0; k < m.configs.size(); ++k) {
+          const auto& c = m.configs[k];
           const Duration lat = fluid_latency(c, m.rate_rps, o_.module.dispatch);
           const double cost = o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, m.rate_rps)
                                                                     : module_cost(m, m.rate_rps, lat, o_.module);
           opts.push_back({lat, cost, c.ratio()});
+          fluid.push_back(fluid_cost(c, m.rate_rps));
+          configs[index].push_back(k);
           // Padded with dummy requests (Piccolo §3.5, Harpagon Theorem 2) or rounded up to whole
           // machines (the fallback), a tier collects its batches at the throughput of its whole
           // machines, not at the module's lower rate: a faster option than the rate alone
@@ -184,14 +197,15 @@ class Pipeline {
           if (padded_cost >= kInf) continue;
           opts.push_back(
               {padded, o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, padded_rps) : padded_cost, c.ratio()});
+          fluid.push_back(fluid_cost(c, padded_rps));
+          configs[index].push_back(k);
         }
       }
       // Start on the fastest option, the more expensive on a tie (Piccolo digest gap G6).
       std::size_t start = 0;
-      const auto fluid = [&](std::size_t k) { return m.is_fixed() ? 0.0 : fluid_cost(m.configs[k], m.rate_rps); };
       for (std::size_t k = 1; k < opts.size(); ++k)
         if (opts[k].latency < opts[start].latency ||
-            (opts[k].latency == opts[start].latency && fluid(k) > fluid(start)))
+            (opts[k].latency == opts[start].latency && fluid[k] > fluid[start]))
           start = k;
       in.options.push_back(std::move(opts));
       in.start.push_back(start);
@@ -199,19 +213,18 @@ class Pipeline {
     return in;
   }
 
-  std::vector<SplitStep> trace_of(const SplitInput& input, const SplitResult& done) const {
+  // The split's moves, in configurations (SplitStep's from and to index the module's configs).
+  std::vector<SplitStep> trace_of(const SplitInput& input, const SplitResult& done,
+                                  const OptionConfigs& configs) const {
     std::vector<SplitStep> out;
     auto choice = input.start;
     for (const auto& mv : done.history) {
+      const auto before = choice;
       for (const auto& [m, c] : mv.changes)
         choice[m] = c;
       const Duration e2e = critical_path(input, choice);
-      for (const auto& [m, c] : mv.changes) {
-        std::size_t from = input.start[m];
-        for (const auto& earlier : out)
-          if (earlier.module == m) from = earlier.to;
-        out.push_back({m, from, c, mv.lc, e2e});
-      }
+      for (const auto& [m, c] : mv.changes)
+        out.push_back({m, configs[m][before[m]], configs[m][c], mv.lc, e2e});
     }
     return out;
   }

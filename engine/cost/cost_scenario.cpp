@@ -67,29 +67,46 @@ CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScena
     cm.model = m.model;
     cm.rate_rps = rate * m.rate_scale;
     const auto& profile = scenario.profiles.get(m.model);
+    // What each profiled ⟨GPU, share⟩ lacked, so that a module left with nothing is told why
+    // (issue 21 §4: "no priced configuration" was said for a share or batch out of range too).
+    std::vector<std::string> skipped;
     for (const auto& [gpu, share] : profile.configurations()) {
       const auto divisor = share.mps_divisor();
-      if (!divisor || *divisor > options.max_concurrency) continue;
-      if (!options.gpus.empty() && std::ranges::find(options.gpus, gpu) == options.gpus.end()) continue;
+      const std::string what = gpu + " at " + share.to_string();
+      if (!divisor) {
+        skipped.push_back(what + ": a share of " + share.to_string() + " is no MPS divisor 1/s");
+        continue;
+      }
+      if (*divisor > options.max_concurrency) {
+        skipped.push_back(what + ": concurrency " + std::to_string(*divisor) + " is beyond the planned maximum " +
+                          std::to_string(options.max_concurrency));
+        continue;
+      }
+      if (!options.gpus.empty() && std::ranges::find(options.gpus, gpu) == options.gpus.end()) {
+        skipped.push_back(what + ": not among the GPU types asked for (--gpu)");
+        continue;
+      }
       const double price = price_of(gpu);
       if (!(price > 0)) {
         if (std::ranges::find(unpriced, gpu) == unpriced.end()) unpriced.push_back(gpu);
+        skipped.push_back(what + ": " + gpu + " has no price");
         continue;
       }
       const int lo = std::max(1, profile.min_batch(gpu, share)), hi = profile.max_batch(gpu, share);
+      const auto before = cm.configs.size();
       for (const int b : options.batches)
         if (b >= lo && b <= hi)
           cm.configs.push_back(
               make_cost_config(gpu, b, *divisor, profile.latency({gpu, share, b, std::nullopt}), price));
+      if (cm.configs.size() == before)
+        skipped.push_back(what + ": profiled for batches " + std::to_string(lo) + "–" + std::to_string(hi) +
+                          ", none of the planned batch sizes");
     }
     if (cm.configs.empty()) {
-      std::string why = "module '" + m.id + "' (model " + m.model + ") has no priced configuration";
-      if (!unpriced.empty()) {
-        why += "; GPU types without a price:";
-        for (const auto& g : unpriced)
-          why += " " + g;
-        why += " (set price_per_hour in the scenario's gpu_types, or pass --price TYPE=VALUE)";
-      }
+      std::string why = "module '" + m.id + "' (model " + m.model + ") has no configuration to plan:";
+      for (const auto& s : skipped)
+        why += " " + s + ";";
+      if (!unpriced.empty()) why += " (set price_per_hour in the scenario's gpu_types, or pass --price TYPE=VALUE)";
       throw QueryError(why);
     }
     sort_configs(cm.configs, cm.rate_rps);

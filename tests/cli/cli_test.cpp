@@ -666,6 +666,30 @@ TEST(Cli, CostPlannersRefuseAModuleTheirSpaceCannotRun) {
   EXPECT_NE(unknown.err.find("no GPU type 'NOPE'"), std::string::npos) << unknown.err;
 }
 
+// Issue 21 §4: a module with nothing to plan is told the real cause, not "no priced
+// configuration": here a batch size no planned size reaches, and an MPS share beyond the
+// planned concurrency.
+TEST(Cli, CostPlanningSaysWhyAModuleHasNothingToPlan) {
+  TempDir tmp;
+  const auto scenario = tmp.write("odd.json", R"({"schema_version": 1, "kind": "scenario", "name": "odd",
+ "cluster": {"name": "c", "nodes": [{"name": "n", "gpu": "V100", "gpu_count": 4, "nic_up_gbps": 10, "nic_down_gbps": 10}]},
+ "profiles": [
+   {"name": "whole", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "V100", "batches": [1, 4], "latency_us": [2000, 5000]}]},
+   {"name": "odd", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "V100", "batches": [3], "latency_us": [4000]},
+               {"gpu": "V100", "share": "1/8", "batches": [1, 4], "latency_us": [9000, 20000]}]}],
+ "applications": [{"name": "app", "slo_us": 200000, "modules": [{"id": "a", "model": "whole"},
+   {"id": "b", "model": "odd"}], "edges": [["a", "b"]]}],
+ "workloads": [{"name": "w", "rate_rps": 50, "targets": [{"application": "app"}]}]})");
+  const auto r = cli({"plan", "-s", scenario, "--system", "piccolo", "--no-verify"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("module 'b' (model odd) has no configuration to plan"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("profiled for batches 3–3, none of the planned batch sizes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("concurrency 8 is beyond the planned maximum 4"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("price"), std::string::npos) << r.err;
+}
+
 TEST(Cli, CostPlanChecksReportTheSeedAndDurationTheyUse) {
   TempDir tmp;
   const auto out = (tmp.path() / "plan.json").string();

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "engine/cost/brute_force.h"
+#include "engine/cost/cost_plan_json.h"
 #include "engine/cost/cost_planner.h"
 #include "engine/cost/random_workload.h"
 #include "tests/support/cost_plan_checker.h"
@@ -49,6 +50,7 @@ void expect_every_module_planned(const CostProblem& problem, const CostPlan& pla
     if (problem.modules[m].is_fixed()) continue;
     EXPECT_GT(plan.modules[m].machines(), 0) << what << ": module " << problem.modules[m].id << " has no machines";
   }
+  (void)cost_plan_to_json(plan, "random");  // names each split step's configurations
   const auto violations = test::check_cost_plan(problem, plan);
   EXPECT_TRUE(violations.empty()) << what << ": " << (violations.empty() ? "" : violations.front());
 }
@@ -156,6 +158,7 @@ TEST(CostRefusals, APlannerRefusesOnlyWhenNoPlanExists) {
       const auto plan = plan_cost(p, cost_plan_preset(system));
       if (plan.feasible) {
         EXPECT_TRUE(test::check_cost_plan(p, plan).empty()) << system << " seed " << seed;
+        (void)cost_plan_to_json(plan, "random");  // its split trace names configurations
         continue;
       }
       ++refused;
