@@ -28,11 +28,9 @@ std::string list_of(const std::set<int>& values) {
 // which rule of the space took it away (issue 21 §1: such a module was planned as a free step).
 std::string nothing_left(const CostModule& m, const CostPlanOptions& o) {
   std::set<int> batches, concurrencies;
-  std::set<std::string> types;
   for (const auto& c : m.configs) {
     batches.insert(c.batch);
     concurrencies.insert(c.concurrency);
-    types.insert(c.hw);
   }
   std::string why = "module '" + m.id + "' (model " + m.model + ") has no configuration in " + o.system + "'s space: ";
   if (!o.spatial && !concurrencies.contains(1))
