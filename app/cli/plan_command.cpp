@@ -190,7 +190,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--vgpus", args->vgpus, "Allowed vGPU divisors, e.g. 1,2,4 (default: every profiled one)");
-  cmd->add_option("--batches", args->batches, "Allowed batch sizes, e.g. 1,2,4,8 (default: every profiled one)");
+  cmd->add_option("--batches", args->batches,
+                  "Allowed batch sizes, e.g. 1,2,4,8 (default: every profiled one for the pipeline planners; "
+                  "1, 2, 4, …, 64 within each profile's range, interpolated, for the cost planners)");
   cmd->add_flag("--several-configs", args->options.several_configs_per_sequence,
                 "Allow several pools with the same GPU-type sequence (a strict relaxation)");
   cmd->add_flag("--no-nic-cap", args->no_nic_cap, "Do not cap a vGPU's throughput by its share of the node NIC");
