@@ -24,7 +24,7 @@ TEST(RunawayInputs, AStreamAtAVanishingRateEndsInsteadOfWrappingAround) {
   Time last;
   while (const auto a = arrivals.next()) {
     ASSERT_GE(a->at, last) << "arrivals went back in time";
-    ASSERT_LT(a->at, Duration::seconds(10));
+    ASSERT_LT(a->at, Duration::seconds(10));  // simulated time: arrivals stop at `until`
     EXPECT_EQ(a->target, 3u) << "a stream at 1e-300 req/s arrived";
     last = a->at;
     ASSERT_LT(++count, 10'000u) << "the stream did not end";

@@ -113,9 +113,7 @@ class TestBadFiles : public QObject {
     QTest::addColumn<QString>("path");
     for (const auto& path : corpus_files_ + generated_)
       QTest::newRow(qPrintable(QFileInfo(path).fileName())) << path;
-    for (const auto* device : {"/dev/zero", "/dev/null", "/dev/stdin"})
-      QTest::newRow(device) << QString::fromLatin1(device);
-    QTest::newRow("fifo") << dir_.filePath(QStringLiteral("fifo"));
+    add_device_rows();
   }
 
   // File → Open (and `servescope FILE`): refused, logged with the file's name, the project kept.
@@ -151,9 +149,7 @@ class TestBadFiles : public QObject {
     }
     for (const auto& path : {deep_top_, deep_run_, huge_})
       QTest::newRow(qPrintable(QFileInfo(path).fileName())) << path;
-    for (const auto* device : {"/dev/zero", "/dev/null", "/dev/stdin"})
-      QTest::newRow(device) << QString::fromLatin1(device);
-    QTest::newRow("fifo") << dir_.filePath(QStringLiteral("fifo"));
+    add_device_rows();
   }
 
   // File → Import run: refused with a reason naming the file; the project's runs unchanged.
@@ -176,6 +172,13 @@ class TestBadFiles : public QObject {
   }
 
  private:
+  // Devices and a FIFO given as the file: both paths refuse them as not regular files.
+  void add_device_rows() {
+    for (const auto* device : {"/dev/zero", "/dev/null", "/dev/stdin"})
+      QTest::newRow(device) << QString::fromLatin1(device);
+    QTest::newRow("fifo") << dir_.filePath(QStringLiteral("fifo"));
+  }
+
   QTemporaryDir dir_;
   QStringList corpus_files_, generated_;
   QString deep_top_, deep_run_, huge_;

@@ -131,7 +131,10 @@ TEST(LiveHardening, AFloodOfIdleConnectionsLocksNobodyOut) {
   expect_reconciled(load, report);
 }
 
-TEST(LiveHardening, WrongTokensAreHeldBackAndLoggedAsACount) {
+// How long a guesser is held back is the gate's arithmetic, tested with injected times in
+// live_hello_gate_test.cpp; here, with real processes and no wall-clock bound, what a deployment
+// shows of it: every guess refused and accounted for in a few log lines, the right token let in.
+TEST(LiveHardening, WrongTokensAreLoggedAsACountAndTheRightOneStillGetsIn) {
   TempDir dir;
   Deployment d(dir, kSymphony);
   const auto started = Clock::now();
@@ -142,11 +145,7 @@ TEST(LiveHardening, WrongTokensAreHeldBackAndLoggedAsACount) {
         (void)live::join(s, live::Hello{"guess-" + std::to_string(i) + "-0123456789", live::PeerRole::Gui, "g"}, 10s),
         live::RefusedError);
   }
-  // Three are free; then each waits for the one before's hold (50, 100, 200, 400, then 500 ms):
-  // the last verdict comes at least 2.75 s after the fourth, however loaded the machine.
-  const auto guessing_ms = ms_since(started);
-  RecordProperty("ms_for_12_wrong_guesses", std::to_string(guessing_ms));
-  EXPECT_GE(guessing_ms, 2500);
+  RecordProperty("ms_for_12_wrong_guesses", std::to_string(ms_since(started)));  // reported, not asserted
   // Logged as a line for the first of each interval and a count of the rest: every guess is
   // accounted for (within a generous 20 s, for the last interval's count), in a few lines.
   auto accounted = [&](int& lines) {
