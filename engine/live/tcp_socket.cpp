@@ -107,22 +107,27 @@ std::optional<std::vector<std::uint8_t>> TcpStream::receive(std::size_t max, std
   }
 }
 
-std::string TcpStream::local_address() const {
-  sockaddr_in a{};
-  socklen_t len = sizeof a;
-  char text[INET_ADDRSTRLEN] = "127.0.0.1";
-  if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.sin_family == AF_INET)
-    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
-  return text;
-}
+namespace {
 
-std::string TcpStream::peer_address() const {
+// The IPv4 address getsockname or getpeername gives for `fd`, or `fallback`.
+std::string address_of(int fd, int (*get)(int, sockaddr*, socklen_t*), const char* fallback) {
   sockaddr_in a{};
   socklen_t len = sizeof a;
   char text[INET_ADDRSTRLEN] = "";
-  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.sin_family == AF_INET)
-    ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text);
-  return text;
+  if (get(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 && a.sin_family == AF_INET &&
+      ::inet_ntop(AF_INET, &a.sin_addr, text, sizeof text))
+    return text;
+  return fallback;
+}
+
+}  // namespace
+
+std::string TcpStream::local_address() const {
+  return address_of(fd_, ::getsockname, "127.0.0.1");
+}
+
+std::string TcpStream::peer_address() const {
+  return address_of(fd_, ::getpeername, "");
 }
 
 std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
