@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "engine/cost/quantized_split.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -84,7 +85,9 @@ class Pipeline {
   CostPlan run() {
     std::optional<CostPlan> best;
     std::string reason = "no module budgets could be scheduled";
+    std::set<std::vector<Duration>> tried;  // split variants often agree
     const auto consider = [&](std::vector<Duration> budgets, const std::vector<SplitStep>& trace) {
+      if (!tried.insert(budgets).second) return;
       auto plan = realise(std::move(budgets));
       if (!plan.feasible) {
         reason = plan.reason;
@@ -102,18 +105,24 @@ class Pipeline {
         consider(even_budgets(), {});
         break;
       case SplitMethod::Quantized: {
-        auto budgets = quantized_budgets();
-        if (budgets.empty()) return infeasible("no quantized budget split fits the SLO");
-        consider(std::move(budgets), {});
+        auto split = quantized_split(dag_, p_.slo, o_.quantum, [&](std::size_t m, Duration budget) {
+          return module_cost(p_.modules[m], p_.modules[m].rate_rps, budget, o_.module);
+        });
+        if (!split.refusal.empty()) return infeasible(o_.system + ": " + split.refusal);
+        if (split.budgets.empty()) return infeasible("no quantized budget split fits the SLO");
+        consider(std::move(split.budgets), {});
         break;
       }
       case SplitMethod::LatencyCost:
       case SplitMethod::Throughput: {
-        // Options padded to whole machines only when the rate alone cannot make the SLO: where
-        // it can, they only tempted the split into dearer plans (Scrooge's, InferLine's).
+        // The exchange trades real costs: a fluid price does not see that a short budget pads
+        // a tier to whole machines, which is exactly the trade it is for. Its options extend the
+        // split's, so a choice of the split is one of the exchange.
         OptionConfigs configs;
-        auto input = split_input(false, configs);
-        if (critical_path(input, input.start) > p_.slo + kLatencyTolerance) input = split_input(true, configs);
+        SplitInput exchange;
+        SplitInput* want = o_.pair_exchange ? &exchange : nullptr;
+        auto input = split_input(false, configs, want);
+        if (critical_path(input, input.start) > p_.slo + kLatencyTolerance) input = split_input(true, configs, want);
         const auto score = o_.split == SplitMethod::LatencyCost ? SplitScore::LatencyCost : SplitScore::Throughput;
         std::vector<bool> merges{false};
         std::vector<bool> plannable(p_.modules.size());
@@ -126,11 +135,22 @@ class Pipeline {
             return infeasible("the fastest configuration of every module already takes " +
                               std::to_string(critical_path(input, input.start).to_ms()) +
                               " ms on the critical path, above the SLO of " + std::to_string(p_.slo.to_ms()) + " ms");
-          const auto trace = trace_of(input, done, configs);
-          consider(budgets_of(input, done.choice), trace);
+          std::vector<std::vector<std::size_t>> choices{done.choice};
           if (o_.cost_direct_rounds > 0)
-            for (const auto& choice : cost_direct(input, done, o_.cost_direct_rounds, merge))
-              consider(budgets_of(input, choice), trace);
+            for (auto& choice : cost_direct(input, done, o_.cost_direct_rounds, merge))
+              choices.push_back(std::move(choice));
+          const auto trace = trace_of(input, input.start, done.history, configs);
+          for (auto& choice : choices) {
+            consider(budgets_of(input, choice), trace);
+            if (!o_.pair_exchange) continue;
+            const auto before = choice;
+            const auto traded = exchange_pairs(exchange, choice);
+            if (traded.empty()) continue;
+            auto longer = trace;
+            for (auto& step : trace_of(exchange, before, traded, configs))
+              longer.push_back(step);
+            consider(budgets_of(exchange, choice), longer);
+          }
         }
         break;
       }
@@ -159,45 +179,81 @@ class Pipeline {
   // options than configurations, so an option index is not a configuration index.
   using OptionConfigs = std::vector<std::vector<std::size_t>>;
 
-  SplitInput split_input(bool padded_options, OptionConfigs& configs) const {
+  // The split's options for every module: each configuration at its fluid latency, and, with
+  // `padded_options`, padded to whole machines, priced as the preset says. `exchange`, when
+  // given, gets the same options priced by the module scheduler, followed by the residual tiers'
+  // latencies; `configs` maps those longer lists.
+  SplitInput split_input(bool padded_options, OptionConfigs& configs, SplitInput* exchange = nullptr) const {
     configs.assign(p_.modules.size(), {});
     SplitInput in;
     in.dag = &dag_;
     in.slo = p_.slo;
+    if (exchange) *exchange = in;
+    const bool fluid_pricing = o_.split_cost == SplitCostMode::Fluid;
     for (std::size_t index = 0; index < p_.modules.size(); ++index) {
       const auto& m = p_.modules[index];
-      std::vector<SplitOption> opts;
+      std::vector<SplitOption> opts, sched, extra;
+      std::vector<std::size_t> extra_configs;
       std::vector<double> fluid;  // each option's fluid cost, for ties
+      std::set<Duration> seen;
+      // An option at `lat` running configuration k, collecting at `collect_rps` in the fluid
+      // model. Unschedulable ones are left out unless `always`. `exchange_only` ones go to the
+      // end of the exchange's list, after every option of the split.
+      const auto add = [&](std::size_t k, Duration lat, double collect_rps, bool always, bool exchange_only = false) {
+        const auto& c = m.configs[k];
+        const bool priced = !always || !fluid_pricing || exchange;
+        const double cost = priced ? module_cost(m, m.rate_rps, lat, o_.module) : kInf;
+        if (!always && cost >= kInf) return;
+        seen.insert(lat);
+        if (exchange_only) {
+          extra.push_back({lat, cost, c.ratio()});
+          extra_configs.push_back(k);
+          return;
+        }
+        sched.push_back({lat, cost, c.ratio()});
+        configs[index].push_back(k);
+        opts.push_back({lat, fluid_pricing ? fluid_cost(c, collect_rps) : cost, c.ratio()});
+        fluid.push_back(fluid_cost(c, collect_rps));
+      };
       if (m.is_fixed()) {
         opts.push_back({m.fixed_latency, 0, 0});
+        sched.push_back(opts.back());
         fluid.push_back(0);
         configs[index].push_back(0);
       } else {
         for (std::size_t k = 0; k < m.configs.size(); ++k) {
           const auto& c = m.configs[k];
           const Duration lat = fluid_latency(c, m.rate_rps, o_.module.dispatch);
-          const double cost = o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, m.rate_rps)
-                                                                    : module_cost(m, m.rate_rps, lat, o_.module);
-          opts.push_back({lat, cost, c.ratio()});
-          fluid.push_back(fluid_cost(c, m.rate_rps));
-          configs[index].push_back(k);
+          add(k, lat, m.rate_rps, true);
           // Padded with dummy requests (Piccolo §3.5, Harpagon Theorem 2) or rounded up to whole
           // machines (the fallback), a tier collects its batches at the throughput of its whole
           // machines, not at the module's lower rate: a faster option than the rate alone
           // allows. Without it the split started slower than plans that exist, and refused
           // workloads the brute force plans (issue 21 §2).
-          if (!padded_options || (o_.module.dummy == DummyMode::Off && !o_.module.fallback)) continue;
+          // The papers' split gets them only when the rate alone cannot make the SLO (where it
+          // can, they tempted the throughput split into dearer plans); the exchange always.
+          if ((!padded_options && !exchange) || (o_.module.dummy == DummyMode::Off && !o_.module.fallback)) continue;
           const double whole_machines = std::ceil(m.rate_rps / c.throughput_rps * (1 - kRateEpsilon));
           const double padded_rps = std::max(1.0, whole_machines) * c.throughput_rps;
           const Duration padded = c.duration + collection_time(c.batch, padded_rps);
-          if (padded >= lat) continue;
-          const double padded_cost = module_cost(m, m.rate_rps, padded, o_.module);
-          if (padded_cost >= kInf) continue;
-          opts.push_back(
-              {padded, o_.split_cost == SplitCostMode::Fluid ? fluid_cost(c, padded_rps) : padded_cost, c.ratio()});
-          fluid.push_back(fluid_cost(c, padded_rps));
-          configs[index].push_back(k);
+          if (padded < lat) add(k, padded, padded_rps, false, !padded_options);
         }
+        // Where a majority tier of whole machines leaves a residual rate, the residual tier's
+        // latency is a step of the module's cost curve that no configuration's fluid latency
+        // marks (issue 21 §3: one whole machine and a third of another, 55 ms, was never
+        // offered). Only the pair exchange gets them; the papers' split works on the
+        // configurations alone (and its sibling moves grow with the square of the options).
+        if (exchange)
+          for (std::size_t k = 0; k < m.configs.size(); ++k) {
+            const auto& c = m.configs[k];
+            const double whole = std::floor(m.rate_rps / c.throughput_rps * (1 + kRateEpsilon));
+            const double residual = m.rate_rps - whole * c.throughput_rps;
+            if (whole < 1 || residual <= kRateEpsilon * m.rate_rps) continue;
+            const Duration lat = c.duration + collection_time(c.batch, residual);
+            if (!seen.contains(lat)) add(k, lat, m.rate_rps, false, true);
+          }
+        sched.insert(sched.end(), extra.begin(), extra.end());
+        configs[index].insert(configs[index].end(), extra_configs.begin(), extra_configs.end());
       }
       // Start on the fastest option, the more expensive on a tie (Piccolo digest gap G6).
       std::size_t start = 0;
@@ -207,16 +263,19 @@ class Pipeline {
           start = k;
       in.options.push_back(std::move(opts));
       in.start.push_back(start);
+      if (exchange) {
+        exchange->options.push_back(std::move(sched));
+        exchange->start.push_back(start);
+      }
     }
     return in;
   }
 
   // The split's moves, in configurations (SplitStep's from and to index the module's configs).
-  std::vector<SplitStep> trace_of(const SplitInput& input, const SplitResult& done,
-                                  const OptionConfigs& configs) const {
+  std::vector<SplitStep> trace_of(const SplitInput& input, std::vector<std::size_t> choice,
+                                  const std::vector<SplitMove>& history, const OptionConfigs& configs) const {
     std::vector<SplitStep> out;
-    auto choice = input.start;
-    for (const auto& mv : done.history) {
+    for (const auto& mv : history) {
       const auto before = choice;
       for (const auto& [m, c] : mv.changes)
         choice[m] = c;
@@ -253,86 +312,6 @@ class Pipeline {
     for (std::size_t m = 0; m < dnn.size(); ++m)
       budgets[m] = dnn[m] ? share : fixed[m];
     return budgets;
-  }
-
-  // Budgets in whole steps of the quantum: a tree DP (Nexus's complex_query) when every module
-  // has at most one parent, branch and bound over finish steps otherwise (Harpagon §2.10).
-  std::vector<Duration> quantized_budgets() {
-    const std::int64_t q = std::max<std::int64_t>(1, o_.quantum.count_ns());
-    const int steps = static_cast<int>(p_.slo.count_ns() / q);
-    const std::size_t n = p_.modules.size();
-    if (steps < 1) return {};
-    std::vector<std::vector<double>> cost(n, std::vector<double>(static_cast<std::size_t>(steps) + 1, kInf));
-    for (std::size_t m = 0; m < n; ++m)
-      for (int j = 1; j <= steps; ++j)
-        cost[m][static_cast<std::size_t>(j)] =
-            module_cost(p_.modules[m], p_.modules[m].rate_rps, Duration::nanoseconds(j * q), o_.module);
-    const auto budget = [&](int j) { return Duration::nanoseconds(j * q); };
-    const bool forest = std::ranges::all_of(dag_.order(), [&](std::size_t m) { return dag_.preds(m).size() <= 1; });
-    std::vector<Duration> out(n);
-    if (forest) {
-      const auto S = static_cast<std::size_t>(steps);
-      std::vector<std::vector<double>> f(n, std::vector<double>(S + 1, kInf));
-      std::vector<std::vector<int>> arg(n, std::vector<int>(S + 1, 0));
-      for (auto it = dag_.order().rbegin(); it != dag_.order().rend(); ++it) {
-        const std::size_t u = *it;
-        for (std::size_t k = 1; k <= S; ++k)
-          for (std::size_t j = 1; j <= k; ++j) {
-            double v = cost[u][j];
-            for (const auto c : dag_.succs(u))
-              v += f[c][k - j];
-            if (v < f[u][k]) {
-              f[u][k] = v;
-              arg[u][k] = static_cast<int>(j);
-            }
-          }
-      }
-      std::vector<std::size_t> left(n, S);
-      for (const auto u : dag_.order()) {
-        if (dag_.preds(u).empty()) left[u] = S;
-        if (f[u][left[u]] == kInf) return {};
-        const int j = arg[u][left[u]];
-        out[u] = budget(j);
-        for (const auto c : dag_.succs(u))
-          left[c] = left[u] - static_cast<std::size_t>(j);
-      }
-      return out;
-    }
-    // Branch and bound: each module picks its finish step after its parents'.
-    std::vector<double> floor_cost(n + 1, 0);
-    const auto& order = dag_.order();
-    for (std::size_t k = n; k-- > 0;)
-      floor_cost[k] = floor_cost[k + 1] + *std::ranges::min_element(cost[order[k]]);
-    double best = kInf;
-    std::vector<int> finish(n, 0), best_finish;
-    const auto search = [&](auto&& self, std::size_t idx, double so_far) -> void {
-      if (idx == n) {
-        if (so_far < best) {
-          best = so_far;
-          best_finish = finish;
-        }
-        return;
-      }
-      const std::size_t m = order[idx];
-      int start = 0;
-      for (const auto p : dag_.preds(m))
-        start = std::max(start, finish[p]);
-      for (int f = start + 1; f <= steps; ++f) {
-        const double c = cost[m][static_cast<std::size_t>(f - start)];
-        if (c == kInf || so_far + c + floor_cost[idx + 1] >= best) continue;
-        finish[m] = f;
-        self(self, idx + 1, so_far + c);
-      }
-    };
-    search(search, 0, 0.0);
-    if (best == kInf) return {};
-    for (const auto m : order) {
-      int start = 0;
-      for (const auto p : dag_.preds(m))
-        start = std::max(start, best_finish[p]);
-      out[m] = budget(best_finish[m] - start);
-    }
-    return out;
   }
 
   // Schedules every module under its budget, hands out leftover latency and checks the result.
@@ -450,6 +429,7 @@ const Variant kVariants[] = {
     {"nnm", [](CostPlanOptions& o) { o.node_merger = false; }},
     {"ncd", [](CostPlanOptions& o) { o.cost_direct_rounds = 0; }},
     {"fluid", [](CostPlanOptions& o) { o.split_cost = SplitCostMode::Fluid; }},
+    {"paper", [](CostPlanOptions& o) { o = as_published(std::move(o)); }},
 };
 
 }  // namespace
@@ -502,6 +482,12 @@ std::vector<std::string> cost_plan_ablations() {
   return out;
 }
 
+CostPlanOptions as_published(CostPlanOptions options) {
+  options.pair_exchange = false;
+  options.module.each_alone = false;
+  return options;
+}
+
 CostPlanOptions cost_plan_preset(std::string_view system) {
   const auto dash = system.find('-');
   const std::string base(system.substr(0, dash));
@@ -510,7 +496,10 @@ CostPlanOptions cost_plan_preset(std::string_view system) {
   if (base == "harpagon") {
     // Harpagon digest §5 "Recommended": scheduled LC, fallback, local dummy, full reassignment,
     // node merger and cost-direct (R = 3); no spatial multiplexing in its configuration space.
+    // Our pairwise exchange and one-configuration plans beyond the paper (-paper: without).
     o.spatial = false;
+    o.pair_exchange = true;
+    o.module.each_alone = true;
   } else if (base == "piccolo") {
     // Piccolo §3.5: fluid LC with budgets stretched to the SLO, both dummy formulas, reassignment.
     o.split_cost = SplitCostMode::Fluid;
@@ -518,6 +507,8 @@ CostPlanOptions cost_plan_preset(std::string_view system) {
     o.module.dummy = DummyMode::Both;
     o.node_merger = false;
     o.cost_direct_rounds = 0;
+    o.pair_exchange = true;  // ours beyond the paper, as for Harpagon (-paper: without)
+    o.module.each_alone = true;
   } else if (base == "nexus" || base == "scrooge" || base == "inferline" || base == "clipper") {
     o.module.dummy = DummyMode::Off;
     o.reassign = ReassignMode::None;

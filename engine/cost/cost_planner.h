@@ -28,6 +28,7 @@ struct CostPlanOptions {
   Duration quantum = Duration::milliseconds(10);  // the quantized split's step
   bool node_merger = true;
   int cost_direct_rounds = 3;  // 0: off
+  bool pair_exchange = false;  // after the split, trade latency between pairs of modules (ours)
   ReassignMode reassign = ReassignMode::Full;
   HardwareChoice hardware = HardwareChoice::All;
   bool batching = true;  // false: batch 1 only
@@ -43,11 +44,16 @@ struct CostPlanOptions {
 
 // "piccolo", "harpagon", "nexus", "scrooge", "inferline", "clipper", or an ablation written
 // as BASE-VARIANT (Piccolo digest §3.7, Harpagon digest §4.8): 2d, dt, 1c, 2c, nb, np, nh, nhc,
-// nhe, nd, 0re, 1re, tb, q0.1, q0.01, nnm, ncd, fluid. Throws QueryError listing the names.
+// nhe, nd, 0re, 1re, tb, q0.1, q0.01, nnm, ncd, fluid, and paper (the algorithm as published,
+// without what we add beyond it: see as_published). Throws QueryError listing the names.
 CostPlanOptions cost_plan_preset(std::string_view system);
 std::vector<std::string> cost_plan_systems();       // the six systems
 std::vector<std::string> cost_plan_ablations();     // the variant suffixes
 bool is_cost_plan_system(std::string_view system);  // a preset name, ablations included
+// The options without what we add beyond the papers (issue 21 §3): the pairwise exchange after
+// the split and the module scheduler's one-configuration plans. The digests' worked examples
+// are of the published algorithms.
+CostPlanOptions as_published(CostPlanOptions options);
 
 struct SplitStep {
   std::size_t module = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace servescope::engine {
@@ -98,22 +99,35 @@ double score_of(const SplitInput& input, const SplitMove& move, SplitScore score
 void greedy(const SplitInput& input, SplitScore score, const std::vector<std::vector<std::size_t>>& all_units,
             std::vector<std::size_t>& choice, std::vector<SplitMove>* history) {
   std::vector<SplitMove> moves;
+  const std::size_t n = choice.size();
+  std::vector<Duration> weight(n), start(n);
   for (std::size_t guard = 0; guard < 100'000; ++guard) {
     const SplitMove* best = nullptr;
     double best_score = -kInf;
     moves.clear();
     for (const auto& u : all_units)
       unit_moves(input, u, choice, moves);
+    // A unit's members share parents and children and lie on no path through each other, so a
+    // move fits when each changed module, started when its parents finish and followed by the
+    // longest path after it, fits: the rest of the DAG is unchanged and already fits.
+    for (std::size_t m = 0; m < n; ++m)
+      weight[m] = input.options[m][choice[m]].latency;
+    const auto after = input.dag->longest_after(weight);
+    const auto through = input.dag->longest_through(weight);
+    for (std::size_t m = 0; m < n; ++m)
+      start[m] = through[m] - weight[m] - after[m];
+    const auto fits = [&](const SplitMove& mv) {
+      return std::ranges::all_of(mv.changes, [&](const auto& change) {
+        const auto [m, c] = change;
+        return start[m] + input.options[m][c].latency + after[m] <= input.slo + kLatencyTolerance;
+      });
+    };
     for (const auto& mv : moves) {
       const double s = score_of(input, mv, score);
       const bool better =
           !best || s > best_score ||
           (s == best_score && (mv.saving > best->saving || (mv.saving == best->saving && mv.spent < best->spent)));
-      if (!better) continue;
-      auto trial = choice;
-      for (const auto& [m, c] : mv.changes)
-        trial[m] = c;
-      if (critical_path(input, trial) > input.slo + kLatencyTolerance) continue;
+      if (!better || !fits(mv)) continue;
       best = &mv;
       best_score = s;
     }
@@ -123,6 +137,33 @@ void greedy(const SplitInput& input, SplitScore score, const std::vector<std::ve
     if (history) history->push_back(*best);
   }
 }
+
+// One module's options by latency with the running minimum of cost: the cheapest option within
+// a latency is a binary search away.
+struct CheapestWithin {
+  std::vector<Duration> latency;    // ascending
+  std::vector<double> cost;         // cost[k]: the least cost among the first k + 1 options
+  std::vector<std::size_t> option;  // which option gives it
+
+  explicit CheapestWithin(const std::vector<SplitOption>& opts) {
+    std::vector<std::size_t> order(opts.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      order[k] = k;
+    std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return opts[a].latency < opts[b].latency; });
+    for (const auto k : order) {
+      const bool better = cost.empty() || opts[k].cost < cost.back();
+      latency.push_back(opts[k].latency);
+      cost.push_back(better ? opts[k].cost : cost.back());
+      option.push_back(better ? k : option.back());
+    }
+  }
+  // The cheapest option no slower than `limit`, or none.
+  std::optional<std::size_t> within(Duration limit) const {
+    const auto it = std::ranges::upper_bound(latency, limit + kLatencyTolerance);
+    if (it == latency.begin()) return std::nullopt;
+    return option[static_cast<std::size_t>(it - latency.begin()) - 1];
+  }
+};
 
 }  // namespace
 
@@ -179,6 +220,64 @@ std::vector<std::vector<std::size_t>> cost_direct(const SplitInput& input, const
     out.push_back(std::move(choice));
   }
   return out;
+}
+
+std::vector<SplitMove> exchange_pairs(const SplitInput& input, std::vector<std::size_t>& choice) {
+  const std::size_t n = input.options.size();
+  std::vector<CheapestWithin> cheapest;
+  cheapest.reserve(n);
+  for (const auto& opts : input.options)
+    cheapest.emplace_back(opts);
+  const auto total = [&](const std::vector<std::size_t>& c) {
+    double sum = 0;
+    for (std::size_t m = 0; m < n; ++m)
+      sum += input.options[m][c[m]].cost;
+    return sum;
+  };
+  std::vector<SplitMove> moves;
+  // Each applied move lowers the total by more than the tolerance, so this ends; the guard
+  // only bounds the work on adversarial inputs.
+  for (int guard = 0; guard < 1000; ++guard) {
+    const double now = total(choice);
+    double best_total = now - kRateEpsilon * std::max(1.0, std::abs(now));
+    std::optional<std::vector<std::size_t>> best;
+    std::vector<Duration> weight(n);
+    for (std::size_t a = 0; a < n; ++a) {
+      if (input.options[a].size() < 2) continue;
+      // Every option of a against b's best answer covers every pair of options of {a, b}.
+      for (std::size_t b = a + 1; b < n; ++b) {
+        if (input.options[b].size() < 2) continue;
+        auto trial = choice;
+        for (std::size_t ca = 0; ca < input.options[a].size(); ++ca) {
+          if (input.options[a][ca].cost == kInf) continue;
+          trial[a] = ca;
+          // With b weightless, the longest path through b leaves b the rest of the SLO.
+          for (std::size_t m = 0; m < n; ++m)
+            weight[m] = m == b ? Duration() : input.options[m][trial[m]].latency;
+          const auto through = input.dag->longest_through(weight);
+          if (*std::ranges::max_element(through) > input.slo + kLatencyTolerance) continue;
+          const auto cb = cheapest[b].within(input.slo - through[b]);
+          if (!cb) continue;
+          trial[b] = *cb;
+          const double t = total(trial);
+          if (t < best_total) {
+            best_total = t;
+            best = trial;
+          }
+        }
+      }
+    }
+    if (!best) break;
+    SplitMove move;
+    for (std::size_t m = 0; m < n; ++m)
+      if ((*best)[m] != choice[m]) move.changes.emplace_back(m, (*best)[m]);
+    move.saving = now - best_total;
+    move.spent = critical_path(input, *best) - critical_path(input, choice);
+    move.lc = move.spent <= kLatencyTolerance ? kInf : move.saving / move.spent.to_s();
+    choice = std::move(*best);
+    moves.push_back(std::move(move));
+  }
+  return moves;
 }
 
 }  // namespace servescope::engine

@@ -34,9 +34,14 @@ double ModulePlan::served_rps() const {
 
 void evaluate(ModulePlan& plan, const CostModule& module, Dispatch dispatch) {
   auto& tiers = plan.tiers;
-  std::ranges::stable_sort(tiers, [](const Tier& a, const Tier& b) {
+  const auto before = [](const Tier& a, const Tier& b) {
     return a.config != b.config ? a.config < b.config : (!a.partial && b.partial);
-  });
+  };
+  // Insertion sort: stable, and a plan has a few tiers (stable_sort allocated a buffer per call,
+  // a sixth of the planners' time).
+  for (std::size_t i = 1; i < tiers.size(); ++i)
+    for (std::size_t j = i; j > 0 && before(tiers[j], tiers[j - 1]); --j)
+      std::swap(tiers[j], tiers[j - 1]);
   double total = 0;
   plan.cost = 0;
   for (auto& t : tiers) {

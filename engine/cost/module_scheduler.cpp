@@ -202,8 +202,11 @@ ModulePlan add_dummy(const CostModule& module, double rate_rps, Duration budget,
   return plan;
 }
 
-ModulePlan schedule_module(const CostModule& module, double rate_rps, Duration budget,
-                           const ModuleSchedulerOptions& options) {
+namespace {
+
+// The scheduler the options select, then the fallback.
+ModulePlan schedule_selected(const CostModule& module, double rate_rps, Duration budget,
+                             const ModuleSchedulerOptions& options) {
   ModulePlan plan = options.max_configs == 1   ? one_tuple(module, rate_rps, budget, options.dispatch)
                     : options.max_configs == 2 ? two_tuple(module, rate_rps, budget, options.dispatch)
                                                : generate_config(module, rate_rps, budget, options.dispatch);
@@ -228,6 +231,24 @@ ModulePlan schedule_module(const CostModule& module, double rate_rps, Duration b
   if (!best) return plan;
   best->fallback = true;
   return std::move(*best);
+}
+
+}  // namespace
+
+ModulePlan schedule_module(const CostModule& module, double rate_rps, Duration budget,
+                           const ModuleSchedulerOptions& options) {
+  auto plan = schedule_selected(module, rate_rps, budget, options);
+  if (!options.each_alone || options.max_configs == 1) return plan;
+  std::optional<ModulePlan> best;
+  if (plan.feasible) best = plan;
+  for (std::size_t k = 0; k < module.configs.size(); ++k) {
+    // A configuration alone costs its fluid cost: skip what cannot beat the plan in hand.
+    if (best && !(fluid_cost(module.configs[k], rate_rps) < best->cost * (1 - kRateEpsilon))) continue;
+    if (auto tiers = carry_alone(module, k, rate_rps, budget, options.dispatch))
+      keep_cheaper(best, finish(module, std::move(*tiers), rate_rps, budget, options.dispatch), module,
+                   options.max_configs);
+  }
+  return best ? std::move(*best) : plan;
 }
 
 }  // namespace servescope::engine

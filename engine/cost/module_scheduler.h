@@ -22,6 +22,11 @@ struct ModuleSchedulerOptions {
   // Also re-run Alg. 1 on the padded rate, not just round the tier up (Harpagon digest §2.5 (b));
   // Piccolo's formula always re-runs.
   bool dummy_rerun = false;
+  // Also weigh every configuration carrying the whole rate alone (ours, issue 21 §3). Alg. 1's
+  // walk takes machines of the best-ranked configuration first; when the residual that leaves
+  // cannot collect a batch in time, a lower-ranked configuration alone (one machine and a third
+  // of another) can cost a third less than the fallback's padding.
+  bool each_alone = false;
 };
 
 // Alg. 1 alone on `rate_rps` under `budget`. On failure `feasible` is false and `tiers` holds
