@@ -28,12 +28,17 @@ nlohmann::json cost_plan_to_json(const CostPlan& plan, const std::string& scenar
   j["machines"] = plan.machines();
   j["dummy_rps"] = plan.dummy_rps();
   j["e2e_wcl_us"] = us(plan.e2e_wcl);
+  const auto at_rates = plan.latency_at_rates();
+  j["e2e_wcl_at_rate_us"] = us(plan.e2e_wcl_at_rates());
   j["reassignments"] = plan.reassignments;
   nlohmann::json modules = nlohmann::json::array();
   for (std::size_t m = 0; m < plan.modules.size(); ++m) {
     const auto& mod = plan.problem.modules[m];
     const auto& mp = plan.modules[m];
-    nlohmann::json e = {{"id", mod.id}, {"budget_us", us(plan.budgets[m])}, {"wcl_us", us(plan.latency[m])}};
+    nlohmann::json e = {{"id", mod.id},
+                        {"budget_us", us(plan.budgets[m])},
+                        {"wcl_us", us(plan.latency[m])},
+                        {"wcl_at_rate_us", us(at_rates[m])}};
     if (mod.is_fixed()) {
       e["kind"] = "cpu";
       modules.push_back(std::move(e));

@@ -471,6 +471,24 @@ double CostPlan::dummy_rps() const {
   return d;
 }
 
+bool CostPlan::has_headroom() const {
+  return std::ranges::any_of(modules, [](const ModulePlan& m) { return m.headroom_rps > 0; });
+}
+
+std::vector<Duration> CostPlan::latency_at_rates() const {
+  std::vector<Duration> out(problem.modules.size());
+  for (std::size_t m = 0; m < out.size(); ++m) {
+    const auto& mod = problem.modules[m];
+    out[m] = mod.is_fixed() || m >= modules.size() ? mod.fixed_latency
+                                                   : wcl_at_rate(modules[m], mod, mod.rate_rps, dispatch);
+  }
+  return out;
+}
+
+Duration CostPlan::e2e_wcl_at_rates() const {
+  return CostDag(problem).longest_path(latency_at_rates());
+}
+
 std::vector<std::string> cost_plan_systems() {
   return {"piccolo", "harpagon", "nexus", "scrooge", "inferline", "clipper"};
 }

@@ -81,6 +81,13 @@ struct CostPlan {
 
   int machines() const;
   double dummy_rps() const;
+  bool has_headroom() const;
+  // Per module, the papers' worst case at the workload's rate (wcl_at_rate; a CPU step's own
+  // latency), and the critical path of those. Equal to `latency` and `e2e_wcl` for a plan made
+  // for the stated rates; above them, possibly above the SLO, for one with burst headroom, whose
+  // SLO then rests on the simulator check (verified_planning.h), not on the formula.
+  std::vector<Duration> latency_at_rates() const;
+  Duration e2e_wcl_at_rates() const;
 };
 
 CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options);

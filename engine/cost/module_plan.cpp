@@ -71,6 +71,36 @@ void evaluate(ModulePlan& plan, const CostModule& module, Dispatch dispatch) {
   }
 }
 
+Duration wcl_at_rate(const ModulePlan& plan, const CostModule& module, double rate_rps, Dispatch dispatch) {
+  double planned = 0;
+  for (const auto& t : plan.tiers)
+    planned += t.machines * module.configs[t.config].throughput_rps;
+  const double load = std::min(planned, rate_rps + plan.dummy_rps);
+  Duration worst;
+  double remaining = load;  // TC: this tier and every tier ranked after it
+  for (const auto& t : plan.tiers) {
+    const auto& c = module.configs[t.config];
+    const double capacity = t.machines * c.throughput_rps;
+    const double scale = planned > 0 ? load / planned : 0;
+    double collect = 0;
+    switch (dispatch) {
+      case Dispatch::ThroughputCost:
+        collect = remaining;
+        remaining -= std::min(capacity, remaining);
+        break;
+      case Dispatch::RoundRobin:  // each machine collects its share of the spread
+        collect = (t.partial ? capacity : c.throughput_rps) * scale;
+        break;
+      case Dispatch::DirectThroughput:
+        collect = capacity * scale;
+        break;
+    }
+    if (collect <= kRateEpsilon * std::max(1.0, load)) continue;
+    worst = std::max(worst, c.duration + collection_time(c.batch, collect));
+  }
+  return worst;
+}
+
 bool in_search_space(const ModulePlan& plan, const CostModule& module) {
   for (std::size_t k = 0; k < plan.tiers.size(); ++k)
     if (plan.tiers[k].partial && k + 1 != plan.tiers.size()) return false;

@@ -70,6 +70,14 @@ inline double fluid_cost(const CostConfig& config, double rate_rps) {
   return config.price * rate_rps / config.throughput_rps;
 }
 
+// The same worst case when the module receives `rate_rps` real requests (plus the plan's dummies)
+// instead of what its tiers were planned for: TC fills the tiers in rank order, RR and DT spread
+// the load over them by their planned rates. A plan with burst headroom (CostPlanOptions::burst_z)
+// is sized for more than the workload's rate, and at the real rate its lower tiers collect their
+// batches more slowly: the papers' formula then gives more than the WCL the plan was made for.
+// Tiers that receive nothing are left out.
+Duration wcl_at_rate(const ModulePlan& plan, const CostModule& module, double rate_rps, Dispatch dispatch);
+
 // How many different configurations the plan's tiers use (the baselines allow one or two).
 int distinct_configs(const ModulePlan& plan);
 

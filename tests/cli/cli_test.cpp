@@ -606,6 +606,8 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
     EXPECT_EQ(plan["system"], system);
     ASSERT_TRUE(plan["feasible"].get<bool>()) << system;
     EXPECT_LE(plan["e2e_wcl_us"].get<double>(), plan["slo_us"].get<double>());
+    // Planned for the workload's rates: the formula at those rates is the plan's WCL.
+    EXPECT_EQ(plan["e2e_wcl_at_rate_us"], plan["e2e_wcl_us"]) << system;
     ASSERT_EQ(plan["modules"].size(), 2u);
     EXPECT_EQ(plan["modules"][1]["rate_rps"].get<double>(), 3000);  // 1.5 objects per frame
     EXPECT_FALSE(plan["modules"][0]["tiers"].empty());
@@ -625,6 +627,15 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
   EXPECT_GE(simulated["verification"]["slo_attainment"].get<double>(), 0.997);
   EXPECT_GT(simulated["simulation"]["requests"].get<double>(), 20000);
   EXPECT_GE(simulated["simulation"]["slo_attainment"].get<double>(), 0.99);
+  EXPECT_GT(simulated["e2e_wcl_at_rate_us"].get<double>(), 0);
+  EXPECT_GT(simulated["modules"][0]["wcl_at_rate_us"].get<double>(), 0);
+  // The text says the WCL is at the planned rates and what the SLO rests on (issue 21 §4).
+  const auto text = cli({"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("at the planned rates"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("at the workload's rates the papers' formula gives"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("the latency guarantee for bursty arrivals is the simulator check"), std::string::npos)
+      << text.out;
   // A GPU type without a price, an unknown planner and a malformed price say what is wrong.
   const auto bad = cli(
       {"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon", "--gpu", "P4", "--price", "P4=abc"});

@@ -158,6 +158,33 @@ TEST(CostRefinement, QuantizedPresetsPlanALongSloDiamond) {
   }
 }
 
+// Issue 21 §4: a plan sized with burst headroom printed the formula's latency at the rates it
+// was sized for. At the workload's own rate the lower tiers collect more slowly; the plan now
+// says both. Without headroom the two agree.
+TEST(CostRefinement, WorstCaseAtTheWorkloadsRate) {
+  CostModule m;
+  m.id = m.model = "m";
+  m.rate_rps = 100;
+  m.configs = {make_cost_config("V100", 4, 1, ms(40), 1)};  // 100 req/s per machine
+  ModulePlan two;
+  two.tiers = {Tier::whole(0, 2)};
+  evaluate(two, m, Dispatch::ThroughputCost);
+  EXPECT_EQ(two.wcl, ms(60));  // sized for 200 req/s: a batch of 4 collects in 20 ms
+  EXPECT_EQ(wcl_at_rate(two, m, 100, Dispatch::ThroughputCost), ms(80));  // 40 ms to collect at 100
+  EXPECT_EQ(wcl_at_rate(two, m, 100, Dispatch::DirectThroughput), ms(80));
+  EXPECT_EQ(wcl_at_rate(two, m, 100, Dispatch::RoundRobin), ms(120));  // each machine sees 50
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto p = random_cost_problem(seed);
+    for (const char* preset : {"piccolo", "harpagon", "scrooge", "inferline"}) {
+      const auto plan = plan_cost(p, cost_plan_preset(preset));
+      if (!plan.feasible) continue;
+      EXPECT_FALSE(plan.has_headroom());
+      EXPECT_EQ(plan.latency_at_rates(), plan.latency) << preset << " seed " << seed;
+      EXPECT_EQ(plan.e2e_wcl_at_rates(), plan.e2e_wcl) << preset << " seed " << seed;
+    }
+  }
+}
+
 // The issue's Done-when on a slice of the audit (bench/audit_cost runs 600 seeds for the report):
 // no dropped module, no plan the checker rejects, none cheaper than the brute force, no refusal
 // by Piccolo or Harpagon where their space has a plan, and their worst split within +25 %.
