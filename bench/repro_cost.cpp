@@ -200,7 +200,7 @@ struct Setting {
         ++checks;  // the brute force is a lower bound for every preset
         if (bf.cost > plan.cost * (1 + 1e-9)) violations.push_back({seed, s, plan.cost, bf.cost});
       }
-      for (const std::string planner : {"piccolo", "harpagon"}) {
+      for (const std::string planner : {"piccolo", "harpagon", "piccolo-paper", "harpagon-paper"}) {
         const auto& plan = plans[planner];
         if (!plan.feasible) continue;
         vs_optimum[planner].add(plan.cost, bf.cost, seed);
@@ -382,6 +382,8 @@ int main(int argc, char** argv) {
                "no plan | paper: equal, worst |\n|---|---|---|---|---|---|---|---|---|\n";
   optimum_row(picc, "piccolo", "**Piccolo**", "97.13 %, +7.69 %");
   optimum_row(harp, "harpagon", "**Harpagon**", "91.5 %, +12.1 %");
+  optimum_row(picc, "piccolo-paper", "Piccolo as published (`-paper`)", "97.13 %, +7.69 %");
+  optimum_row(harp, "harpagon-paper", "Harpagon as published (`-paper`)", "91.5 %, +12.1 %");
   optimum_row(harp, "piccolo", "Piccolo", "—");
   optimum_row(picc, "harpagon", "Harpagon (cannot use concurrency 2)", "—");
 
@@ -459,6 +461,8 @@ int main(int argc, char** argv) {
   };
   time_row("piccolo", picc, picc.timing["piccolo"], "8 ms (Python)");
   time_row("harpagon", harp, harp.timing["harpagon"], "5 ms (Python)");
+  time_row("piccolo-paper", picc, picc.timing["piccolo-paper"], "8 ms (Python)");
+  time_row("harpagon-paper", harp, harp.timing["harpagon-paper"], "5 ms (Python)");
   for (const auto& b : kBaselines)
     time_row(b, picc, picc.timing[b], "—");
   time_row("brute force", picc, picc.bf_time, "Piccolo's: 10.29 s");

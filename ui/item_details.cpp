@@ -33,14 +33,22 @@ QString node_html(const Node& n) {
                row(tr("NIC downlink"), QStringLiteral("%1 Gbps").arg(n.nic_down_gbps)));
 }
 
+// A datasheet figure, or "—" where the type's entry leaves it out (0: unknown).
+QString figure(double value, const QString& unit) {
+  return value > 0 ? QStringLiteral("%1 %2").arg(value).arg(unit) : QStringLiteral("—");
+}
+
 QString gpu_html(const GpuSpec& g) {
   return QStringLiteral("<h3>%1</h3>").arg(esc(g.name)) +
-         table(row(tr("Id"), esc(g.id)) + row(tr("Architecture"), esc(g.architecture)) +
-               row(tr("SMs"), QString::number(g.sm_count)) +
-               row(tr("FP32"), QStringLiteral("%1 TFLOP/s").arg(g.fp32_tflops)) +
-               row(tr("FP16"), QStringLiteral("%1 TFLOP/s").arg(g.fp16_tflops)) +
-               row(tr("Memory"), QStringLiteral("%1 GiB, %2 GB/s").arg(g.memory_gib).arg(g.memory_bandwidth_gbs)) +
-               row(tr("MPS shares"), g.mps ? tr("yes") : tr("no")));
+         table(row(tr("Id"), esc(g.id)) +
+               row(tr("Architecture"), g.architecture.empty() ? QStringLiteral("—") : esc(g.architecture)) +
+               row(tr("SMs"), g.sm_count > 0 ? QString::number(g.sm_count) : QStringLiteral("—")) +
+               row(tr("FP32"), figure(g.fp32_tflops, tr("TFLOP/s"))) +
+               row(tr("FP16"), figure(g.fp16_tflops, tr("TFLOP/s"))) +
+               row(tr("Memory"), figure(g.memory_gib, tr("GiB"))) +
+               row(tr("Memory bandwidth"), figure(g.memory_bandwidth_gbs, tr("GB/s"))) +
+               row(tr("MPS shares"), g.mps ? tr("yes") : tr("no")) +
+               row(tr("Price"), figure(g.price_per_hour, tr("per hour"))));
 }
 
 QString profile_html(const ModelProfile& m) {

@@ -150,13 +150,16 @@ QVariant ProjectTreeModel::entry_data(Section s, int row, int role) const {
     case Section::GpuTypes: {
       const auto* g = &used_gpus_[r];
       if (role == Qt::DisplayRole) return qs(g->id);
-      if (role == Qt::ToolTipRole)
+      if (role == Qt::ToolTipRole) {
+        // "—" for a figure the type's entry leaves out (0: unknown).
+        const auto figure = [](double v) { return v > 0 ? QString::number(v) : QStringLiteral("—"); };
         return tr("%1: %2 SMs, %3 GiB, %4 TFLOP/s FP16%5")
             .arg(qs(g->name))
-            .arg(g->sm_count)
-            .arg(g->memory_gib)
-            .arg(g->fp16_tflops)
+            .arg(figure(g->sm_count))
+            .arg(figure(g->memory_gib))
+            .arg(figure(g->fp16_tflops))
             .arg(g->mps ? tr(", MPS") : QString());
+      }
       if (role == Qt::DecorationRole) return widgets::color_for_name(qs(g->id), QApplication::palette());
       return {};
     }

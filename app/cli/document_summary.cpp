@@ -34,6 +34,17 @@ nlohmann::json summarize(const ProfileSet& set) {
           {"interference_models", set.interference.size()}};
 }
 
+// A catalog figure, null where the type's entry leaves it out (0: unknown).
+nlohmann::json known_or_null(double value) {
+  return value > 0 ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+nlohmann::json known_or_null(int value) {
+  return value > 0 ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+std::string known_or_dash(const nlohmann::json& value) {
+  return value.is_null() ? "—" : format_number(value.get<double>());
+}
+
 std::string configs_text(const nlohmann::json& configs) {
   std::string out;
   for (const auto& c : configs) {
@@ -71,10 +82,11 @@ nlohmann::json summarize(const Document& doc) {
       for (const auto& g : std::get<GpuCatalog>(doc.content).gpus())
         gpus.push_back({{"id", g.id},
                         {"name", g.name},
-                        {"sm_count", g.sm_count},
-                        {"fp16_tflops", g.fp16_tflops},
-                        {"memory_gib", g.memory_gib},
-                        {"mps", g.mps}});
+                        {"sm_count", known_or_null(g.sm_count)},
+                        {"fp16_tflops", known_or_null(g.fp16_tflops)},
+                        {"memory_gib", known_or_null(g.memory_gib)},
+                        {"mps", g.mps},
+                        {"price_per_hour", known_or_null(g.price_per_hour)}});
       out["gpus"] = gpus;
       break;
     }
@@ -147,8 +159,9 @@ void print_summary(std::ostream& out, const nlohmann::json& s) {
     out << "GPU catalog, " << s["gpus"].size() << " types\n";
     for (const auto& g : s["gpus"])
       out << "  " << std::left << std::setw(10) << g["id"].get<std::string>() << " " << std::setw(32)
-          << g["name"].get<std::string>() << " " << g["sm_count"] << " SMs, "
-          << format_number(g["memory_gib"].get<double>()) << " GiB" << (g["mps"].get<bool>() ? ", MPS" : "") << "\n";
+          << g["name"].get<std::string>() << " " << known_or_dash(g["sm_count"]) << " SMs, "
+          << known_or_dash(g["memory_gib"]) << " GiB" << (g["mps"].get<bool>() ? ", MPS" : "")
+          << (g["price_per_hour"].is_null() ? "" : ", " + known_or_dash(g["price_per_hour"]) + " per hour") << "\n";
   } else if (kind == "cluster") {
     print_cluster(out, s["cluster"], "");
   } else if (kind == "profiles") {

@@ -207,7 +207,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->add_option("--vgpus", args->vgpus, "Allowed vGPU divisors, e.g. 1,2,4 (default: every profiled one)");
   cmd->add_option("--batches", args->batches,
                   "Allowed batch sizes, e.g. 1,2,4,8 (default: every profiled one for the pipeline planners; "
-                  "1, 2, 4, …, 64 within each profile's range, interpolated, for the cost planners)");
+                  "for the cost planners every profiled one and 1, 2, 4, …, 64 within each profile's range, "
+                  "interpolated, each MPS share 1/s as concurrency s up to 4; Harpagon, Nexus, InferLine and "
+                  "Clipper plan whole GPUs, concurrency 1, only)");
   cmd->add_flag("--several-configs", args->options.several_configs_per_sequence,
                 "Allow several pools with the same GPU-type sequence (a strict relaxation)");
   cmd->add_flag("--no-nic-cap", args->no_nic_cap, "Do not cap a vGPU's throughput by its share of the node NIC");

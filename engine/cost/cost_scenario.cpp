@@ -27,6 +27,16 @@ std::string chosen_application(const std::map<std::string, double>& app_rate, co
   return app_rate.begin()->first;
 }
 
+// The sizes asked for, or by default the powers of two to 64 and every measured size.
+std::vector<int> planned_batches(const CostScenarioOptions& options, std::vector<int> profiled) {
+  if (!options.batches.empty()) return options.batches;
+  for (int b = 1; b <= 64; b *= 2)
+    profiled.push_back(b);
+  std::ranges::sort(profiled);
+  profiled.erase(std::ranges::unique(profiled).begin(), profiled.end());
+  return profiled;
+}
+
 }  // namespace
 
 ArrivalProcess application_arrivals(const Scenario& scenario, const CostScenarioOptions& options) {
@@ -94,7 +104,7 @@ CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScena
       }
       const int lo = std::max(1, profile.min_batch(gpu, share)), hi = profile.max_batch(gpu, share);
       const auto before = cm.configs.size();
-      for (const int b : options.batches)
+      for (const int b : planned_batches(options, profile.profiled_batches(gpu, share)))
         if (b >= lo && b <= hi)
           cm.configs.push_back(
               make_cost_config(gpu, b, *divisor, profile.latency({gpu, share, b, std::nullopt}), price));

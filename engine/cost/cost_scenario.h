@@ -18,7 +18,9 @@ struct CostScenarioOptions {
   std::vector<std::string> workloads;    // empty: all
   std::map<std::string, double> prices;  // GPU type → price, over the catalog's
   std::vector<std::string> gpus;         // allowed GPU types; empty: every priced one
-  std::vector<int> batches{1, 2, 4, 8, 16, 32, 64};
+  // Batch sizes to plan, within each profile's range. Empty: 1, 2, 4, …, 64 and every size the
+  // profile measured (users profile the sizes they care about; issue 21 §4).
+  std::vector<int> batches;
   int max_concurrency = 4;
 };
 

@@ -53,16 +53,14 @@ CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScena
   out.json = cost_plan_to_json(out.plan, scenario.name);
   if (out.verified) {
     const auto& v = *out.verified;
-    out.json["verification"] = {{"duration_s", request.verify_s},
-                                {"seed", request.seed},
-                                {"arrival", describe(arrivals)},
-                                {"rounds", v.rounds},
-                                {"requests", v.requests},
-                                {"slo_attainment", v.attainment},
-                                {"met", v.met}};
-    report << "checked in the simulator (" << describe(arrivals) << ", " << request.verify_s << " s, seed "
-           << request.seed << ", " << v.rounds << " round" << (v.rounds == 1 ? "" : "s") << "): SLO attainment "
-           << 100 * v.attainment << " % of " << v.requests << " requests" << (v.met ? "" : ", short of 99 %") << "\n";
+    const int runs = std::max(1, VerifiedPlanOptions{}.runs);
+    out.json["verification"] = {{"duration_s", request.verify_s}, {"seed", request.seed}, {"runs", runs},
+                                {"arrival", describe(arrivals)},  {"rounds", v.rounds},   {"requests", v.requests},
+                                {"slo_attainment", v.attainment}, {"met", v.met}};
+    report << "checked in the simulator (" << describe(arrivals) << ", " << runs << " runs of " << request.verify_s
+           << " s, seeds " << request.seed << "–" << request.seed + static_cast<std::uint64_t>(runs - 1) << ", "
+           << v.rounds << " round" << (v.rounds == 1 ? "" : "s") << "): SLO attainment " << 100 * v.attainment
+           << " % in the worse run, " << v.requests << " requests" << (v.met ? "" : ", short of 99 %") << "\n";
   }
   if (out.plan.feasible && request.simulate_s > 0) {
     const auto& r = out.simulated.emplace(

@@ -17,13 +17,17 @@ struct VerifiedPlanOptions {
   double start_z = 2.33;  // first burst headroom (CostPlanOptions::burst_z)
   double step = 1.5;      // a module that missed gets its z multiplied by this
   int max_rounds = 8;
-  CostSimulationOptions simulation;  // arrivals, duration, seed of the check
+  // Runs per check, on seeds simulation.seed, +1, …; the check holds when the worst one does. One
+  // run passed a plan at 99.8 % that made 98.75 % on another seed (issue 21: the pairwise
+  // exchange's plans are tighter); two caught it.
+  int runs = 2;
+  CostSimulationOptions simulation;  // arrivals, duration, first seed of the check
 };
 
 struct VerifiedPlan {
   CostPlan plan;
-  double attainment = 0;       // of the last check
-  std::uint64_t requests = 0;  // application requests the last check measured
+  double attainment = 0;       // of the last check: its worst run
+  std::uint64_t requests = 0;  // application requests the last check measured, over its runs
   int rounds = 0;
   bool met = false;
 };

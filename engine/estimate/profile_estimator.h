@@ -29,7 +29,8 @@ struct EstimateOptions {
 // Bytes per element of the activations that cross a pipeline cut: PPipe sends fp16 feature maps.
 inline constexpr int kCutElementBytes = 2;
 
-// The MPS divisors profiled on a GPU type: 1..4 where it supports MPS, else 1.
+// The MPS divisors profiled on a GPU type: 1..4 where it supports MPS, else 1 (also where its
+// catalog entry leaves `mps` out: unknown counts as no MPS).
 std::vector<int> estimated_divisors(const GpuSpec& gpu);
 // The largest batch profiled at divisor v: 8 at v = 1, 4 at v = 2, 2 at v = 3 and 4.
 int estimated_max_batch(int divisor);
@@ -45,13 +46,14 @@ struct EstimatedModel {
 
 // One model's block profile on `gpus` (each with its divisors and batch sizes); the description
 // gets the name of each block's first layer appended. Throws
-// QueryError when the graph has fewer layers than blocks or a GPU lacks the figures needed.
+// QueryError when the graph has fewer layers than blocks or a GPU (or the reference) lacks a
+// figure the roofline needs, naming the type and the field (device_rates).
 EstimatedModel estimate_model(const LayerGraph& graph, const std::string& description, const std::vector<GpuSpec>& gpus,
                               const GpuSpec& reference, const EstimateOptions& options = {});
 
 // Profiles of built-in architectures (cnn_architectures.h) by id on catalog GPUs by id or alias.
-// Throws QueryError naming the known architectures or the catalog's ids for an unknown one, and
-// for a name given twice.
+// Throws QueryError naming the known architectures or the catalog's ids for an unknown one, for a
+// name given twice, and as estimate_model for a type without the figures.
 ProfileSet estimate_profiles(const std::vector<std::string>& architectures, const std::vector<std::string>& gpus,
                              const GpuCatalog& catalog, const EstimateOptions& options = {});
 

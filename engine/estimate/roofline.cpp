@@ -3,8 +3,14 @@
 #include <algorithm>
 
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 namespace servescope::engine {
+namespace {
+
+constexpr std::string_view kFp16Purpose = "the roofline estimator at fp16 precision";
+
+}  // namespace
 
 std::string_view to_string(Precision precision) {
   return precision == Precision::Fp16 ? "fp16" : "fp32";
@@ -17,7 +23,9 @@ std::optional<Precision> parse_precision(std::string_view text) {
 }
 
 bool uses_tensor_cores(const GpuSpec& gpu, Precision precision) {
-  return precision == Precision::Fp16 && gpu.fp16_tflops > gpu.fp32_tflops;
+  if (precision != Precision::Fp16) return false;
+  require_figures(gpu, {GpuFigure::Fp32Tflops, GpuFigure::Fp16Tflops}, kFp16Purpose);
+  return gpu.fp16_tflops > gpu.fp32_tflops;
 }
 
 int element_bytes(const GpuSpec& gpu, Precision precision) {
@@ -27,9 +35,16 @@ int element_bytes(const GpuSpec& gpu, Precision precision) {
 DeviceRates device_rates(const GpuSpec& gpu, Precision precision, int divisor, const RooflineFactors& f) {
   if (divisor < 1) throw QueryError("an MPS divisor must be at least 1, got " + std::to_string(divisor));
   if (divisor > 1 && !gpu.mps)
-    throw QueryError(gpu.id + " does not support MPS shares; it cannot run 1/" + std::to_string(divisor));
-  if (!(gpu.fp32_tflops > 0) || !(gpu.memory_bandwidth_gbs > 0) || gpu.sm_count < 1)
-    throw QueryError(gpu.id + " lacks the fp32 peak, memory bandwidth or SM count the estimator needs");
+    throw QueryError("GPU type " + quote_for_message(gpu.id) + " does not support MPS shares, so it cannot run 1/" +
+                     std::to_string(divisor) + " (its catalog entry has no \"mps\": true; add it to the scenario's " +
+                     "gpu_types entry if the GPU has MPS)");
+  if (precision == Precision::Fp16)
+    require_figures(gpu,
+                    {GpuFigure::SmCount, GpuFigure::Fp32Tflops, GpuFigure::Fp16Tflops, GpuFigure::MemoryBandwidthGbs},
+                    kFp16Purpose);
+  else
+    require_figures(gpu, {GpuFigure::SmCount, GpuFigure::Fp32Tflops, GpuFigure::MemoryBandwidthGbs},
+                    "the roofline estimator");
   const double v = divisor;
   const double fma_per_us = gpu.fp32_tflops * 1e6 * f.fma_efficiency / v;  // TFLOP/s = 1e6 FLOP/µs
   DeviceRates r;

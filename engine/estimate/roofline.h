@@ -50,6 +50,8 @@ struct RooflineFactors {
 
 // Whether layers run on fp16 tensor cores: asked for and the GPU has them (its fp16 peak is above
 // its fp32 peak; Pascal's fp16 shader rate is a fraction of fp32, so TensorRT uses fp32 there).
+// For fp16 it needs both peaks: throws QueryError naming the type and the field when either is
+// unknown.
 bool uses_tensor_cores(const GpuSpec& gpu, Precision precision);
 // Bytes per activation and weight element as the layers run: 2 on tensor cores, else 4.
 int element_bytes(const GpuSpec& gpu, Precision precision);
@@ -62,8 +64,9 @@ struct DeviceRates {
   double sms = 0;                  // SMs of the share
   int element_bytes = 4;
 };
-// Throws QueryError for a divisor below 1, or above 1 on a GPU without MPS, or a GPU with no
-// figures.
+// Throws QueryError for a divisor below 1, or above 1 on a GPU without MPS (or whose entry does
+// not say it has MPS), or a GPU whose entry lacks a figure the roofline needs (sm_count,
+// fp32_tflops, memory_bandwidth_gbs; fp16_tflops too for fp16), naming the type and the field.
 DeviceRates device_rates(const GpuSpec& gpu, Precision precision, int divisor, const RooflineFactors& factors = {});
 
 struct LayerTime {

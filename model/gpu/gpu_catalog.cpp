@@ -40,6 +40,51 @@ void GpuCatalog::add_or_replace(GpuSpec spec) {
     gpus_.push_back(std::move(spec));
 }
 
+std::string_view field_name(GpuFigure figure) {
+  switch (figure) {
+    case GpuFigure::SmCount:
+      return "sm_count";
+    case GpuFigure::Fp32Tflops:
+      return "fp32_tflops";
+    case GpuFigure::Fp16Tflops:
+      return "fp16_tflops";
+    case GpuFigure::MemoryGib:
+      return "memory_gib";
+    case GpuFigure::MemoryBandwidthGbs:
+      return "memory_bandwidth_gbs";
+  }
+  return "?";
+}
+
+bool known(const GpuSpec& gpu, GpuFigure figure) {
+  switch (figure) {
+    case GpuFigure::SmCount:
+      return gpu.sm_count > 0;
+    case GpuFigure::Fp32Tflops:
+      return gpu.fp32_tflops > 0;
+    case GpuFigure::Fp16Tflops:
+      return gpu.fp16_tflops > 0;
+    case GpuFigure::MemoryGib:
+      return gpu.memory_gib > 0;
+    case GpuFigure::MemoryBandwidthGbs:
+      return gpu.memory_bandwidth_gbs > 0;
+  }
+  return false;
+}
+
+void require_figures(const GpuSpec& gpu, std::initializer_list<GpuFigure> figures, std::string_view purpose) {
+  std::vector<std::string_view> missing;
+  for (const auto f : figures)
+    if (!known(gpu, f)) missing.push_back(field_name(f));
+  if (missing.empty()) return;
+  std::string fields;
+  for (std::size_t i = 0; i < missing.size(); ++i)
+    fields += std::string(i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + std::string(missing[i]);
+  throw QueryError("GPU type " + quote_for_message(gpu.id) + " has no " + fields + ", which " + std::string(purpose) +
+                   " needs: add " + (missing.size() == 1 ? "it" : "them") + " to the scenario's gpu_types entry for " +
+                   quote_for_message(gpu.id));
+}
+
 std::string GpuCatalog::known_ids() const {
   std::string out;
   for (const auto& g : gpus_)

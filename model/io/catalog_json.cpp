@@ -3,22 +3,26 @@
 
 namespace servescope {
 
-GpuSpec gpu_spec_from_json(const JsonCursor& c) {
+GpuSpec gpu_spec_from_json(const JsonCursor& c, const GpuSpec* base) {
   c.expect_object({"id", "name", "architecture", "aliases", "sm_count", "fp32_tflops", "fp16_tflops", "memory_gib",
                    "memory_bandwidth_gbs", "mps", "price_per_hour"});
-  GpuSpec g;
+  GpuSpec g = base ? *base : GpuSpec{};
   g.id = c.at("id").as_string();
-  g.name = c.string_or("name", g.id);
-  g.architecture = c.string_or("architecture", "");
-  if (auto aliases = c.find("aliases"))
+  g.name = c.string_or("name", base ? base->name : g.id);
+  g.architecture = c.string_or("architecture", g.architecture);
+  if (auto aliases = c.find("aliases")) {
+    g.aliases.clear();
     for (std::size_t i = 0; i < aliases->size(); ++i)
       g.aliases.push_back((*aliases)[i].as_string());
-  g.sm_count = static_cast<int>(c.at("sm_count").as_int(1, 100'000));
-  g.fp32_tflops = c.at("fp32_tflops").as_double(0.001, 1e6);
-  g.fp16_tflops = c.at("fp16_tflops").as_double(0.001, 1e6);
-  g.memory_gib = c.at("memory_gib").as_double(0.001, 1e6);
-  g.memory_bandwidth_gbs = c.at("memory_bandwidth_gbs").as_double(0.001, 1e7);
-  g.mps = c.at("mps").as_bool();
+  }
+  // Only id is required: an absent field keeps the base's value, else stays unknown (0, or
+  // false for mps).
+  if (auto v = c.find("sm_count")) g.sm_count = static_cast<int>(v->as_int(1, 100'000));
+  if (auto v = c.find("fp32_tflops")) g.fp32_tflops = v->as_double(0.001, 1e6);
+  if (auto v = c.find("fp16_tflops")) g.fp16_tflops = v->as_double(0.001, 1e6);
+  if (auto v = c.find("memory_gib")) g.memory_gib = v->as_double(0.001, 1e6);
+  if (auto v = c.find("memory_bandwidth_gbs")) g.memory_bandwidth_gbs = v->as_double(0.001, 1e7);
+  if (auto v = c.find("mps")) g.mps = v->as_bool();
   if (auto price = c.find("price_per_hour")) g.price_per_hour = price->as_double(0, 1e6);
   return g;
 }
@@ -42,17 +46,19 @@ GpuCatalog gpu_catalog_from_json_text(std::string_view text, const std::string& 
   return gpu_catalog_from_json(JsonCursor(json, file));
 }
 
+// Only what is known, so an entry reads back as it was written: name when it is not the id,
+// figures when above 0, mps when true, the price when set.
 nlohmann::json to_json(const GpuSpec& g) {
-  nlohmann::json j = {{"id", g.id},
-                      {"name", g.name},
-                      {"architecture", g.architecture},
-                      {"aliases", g.aliases},
-                      {"sm_count", g.sm_count},
-                      {"fp32_tflops", g.fp32_tflops},
-                      {"fp16_tflops", g.fp16_tflops},
-                      {"memory_gib", g.memory_gib},
-                      {"memory_bandwidth_gbs", g.memory_bandwidth_gbs},
-                      {"mps", g.mps}};
+  nlohmann::json j = {{"id", g.id}};
+  if (g.name != g.id) j["name"] = g.name;
+  if (!g.architecture.empty()) j["architecture"] = g.architecture;
+  if (!g.aliases.empty()) j["aliases"] = g.aliases;
+  if (g.sm_count > 0) j["sm_count"] = g.sm_count;
+  if (g.fp32_tflops > 0) j["fp32_tflops"] = g.fp32_tflops;
+  if (g.fp16_tflops > 0) j["fp16_tflops"] = g.fp16_tflops;
+  if (g.memory_gib > 0) j["memory_gib"] = g.memory_gib;
+  if (g.memory_bandwidth_gbs > 0) j["memory_bandwidth_gbs"] = g.memory_bandwidth_gbs;
+  if (g.mps) j["mps"] = true;
   if (g.price_per_hour > 0) j["price_per_hour"] = g.price_per_hour;
   return j;
 }

@@ -25,7 +25,9 @@ struct LoadReport {
 // Loads the profile set an include names; `where` locates the include for error messages.
 using IncludeResolver = std::function<ProfileSet(const std::string& ref, const JsonCursor& where)>;
 
-GpuSpec gpu_spec_from_json(const JsonCursor& c);
+// A GPU type entry; fields it leaves out keep `base`'s values (a scenario's entry for a built-in
+// id, e.g. only a price for V100), else stay unknown.
+GpuSpec gpu_spec_from_json(const JsonCursor& c, const GpuSpec* base = nullptr);
 GpuCatalog gpu_catalog_from_json(const JsonCursor& root);  // a whole "gpu-catalog" document
 GpuCatalog gpu_catalog_from_json_text(std::string_view text, const std::string& file);
 Cluster cluster_from_json(const JsonCursor& c, bool document);

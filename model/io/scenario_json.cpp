@@ -190,8 +190,16 @@ Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeRes
   s.name = c.at("name").as_string();
   s.description = c.string_or("description", "");
   if (auto gpus = c.find("gpu_types"))
-    for (std::size_t i = 0; i < gpus->size(); ++i)
-      s.custom_gpus.push_back(gpu_spec_from_json((*gpus)[i]));
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+      // An entry for a built-in type states what differs (a price, say) and keeps the rest.
+      const auto entry = (*gpus)[i];
+      const GpuSpec* base = nullptr;
+      if (const auto id = entry.find("id"); id && id->value().is_string()) {
+        base = GpuCatalog::builtin().find(id->value().get<std::string>());
+        if (base && base->id != id->value().get<std::string>()) base = nullptr;
+      }
+      s.custom_gpus.push_back(gpu_spec_from_json(entry, base));
+    }
   if (auto cluster = c.find("cluster")) s.cluster = cluster_from_json(*cluster, false);
   read_inline_profiles(c, s.profiles, report);
   if (auto inc = c.find("profile_includes")) {

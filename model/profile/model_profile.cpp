@@ -118,6 +118,13 @@ int ModelProfile::max_batch(std::string_view gpu, GpuShare share) const {
   return 0;
 }
 
+std::vector<int> ModelProfile::profiled_batches(std::string_view gpu, GpuShare share) const {
+  if (const auto* t = find_config(block_tables, gpu, share))
+    return t->blocks.empty() ? std::vector<int>{} : t->blocks.front().batches();
+  if (const auto* t = find_config(batch_tables, gpu, share)) return t->curve.batches();
+  return {};
+}
+
 std::int64_t ModelProfile::cut_bytes(int j) const {
   if (j <= 0 || j >= blocks() || static_cast<std::size_t>(j - 1) >= boundary_bytes.size())
     throw QueryError("model '" + name + "': no block boundary " + std::to_string(j) + " (it has " +

@@ -91,6 +91,9 @@ struct ModelProfile {
   // Smallest and largest batch answerable on (gpu, share); 0 when the pair is not profiled.
   int min_batch(std::string_view gpu, GpuShare share) const;
   int max_batch(std::string_view gpu, GpuShare share) const;
+  // The batch sizes measured on (gpu, share), ascending; empty for a linear fit (no points) or an
+  // unprofiled pair.
+  std::vector<int> profiled_batches(std::string_view gpu, GpuShare share) const;
   int blocks() const { return form == ProfileForm::Blocks ? block_count : 1; }
   // Bytes per sample crossing the cut before block j (0 < j < blocks()).
   std::int64_t cut_bytes(int j) const;

@@ -693,12 +693,19 @@ TEST(Cli, CostPlanningSaysWhyAModuleHasNothingToPlan) {
  "applications": [{"name": "app", "slo_us": 200000, "modules": [{"id": "a", "model": "whole"},
    {"id": "b", "model": "odd"}], "edges": [["a", "b"]]}],
  "workloads": [{"name": "w", "rate_rps": 50, "targets": [{"application": "app"}]}]})");
-  const auto r = cli({"plan", "-s", scenario, "--system", "piccolo", "--no-verify"});
+  const auto r = cli({"plan", "-s", scenario, "--system", "piccolo", "--no-verify", "--batches", "1,2,4"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("module 'b' (model odd) has no configuration to plan"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("profiled for batches 3–3, none of the planned batch sizes"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("concurrency 8 is beyond the planned maximum 4"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("price"), std::string::npos) << r.err;
+  // By default the planners plan every profiled size too (issue 21 §4): batch 3 is b's.
+  const auto out = (tmp.path() / "plan.json").string();
+  const auto planned = cli({"plan", "-s", scenario, "--system", "piccolo", "--no-verify", "-o", out});
+  ASSERT_EQ(planned.status, 0) << planned.err;
+  const auto plan = nlohmann::json::parse(servescope::test::read_file(out));
+  for (const auto& tier : plan["modules"][1]["tiers"])
+    EXPECT_EQ(tier["batch"], 3);
 }
 
 TEST(Cli, CostPlanChecksReportTheSeedAndDurationTheyUse) {
@@ -708,12 +715,70 @@ TEST(Cli, CostPlanChecksReportTheSeedAndDurationTheyUse) {
                       "--simulate", "6", "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("planning harpagon..."), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("checked in the simulator (Poisson, 60 s, seed 7, "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("checked in the simulator (Poisson, 2 runs of 60 s, seeds 7–8, "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("simulated 6 s (Poisson, seed 7): "), std::string::npos) << r.out;
   const auto plan = nlohmann::json::parse(servescope::test::read_file(out));
   EXPECT_EQ(plan["verification"]["seed"], 7);
+  EXPECT_EQ(plan["verification"]["runs"], 2);
   EXPECT_EQ(plan["verification"]["duration_s"], 60.0);
   EXPECT_GT(plan["verification"]["requests"].get<double>(), 0);
   EXPECT_EQ(plan["simulation"]["seed"], 7);
   EXPECT_EQ(plan["simulation"]["duration_s"], 6.0);
+}
+
+// Issue 21 §4: a scenario's GPU types may carry only a price. The cost planners (and the
+// simulator that checks their plan) need nothing else; planners that read profiles (PPipe) do
+// not need datasheet figures either; `info` shows what is unknown as "—" (null in JSON).
+TEST(Cli, GpuTypesWithOnlyAPricePlanCosts) {
+  TempDir tmp;
+  const std::string types = R"("gpu_types": [{"id": "Big", "price_per_hour": 3}, {"id": "Small", "price_per_hour": 1}],
+ "cluster": {"name": "c", "nodes": [{"name": "b", "gpu": "Big", "gpu_count": 4, "nic_up_gbps": 10, "nic_down_gbps": 10},
+   {"name": "s", "gpu": "Small", "gpu_count": 4, "nic_up_gbps": 10, "nic_down_gbps": 10}]},)";
+  const auto scenario =
+      tmp.write("rented.json", R"({"schema_version": 1, "kind": "scenario", "name": "rented", )" + types + R"(
+ "profiles": [
+   {"name": "det", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "Big", "batches": [1, 2, 4, 8], "latency_us": [2000, 2600, 3600, 6000]},
+               {"gpu": "Small", "batches": [1, 2, 4, 8], "latency_us": [5000, 8000, 14000, 26000]}]},
+   {"name": "cls", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "Big", "batches": [1, 2, 4, 8], "latency_us": [1000, 1300, 1900, 3200]},
+               {"gpu": "Small", "batches": [1, 2, 4, 8], "latency_us": [2500, 4000, 7000, 13000]}]}],
+ "applications": [{"name": "app", "slo_us": 100000, "modules": [{"id": "a", "model": "det"},
+   {"id": "b", "model": "cls"}], "edges": [["a", "b"]]}],
+ "workloads": [{"name": "w", "rate_rps": 200, "targets": [{"application": "app"}]}]})");
+  EXPECT_EQ(cli({"validate", scenario}).status, 0);
+  for (const std::string system : {"harpagon", "piccolo"}) {
+    const auto r = cli({"--json", "plan", "-s", scenario, "--system", system});
+    ASSERT_EQ(r.status, 0) << system << ": " << r.err;
+    const auto plan = nlohmann::json::parse(r.out);
+    EXPECT_EQ(plan["kind"], "cost-plan");
+    EXPECT_TRUE(plan["feasible"].get<bool>()) << system;
+    ASSERT_FALSE(plan["modules"][0]["tiers"].empty());
+    EXPECT_EQ(plan["modules"][0]["tiers"][0]["gpu"], "Big");
+    EXPECT_EQ(plan["modules"][0]["tiers"][0]["price"], 3.0);
+    EXPECT_TRUE(plan["verification"]["met"].get<bool>()) << system;
+  }
+
+  const auto blocks =
+      tmp.write("blocks.json", R"({"schema_version": 1, "kind": "scenario", "name": "blocks", )" + types + R"(
+ "profiles": [{"name": "blk", "form": "blocks", "blocks": 2, "boundary_bytes": [4096], "default_slo_us": 50000,
+   "tables": [{"gpu": "Big", "batches": [1, 2, 4], "latency_us": [[1000, 1500, 2500], [800, 1200, 2000]]},
+              {"gpu": "Small", "batches": [1, 2, 4], "latency_us": [[3000, 5000, 9000], [2500, 4000, 7000]]}]}],
+ "workloads": [{"name": "w", "rate_rps": 100, "targets": [{"model": "blk"}]}]})");
+  const auto ppipe = cli({"plan", "-s", blocks, "--system", "ppipe"});
+  EXPECT_EQ(ppipe.status, 0) << ppipe.err;
+
+  const auto catalog = tmp.write("catalog.json", R"({"schema_version": 1, "kind": "gpu-catalog", "name": "c",
+ "gpus": [{"id": "Rented", "price_per_hour": 1.5}, {"id": "Lab", "name": "Lab GPU", "sm_count": 40, "mps": true}]})");
+  const auto info = cli({"info", catalog});
+  ASSERT_EQ(info.status, 0) << info.err;
+  EXPECT_NE(info.out.find("— SMs, — GiB, 1.5 per hour"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("40 SMs, — GiB, MPS"), std::string::npos) << info.out;
+  const auto json = cli({"--json", "info", catalog});
+  ASSERT_EQ(json.status, 0) << json.err;
+  const auto gpus = nlohmann::json::parse(json.out)["gpus"];
+  EXPECT_TRUE(gpus[0]["sm_count"].is_null());
+  EXPECT_TRUE(gpus[0]["memory_gib"].is_null());
+  EXPECT_EQ(gpus[0]["price_per_hour"], 1.5);
+  EXPECT_EQ(gpus[1]["sm_count"], 40);
 }

@@ -277,7 +277,8 @@ TEST(CostScenarioPlanning, ChecksAndRunsUseTheRequestedSeedAndDuration) {
   ASSERT_TRUE(out.plan.feasible) << out.plan.reason;
   ASSERT_TRUE(out.verified.has_value());
   ASSERT_TRUE(out.simulated.has_value());
-  EXPECT_NE(out.report.find("checked in the simulator (Poisson, 12 s, seed 7, "), std::string::npos) << out.report;
+  EXPECT_NE(out.report.find("checked in the simulator (Poisson, 2 runs of 12 s, seeds 7–8, "), std::string::npos)
+      << out.report;
   EXPECT_NE(out.report.find("simulated 8 s (Poisson, seed 7): "), std::string::npos) << out.report;
   EXPECT_EQ(out.report.find("60 s"), std::string::npos) << out.report;
   EXPECT_EQ(out.json["verification"]["seed"], 7);
@@ -294,10 +295,14 @@ TEST(CostScenarioPlanning, ChecksAndRunsUseTheRequestedSeedAndDuration) {
     o.arrivals = arrivals;
     return simulate_cost_plan(out.plan, o).app;
   };
+  // The check is two runs, on seeds 7 and 8: its requests are both runs', its attainment the
+  // worse run's.
   const auto check = run(7, 12);
-  EXPECT_EQ(out.verified->requests, check.arrivals);
-  EXPECT_EQ(out.verified->attainment, check.attainment());
-  EXPECT_EQ(out.json["verification"]["requests"], check.arrivals);
+  const auto second = run(8, 12);
+  EXPECT_EQ(out.verified->requests, check.arrivals + second.arrivals);
+  EXPECT_EQ(out.verified->attainment, std::min(check.attainment(), second.attainment()));
+  EXPECT_EQ(out.json["verification"]["requests"], check.arrivals + second.arrivals);
+  EXPECT_EQ(out.json["verification"]["runs"], 2);
   EXPECT_EQ(out.simulated->app.arrivals, run(7, 8).arrivals);
   bool another_seed_differs = false;
   for (const std::uint64_t seed : {1u, 2u, 3u})

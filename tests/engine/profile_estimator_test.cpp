@@ -202,3 +202,54 @@ TEST(EstimatorProfiles, ProfileSetsNameWhatIsWrong) {
   too_many.blocks = 22;
   EXPECT_NE(message({"vgg16"}, {"V100"}, too_many).find("cannot cut 21 layers into 22 blocks"), std::string::npos);
 }
+
+// Issue 21 §4: a scenario's GPU type may carry only a price. The estimator needs the datasheet
+// figures and says which type lacks which one, never dividing by an unknown 0; unknown mps is
+// no MPS (whole GPUs only).
+TEST(EstimatorProfiles, ATypeWithoutFiguresNamesTheMissingField) {
+  GpuSpec rented;
+  rented.id = "Rented";
+  rented.price_per_hour = 1.5;
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const QueryError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const auto fp32 = message([&] { (void)device_rates(rented, Precision::Fp32, 1); });
+  EXPECT_EQ(fp32,
+            "GPU type 'Rented' has no sm_count, fp32_tflops and memory_bandwidth_gbs, which the roofline estimator "
+            "needs: add them to the scenario's gpu_types entry for 'Rented'");
+  EXPECT_NE(message([&] { (void)device_rates(rented, Precision::Fp16, 1); })
+                .find("has no sm_count, fp32_tflops, fp16_tflops and memory_bandwidth_gbs, which the roofline "
+                      "estimator at fp16 precision needs"),
+            std::string::npos);
+  EXPECT_EQ(estimated_divisors(rented), std::vector<int>{1});
+  const auto mps = message([&] { (void)device_rates(rented, Precision::Fp32, 2); });
+  EXPECT_NE(mps.find("GPU type 'Rented' does not support MPS shares, so it cannot run 1/2"), std::string::npos) << mps;
+  EXPECT_NE(mps.find("gpu_types"), std::string::npos) << mps;
+
+  // Everything but the fp16 peak: fp32 estimates, fp16 asks for fp16_tflops (it decides tensor cores).
+  GpuSpec no_fp16 = gpu("V100");
+  no_fp16.id = "NoFp16";
+  no_fp16.fp16_tflops = 0;
+  EXPECT_GT(layer_time(big_conv(), 0, 1, device_rates(no_fp16, Precision::Fp32, 1)).total_us, 0);
+  EXPECT_FALSE(uses_tensor_cores(no_fp16, Precision::Fp32));
+  const auto fp16 = message([&] { (void)uses_tensor_cores(no_fp16, Precision::Fp16); });
+  EXPECT_EQ(fp16,
+            "GPU type 'NoFp16' has no fp16_tflops, which the roofline estimator at fp16 precision needs: add it to the "
+            "scenario's gpu_types entry for 'NoFp16'");
+
+  // Through a scenario's catalog, as the GUI's "Add estimated models" calls it.
+  auto catalog = GpuCatalog::builtin();
+  catalog.add_or_replace(rented);
+  const auto whole = message([&] { (void)estimate_profiles({"resnet50"}, {"V100", "Rented"}, catalog); });
+  EXPECT_NE(whole.find("GPU type 'Rented' has no sm_count"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("gpu_types entry for 'Rented'"), std::string::npos) << whole;
+  EstimateOptions on_rented;
+  on_rented.reference_gpu = "Rented";
+  const auto reference = message([&] { (void)estimate_profiles({"resnet50"}, {"V100"}, catalog, on_rented); });
+  EXPECT_NE(reference.find("GPU type 'Rented' has no sm_count"), std::string::npos) << reference;
+}

@@ -95,6 +95,42 @@ class TestMainWindow : public QObject {
     QVERIFY(w.details_view()->toPlainText().contains(QStringLiteral("detect → vehicle")));
   }
 
+  // Issue 21 §4: a scenario's GPU type with only a price shows its unknown figures as "—", and
+  // estimating models on it is refused naming the type and the missing field.
+  void aPriceOnlyGpuTypeShowsWhatIsUnknown() {
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("rented.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema_version": 1, "kind": "project", "name": "rented", "scenario": {"name": "rented",
+ "gpu_types": [{"id": "Rented", "price_per_hour": 1.5}],
+ "cluster": {"name": "c", "nodes": [{"name": "r", "gpu": "Rented", "gpu_count": 2, "nic_up_gbps": 10,
+   "nic_down_gbps": 10}]}}})");
+    f.close();
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY2(w.open_location(path, false), qPrintable(w.log_text()));
+    auto* tree = w.findChild<QTreeView*>(QStringLiteral("projectTree"));
+    QVERIFY(tree);
+    auto* model = w.tree_model();
+    const auto types = model->index(static_cast<int>(ProjectTreeModel::Section::GpuTypes), 0);
+    QCOMPARE(model->rowCount(types), 1);
+    const auto rented = model->index(0, 0, types);
+    QCOMPARE(rented.data().toString(), QStringLiteral("Rented"));
+    const auto tip = rented.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("— SMs, — GiB, — TFLOP/s")), qPrintable(tip));
+    tree->setCurrentIndex(rented);
+    const auto text = w.details_view()->toPlainText();
+    QVERIFY2(text.contains(QStringLiteral("SMs\n—")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("1.5 per hour")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("0 TFLOP/s")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("FP32\n—\nFP16\n—\nMemory\n—\nMemory bandwidth\n—")), qPrintable(text));
+    const auto why = w.add_estimated_models({QStringLiteral("resnet50")});
+    QVERIFY2(why.contains(QStringLiteral("GPU type 'Rented' has no sm_count")), qPrintable(why));
+    QVERIFY2(why.contains(QStringLiteral("gpu_types entry for 'Rented'")), qPrintable(why));
+    QVERIFY(w.project()->scenario.profiles.models.empty());
+  }
+
   void brokenFileKeepsTheCurrentProject() {
     QTemporaryDir dir;
     const auto path = dir.filePath(QStringLiteral("broken.json"));

@@ -219,6 +219,118 @@ TEST(GpuCatalog, BuiltinHasThePapersGpus) {
   EXPECT_EQ(c.find("A100")->sm_count, 108);
 }
 
+// Issue 21 §4: a custom type that only carries a price needs no datasheet figures. Absent
+// figures are 0 (unknown), absent mps false; what is written back is what the file said.
+TEST(GpuCatalog, ACustomTypeNeedsOnlyAnId) {
+  for (const auto& g : GpuCatalog::builtin().gpus()) {
+    SCOPED_TRACE(g.id);  // the built-in entries stay complete
+    for (const auto f : {GpuFigure::SmCount, GpuFigure::Fp32Tflops, GpuFigure::Fp16Tflops, GpuFigure::MemoryGib,
+                         GpuFigure::MemoryBandwidthGbs})
+      EXPECT_TRUE(known(g, f)) << field_name(f);
+  }
+
+  test::TempDir dir;
+  const auto path = dir.write("rented.json", R"({"schema_version": 1, "kind": "scenario", "name": "rented",
+ "gpu_types": [{"id": "Rented", "price_per_hour": 1.5}, {"id": "Half", "name": "Half-known", "sm_count": 20, "mps": true}],
+ "cluster": {"name": "c", "nodes": [{"name": "r", "gpu": "Rented", "gpu_count": 2, "nic_up_gbps": 10, "nic_down_gbps": 10}]},
+ "profiles": [
+   {"name": "det", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "Rented", "batches": [1, 4], "latency_us": [2000, 5000]},
+               {"gpu": "Rented", "share": "1/2", "batches": [1, 4], "latency_us": [3000, 8000]}]},
+   {"name": "cls", "form": "table", "default_slo_us": 50000,
+    "tables": [{"gpu": "Rented", "batches": [1, 4], "latency_us": [1000, 2500]}]}],
+ "applications": [{"name": "app", "slo_us": 100000, "modules": [{"id": "a", "model": "det"},
+   {"id": "b", "model": "cls"}], "edges": [["a", "b"]]}],
+ "workloads": [{"name": "w", "rate_rps": 50, "targets": [{"application": "app"}]}]})");
+  std::vector<std::string> warnings;
+  const auto s = load_scenario(path, &warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(check_scenario(s).empty()) << check_scenario(s).front().message;
+  const auto catalog = s.catalog();
+  const auto* rented = catalog.find("Rented");
+  ASSERT_NE(rented, nullptr);
+  EXPECT_EQ(rented->name, "Rented");
+  EXPECT_EQ(rented->price_per_hour, 1.5);
+  EXPECT_EQ(rented->sm_count, 0);
+  EXPECT_EQ(rented->fp32_tflops, 0);
+  EXPECT_EQ(rented->fp16_tflops, 0);
+  EXPECT_EQ(rented->memory_gib, 0);
+  EXPECT_EQ(rented->memory_bandwidth_gbs, 0);
+  EXPECT_FALSE(rented->mps);
+  for (const auto f : {GpuFigure::SmCount, GpuFigure::Fp32Tflops, GpuFigure::Fp16Tflops, GpuFigure::MemoryGib,
+                       GpuFigure::MemoryBandwidthGbs})
+    EXPECT_FALSE(known(*rented, f)) << field_name(f);
+  EXPECT_EQ(catalog.find("Half")->sm_count, 20);
+  EXPECT_TRUE(catalog.find("Half")->mps);
+
+  // Written back, each entry says what the file said and nothing more.
+  EXPECT_EQ(to_json(*rented), nlohmann::json::parse(R"({"id": "Rented", "price_per_hour": 1.5})"));
+  EXPECT_EQ(to_json(*catalog.find("Half")),
+            nlohmann::json::parse(R"({"id": "Half", "name": "Half-known", "sm_count": 20, "mps": true})"));
+  const auto again = (dir.path() / "again.json").string();
+  save_scenario(again, s);
+  EXPECT_EQ(load_scenario(again), s);
+  EXPECT_EQ(nlohmann::json::parse(test::read_file(again))["gpu_types"],
+            nlohmann::json::parse(test::read_file(path))["gpu_types"]);
+
+  // A figure that is present is still checked.
+  for (const char* bad : {R"("sm_count": 0)", R"("fp32_tflops": -1)", R"("memory_gib": 0)", R"("mps": 1)"}) {
+    const auto text =
+        std::string(R"({"schema_version": 1, "kind": "gpu-catalog", "name": "c", "gpus": [{"id": "X", )") + bad + "}]}";
+    EXPECT_THROW((void)parse_document(text, "bad.json"), InputError) << bad;
+  }
+  EXPECT_THROW(
+      (void)parse_document(R"({"schema_version": 1, "kind": "gpu-catalog", "name": "c", "gpus": [{}]})", "bad.json"),
+      InputError);
+}
+
+// A scenario's entry for a built-in id overrides what it states and keeps the rest (a price for
+// V100 must not forget V100's figures).
+TEST(GpuCatalog, AnEntryForABuiltInTypeKeepsWhatItLeavesOut) {
+  test::TempDir dir;
+  const auto path = dir.write("priced.json", R"({"schema_version": 1, "kind": "scenario", "name": "priced",
+ "gpu_types": [{"id": "V100", "price_per_hour": 2.48}],
+ "cluster": {"name": "c", "nodes": [{"name": "v", "gpu": "V100", "gpu_count": 2, "nic_up_gbps": 10, "nic_down_gbps": 10}]}})");
+  const auto s = load_scenario(path);
+  const auto* builtin = GpuCatalog::builtin().find("V100");
+  ASSERT_NE(builtin, nullptr);
+  const auto catalog = s.catalog();
+  const auto* v100 = catalog.find("V100");
+  ASSERT_NE(v100, nullptr);
+  EXPECT_EQ(v100->price_per_hour, 2.48);
+  EXPECT_EQ(v100->sm_count, builtin->sm_count);
+  EXPECT_EQ(v100->fp16_tflops, builtin->fp16_tflops);
+  EXPECT_EQ(v100->mps, builtin->mps);
+  EXPECT_EQ(v100->name, builtin->name);
+  const auto again = (dir.path() / "again.json").string();
+  save_scenario(again, s);
+  EXPECT_EQ(load_scenario(again), s);
+}
+
+// What needs an unknown figure says which type lacks which field and where to add it.
+TEST(GpuCatalog, RequiredFiguresNameTheTypeAndTheField) {
+  GpuSpec g;
+  g.id = "Rented";
+  g.sm_count = 20;
+  EXPECT_NO_THROW(require_figures(g, {GpuFigure::SmCount}, "x"));
+  try {
+    require_figures(g, {GpuFigure::SmCount, GpuFigure::Fp32Tflops, GpuFigure::MemoryBandwidthGbs}, "the estimator");
+    FAIL() << "no error";
+  } catch (const QueryError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "GPU type 'Rented' has no fp32_tflops and memory_bandwidth_gbs, which the estimator needs: add them to "
+              "the scenario's gpu_types entry for 'Rented'");
+  }
+  try {
+    require_figures(g, {GpuFigure::MemoryGib}, "the memory check");
+    FAIL() << "no error";
+  } catch (const QueryError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "GPU type 'Rented' has no memory_gib, which the memory check needs: add it to the scenario's gpu_types "
+              "entry for 'Rented'");
+  }
+}
+
 TEST(Cluster, ExpandsNodeEntriesIntoServers) {
   const auto doc = load_document("builtin:clusters/hc2-l.json");
   const auto& c = std::get<Cluster>(doc.content);
