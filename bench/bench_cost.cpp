@@ -20,18 +20,23 @@ namespace {
 
 constexpr std::size_t kWorkloads = 50;
 
-const std::vector<CostProblem>& workloads(std::size_t modules) {
-  static const auto sets = [] {
-    std::vector<std::vector<CostProblem>> out(5);
-    for (std::uint64_t seed = 1; out[2].size() < kWorkloads || out[3].size() < kWorkloads || out[4].size() < kWorkloads;
-         ++seed) {
-      auto p = random_cost_problem(seed);
-      auto& set = out[p.modules.size()];
-      if (set.size() < kWorkloads) set.push_back(std::move(p));
-    }
-    return out;
-  }();
-  return sets[modules];
+// The first 50 workloads of each module count: the papers' kind, or the issue 21 audit's
+// (RandomWorkloadOptions::audit(): up to 96 configurations per module).
+std::vector<std::vector<CostProblem>> make_sets(const RandomWorkloadOptions& options) {
+  std::vector<std::vector<CostProblem>> out(5);
+  for (std::uint64_t seed = 1; out[2].size() < kWorkloads || out[3].size() < kWorkloads || out[4].size() < kWorkloads;
+       ++seed) {
+    auto p = random_cost_problem(seed, options);
+    auto& set = out[p.modules.size()];
+    if (set.size() < kWorkloads) set.push_back(std::move(p));
+  }
+  return out;
+}
+
+const std::vector<CostProblem>& workloads(std::size_t modules, bool audit = false) {
+  static const auto papers = make_sets({});
+  static const auto audits = make_sets(RandomWorkloadOptions::audit());
+  return (audit ? audits : papers)[modules];
 }
 
 void per_workload(benchmark::State& state, std::size_t count) {
@@ -39,8 +44,8 @@ void per_workload(benchmark::State& state, std::size_t count) {
       static_cast<double>(count), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-void plan_set(benchmark::State& state, const char* system) {
-  const auto& set = workloads(static_cast<std::size_t>(state.range(0)));
+void plan_set(benchmark::State& state, const char* system, bool audit = false) {
+  const auto& set = workloads(static_cast<std::size_t>(state.range(0)), audit);
   const auto options = cost_plan_preset(system);
   int feasible = 0;
   double cost = 0;
@@ -68,6 +73,46 @@ void BM_Piccolo(benchmark::State& state) {
   plan_set(state, "piccolo");
 }
 BENCHMARK(BM_Piccolo)->ArgName("modules")->DenseRange(2, 4)->Unit(benchmark::kMillisecond);
+
+// The papers' algorithms without our pairwise exchange and one-configuration plans.
+void BM_HarpagonAsPublished(benchmark::State& state) {
+  plan_set(state, "harpagon-paper");
+}
+BENCHMARK(BM_HarpagonAsPublished)->ArgName("modules")->DenseRange(2, 4)->Unit(benchmark::kMillisecond);
+
+void BM_PiccoloAsPublished(benchmark::State& state) {
+  plan_set(state, "piccolo-paper");
+}
+BENCHMARK(BM_PiccoloAsPublished)->ArgName("modules")->DenseRange(2, 4)->Unit(benchmark::kMillisecond);
+
+// The audit's workloads: a third GPU type, irregular batch lists, MPS shares up to 1/4.
+void BM_HarpagonAudit(benchmark::State& state) {
+  plan_set(state, "harpagon", true);
+}
+BENCHMARK(BM_HarpagonAudit)->ArgName("modules")->DenseRange(2, 4)->Unit(benchmark::kMillisecond);
+
+void BM_PiccoloAudit(benchmark::State& state) {
+  plan_set(state, "piccolo", true);
+}
+BENCHMARK(BM_PiccoloAudit)->ArgName("modules")->DenseRange(2, 4)->Unit(benchmark::kMillisecond);
+
+// Nexus's quantized split on a 4-module diamond with a 13 s SLO (1,300 quanta of 10 ms): 308 s
+// when the split walked every step (issue 21 §4).
+void BM_NexusLongSloDiamond(benchmark::State& state) {
+  CostProblem p;
+  for (std::uint64_t seed = 1;; ++seed) {
+    p = random_cost_problem(seed);
+    if (p.edges.size() == 4) break;
+  }
+  p.slo = Duration::seconds(13);
+  const auto options = cost_plan_preset("nexus");
+  for (auto _ : state) {
+    const auto plan = plan_cost(p, options);
+    benchmark::DoNotOptimize(plan);
+    state.counters["feasible"] = plan.feasible;
+  }
+}
+BENCHMARK(BM_NexusLongSloDiamond)->Unit(benchmark::kMillisecond);
 
 // The exact optimum on the same workloads: over every configuration (the space Piccolo plans
 // in), or without the concurrency-2 ones (Harpagon's space, batch × hardware).

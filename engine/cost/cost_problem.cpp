@@ -21,7 +21,9 @@ Duration collection_time(int batch, double rate_rps) {
   constexpr double kLongest = 1e15;  // ns: about 11 days, far beyond any SLO, far below overflow
   if (!(rate_rps > 0)) return Duration::nanoseconds(static_cast<std::int64_t>(kLongest));
   const double ns = std::min(kLongest, static_cast<double>(batch) * 1e9 / rate_rps);
-  return Duration::nanoseconds(std::llround(ns));
+  // Rounds half up, as llround does for these non-negative values, without its library call
+  // (a tenth of the cost planners' time).
+  return Duration::nanoseconds(static_cast<std::int64_t>(ns + 0.5));
 }
 
 void sort_configs(std::vector<CostConfig>& configs, double rate_rps) {
