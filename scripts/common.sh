@@ -6,12 +6,14 @@ SERVESCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export SERVESCOPE_ROOT
 
 # Everything comes from Debian bookworm. fonts-dejavu-core gives the offscreen GUI tests text to
-# render; xvfb lets run.sh show the window on a machine without a display server.
+# render; xvfb lets run.sh show the window on a machine without a display server. LibTorch and
+# PyTorch with torchvision (CPU builds) run real models: scripts/export_model.py and torchexec/.
 SERVESCOPE_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
+  libtorch-dev python3-torch python3-torchvision
 )
 
 missing_packages() {

@@ -1,0 +1,49 @@
+// A model exported into blocks (issue 22; scripts/export_model.py): a folder with one TorchScript
+// file per block, the whole model for checking outputs, and a manifest (servescope-model.json)
+// giving the input shape and, per block, its input and output tensor shapes and the bytes per
+// sample that cross the cut after it: PPipe's pre-partitioned model (seed 000 §2.1), made from a
+// real network. This is the folder's format only; loading and running the TorchScript is
+// torchexec/'s job, so the format can be read and checked without LibTorch.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace servescope {
+
+inline constexpr const char* kExportedModelManifest = "servescope-model.json";
+inline constexpr std::size_t kMaxExportedBlocks = 1024;
+inline constexpr std::size_t kMaxTensorRank = 8;
+
+struct ExportedBlock {
+  std::string file;                                     // relative to the folder, a plain file name
+  std::vector<std::int64_t> input_shape, output_shape;  // per sample (no batch dimension)
+  std::int64_t output_bytes_per_sample = 0;
+};
+
+struct ExportedModel {
+  std::filesystem::path folder;
+  std::string name;
+  std::string source;  // how it was built, e.g. "torchvision.models.resnet50(weights=None)"
+  std::uint64_t seed = 0;
+  std::vector<std::int64_t> input_shape;  // per sample
+  std::string whole;                      // the whole model's file
+  std::vector<ExportedBlock> blocks;
+
+  std::filesystem::path path_of(const std::string& file) const { return folder / file; }
+  // Bytes per sample crossing the cut before block j (0 < j < blocks.size()).
+  std::int64_t cut_bytes(std::size_t j) const { return blocks.at(j - 1).output_bytes_per_sample; }
+};
+
+// Elements of a per-sample shape; throws QueryError when it does not fit 2^40.
+std::int64_t element_count(const std::vector<std::int64_t>& shape);
+
+// Reads and checks the folder's manifest: the kind and version, shapes that chain from the
+// input through every block, bytes per sample that agree with each output shape (float32), and
+// files that are plain names of regular files in the folder. Throws InputError naming the
+// manifest (or the missing file) and the place.
+ExportedModel read_exported_model(const std::filesystem::path& folder);
+
+}  // namespace servescope

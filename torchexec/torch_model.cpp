@@ -1,0 +1,190 @@
+#include "torchexec/torch_model.h"
+
+#include <ATen/Parallel.h>
+#include <cstring>
+#include <random>
+#include <torch/script.h>
+
+#include "model/core/error.h"
+
+namespace servescope::torchexec {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (const auto d : shape)
+    out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
+
+// LibTorch's messages run to many lines (a C++ backtrace, a TorchScript traceback): the first
+// line says what failed to load, the last non-empty one what went wrong in a run.
+std::string first_line(std::string text) {
+  if (const auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  return text;
+}
+
+std::string last_line(const std::string& text) {
+  auto end = text.find_last_not_of("\n ");
+  if (end == std::string::npos) return text;
+  const auto start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+std::vector<std::int64_t> per_sample(const at::Tensor& t) {
+  const auto sizes = t.sizes();
+  return {sizes.begin() + 1, sizes.end()};
+}
+
+torch::jit::Module load(const std::filesystem::path& path) {
+  try {
+    auto m = torch::jit::load(path.string());
+    m.eval();
+    return m;
+  } catch (const c10::Error& e) {
+    throw InputError(path.string(), "",
+                     "not a TorchScript file LibTorch can load: " + first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw InputError(path.string(), "", "not a TorchScript file LibTorch can load: " + first_line(e.what()));
+  }
+}
+
+at::Tensor forward(torch::jit::Module& m, const at::Tensor& x, const std::filesystem::path& file) {
+  try {
+    auto out = m.forward({x});
+    if (!out.isTensor()) throw InputError(file.string(), "", "the block returns " + out.tagKind() + ", not a tensor");
+    return out.toTensor();
+  } catch (const InputError&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw InputError(
+        file.string(), "",
+        "running it on a " + shape_text(x.sizes().vec()) + " tensor failed: " + last_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {  // the TorchScript interpreter's errors, with their traceback
+    throw InputError(file.string(), "",
+                     "running it on a " + shape_text(x.sizes().vec()) + " tensor failed: " + last_line(e.what()));
+  }
+}
+
+}  // namespace
+
+struct Tensor::Impl {
+  at::Tensor t;
+};
+
+Tensor::Tensor() : impl_(std::make_unique<Impl>()) {}
+Tensor::~Tensor() = default;
+Tensor::Tensor(Tensor&&) noexcept = default;
+Tensor& Tensor::operator=(Tensor&&) noexcept = default;
+Tensor::Tensor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+std::vector<std::int64_t> Tensor::shape() const {
+  return impl_->t.defined() ? impl_->t.sizes().vec() : std::vector<std::int64_t>{};
+}
+
+std::int64_t Tensor::bytes() const {
+  return impl_->t.defined() ? static_cast<std::int64_t>(impl_->t.numel() * impl_->t.element_size()) : 0;
+}
+
+std::vector<std::uint8_t> Tensor::to_bytes() const {
+  const auto c = impl_->t.contiguous();
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(c.numel() * c.element_size()));
+  if (!out.empty()) std::memcpy(out.data(), c.data_ptr(), out.size());
+  return out;
+}
+
+Tensor Tensor::from_bytes(std::span<const std::uint8_t> bytes, const std::vector<std::int64_t>& shape) {
+  const auto expected = static_cast<std::size_t>(element_count(shape)) * sizeof(float);
+  if (bytes.size() != expected)
+    throw QueryError("a " + shape_text(shape) + " float32 tensor is " + std::to_string(expected) + " bytes, not " +
+                     std::to_string(bytes.size()));
+  auto t = torch::empty(shape, torch::kFloat32);
+  if (expected > 0) std::memcpy(t.data_ptr(), bytes.data(), expected);
+  return Tensor(std::make_unique<Impl>(Impl{std::move(t)}));
+}
+
+double Tensor::max_abs_difference(const Tensor& other) const {
+  if (shape() != other.shape())
+    throw QueryError("comparing a " + shape_text(shape()) + " tensor with a " + shape_text(other.shape()) + " one");
+  return (impl_->t - other.impl_->t).abs().max().item<double>();
+}
+
+double Tensor::max_abs() const {
+  return impl_->t.numel() ? impl_->t.abs().max().item<double>() : 0.0;
+}
+
+struct TorchModel::Impl {
+  std::vector<torch::jit::Module> blocks;
+  torch::jit::Module whole;
+};
+
+TorchModel::TorchModel(ExportedModel manifest) : manifest_(std::move(manifest)), impl_(std::make_unique<Impl>()) {
+  torch::NoGradGuard no_grad;
+  for (const auto& b : manifest_.blocks)
+    impl_->blocks.push_back(load(manifest_.path_of(b.file)));
+  impl_->whole = load(manifest_.path_of(manifest_.whole));
+  // One sample through every block: the shapes must be the manifest's, or a stage would send
+  // feature maps of one size while the plan moved another.
+  std::vector<std::int64_t> shape{1};
+  shape.insert(shape.end(), manifest_.input_shape.begin(), manifest_.input_shape.end());
+  auto x = torch::zeros(shape);
+  for (std::size_t k = 0; k < impl_->blocks.size(); ++k) {
+    const auto& b = manifest_.blocks[k];
+    const auto file = manifest_.path_of(b.file);
+    x = forward(impl_->blocks[k], x, file);
+    if (per_sample(x) != b.output_shape)
+      throw InputError(
+          file.string(), "",
+          "gives " + shape_text(per_sample(x)) + " per sample, but the manifest says " + shape_text(b.output_shape));
+  }
+  const auto out = forward(impl_->whole, torch::zeros(shape), manifest_.path_of(manifest_.whole));
+  if (per_sample(out) != manifest_.blocks.back().output_shape)
+    throw InputError(manifest_.path_of(manifest_.whole).string(), "",
+                     "gives " + shape_text(per_sample(out)) + " per sample, but the last block gives " +
+                         shape_text(manifest_.blocks.back().output_shape));
+}
+
+TorchModel::~TorchModel() = default;
+
+Tensor TorchModel::run(std::size_t begin, std::size_t end, const Tensor& input) const {
+  if (begin >= end || end > impl_->blocks.size())
+    throw QueryError("blocks [" + std::to_string(begin) + ", " + std::to_string(end) + ") of model '" + manifest_.name +
+                     "', which has " + std::to_string(impl_->blocks.size()));
+  torch::NoGradGuard no_grad;
+  auto x = input.impl().t;
+  for (std::size_t k = begin; k < end; ++k)
+    x = forward(impl_->blocks[k], x, manifest_.path_of(manifest_.blocks[k].file));
+  return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{std::move(x)}));
+}
+
+Tensor TorchModel::run_whole(const Tensor& input) const {
+  torch::NoGradGuard no_grad;
+  auto x = forward(impl_->whole, input.impl().t, manifest_.path_of(manifest_.whole));
+  return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{std::move(x)}));
+}
+
+Tensor TorchModel::synthesize_input(std::span<const std::uint64_t> request_ids) const {
+  std::vector<std::int64_t> shape{static_cast<std::int64_t>(request_ids.size())};
+  shape.insert(shape.end(), manifest_.input_shape.begin(), manifest_.input_shape.end());
+  auto t = torch::empty(shape, torch::kFloat32);
+  const auto per = static_cast<std::size_t>(element_count(manifest_.input_shape));
+  auto* data = t.data_ptr<float>();
+  for (std::size_t r = 0; r < request_ids.size(); ++r) {
+    // Uniform in [-1, 1): the scale of normalised images, from a generator of the request's own.
+    std::mt19937_64 rng(request_ids[r] * 0x9E3779B97F4A7C15ULL + manifest_.seed);
+    for (std::size_t i = 0; i < per; ++i)
+      data[r * per + i] = static_cast<float>(static_cast<double>(rng() >> 11) * 0x1.0p-52 - 1.0);
+  }
+  return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{std::move(t)}));
+}
+
+void set_threads(int threads) {
+  at::set_num_threads(std::max(1, threads));
+}
+
+int threads() {
+  return at::get_num_threads();
+}
+
+}  // namespace servescope::torchexec
