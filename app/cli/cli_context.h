@@ -36,6 +36,7 @@ void add_goodput_command(CLI::App& app, const GlobalOptions& global, CommandBody
 void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_estimate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 

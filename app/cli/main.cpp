@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   cli::add_info_command(app, global, run);
   cli::add_import_command(app, global, run);
   cli::add_estimate_command(app, global, run);
+  cli::add_profile_command(app, global, run);
   cli::add_demo_command(app, global, run);
   cli::add_simulate_command(app, global, run);
   cli::add_goodput_command(app, global, run);

@@ -60,13 +60,29 @@ void wait_for_signals() {
   end_now(signo);
 }
 
+pthread_t g_signal_thread;
+
+// Threads that libraries started before main blocked the signals (LibTorch's, in a build with
+// real models) would take a SIGTERM with its default action and end the process at once. Their
+// handler hands the signal to the thread that waits for it. pthread_kill is async-signal-safe.
+void forward_to_signal_thread(int signo) {
+  pthread_kill(g_signal_thread, signo);
+}
+
 }  // namespace
 
 void handle_stop_signals() {
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   try {
-    std::thread(wait_for_signals).detach();
+    std::thread waiter(wait_for_signals);
+    g_signal_thread = waiter.native_handle();
+    waiter.detach();
+    struct sigaction forward {};
+    forward.sa_handler = forward_to_signal_thread;
+    sigemptyset(&forward.sa_mask);
+    sigaction(SIGINT, &forward, nullptr);
+    sigaction(SIGTERM, &forward, nullptr);
   } catch (const std::system_error&) {
     // No thread to take them: the signals keep their default action (the process ends at once,
     // leaving its temporaries to the next sweep) rather than being blocked for good.

@@ -65,7 +65,7 @@ void read_blocks_form(const JsonCursor& c, ModelProfile& p, LoadReport& report) 
   if (tables.size() == 0) tables.fail("a blocks profile needs at least one table");
   for (std::size_t i = 0; i < tables.size(); ++i) {
     const auto t = tables[i];
-    t.expect_object({"gpu", "share", "batches", "latency_us"});
+    t.expect_object({"gpu", "share", "batches", "latency_us", "p99_us"});
     BlockTable table;
     table.gpu = t.at("gpu").as_string();
     table.share = t.find("share") ? share_from_json(t.at("share")) : GpuShare::whole();
@@ -76,6 +76,13 @@ void read_blocks_form(const JsonCursor& c, ModelProfile& p, LoadReport& report) 
     const auto batches = table_batches(t, rows[0].size());
     for (std::size_t b = 0; b < rows.size(); ++b)
       table.blocks.push_back(curve_from_json(rows[b], batches, report));
+    if (const auto p99 = t.find("p99_us")) {
+      if (p99->size() != rows.size())
+        p99->fail("expected " + std::to_string(rows.size()) + " rows (one per block), got " +
+                  std::to_string(p99->size()));
+      for (std::size_t b = 0; b < p99->size(); ++b)
+        table.p99.push_back(curve_from_json((*p99)[b], batches, report));
+    }
     for (const auto& other : p.block_tables)
       if (other.gpu == table.gpu && other.share == table.share)
         t.fail("a second table for " + table.gpu + " at share " + table.share.to_string());
@@ -264,6 +271,12 @@ nlohmann::json to_json(const ModelProfile& p) {
         for (const auto& b : t.blocks)
           rows.push_back(curve_latency_json(b));
         tj["latency_us"] = std::move(rows);
+        if (!t.p99.empty()) {
+          nlohmann::json p99 = nlohmann::json::array();
+          for (const auto& b : t.p99)
+            p99.push_back(curve_latency_json(b));
+          tj["p99_us"] = std::move(p99);
+        }
         tables.push_back(std::move(tj));
       }
       j["tables"] = std::move(tables);

@@ -42,6 +42,10 @@ struct BlockTable {
   std::string gpu;
   GpuShare share;
   std::vector<BatchCurve> blocks;  // one per block, all over the same batch sizes
+  // A measured profile's spread (servescope-cli profile): per block, the 99th percentile over
+  // the same batch sizes, while `blocks` holds the median. Empty when not measured; planners
+  // read the median only.
+  std::vector<BatchCurve> p99;
   bool operator==(const BlockTable&) const = default;
 };
 

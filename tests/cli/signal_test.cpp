@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -37,15 +38,17 @@ class Cli : public servescope::test::ChildProcess {
 
   // Waits until it takes SIGINT and SIGTERM itself: its signal thread has started (the signals
   // are blocked before), so one sent now is handled, not the default death.
+  // Until the process catches SIGINT and SIGTERM (/proc/PID/status SigCgt): handle_stop_signals
+  // installs their handlers after its signal thread is up. Counting threads stopped working
+  // when a library (LibTorch) started threads of its own before main.
   bool wait_for_signal_thread() {
-    const fs::path tasks = "/proc/" + std::to_string(pid()) + "/task";
+    const fs::path status = "/proc/" + std::to_string(pid()) + "/status";
     const auto until = std::chrono::steady_clock::now() + kPatience;
+    const std::uint64_t wanted = (std::uint64_t{1} << (SIGINT - 1)) | (std::uint64_t{1} << (SIGTERM - 1));
     while (running() && std::chrono::steady_clock::now() < until) {
-      std::error_code ec;
-      int threads = 0;
-      for (auto it = fs::directory_iterator(tasks, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-        ++threads;
-      if (threads >= 2) return true;
+      std::ifstream in(status);
+      for (std::string line; std::getline(in, line);)
+        if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) & wanted) == wanted) return true;
       std::this_thread::sleep_for(10ms);
     }
     return false;

@@ -1,0 +1,160 @@
+// `servescope-cli profile MODEL_DIR`: measures a model exported into blocks
+// (scripts/export_model.py) on this machine's CPU with LibTorch, and writes the project's
+// block-form profile (median and 99th percentile per block, batch and share; measured bytes at
+// each cut). `--scenario-out` also writes a scenario that plans it straight away: the CPU as a
+// device type, a cluster of --nodes such servers, the profile, and a workload. Issue 22 §2.
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/cli_context.h"
+#include "app/cli/profiles_output.h"
+#include "model/core/error.h"
+#include "model/io/document.h"
+
+#ifdef SERVESCOPE_HAVE_TORCH
+#include "torchexec/block_profiler.h"
+#endif
+
+namespace servescope::cli {
+namespace {
+
+// "1-8", "1,2,4" or "1-4,8".
+std::vector<int> parse_sizes(const std::string& text, const std::string& option) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto dash = item.find('-');
+    try {
+      std::size_t used = 0;
+      const int lo = std::stoi(item.substr(0, dash), &used);
+      int hi = lo;
+      if (dash != std::string::npos) hi = std::stoi(item.substr(dash + 1), &used);
+      if (lo < 1 || hi < lo || hi > kMaxBatchSize) throw std::invalid_argument(item);
+      for (int v = lo; v <= hi; ++v)
+        out.push_back(v);
+    } catch (const std::exception&) {
+      throw CLI::ValidationError(option, "'" + item + "' is not N or N-M with 1 ≤ N ≤ M ≤ 4096");
+    }
+  }
+  return out;
+}
+
+#ifdef SERVESCOPE_HAVE_TORCH
+Scenario scenario_for(const torchexec::MeasuredProfile& m, int nodes, double rate_rps) {
+  Scenario s;
+  s.name = m.profile.name + "-on-" + m.device.id;
+  s.description = "A measured profile of " + m.profile.name + " and a cluster of " + std::to_string(nodes) +
+                  " servers with its CPU (servescope-cli profile --scenario-out).";
+  s.custom_gpus.push_back(m.device);
+  s.cluster.name = std::to_string(nodes) + " x " + m.device.id;
+  for (int k = 0; k < nodes; ++k) {
+    Node n;
+    n.name = "cpu" + std::to_string(k);
+    n.gpu = m.device.id;
+    s.cluster.nodes.push_back(n);
+  }
+  s.profiles.name = m.profile.name;
+  s.profiles.models.push_back(m.profile);
+  Workload w;
+  w.name = m.profile.name;
+  w.rate_rps = rate_rps;
+  w.targets.push_back(WorkloadTarget{TargetKind::Model, m.profile.name, 1.0, std::nullopt});
+  s.workloads.push_back(std::move(w));
+  return s;
+}
+#endif
+
+}  // namespace
+
+void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
+  auto* cmd = app.add_subcommand(
+      "profile", "Measure a model exported into blocks (scripts/export_model.py) on this machine's CPU with LibTorch");
+  struct Args {
+    std::string folder, device = "cpu", batches = "1,2,4,8", shares = "1", out, scenario_out;
+    int repeat = 20, warmup = 3, nodes = 2;
+    double rate_rps = 0, slo_multiplier = 5.0;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("MODEL_DIR", args->folder, "The model folder (its servescope-model.json and blocks)")->required();
+  cmd->add_option("--device", args->device, "cpu (Debian's LibTorch has no CUDA)")->capture_default_str();
+  cmd->add_option("--batches", args->batches, "Batch sizes, e.g. 1-8 or 1,2,4,8")->capture_default_str();
+  cmd->add_option("--shares", args->shares,
+                  "Shares of the CPU as divisors s (share 1/s = hardware threads / s), e.g. 1,2")
+      ->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "Timed runs per block, batch and share")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "Untimed runs before them")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--slo-multiplier", args->slo_multiplier,
+                  "Default SLO = this x the whole model's median at batch 1 on the first share")
+      ->check(CLI::Range(0.1, 1000.0))
+      ->capture_default_str();
+  cmd->add_option("-o,--out", args->out, "Profiles file to write (atomically); standard output when absent or -");
+  cmd->add_option("--scenario-out", args->scenario_out,
+                  "Also write a scenario: this CPU as a device type, --nodes servers of it, the profile, a workload");
+  cmd->add_option("--nodes", args->nodes, "Servers in that scenario's cluster")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--rate", args->rate_rps,
+                  "That workload's rate in req/s (default: half of what one server does at the largest batch)")
+      ->check(CLI::Range(0.0, 1e7));
+  cmd->callback([&global, &run, args] {
+    run = [&global, args]() -> int {
+      check_outputs({args->out, args->scenario_out});
+      if (args->device != "cpu")
+        throw QueryError(
+            "--device " + args->device +
+            ": this LibTorch (Debian's libtorch-dev) is built for the CPU only; profile with --device cpu");
+#ifndef SERVESCOPE_HAVE_TORCH
+      throw QueryError(
+          "this servescope-cli was built without LibTorch: install libtorch-dev and rebuild (scripts/run.sh does)");
+#else
+      torchexec::ProfileRequest request;
+      request.batches = parse_sizes(args->batches, "--batches");
+      request.shares = parse_sizes(args->shares, "--shares");
+      request.repeat = args->repeat;
+      request.warmup = args->warmup;
+      request.slo_multiplier = args->slo_multiplier;
+      const torchexec::TorchModel model(read_exported_model(args->folder));
+      std::size_t last_tenth = 0;
+      const auto measured = torchexec::profile_model(model, request, [&](const torchexec::ProfileProgress& p) {
+        const std::size_t tenth = p.total ? 10 * p.done / p.total : 10;
+        if (p.done == 0 || tenth > last_tenth || p.done == p.total) {
+          std::cerr << "profiling " << model.manifest().name << ": " << p.done << "/" << p.total << " " << p.what
+                    << "\n";
+          last_tenth = tenth;
+        }
+      });
+      auto& out = report_stream();
+      out << "device type " << measured.device.id << " (" << measured.device.name << ")\n";
+      out << "sum of the blocks' medians against the whole model's:\n";
+      for (const auto& c : measured.checks)
+        out << "  share " << c.share.to_string() << ", batch " << c.batch << ": " << std::fixed << std::setprecision(3)
+            << c.blocks_p50_sum.to_ms() << " ms vs " << c.whole_p50.to_ms() << " ms (" << std::showpos
+            << std::setprecision(1) << 100 * c.error() << std::noshowpos << " %)\n"
+            << std::defaultfloat;
+      ProfileSet set;
+      set.name = measured.profile.name;
+      set.source = "servescope-cli profile on " + measured.device.name;
+      set.models.push_back(measured.profile);
+      if (!args->scenario_out.empty()) {
+        double rate = args->rate_rps;
+        if (!(rate > 0)) {
+          const auto& last = measured.checks.back();  // the largest batch of the last share
+          rate = 0.5 * last.batch / std::max(1e-9, last.whole_p50.to_s());
+        }
+        save_scenario(args->scenario_out, scenario_for(measured, args->nodes, rate));
+        out << "wrote " << args->scenario_out << " (" << args->nodes << " x " << measured.device.id << ", "
+            << std::fixed << std::setprecision(1) << rate << std::defaultfloat << " req/s)\n";
+      }
+      return write_profiles(global, args->out, set, {});
+#endif
+    };
+  });
+}
+
+}  // namespace servescope::cli

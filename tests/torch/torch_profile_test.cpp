@@ -1,0 +1,99 @@
+// Issue 22 §2: the profiler measures every block at every batch and share, writes the median
+// and the 99th percentile and the cut bytes, and its profile plans: `servescope-cli profile
+// --scenario-out` then `plan --system ppipe` end to end. Nothing here asserts a time.
+#include <cstdlib>
+#include <filesystem>
+#include <gtest/gtest.h>
+
+#include "model/core/error.h"
+#include "model/io/document.h"
+#include "tests/support/test_support.h"
+#include "torchexec/block_profiler.h"
+
+namespace servescope::torchexec {
+namespace {
+
+std::filesystem::path resnet18() {
+  return std::filesystem::path(SERVESCOPE_TORCH_MODELS) / "resnet18";
+}
+
+TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
+  if (!std::filesystem::exists(resnet18() / kExportedModelManifest)) GTEST_SKIP() << "no exported model";
+  const TorchModel model(read_exported_model(resnet18()));
+  ProfileRequest request;
+  request.batches = {2, 1};
+  request.shares = {1};
+  request.repeat = 3;
+  request.warmup = 1;
+  std::size_t calls = 0, last_done = 0;
+  const auto m = profile_model(model, request, [&](const ProfileProgress& p) {
+    ++calls;
+    EXPECT_GE(p.done, last_done);
+    last_done = p.done;
+  });
+  EXPECT_EQ(last_done, 2u * (3 + 1));  // 2 batches × (3 blocks + the whole model)
+  EXPECT_GT(calls, last_done);
+  EXPECT_TRUE(m.device.id.starts_with("cpu-")) << m.device.id;
+  const auto& p = m.profile;
+  EXPECT_EQ(p.form, ProfileForm::Blocks);
+  EXPECT_EQ(p.block_count, 3);
+  EXPECT_EQ(p.boundary_bytes,
+            (std::vector<std::int64_t>{model.manifest().cut_bytes(1), model.manifest().cut_bytes(2)}));
+  ASSERT_EQ(p.block_tables.size(), 1u);
+  const auto& t = p.block_tables[0];
+  EXPECT_EQ(t.gpu, m.device.id);
+  ASSERT_EQ(t.blocks.size(), 3u);
+  ASSERT_EQ(t.p99.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(t.blocks[k].batches(), (std::vector<int>{1, 2}));
+    for (std::size_t b = 0; b < 2; ++b)
+      EXPECT_GE(t.p99[k].latency()[b], t.blocks[k].latency()[b]);
+  }
+  ASSERT_EQ(m.checks.size(), 2u);
+  ASSERT_TRUE(p.default_slo.has_value());
+  // Written and read back as a profiles document, unchanged.
+  test::TempDir tmp;
+  ProfileSet set;
+  set.name = "measured";
+  set.models.push_back(p);
+  const auto file = tmp.path() / "p.json";
+  save_profiles(file, set);
+  EXPECT_EQ(load_profiles(file.string()).models.front(), p);
+
+  EXPECT_THROW((void)profile_model(model, ProfileRequest{{}, {1}, 3, 1, 5}), QueryError);
+  EXPECT_THROW((void)profile_model(model, ProfileRequest{{1}, {1000}, 3, 1, 5}), QueryError);
+  std::atomic<bool> stop{true};
+  EXPECT_THROW((void)profile_model(model, request, {}, &stop), Cancelled);
+}
+
+// A new user's path: profile the exported model into a scenario, and plan it with PPipe.
+TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
+  if (!std::filesystem::exists(resnet18() / kExportedModelManifest)) GTEST_SKIP() << "no exported model";
+  test::TempDir tmp;
+  const auto scenario = (tmp.path() / "scenario.json").string();
+  const auto profiles = (tmp.path() / "profiles.json").string();
+  const auto plan = (tmp.path() / "plan.json").string();
+  const auto run = [&](const std::string& args) {
+    const std::string cmd = std::string(SERVESCOPE_CLI) + " " + args + " >" + (tmp.path() / "out").string() + " 2>" +
+                            (tmp.path() / "err").string();
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  ASSERT_EQ(run("profile " + resnet18().string() + " --batches 1-2 --shares 1,2 --repeat 3 --warmup 1 -o " + profiles +
+                " --scenario-out " + scenario),
+            0)
+      << test::read_file(tmp.path() / "err");
+  const auto out = test::read_file(tmp.path() / "out");
+  EXPECT_NE(out.find("sum of the blocks' medians against the whole model's"), std::string::npos) << out;
+  ASSERT_EQ(run("plan -s " + scenario + " --system ppipe -o " + plan), 0) << test::read_file(tmp.path() / "err");
+  const auto written = nlohmann::json::parse(test::read_file(plan));
+  EXPECT_EQ(written["kind"], "pipeline-plan");
+  EXPECT_GT(written["models"][0]["throughput_rps"].get<double>(), 0) << written.dump();
+  // Refusals: a folder that is not one, a device this LibTorch does not have.
+  EXPECT_EQ(run("profile " + tmp.path().string()), 2);
+  EXPECT_EQ(run("profile " + resnet18().string() + " --device cuda"), 2);
+  EXPECT_NE(test::read_file(tmp.path() / "err").find("CPU only"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace servescope::torchexec
