@@ -56,4 +56,8 @@ void check_outputs(std::initializer_list<std::string_view> paths);
 // so every option is checked once after parsing.
 void refuse_empty_values(const CLI::App& app);
 
+// A list of positive integers from an option: "1,2,4", "1-8" or "1-4,8" (each at most `max`).
+// Throws CLI::ValidationError naming the option and the item.
+std::vector<int> parse_int_list(const std::string& text, const std::string& option, int max = 1'000'000);
+
 }  // namespace servescope::cli

@@ -4,7 +4,6 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <type_traits>
 #include <variant>
 
@@ -14,22 +13,6 @@
 
 namespace servescope::cli {
 namespace {
-
-std::vector<int> parse_int_list(const std::string& text, const std::string& option) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    try {
-      std::size_t used = 0;
-      const int v = std::stoi(item, &used);
-      if (used != item.size() || v < 1) throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      throw CLI::ValidationError(option, "'" + item + "' is not a positive integer");
-    }
-  }
-  return out;
-}
 
 void print_plan(std::ostream& out, const engine::PipelinePlan& plan) {
   out << std::fixed << std::setprecision(1);

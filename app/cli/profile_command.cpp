@@ -6,7 +6,6 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "app/cli/cli_context.h"
 #include "app/cli/profiles_output.h"
@@ -19,27 +18,6 @@
 
 namespace servescope::cli {
 namespace {
-
-// "1-8", "1,2,4" or "1-4,8".
-std::vector<int> parse_sizes(const std::string& text, const std::string& option) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    const auto dash = item.find('-');
-    try {
-      std::size_t used = 0;
-      const int lo = std::stoi(item.substr(0, dash), &used);
-      int hi = lo;
-      if (dash != std::string::npos) hi = std::stoi(item.substr(dash + 1), &used);
-      if (lo < 1 || hi < lo || hi > kMaxBatchSize) throw std::invalid_argument(item);
-      for (int v = lo; v <= hi; ++v)
-        out.push_back(v);
-    } catch (const std::exception&) {
-      throw CLI::ValidationError(option, "'" + item + "' is not N or N-M with 1 ≤ N ≤ M ≤ 4096");
-    }
-  }
-  return out;
-}
 
 #ifdef SERVESCOPE_HAVE_TORCH
 Scenario scenario_for(const torchexec::MeasuredProfile& m, int nodes, double rate_rps) {
@@ -114,8 +92,8 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
           "this servescope-cli was built without LibTorch: install libtorch-dev and rebuild (scripts/run.sh does)");
 #else
       torchexec::ProfileRequest request;
-      request.batches = parse_sizes(args->batches, "--batches");
-      request.shares = parse_sizes(args->shares, "--shares");
+      request.batches = parse_int_list(args->batches, "--batches", kMaxBatchSize);
+      request.shares = parse_int_list(args->shares, "--shares", kMaxBatchSize);
       request.repeat = args->repeat;
       request.warmup = args->warmup;
       request.slo_multiplier = args->slo_multiplier;
