@@ -16,7 +16,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The sorted sample's nearest-rank percentile.
+// The sample's nearest-rank percentile.
 Duration percentile(std::vector<Duration> sample, double p) {
   std::ranges::sort(sample);
   const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sample.size())));
@@ -56,8 +56,8 @@ GpuSpec cpu_device_type() {
   std::string id = "cpu";
   std::string word;
   const auto flush = [&] {
-    // Vendor noise words say nothing about the part.
-    static const char* noise[] = {"processor", "cpu", "(r)", "(tm)", "core", "with", "radeon", "graphics"};
+    // Words that say nothing about the part ("Intel(R) Core(TM)" leaves "R" and "TM").
+    static const char* noise[] = {"processor", "cpu", "r", "tm", "core", "with", "radeon", "graphics"};
     std::string lower = word;
     std::ranges::transform(lower, lower.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (!lower.empty() &&
