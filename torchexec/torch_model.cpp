@@ -10,13 +10,6 @@
 namespace servescope::torchexec {
 namespace {
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string out;
-  for (const auto d : shape)
-    out += (out.empty() ? "" : "x") + std::to_string(d);
-  return out;
-}
-
 // LibTorch's messages run to many lines (a C++ backtrace, a TorchScript traceback): the first
 // line says what failed to load, the last non-empty one what went wrong in a run.
 std::string first_line(std::string text) {

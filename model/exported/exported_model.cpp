@@ -26,13 +26,6 @@ std::vector<std::int64_t> shape_from(const JsonCursor& c) {
   return shape;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string out;
-  for (const auto d : shape)
-    out += (out.empty() ? "" : "x") + std::to_string(d);
-  return out;
-}
-
 // A file named by the manifest: a plain name (no folder, no "..") of a regular file beside it.
 std::string file_in(const JsonCursor& c, const std::filesystem::path& folder) {
   const auto name = c.as_string();
@@ -46,6 +39,13 @@ std::string file_in(const JsonCursor& c, const std::filesystem::path& folder) {
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (const auto d : shape)
+    out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
 
 std::int64_t element_count(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;

@@ -39,6 +39,8 @@ struct ExportedModel {
 
 // Elements of a per-sample shape; throws QueryError when it does not fit 2^40.
 std::int64_t element_count(const std::vector<std::int64_t>& shape);
+// "3x224x224", as messages write a shape.
+std::string shape_text(const std::vector<std::int64_t>& shape);
 
 // Reads and checks the folder's manifest: the kind and version, shapes that chain from the
 // input through every block, bytes per sample that agree with each output shape (float32), and

@@ -47,6 +47,8 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
   for (std::size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(t.blocks[k].batches(), (std::vector<int>{1, 2}));
     for (std::size_t b = 0; b < 2; ++b)
+      // Percentiles of one sample: the 99th is never below the median, however loaded the
+      // machine (the times themselves are never compared with anything).
       EXPECT_GE(t.p99[k].latency()[b], t.blocks[k].latency()[b]);
   }
   ASSERT_EQ(m.checks.size(), 2u);
@@ -79,7 +81,10 @@ TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   };
-  ASSERT_EQ(run("profile " + resnet18().string() + " --batches 1-2 --shares 1,2 --repeat 3 --warmup 1 -o " + profiles +
+  // A generous default SLO (100 x the measured whole model), so that whether PPipe finds a plan
+  // does not depend on how noisy the timings were on a loaded machine.
+  ASSERT_EQ(run("profile " + resnet18().string() +
+                " --batches 1-2 --shares 1,2 --repeat 3 --warmup 1 --slo-multiplier 100 -o " + profiles +
                 " --scenario-out " + scenario),
             0)
       << test::read_file(tmp.path() / "err");
