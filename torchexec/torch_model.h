@@ -26,12 +26,17 @@ class Tensor {
 
   std::vector<std::int64_t> shape() const;
   std::int64_t bytes() const;
-  // The raw float32 data, row-major (what travels as a feature map), and back.
+  // The raw float32 data, row-major (what travels as a feature map), and back (on the CPU; a
+  // model moves its input to its device).
   std::vector<std::uint8_t> to_bytes() const;
   static Tensor from_bytes(std::span<const std::uint8_t> bytes, const std::vector<std::int64_t>& shape);
   // The largest absolute difference to `other` (same shape), and the largest absolute value.
   double max_abs_difference(const Tensor& other) const;
   double max_abs() const;
+  // Each sample as a batch of one, sharing this tensor's memory; and samples back into a batch,
+  // in order (a pipeline stage's batch gathers samples that came from several batches).
+  std::vector<Tensor> samples() const;
+  static Tensor concat(const std::vector<const Tensor*>& parts);
 
   struct Impl;
   explicit Tensor(std::unique_ptr<Impl> impl);
@@ -41,12 +46,17 @@ class Tensor {
   std::unique_ptr<Impl> impl_;
 };
 
+// Where a model's tensors live and run. CUDA needs a LibTorch built with it; Debian's is not.
+enum class ComputeDevice { Cpu, Cuda };
+bool cuda_available();
+
 class TorchModel {
  public:
   // Loads every block and the whole model, then runs one sample through them and checks each
   // block's output shape against the manifest. Throws InputError naming the file and what is
-  // wrong (a missing or corrupt TorchScript file, a shape the manifest does not say).
-  explicit TorchModel(ExportedModel manifest);
+  // wrong (a missing or corrupt TorchScript file, a shape the manifest does not say), and
+  // QueryError for a device this LibTorch cannot use.
+  explicit TorchModel(ExportedModel manifest, ComputeDevice device = ComputeDevice::Cpu);
   ~TorchModel();
   TorchModel(const TorchModel&) = delete;
   TorchModel& operator=(const TorchModel&) = delete;

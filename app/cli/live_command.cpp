@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_context.h"
 #include "app/cli/simulation_args.h"
+#include "app/cli/torch_worker.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/live/live_scheduler.h"
 #include "engine/live/live_worker.h"
@@ -255,13 +256,25 @@ void add_worker(CLI::App* live, CommandBody& run) {
     TokenArgs token;
     double noise = 0;
     std::uint64_t seed = 1;
+    TorchWorkerArgs torch;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
   cmd->add_option("--node", args->node, "Which server of the scenario's cluster this worker is")->required();
   add_token_options(cmd, args->token);
-  cmd->add_option("--executor", args->executor, "emulated (holds each batch for its profiled time) or cuda")
-      ->check(CLI::IsMember({"emulated", "cuda"}))
+  cmd->add_option("--executor", args->executor,
+                  "emulated (holds each batch for its profiled time), torch (runs the model folders' blocks on real "
+                  "tensors with LibTorch) or cuda")
+      ->check(CLI::IsMember({"emulated", "torch", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--models", args->torch.models,
+                  "With --executor torch: the model folders it serves (scripts/export_model.py), named as the "
+                  "scenario's models");
+  cmd->add_option("--device", args->torch.device, "With --executor torch: cpu, or cuda where LibTorch has it")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--check-every", args->torch.check_every,
+                  "With --executor torch: check one request in N (by id) against the whole model; 0: none")
       ->capture_default_str();
   cmd->add_option("--feature-host", args->feature_host,
                   "Address other workers send feature maps to (default: the one it reaches the scheduler from)");
@@ -279,15 +292,29 @@ void add_worker(CLI::App* live, CommandBody& run) {
       options.port = at.port;
       options.node = args->node;
       options.feature_host = args->feature_host;
-      engine::live::LiveWorker worker(options,
-                                      std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
       const auto who = "worker " + args->node;
-      worker.set_log([who](const std::string& line) { log_line(who, line); });
-      worker.run(g_stop);
-      const auto& s = worker.stats();
-      log_line(who, "ran " + std::to_string(s.batches) + " batches, sent " + std::to_string(s.feature_maps_sent) +
-                        " feature maps (" + std::to_string(s.feature_bytes_sent) + " bytes), received " +
-                        std::to_string(s.feature_maps_received));
+      const auto log = [who](const std::string& line) { log_line(who, line); };
+      TorchWorker torch;
+      if (args->executor == "torch") torch = make_torch_worker(args->torch, log);
+      engine::live::LiveWorker worker(
+          options, torch.executor ? std::move(torch.executor)
+                                  : std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
+      worker.set_log(log);
+      // An executor that cannot go on (a wrong output) ends the worker with the reason, exit 1.
+      const auto summarise = [&] {
+        const auto& s = worker.stats();
+        log_line(who, "ran " + std::to_string(s.batches) + " batches, sent " + std::to_string(s.feature_maps_sent) +
+                          " feature maps (" + std::to_string(s.feature_bytes_sent) + " bytes), received " +
+                          std::to_string(s.feature_maps_received));
+        if (torch.summary) log_line(who, torch.summary());
+      };
+      try {
+        worker.run(g_stop);
+      } catch (const engine::live::ExecutorFailure&) {
+        summarise();
+        throw;
+      }
+      summarise();
       return kExitOk;
     };
   });

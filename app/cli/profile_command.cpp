@@ -13,6 +13,7 @@
 
 #include "app/cli/cli_context.h"
 #include "app/cli/profiles_output.h"
+#include "app/cli/torch_handover.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 
@@ -45,31 +46,6 @@ Scenario scenario_for(const torchexec::MeasuredProfile& m, int nodes, double rat
   w.targets.push_back(WorkloadTarget{TargetKind::Model, m.profile.name, 1.0, std::nullopt});
   s.workloads.push_back(std::move(w));
   return s;
-}
-#endif
-
-#ifndef SERVESCOPE_HAVE_TORCH
-// servescope-cli does not link LibTorch (it would load 290 libraries on every run): `profile`
-// runs in servescope-torch, built beside it where LibTorch is, with the same arguments.
-void hand_over_to_torch() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return;
-  const auto torch = self.parent_path() / "servescope-torch";
-  if (!std::filesystem::is_regular_file(torch, ec)) return;
-  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  for (std::string arg; std::getline(cmdline, arg, '\0');)
-    args.push_back(arg);
-  if (args.empty()) return;
-  args[0] = torch.string();
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
-  ::execv(torch.c_str(), argv.data());  // returns only on failure
 }
 #endif
 
@@ -117,10 +93,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
             "--device " + args->device +
             ": this LibTorch (Debian's libtorch-dev) is built for the CPU only; profile with --device cpu");
 #ifndef SERVESCOPE_HAVE_TORCH
-      hand_over_to_torch();
-      throw QueryError(
-          "this servescope-cli was built without LibTorch (no servescope-torch beside it): install "
-          "libtorch-dev and rebuild (scripts/run.sh does)");
+      hand_over_to_torch();  // returns only where there is none
 #else
       torchexec::ProfileRequest request;
       request.batches = parse_int_list(args->batches, "--batches", kMaxBatchSize);

@@ -186,6 +186,13 @@ void LiveScheduler::maybe_switch() {
   pending_.reset();
   ++plan_switches_;
   adopt_plane();
+  // Workers learn their slots' new shares (and an executor on real compute its threads).
+  for (auto& p : peers_)
+    if (p->welcomed && !p->closed && p->hello.role == PeerRole::Worker) {
+      auto assignment = assignment_for(p->server);
+      assignment["type"] = "assignment";
+      p->conn->send(FrameType::Control, assignment.dump());
+    }
   const nlohmann::json changed = {
       {"type", "plan-changed"}, {"run", describe_run(prepared_.result)}, {"now_ns", now().count_ns()}};
   const auto text = changed.dump();
@@ -286,7 +293,14 @@ void LiveScheduler::execute(Batch batch) {
   order.slot = batch.gpu;
   order.model = batch.model;
   order.kernel = batch.kernel;
-  order.size = static_cast<std::uint32_t>(batch.requests.size());
+  if (const auto* d = prepared_.pipeline_deployment.get()) {
+    const auto& blocks = d->kernels.at(batch.model).at(batch.kernel);
+    order.block_begin = static_cast<std::uint32_t>(blocks.begin);
+    order.block_end = static_cast<std::uint32_t>(blocks.end);
+  }
+  order.requests.reserve(batch.requests.size());
+  for (const auto& r : batch.requests)
+    order.requests.push_back(r.id);
   order.start_in_ns = std::max<std::int64_t>(0, (batch.start - t).count_ns());
   order.run_ns =
       prepared_.times->of(batch.model, batch.kernel, batch.gpu, static_cast<int>(batch.requests.size())).count_ns();
@@ -338,6 +352,11 @@ void LiveScheduler::transfer(Transfer t) {
   order.start_in_ns = std::max<std::int64_t>(0, (t.not_before - at).count_ns());
   order.peer_host = to->feature_host;
   order.peer_port = to->feature_port;
+  if (!t.requests.empty()) order.model = t.requests.front().model;
+  order.boundary = stage_end(order.model, t.from_gpu);
+  order.requests.reserve(t.requests.size());
+  for (const auto& r : t.requests)
+    order.requests.push_back(r.id);
   from->conn->send(FrameType::Batch, encode_order(order));
   // A feature map not delivered within a second of its start is given up (the receiver is gone
   // or unreachable, and no report may ever come).
@@ -478,6 +497,27 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
 
 // ---- Connections ------------------------------------------------------------------------------
 
+// What a worker runs: the run's models (orders name them by index) and the server's slots.
+nlohmann::json LiveScheduler::assignment_for(std::uint32_t server) const {
+  const auto& result = prepared_.result;
+  nlohmann::json slots = nlohmann::json::array();
+  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
+    if (slot_server_[g] == server)
+      slots.push_back(
+          {{"slot", g}, {"name", result.gpus[g]}, {"type", result.gpu_types[g]}, {"share", result.gpu_shares[g]}});
+  return {{"node", result.server_names[server]}, {"models", result.models}, {"slots", slots}};
+}
+
+// The block a pipeline stage on `slot` ends at: where the feature maps it sends enter the next.
+std::uint32_t LiveScheduler::stage_end(std::uint32_t model, std::uint32_t slot) const {
+  const auto* d = prepared_.pipeline_deployment.get();
+  if (!d) return 0;
+  for (const auto p : d->model_pipelines.at(model))
+    for (const auto& stage : d->pipelines[p].stages)
+      if (std::ranges::find(stage.pool, slot) != stage.pool.end()) return static_cast<std::uint32_t>(stage.blocks.end);
+  return 0;
+}
+
 nlohmann::json LiveScheduler::welcome_for(const Peer& peer) const {
   const auto& result = prepared_.result;
   nlohmann::json j = {{"server", "servescope-scheduler"},
@@ -485,13 +525,7 @@ nlohmann::json LiveScheduler::welcome_for(const Peer& peer) const {
                       {"heartbeat_ms", options_.heartbeat.count()},
                       {"liveness_ms", options_.liveness.count()}};
   if (peer.hello.role == PeerRole::Worker) {
-    nlohmann::json slots = nlohmann::json::array();
-    for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
-      if (slot_server_[g] == peer.server)
-        slots.push_back(
-            {{"slot", g}, {"name", result.gpus[g]}, {"type", result.gpu_types[g]}, {"share", result.gpu_shares[g]}});
-    j["node"] = result.server_names[peer.server];
-    j["slots"] = slots;
+    j.update(assignment_for(peer.server));
     return j;
   }
   j["scenario"] = scenario_name_;

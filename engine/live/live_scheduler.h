@@ -155,6 +155,8 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
 
   void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
   nlohmann::json welcome_for(const Peer& peer) const;
+  nlohmann::json assignment_for(std::uint32_t server) const;
+  std::uint32_t stage_end(std::uint32_t model, std::uint32_t slot) const;
   void adopt_plane();
   Peer* worker_of(std::uint32_t server);  // the open connection of the server's worker, if any
   void set_server_available(std::uint32_t server, bool available);

@@ -13,6 +13,8 @@
 #include "engine/live/connection.h"
 #include "engine/live/handshake.h"
 #include "engine/live/hello_gate.h"
+#include "engine/live/json_payload.h"
+#include "model/profile/gpu_share.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -33,6 +35,26 @@ HelloGateLimits feature_gate_limits() {
   limits.reserved_for_workers = 8;
   limits.deadline = limits.pressed_deadline = kPeerTimeout;
   return limits;
+}
+
+// The welcome's (or an `assignment` control message's) models and slots. Malformed: the
+// scheduler is not speaking this protocol.
+WorkerAssignment parse_assignment(const nlohmann::json& j) {
+  WorkerAssignment a;
+  try {
+    if (j.contains("models"))
+      for (const auto& m : j.at("models"))
+        a.models.push_back(m.get<std::string>());
+    if (j.contains("slots"))
+      for (const auto& slot : j.at("slots")) {
+        const auto share = GpuShare::parse(slot.at("share").get<std::string>());
+        if (!share) throw ProtocolError("slot share " + slot.at("share").get<std::string>() + " is not a share");
+        a.slot_share[slot.at("slot").get<std::uint32_t>()] = share->fraction();
+      }
+  } catch (const nlohmann::json::exception& e) {
+    throw ProtocolError(std::string("the scheduler's assignment is malformed: ") + e.what());
+  }
+  return a;
 }
 
 }  // namespace
@@ -71,6 +93,7 @@ class LiveWorker::Session {
         fds.push_back({!in.welcomed && gate_.holds(in.source, polled) ? -1 : in.conn->native_handle(), POLLIN, 0});
       for (const auto& [where, out] : outbound_)
         fds.push_back({out->native_handle(), static_cast<short>(POLLIN | (out->wants_write() ? POLLOUT : 0)), 0});
+      fds.push_back({w_.executor_->wake_fd(), POLLIN, 0});  // negative: ignored by poll
       auto wake = SteadyClock::now() + std::chrono::milliseconds(50);
       if (const auto next = w_.executor_->next_event()) wake = std::min(wake, *next);
       if (!sends_.empty()) wake = std::min(wake, sends_.begin()->first);
@@ -160,8 +183,14 @@ class LiveWorker::Session {
           break;
         }
         case FrameType::Heartbeat:
-        case FrameType::Control:
           break;
+        case FrameType::Control: {
+          // After a plan switch the scheduler says again what this worker runs.
+          const auto message = parse_payload_or_nothing(f.payload);
+          if (message && message->is_object() && message->value("type", "") == "assignment")
+            w_.executor_->assign(parse_assignment(*message));
+          break;
+        }
         case FrameType::Refused:
           log("the scheduler said: " + std::string(f.payload.begin(), f.payload.end()));
           return false;
@@ -216,12 +245,30 @@ class LiveWorker::Session {
     if (f.type == FrameType::Heartbeat) return;
     if (f.type != FrameType::FeatureMap)
       throw ProtocolError("a " + std::string(to_string(f.type)) + " frame on a feature-map connection");
-    const auto h = decode_feature_map(f.payload);
+    auto h = decode_feature_map(f.payload);
     auto& got = received_[h.transfer];
-    got += h.chunk_bytes;
-    w_.stats_.feature_bytes_received += h.chunk_bytes;
-    if (got >= h.total_bytes) {
+    if (got.bytes == 0 && got.data.empty() && w_.executor_->real_feature_maps()) {
+      // Sized by what the model says, before a byte is kept: a peer cannot make it buffer more.
+      const auto expected = w_.executor_->feature_map_bytes(h.model, h.boundary, h.requests.size());
+      if (!expected)
+        throw ProtocolError("a feature map of model " + std::to_string(h.model) + " at block " +
+                            std::to_string(h.boundary) + ", which this worker does not run");
+      if (*expected != h.total_bytes)
+        throw ProtocolError("a feature map of " + std::to_string(h.total_bytes) + " bytes for " +
+                            std::to_string(h.requests.size()) + " samples; they take " + std::to_string(*expected));
+      got.data.reserve(h.total_bytes);
+    }
+    if (got.bytes + h.chunk.size() > h.total_bytes)
+      throw ProtocolError("transfer " + std::to_string(h.transfer) + " sent more than its " +
+                          std::to_string(h.total_bytes) + " bytes");
+    got.bytes += h.chunk.size();
+    if (w_.executor_->real_feature_maps()) got.data.insert(got.data.end(), h.chunk.begin(), h.chunk.end());
+    w_.stats_.feature_bytes_received += h.chunk.size();
+    if (got.bytes == h.total_bytes) {
+      auto data = std::move(got.data);
       received_.erase(h.transfer);
+      if (w_.executor_->real_feature_maps())
+        w_.executor_->received_feature_map(h.model, h.boundary, h.requests, std::move(data));
       ++w_.stats_.feature_maps_received;
       scheduler_.send(FrameType::BatchDone, encode_report(ReceiveReport{h.transfer, h.total_bytes}));
     }
@@ -300,14 +347,20 @@ class LiveWorker::Session {
         return;
       }
     }
-    std::uint64_t left = order.bytes;
+    // The stage's real output where the executor computes one, else the profiled size's pattern.
+    const bool real = w_.executor_->real_feature_maps();
+    const auto map = real ? w_.executor_->feature_map(order) : std::vector<std::uint8_t>{};
+    const std::uint64_t total = real ? map.size() : order.bytes;
+    std::uint64_t sent = 0;
     do {
-      const auto chunk = std::min(left, kFeatureMapChunkBytes);
-      it->second->send(FrameType::FeatureMap, encode_feature_map(order.transfer, order.bytes, chunk));
-      left -= chunk;
-    } while (left > 0);
+      const auto chunk = std::min(total - sent, kFeatureMapChunkBytes);
+      const auto pattern = real ? std::vector<std::uint8_t>{} : feature_map_pattern(order.transfer, sent, chunk);
+      const auto bytes = real ? std::span<const std::uint8_t>(map).subspan(sent, chunk) : std::span(pattern);
+      it->second->send(FrameType::FeatureMap, encode_feature_map(order, total, bytes));
+      sent += chunk;
+    } while (sent < total);
     ++w_.stats_.feature_maps_sent;
-    w_.stats_.feature_bytes_sent += order.bytes;
+    w_.stats_.feature_bytes_sent += total;
   }
 
   LiveWorker& w_;
@@ -317,7 +370,11 @@ class LiveWorker::Session {
   HelloGate gate_{feature_gate_limits()};
   std::uint64_t next_inbound_ = 1;
   std::map<std::string, std::unique_ptr<Connection>> outbound_;
-  std::unordered_map<std::uint64_t, std::uint64_t> received_;  // transfer → bytes so far
+  struct Arriving {
+    std::uint64_t bytes = 0;
+    std::vector<std::uint8_t> data;  // kept only for an executor on real tensors
+  };
+  std::unordered_map<std::uint64_t, Arriving> received_;  // transfer → what came so far
   std::multimap<SteadyClock::time_point, SendOrder> sends_;
   std::map<std::string, SteadyClock::time_point> unreachable_;  // peer → when to try it again
 };
@@ -368,6 +425,8 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     Session session(*this, Connection(std::move(stream), std::move(joined.decoder), std::move(joined.encoder)),
                     *features);
     try {
+      if (const auto welcome = parse_payload_or_nothing(joined.welcome); welcome && welcome->is_object())
+        executor_->assign(parse_assignment(*welcome));
       session.serve(stop, std::move(joined.pending));
     } catch (const ProtocolError& e) {
       if (log_) log_(std::string("protocol error from the scheduler: ") + e.what());

@@ -13,6 +13,19 @@ DropReason reason_from(std::uint8_t v, const char* what) {
   return static_cast<DropReason>(v);
 }
 
+void write_ids(ByteWriter& w, const std::vector<std::uint64_t>& ids) {
+  w.u32(static_cast<std::uint32_t>(ids.size()));
+  for (const auto id : ids)
+    w.u64(id);
+}
+
+std::vector<std::uint64_t> read_ids(ByteReader& r) {
+  std::vector<std::uint64_t> ids(r.count(8, "request count"));
+  for (auto& id : ids)
+    id = r.u64("request id");
+  return ids;
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_requests(std::span<const ClientRequest> requests) {
@@ -79,9 +92,11 @@ std::vector<std::uint8_t> encode_order(const WorkerOrder& order) {
     w.u32(run->slot);
     w.u32(run->model);
     w.u32(run->kernel);
-    w.u32(run->size);
+    w.u32(run->block_begin);
+    w.u32(run->block_end);
     w.i64(run->start_in_ns);
     w.i64(run->run_ns);
+    write_ids(w, run->requests);
   } else {
     const auto& send = std::get<SendOrder>(order);
     w.u8(static_cast<std::uint8_t>(OrderKind::Send));
@@ -92,6 +107,9 @@ std::vector<std::uint8_t> encode_order(const WorkerOrder& order) {
     w.i64(send.start_in_ns);
     w.text(send.peer_host);
     w.u16(send.peer_port);
+    w.u32(send.model);
+    w.u32(send.boundary);
+    write_ids(w, send.requests);
   }
   return out;
 }
@@ -105,11 +123,17 @@ WorkerOrder decode_order(std::span<const std::uint8_t> payload) {
     o.slot = r.u32("slot");
     o.model = r.u32("model");
     o.kernel = r.u32("kernel");
-    o.size = r.u32("size");
+    o.block_begin = r.u32("first block");
+    o.block_end = r.u32("block end");
     o.start_in_ns = r.i64("start delay");
     o.run_ns = r.i64("run time");
+    o.requests = read_ids(r);
     r.expect_end();
     if (o.run_ns < 0 || o.start_in_ns < 0) throw ProtocolError("batch frame: negative time");
+    if (o.block_end != 0 && o.block_begin >= o.block_end)
+      throw ProtocolError("batch frame: blocks " + std::to_string(o.block_begin) + ".." + std::to_string(o.block_end) +
+                          " are empty");
+    if (o.requests.empty()) throw ProtocolError("batch frame: a batch of no requests");
     return o;
   }
   if (kind == static_cast<std::uint8_t>(OrderKind::Send)) {
@@ -121,6 +145,9 @@ WorkerOrder decode_order(std::span<const std::uint8_t> payload) {
     o.start_in_ns = r.i64("start delay");
     o.peer_host = r.text("peer host");
     o.peer_port = r.u16("peer port");
+    o.model = r.u32("model");
+    o.boundary = r.u32("boundary");
+    o.requests = read_ids(r);
     r.expect_end();
     if (o.start_in_ns < 0) throw ProtocolError("batch frame: negative time");
     return o;
@@ -178,16 +205,17 @@ WorkerReport decode_report(std::span<const std::uint8_t> payload) {
   throw ProtocolError("batch-done frame: unknown kind " + std::to_string(kind));
 }
 
-std::vector<std::uint8_t> encode_feature_map(std::uint64_t transfer, std::uint64_t total_bytes, std::uint64_t bytes) {
+std::vector<std::uint8_t> encode_feature_map(const SendOrder& order, std::uint64_t total_bytes,
+                                             std::span<const std::uint8_t> chunk) {
   std::vector<std::uint8_t> out;
-  out.reserve(16 + bytes);
+  out.reserve(28 + 8 * order.requests.size() + chunk.size());
   ByteWriter w(out);
-  w.u64(transfer);
+  w.u64(order.transfer);
   w.u64(total_bytes);
-  // The payload is the stage's output in a real deployment; emulated workers send a pattern
-  // of the profiled size so the network carries what it would.
-  for (std::uint64_t i = 0; i < bytes; ++i)
-    out.push_back(static_cast<std::uint8_t>(i * 131 + transfer));
+  w.u32(order.model);
+  w.u32(order.boundary);
+  write_ids(w, order.requests);
+  out.insert(out.end(), chunk.begin(), chunk.end());
   return out;
 }
 
@@ -196,8 +224,19 @@ FeatureMapHeader decode_feature_map(std::span<const std::uint8_t> payload) {
   FeatureMapHeader h;
   h.transfer = r.u64("transfer id");
   h.total_bytes = r.u64("total bytes");
-  h.chunk_bytes = r.remaining();
+  h.model = r.u32("model");
+  h.boundary = r.u32("boundary");
+  h.requests = read_ids(r);
+  h.chunk = payload.subspan(payload.size() - r.remaining());
   return h;
+}
+
+std::vector<std::uint8_t> feature_map_pattern(std::uint64_t transfer, std::uint64_t offset, std::uint64_t bytes) {
+  // Emulated workers send a pattern of the profiled size so the network carries what it would.
+  std::vector<std::uint8_t> out(bytes);
+  for (std::uint64_t i = 0; i < bytes; ++i)
+    out[i] = static_cast<std::uint8_t>((offset + i) * 131 + transfer);
+  return out;
 }
 
 }  // namespace servescope::engine::live

@@ -18,7 +18,7 @@
 namespace servescope::engine::live {
 
 inline constexpr std::array<std::uint8_t, 6> kMagic{'S', 'S', 'C', 'O', 'P', 'E'};
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 inline constexpr std::size_t kPreambleBytes = kMagic.size() + 2;
 inline constexpr std::size_t kHeaderBytes = 4 + 1 + 4;
 inline constexpr std::uint32_t kDefaultMaxFrameBytes = 16u << 20;  // 16 MiB of payload

@@ -1,6 +1,7 @@
 // The live protocol's binary payloads and run-event stream: round trips, refusals of malformed
 // payloads with the field named, the event stream folding into the simulator's recorders
 // exactly as the hooks were called, and the emulated executor's per-slot order.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "engine/live/byte_codec.h"
@@ -56,16 +57,38 @@ TEST(LiveMessages, RequestsAndOutcomesRoundTrip) {
 }
 
 TEST(LiveMessages, OrdersAndReportsRoundTrip) {
-  const live::RunOrder run{9, 2, 1, 3, 8, 1000, 2'500'000};
+  const live::RunOrder run{.batch = 9,
+                           .slot = 2,
+                           .model = 1,
+                           .kernel = 3,
+                           .block_begin = 4,
+                           .block_end = 7,
+                           .start_in_ns = 1000,
+                           .run_ns = 2'500'000,
+                           .requests = {11, 12, 40, 41, 42, 43, 44, ~0ull}};
   const auto r = std::get<live::RunOrder>(live::decode_order(live::encode_order(run)));
   EXPECT_EQ(r.batch, 9u);
-  EXPECT_EQ(r.size, 8u);
+  EXPECT_EQ(r.size(), 8u);
+  EXPECT_EQ(r.requests, run.requests);
+  EXPECT_EQ(r.block_begin, 4u);
+  EXPECT_EQ(r.block_end, 7u);
   EXPECT_EQ(r.run_ns, 2'500'000);
-  const live::SendOrder send{4, 0, 2, 1 << 20, 50, "10.0.0.7", 41234};
+  const live::SendOrder send{.transfer = 4,
+                             .from_slot = 0,
+                             .to_slot = 2,
+                             .bytes = 1 << 20,
+                             .start_in_ns = 50,
+                             .peer_host = "10.0.0.7",
+                             .peer_port = 41234,
+                             .model = 1,
+                             .boundary = 7,
+                             .requests = {11, 12}};
   const auto s = std::get<live::SendOrder>(live::decode_order(live::encode_order(send)));
   EXPECT_EQ(s.peer_host, "10.0.0.7");
   EXPECT_EQ(s.peer_port, 41234);
   EXPECT_EQ(s.bytes, 1u << 20);
+  EXPECT_EQ(s.boundary, 7u);
+  EXPECT_EQ(s.requests, send.requests);
   const auto ran = std::get<live::RunReport>(live::decode_report(live::encode_report(live::RunReport{9, 2, 77})));
   EXPECT_EQ(ran.run_ns, 77);
   const auto got = std::get<live::ReceiveReport>(live::decode_report(live::encode_report(live::ReceiveReport{4, 99})));
@@ -73,11 +96,18 @@ TEST(LiveMessages, OrdersAndReportsRoundTrip) {
   const auto failed =
       std::get<live::SendFailedReport>(live::decode_report(live::encode_report(live::SendFailedReport{4, "gone"})));
   EXPECT_EQ(failed.reason, "gone");
-  const auto fm = live::encode_feature_map(4, 1000, 600);
-  EXPECT_EQ(fm.size(), 16u + 600u);
+  const auto pattern = live::feature_map_pattern(4, 0, 600);
+  const auto fm = live::encode_feature_map(send, 1000, pattern);
+  EXPECT_EQ(fm.size(), 8u + 8u + 4u + 4u + 4u + 2 * 8u + 600u);
   const auto h = live::decode_feature_map(fm);
+  EXPECT_EQ(h.transfer, 4u);
   EXPECT_EQ(h.total_bytes, 1000u);
-  EXPECT_EQ(h.chunk_bytes, 600u);
+  EXPECT_EQ(h.boundary, 7u);
+  EXPECT_EQ(h.requests, send.requests);
+  ASSERT_EQ(h.chunk.size(), 600u);
+  EXPECT_TRUE(std::ranges::equal(h.chunk, pattern));
+  // The pattern continues where a chunk left off, so chunks of one map make the same bytes.
+  EXPECT_EQ(live::feature_map_pattern(4, 100, 1)[0], pattern[100]);
 }
 
 TEST(LiveMessages, MalformedPayloadsAreRefusedWithTheField) {
@@ -103,9 +133,18 @@ TEST(LiveMessages, MalformedPayloadsAreRefusedWithTheField) {
   auto outcome = live::encode_outcomes(std::vector<live::ClientOutcome>{{1, live::OutcomeStatus::Dropped}});
   outcome[4 + 8 + 1] = 42;  // the drop reason
   EXPECT_THROW(live::decode_outcomes(outcome), live::ProtocolError);
-  auto order = live::encode_order(live::RunOrder{1, 0, 0, 0, 1, 0, 5});
-  for (std::size_t i = order.size() - 8; i < order.size(); ++i)
-    order[i] = 0xff;  // run time −1
+  auto order = live::encode_order(live::RunOrder{.batch = 1, .run_ns = 5, .requests = {1}});
+  for (std::size_t i = order.size() - 12 - 8; i < order.size() - 12; ++i)
+    order[i] = 0xff;  // run time −1 (before the request count and the one id)
+  EXPECT_THROW(live::decode_order(order), live::ProtocolError);
+  // A batch of nobody, an empty block range and a request count past the payload.
+  EXPECT_THROW(live::decode_order(live::encode_order(live::RunOrder{.batch = 1, .run_ns = 5, .requests = {}})),
+               live::ProtocolError);
+  EXPECT_THROW(live::decode_order(live::encode_order(
+                   live::RunOrder{.batch = 1, .block_begin = 3, .block_end = 3, .run_ns = 5, .requests = {1}})),
+               live::ProtocolError);
+  order = live::encode_order(live::RunOrder{.batch = 1, .run_ns = 5, .requests = {1}});
+  order[order.size() - 12] = 0xff;  // the request count's low byte: 255 ids in 8 bytes
   EXPECT_THROW(live::decode_order(order), live::ProtocolError);
 }
 
@@ -200,9 +239,9 @@ TEST(LiveRunDescription, RoundTripsThroughTheWelcome) {
 TEST(EmulatedExecutor, RunsEachSlotInOrderNotBeforeItsStart) {
   live::EmulatedExecutor exec;
   const auto t0 = live::SteadyClock::now();
-  exec.submit(live::RunOrder{1, 0, 0, 0, 1, 0, 1'000'000}, t0);
-  exec.submit(live::RunOrder{2, 0, 0, 0, 1, 0, 1'000'000}, t0);
-  exec.submit(live::RunOrder{3, 1, 0, 0, 1, 500'000, 1'000'000}, t0);
+  exec.submit(live::RunOrder{.batch = 1, .slot = 0, .run_ns = 1'000'000, .requests = {1}}, t0);
+  exec.submit(live::RunOrder{.batch = 2, .slot = 0, .run_ns = 1'000'000, .requests = {2}}, t0);
+  exec.submit(live::RunOrder{.batch = 3, .slot = 1, .start_in_ns = 500'000, .run_ns = 1'000'000, .requests = {3}}, t0);
   EXPECT_EQ(exec.queued(), 3u);
   EXPECT_TRUE(exec.finished(t0 + std::chrono::microseconds(999)).empty());
   auto done = exec.finished(t0 + std::chrono::microseconds(1000));

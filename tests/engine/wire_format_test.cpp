@@ -65,8 +65,10 @@ TEST(WireFormat, RefusesWhatIsNotOurs) {
   auto http = std::vector<std::uint8_t>{'G', 'E', 'T', ' ', '/', ' '};
   expect(http, WireError::BadMagic, "bad magic", 0);
   auto version = good;
-  version[6] = 2;
-  expect(version, WireError::BadVersion, "(2; this side speaks 1)", 0);
+  version[6] = static_cast<std::uint8_t>(kProtocolVersion + 1);
+  expect(version, WireError::BadVersion,
+         "(" + std::to_string(kProtocolVersion + 1) + "; this side speaks " + std::to_string(kProtocolVersion) + ")",
+         0);
   FrameEncoder encoder;
   auto big = FrameEncoder::preamble();
   const auto frame = encoder.encode(FrameType::Events, std::string(2000, 'y'));

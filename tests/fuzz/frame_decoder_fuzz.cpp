@@ -121,14 +121,23 @@ int main(int argc, char** argv) {
     Transfer t;
     t.to_gpu = 1;
     events.on_transfer(t, Duration::milliseconds(3), Duration::milliseconds(4));
+    const SendOrder send{.transfer = 3,
+                         .to_slot = 2,
+                         .bytes = 64,
+                         .peer_host = "127.0.0.1",
+                         .peer_port = 9000,
+                         .boundary = 4,
+                         .requests = {7, 8}};
     const std::vector<std::pair<FrameType, std::vector<std::uint8_t>>> payloads{
         {FrameType::Events, events.take()},
         {FrameType::Request, encode_requests(std::vector<ClientRequest>{{1, 0, 0}, {2, 1, 0}})},
         {FrameType::Outcome, encode_outcomes(std::vector<ClientOutcome>{{1, OutcomeStatus::Late}})},
-        {FrameType::Batch, encode_order(RunOrder{1, 2, 1, 0, 4, 100, 2000})},
-        {FrameType::Batch, encode_order(SendOrder{3, 0, 2, 64, 0, "127.0.0.1", 9000})},
+        {FrameType::Batch,
+         encode_order(
+             RunOrder{.batch = 1, .slot = 2, .model = 1, .start_in_ns = 100, .run_ns = 2000, .requests = {7}})},
+        {FrameType::Batch, encode_order(send)},
         {FrameType::BatchDone, encode_report(RunReport{1, 2, 1500})},
-        {FrameType::FeatureMap, encode_feature_map(3, 64, 64)}};
+        {FrameType::FeatureMap, encode_feature_map(send, 64, feature_map_pattern(3, 0, 64))}};
     for (const auto& [type, payload] : payloads) {
       const auto frame = encoder.encode(type, payload);
       valid.insert(valid.end(), frame.begin(), frame.end());

@@ -44,8 +44,13 @@ inline std::string after(const std::string& text, const std::string& prefix, cha
 // A scheduler and one worker per server it waits for, on an ephemeral port.
 class Deployment {
  public:
-  Deployment(const TempDir& dir, std::vector<std::string> scheduler_args, std::uint16_t port = 0)
-      : dir_(dir), args_(std::move(scheduler_args)), token_file_(dir.write("token", std::string(kToken) + "\n")) {
+  // `worker_args` go to every worker (e.g. its executor).
+  Deployment(const TempDir& dir, std::vector<std::string> scheduler_args, std::uint16_t port = 0,
+             std::vector<std::string> worker_args = {})
+      : dir_(dir),
+        args_(std::move(scheduler_args)),
+        worker_args_(std::move(worker_args)),
+        token_file_(dir.write("token", std::string(kToken) + "\n")) {
     std::filesystem::permissions(token_file_, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     start_scheduler(port);
     std::istringstream names(after(scheduler_->err(), "waiting for workers:"));
@@ -72,11 +77,11 @@ class Deployment {
   }
 
   ChildProcess& start_worker(const std::string& node) {
-    workers_[node] = std::make_unique<ChildProcess>(
-        SERVESCOPE_CLI,
-        std::vector<std::string>{"live", "worker", "--connect", endpoint(), "--token-file", token_file_, "--node",
-                                 node},
-        dir_.path() / ("worker-" + node + ".out"), dir_.path() / ("worker-" + node + ".err"));
+    std::vector<std::string> args{"live",         "worker",    "--connect", endpoint(),
+                                  "--token-file", token_file_, "--node",    node};
+    args.insert(args.end(), worker_args_.begin(), worker_args_.end());
+    workers_[node] = std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / ("worker-" + node + ".out"),
+                                                    dir_.path() / ("worker-" + node + ".err"));
     return *workers_[node];
   }
 
@@ -123,7 +128,7 @@ class Deployment {
 
  private:
   const TempDir& dir_;
-  std::vector<std::string> args_;
+  std::vector<std::string> args_, worker_args_;
   std::string token_file_;
   int schedulers_ = 0;
   std::unique_ptr<ChildProcess> scheduler_;
