@@ -51,6 +51,7 @@
 #include "ui/live_view.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
+#include "ui/profile_model_dialog.h"
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
@@ -554,6 +555,25 @@ void MainWindow::build_actions() {
     if (!ok) return;
     const auto why = add_estimated_models(text.split(QLatin1Char(','), Qt::SkipEmptyParts));
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add models"), why);
+  });
+  edit->addAction(tr("&Profile a model…"), this, [this] {
+    if (!document_->project()) return;
+    // One profiler at a time: two would share the CPU and each measure the other.
+    if (auto* running = findChild<ProfileModelDialog*>()) {
+      running->show();
+      running->raise();
+      running->activateWindow();
+      return;
+    }
+    auto* dialog = new ProfileModelDialog(document_, default_profiler_program(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->set_interactive(interactive_);
+    connect(dialog, &ProfileModelDialog::message, this, &MainWindow::log);
+    connect(dialog, &ProfileModelDialog::measured, this, [this] {
+      profile_view_->show_model(static_cast<int>(document_->project()->scenario.profiles.models.size()) - 1);
+      tabs_->setCurrentWidget(profile_view_);
+    });
+    dialog->show();
   });
   edit->addAction(tr("Add &workload…"), this, [this] {
     const auto* p = document_->project();

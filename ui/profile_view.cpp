@@ -1,5 +1,6 @@
 #include "ui/profile_view.h"
 
+#include <QAreaSeries>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
@@ -8,6 +9,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QTableWidget>
@@ -32,6 +35,41 @@ std::vector<int> batches_of(const ModelProfile& p, std::string_view gpu, GpuShar
     out.push_back(b);
   if (!out.empty() && out.back() != hi && hi >= lo) out.push_back(hi);
   return out;
+}
+
+// A measured block table's spread at `batches` (interpolated between profiled sizes, as the
+// latency is, so the band's lower edge is the line itself): the whole model at every block's
+// median (what the planners read) and at every block's 99th percentile. The sum of the blocks'
+// 99th percentiles is above the model's own (the blocks seldom all peak in one run), which is
+// the side a latency SLO should be read on. Empty without a measured spread.
+struct SpreadPoint {
+  int batch = 1;
+  double p50_ms = 0, p99_ms = 0;
+};
+std::vector<SpreadPoint> measured_spread(const ModelProfile& p, std::string_view gpu, GpuShare share,
+                                         const std::vector<int>& batches) {
+  if (p.form != ProfileForm::Blocks) return {};
+  const auto table =
+      std::ranges::find_if(p.block_tables, [&](const BlockTable& t) { return t.gpu == gpu && t.share == share; });
+  if (table == p.block_tables.end() || table->p99.empty() || table->p99.size() != table->blocks.size()) return {};
+  std::vector<SpreadPoint> out;
+  for (const int b : batches) {
+    SpreadPoint point{b, 0, 0};
+    for (std::size_t k = 0; k < table->blocks.size(); ++k) {
+      const auto median = table->blocks[k].at(b), p99 = table->p99[k].at(b);
+      if (!median || !p99) return {};
+      point.p50_ms += median->to_ms();
+      point.p99_ms += p99->to_ms();
+    }
+    point.p99_ms = std::max(point.p99_ms, point.p50_ms);
+    out.push_back(point);
+  }
+  return out;
+}
+
+const QString& band_legend_name() {
+  static const QString name = QObject::tr("p50–p99 (measured)");
+  return name;
 }
 
 }  // namespace
@@ -318,7 +356,19 @@ void ProfileView::rebuild_blocks(const ModelProfile& profile) {
 }
 
 int ProfileView::curve_count() const {
-  return chart_view_->chart() ? static_cast<int>(chart_view_->chart()->series().size()) : 0;
+  if (!chart_view_->chart()) return 0;
+  const auto series = chart_view_->chart()->series();
+  return static_cast<int>(std::ranges::count_if(
+      series, [](const QAbstractSeries* s) { return s->type() == QAbstractSeries::SeriesTypeLine; }));
+}
+
+int ProfileView::band_count() const {
+  if (!chart_view_->chart()) return 0;
+  const auto series = chart_view_->chart()->series();
+  return static_cast<int>(std::ranges::count_if(series, [](const QAbstractSeries* s) {
+    const auto* area = qobject_cast<const QAreaSeries*>(s);
+    return area && area->upperSeries() && area->upperSeries()->count() > 0;
+  }));
 }
 
 void ProfileView::rebuild() {
@@ -354,14 +404,47 @@ void ProfileView::rebuild() {
   chart->addAxis(axis_x, Qt::AlignBottom);
   chart->addAxis(axis_y, Qt::AlignLeft);
   double top = 0;
+  int bands = 0;
   for (const auto& [gpu, share] : profile.configurations()) {
     const auto batches = batches_of(profile, gpu, share);
     if (batches.empty()) continue;
     const auto label =
         QStringLiteral("%1 %2").arg(QString::fromStdString(gpu), QString::fromStdString(share.to_string()));
+    const auto color = widgets::color_for_name(label, palette());
+    if (const auto spread = measured_spread(profile, gpu, share, batches); !spread.empty()) {
+      // Added before its line, so the line is drawn over it.
+      auto* lower = new QLineSeries;
+      auto* upper = new QLineSeries;
+      for (const auto& point : spread) {
+        lower->append(point.batch, point.p50_ms);
+        upper->append(point.batch, point.p99_ms);
+        top = std::max(top, point.p99_ms);
+      }
+      auto* band = new QAreaSeries(upper, lower);
+      band->setName(band_legend_name());
+      auto fill = color;
+      fill.setAlpha(70);
+      band->setBrush(fill);
+      band->setPen(QPen(color, 1, Qt::DotLine));
+      chart->addSeries(band);
+      upper->setParent(band);  // the area series does not own its edges
+      lower->setParent(band);
+      band->attachAxis(axis_x);
+      band->attachAxis(axis_y);
+      // One legend entry says what every band is, in a neutral tone: each band takes its
+      // line's colour.
+      for (auto* marker : chart->legend()->markers(band)) {
+        marker->setVisible(bands == 0);
+        auto neutral = palette().color(QPalette::WindowText);
+        neutral.setAlpha(70);
+        marker->setBrush(neutral);
+        marker->setPen(Qt::NoPen);
+      }
+      ++bands;
+    }
     auto* series = new QLineSeries;
     series->setName(label);
-    series->setColor(widgets::color_for_name(label, palette()));
+    series->setColor(color);
     for (const int b : batches) {
       const double ms = profile.latency({gpu, share, b, std::nullopt}).to_ms();
       series->append(b, ms);

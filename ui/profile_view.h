@@ -1,9 +1,10 @@
 // A model's profile (issue 7 item 5): latency against batch size for every GPU type and share it
 // was profiled on, as a chart (one line per configuration) and a table, with the least-squares
 // α·b + β fit of each curve — the linear model Symphony, Nexus and Clockwork plan with — so a
-// user sees at a glance how well it holds. Inline profiles are edited in place: a linear fit's α and
-// β, and each measured point of a table or block profile (checked: positive, and the curve stays
-// non-decreasing in batch), every edit undoable.
+// user sees at a glance how well it holds. A measured profile (servescope-cli profile) also
+// shows its spread, a band from the median up to the 99th percentile. Inline profiles are edited
+// in place: a linear fit's α and β, and each measured point of a table or block profile
+// (checked: positive, and the curve stays non-decreasing in batch), every edit undoable.
 #pragma once
 
 #include <QString>
@@ -35,7 +36,9 @@ class ProfileView : public QWidget {
   void show_model(int index);  // index into the scenario's profiles; −1: none
   int model() const { return model_; }
   int curve_count() const;  // lines on the chart
-  int block_bars() const;   // bars per configuration on the per-block chart (0: not a block profile)
+  // Translucent p50–p99 bands on the chart: one per configuration measured with its spread.
+  int band_count() const;
+  int block_bars() const;  // bars per configuration on the per-block chart (0: not a block profile)
   QTableWidget* table() const { return table_; }
   // Sets α or β (µs) of the linear fit shown in table row `row`; the reason when refused.
   QString edit_linear(int row, bool alpha, double value_us);

@@ -125,6 +125,9 @@ std::vector<SavedArtifact>& plans_of(Project& p) {
 std::vector<SavedArtifact>& runs_of(Project& p) {
   return p.runs;
 }
+Scenario& scenario_of(Project& p) {
+  return p.scenario;
+}
 ProfileSet& profiles_of(Project& p) {
   return p.scenario.profiles;
 }
@@ -179,14 +182,23 @@ QString ProjectDocument::remove_workload(std::size_t index) {
   return remove_entry(&workloads_of, index, tr("workload"));
 }
 
-QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString& what) {
+QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString& what,
+                                      const std::vector<GpuSpec>& devices) {
   if (!project_) return tr("no project is open");
   auto set = project_->scenario.profiles;
   for (const auto& m : profiles.models) {
     if (set.find(m.name)) return tr("the project already has a model named %1").arg(QString::fromStdString(m.name));
     set.models.push_back(m);
   }
-  return push_part(&profiles_of, std::move(set), what);
+  if (devices.empty()) return push_part(&profiles_of, std::move(set), what);
+  // Profiles of a device type the project lacks are refused by every check, so the two parts
+  // move together. A type the project has stays as it is (with any price the user gave it).
+  auto scenario = project_->scenario;
+  scenario.profiles = std::move(set);
+  for (const auto& d : devices)
+    if (std::ranges::find(scenario.custom_gpus, d.id, &GpuSpec::id) == scenario.custom_gpus.end())
+      scenario.custom_gpus.push_back(d);
+  return push_part(&scenario_of, std::move(scenario), what);
 }
 
 QString ProjectDocument::set_profile(std::size_t index, ModelProfile profile, const QString& what) {

@@ -46,8 +46,10 @@ class ProjectDocument : public QObject {
   QString remove_application(std::size_t index);
   QString set_workload(std::size_t index, Workload workload, const QString& what);  // index == count adds
   QString remove_workload(std::size_t index);
-  // Adds inline profiles (estimated or imported); a model the project already has is refused.
-  QString add_profiles(const ProfileSet& profiles, const QString& what);
+  // Adds inline profiles (estimated, imported or measured); a model the project already has is
+  // refused. `devices`: device types the profiles were measured on, added with them in the same
+  // step where the project lacks them.
+  QString add_profiles(const ProfileSet& profiles, const QString& what, const std::vector<GpuSpec>& devices = {});
   // Replaces one model's profile. Profiles pulled in by an include belong to their file (a
   // project saves only inline ones), so editing one is refused with the file's name.
   QString set_profile(std::size_t index, ModelProfile profile, const QString& what);

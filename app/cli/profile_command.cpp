@@ -5,6 +5,7 @@
 // device type, a cluster of --nodes such servers, the profile, and a workload. Issue 22 §2.
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -102,13 +103,18 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       request.warmup = args->warmup;
       request.slo_multiplier = args->slo_multiplier;
       const torchexec::TorchModel model(read_exported_model(args->folder));
+      // A line per tenth of the work, and at least one a second: a terminal stays readable and a
+      // GUI's progress bar (which reads these lines) keeps moving on a long model.
       std::size_t last_tenth = 0;
+      auto last_line = std::chrono::steady_clock::now();
       const auto measured = torchexec::profile_model(model, request, [&](const torchexec::ProfileProgress& p) {
         const std::size_t tenth = p.total ? 10 * p.done / p.total : 10;
-        if (p.done == 0 || tenth > last_tenth || p.done == p.total) {
+        const auto now = std::chrono::steady_clock::now();
+        if (p.done == 0 || tenth > last_tenth || p.done == p.total || now - last_line >= std::chrono::seconds(1)) {
           std::cerr << "profiling " << model.manifest().name << ": " << p.done << "/" << p.total << " " << p.what
                     << "\n";
           last_tenth = tenth;
+          last_line = now;
         }
       });
       auto& out = report_stream();
