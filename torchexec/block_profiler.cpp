@@ -135,6 +135,7 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
         const auto sample = timed(request.warmup, request.repeat, [&] { (void)model.run(k, k + 1, x); });
         p50[k].push_back(percentile(sample, 0.5));
         p99[k].push_back(percentile(sample, 0.99));
+        if (request.keep_samples) out.samples.push_back({table.share, b, k, sample});
         sum += p50[k].back();
         x = model.run(k, k + 1, x);  // the next block's input
         ++prog.done;

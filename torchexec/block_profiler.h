@@ -24,6 +24,15 @@ struct ProfileRequest {
   int repeat = 20;             // timed runs per entry (after `warmup`)
   int warmup = 3;
   double slo_multiplier = 5.0;  // default SLO = this × the whole model at batch 1, share 1
+  bool keep_samples = false;    // keep every timed run (MeasuredProfile::samples), for benchmarks
+};
+
+// Every timed run of one block at one batch and share, in the order they ran.
+struct TimedEntry {
+  GpuShare share;
+  int batch = 1;
+  std::size_t block = 0;
+  std::vector<Duration> runs;
 };
 
 struct ProfileProgress {
@@ -44,6 +53,7 @@ struct MeasuredProfile {
   int hardware_threads = 1;
   ModelProfile profile;
   std::vector<WholeModelCheck> checks;
+  std::vector<TimedEntry> samples;  // with ProfileRequest::keep_samples
 };
 
 // This machine's CPU as a device type: "cpu-" and the model name's words, and its thread count.

@@ -213,7 +213,14 @@ bool cuda_available() {
 }
 
 void set_threads(int threads) {
-  at::set_num_threads(std::max(1, threads));
+  // at::set_num_threads also resizes LibTorch's thread pool and clears oneDNN's cache of compiled
+  // kernels, which then recompiles on the next run (7 ms a batch on a small model): only when
+  // the count changes. OpenMP keeps the count per thread, so each slot thread keeps its own.
+  thread_local int current = 0;
+  threads = std::max(1, threads);
+  if (threads == current) return;
+  at::set_num_threads(threads);
+  current = threads;
 }
 
 int threads() {

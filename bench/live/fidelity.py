@@ -2,10 +2,16 @@
 """Simulator against live deployment: the fidelity benchmark (issue 19 §1; BENCHMARKS.md).
 
 Each case runs one scenario, plan, rate and data-plane options twice: in the simulator
-(`servescope-cli simulate`) and live (a `live scheduler`, one emulated `live worker` per server and
-a `live loadgen`, all on this machine over loopback). Every case is repeated with seeds 1..N; the
+(`servescope-cli simulate`) and live (a `live scheduler`, one `live worker` per server and a
+`live loadgen`, all on this machine over loopback). Every case is repeated with seeds 1..N; the
 report gives each run, and per case the mean live − simulated difference of SLO attainment (in
 points) and goodput (in %) with a 95 % confidence interval (Student's t over the runs).
+
+The emulated cases hold each batch for its profiled time. The real-compute cases (issue 22 §4)
+export torchvision models into blocks (scripts/export_model.py), measure them on this CPU
+(`servescope-cli profile`), and run the workers with `--executor torch`: every batch runs the
+model's blocks with LibTorch, feature maps are the real tensors, and one output in 50 is checked
+against the whole model.
 
     bench/live/fidelity.py [--cli PATH] [--runs N] [--seconds S] [--case NAME ...] [--write]
 
@@ -46,6 +52,16 @@ CASES = {
     "ppipe-1500": ("PPipe plan, ppipe-demo, 1,500 req/s (66 %)", PPIPE, 1500, True),
     "ppipe-1800": ("PPipe plan, ppipe-demo, 1,800 req/s (80 %)", PPIPE, 1800, True),
 }
+# Real compute: (title, the fraction of the measured capacity offered). Their scenarios, plans and
+# rates are made at run time from this machine's measurements (prepare_torch).
+TORCH_CASES = {
+    "torch-symphony": "Symphony on real compute: resnet18 + mobilenet_v3_small (3x64x64), 1 CPU",
+    "torch-ppipe": "PPipe 2-partition plan on real compute: resnet18 (3x64x64) across 2 workers",
+}
+TORCH_LOAD = 0.5  # of the measured capacity
+TORCH_SLO_MULTIPLIER = 10
+TORCH_INPUT = "3x64x64"
+PYTHON_WITH_TORCH = "/usr/bin/python3"  # Debian's, where python3-torch installs
 
 # Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom.
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
@@ -86,8 +102,106 @@ def read(path):
         return ""
 
 
-def live_run(cli, work, options, rate, seconds, seed):
-    """One live run: scheduler, workers, load generator; returns the load generator's report."""
+def profiled(cli, work, arch, nodes):
+    """Exports `arch` into 4 blocks and measures it here; returns (folder, profiles, scenario)."""
+    folder = os.path.join(work, arch)
+    subprocess.run([PYTHON_WITH_TORCH, os.path.join(ROOT, "scripts", "export_model.py"), arch, "--blocks", "4",
+                    "--input", TORCH_INPUT, "-o", folder], check=True, capture_output=True)
+    profiles, scenario = os.path.join(work, arch + "-profiles.json"), os.path.join(work, arch + "-scenario.json")
+    # SLO: 10 x the whole model alone at batch 1. At the profiler's default 5 x, PPipe's plan
+    # batches so close to the SLO that the live stages' 20-30 % longer runs (two stages, the
+    # scheduler and the load generator share two cores; each was profiled alone) make most
+    # requests late, and the comparison measures that edge rather than the system.
+    subprocess.run([cli, "profile", folder, "--batches", "1-8", "--shares", "1,2", "--repeat", "20",
+                    "--slo-multiplier", str(TORCH_SLO_MULTIPLIER),
+                    "-o", profiles, "--scenario-out", scenario, "--nodes", str(nodes)],
+                   check=True, capture_output=True)
+    with open(profiles) as f, open(scenario) as g:
+        return folder, json.load(f)["models"][0], json.load(g)
+
+
+def best_rps(model, share, blocks=None):
+    """Best throughput of `blocks` (default all) on one device at `share`: the largest
+    b / Σ blocks' median over the profiled batches b."""
+    table = next(t for t in model["tables"] if t["share"] == share)
+    rows = table["latency_us"][blocks[0]:blocks[1]] if blocks else table["latency_us"]
+    batches = table.get("batches") or list(range(1, len(rows[0]) + 1))
+    return max(b / (sum(row[i] for row in rows) * 1e-6) for i, b in enumerate(batches))
+
+
+def prepare_torch(cli, work, name):
+    """The case's scenario file, options, rate and worker arguments, from measurements made here."""
+    if name == "torch-symphony":
+        r18, p18, scenario = profiled(cli, work, "resnet18", 1)
+        mob, pmob, _ = profiled(cli, work, "mobilenet_v3_small", 1)
+        scenario["profiles"].append(pmob)
+        scenario["workloads"][0].update(name="mix", popularity="equal",
+                                        targets=[{"model": "resnet18"}, {"model": "mobilenet_v3_small"}])
+        # Half the requests of each: the device's time per request is the mean of the two.
+        rate = TORCH_LOAD / (0.5 / best_rps(p18, "1") + 0.5 / best_rps(pmob, "1"))
+        path = os.path.join(work, "torch-symphony.json")
+        with open(path, "w") as f:
+            json.dump(scenario, f)
+        profiles = {"resnet18": p18, "mobilenet_v3_small": pmob}
+        return ["-s", path, "--system", "symphony"], rate, ["--models", r18, mob], (profiles, {})
+    r18, p18, scenario = profiled(cli, work, "resnet18", 2)
+    path = os.path.join(work, "torch-ppipe.json")
+    with open(path, "w") as f:
+        json.dump(scenario, f)
+    plan = os.path.join(work, "torch-ppipe-plan.json")
+    cli_json(cli, ["plan", "-s", path, "--system", "ppipe", "-o", plan], 600)
+    with open(plan) as f:
+        doc = json.load(f)
+    # Two CPUs' worth of servers on one 2-core machine: each partition gets half the CPU (one
+    # thread, share 1/2, as profiled) on its own server, so the two stages run side by side
+    # without taking each other's cores. The planner rightly keeps so small a model whole on
+    # two devices; the cut is made here, after block 2 of 4.
+    pipeline = doc["pipelines"][0]
+    part = pipeline["partitions"][0]
+    halves = []
+    for blocks in ([0, 2], [2, 4]):
+        half = dict(part)
+        half.update(blocks=blocks, gpus=1, vgpus=1, vgpu_divisor=2)
+        halves.append(half)
+    pipeline["partitions"] = halves
+    # The slower stage bounds the pipeline: its best rate at share 1/2 over its blocks.
+    rate = TORCH_LOAD * min(best_rps(p18, "1/2", (0, 2)), best_rps(p18, "1/2", (2, 4)))
+    pipeline["assigned_rps"] = rate
+    with open(plan, "w") as f:
+        json.dump(doc, f)
+    # Slots in placement order: the first partition's vGPU, then the second's.
+    return ["-s", path, "--plan", plan], rate, ["--models", r18], ({"resnet18": p18}, {0: (0, 2), 1: (2, 4)})
+
+
+def batch_time_ratio(record, measured):
+    """A live run's batches on real compute against the profile: the median over batches of
+    (its time on the slot / the profile's median for its model, batch size, share and blocks),
+    and the total time on the slots against the total the profile predicts (a heavy tail moves
+    the second, not the first). The measurement that explains a gap: the simulator runs every
+    batch at the profile's median."""
+    profiles, stages = measured
+    with open(record) as f:
+        timeline = json.load(f)["timeline"]
+    ix = {c: i for i, c in enumerate(timeline["columns"])}
+    ratios, live_total, profiled_total = [], 0.0, 0.0
+    for span in timeline["spans"]:
+        gpu, size = span[ix["gpu"]], span[ix["size"]]
+        model = profiles[timeline["models"][span[ix["model"]]]]
+        table = next(t for t in model["tables"] if t["share"] == timeline["gpu_shares"][gpu])
+        lo, hi = stages.get(gpu, (0, len(table["latency_us"])))
+        profiled = sum(row[size - 1] for row in table["latency_us"][lo:hi])
+        took = span[ix["end_us"]] - span[ix["start_us"]]
+        ratios.append(took / profiled)
+        live_total += took
+        profiled_total += profiled
+    if not ratios:
+        return float("nan"), float("nan")
+    return statistics.median(ratios), live_total / profiled_total
+
+
+def live_run(cli, work, options, rate, seconds, seed, worker_args=(), measured=None):
+    """One live run: scheduler, workers, load generator; returns the load generator's report
+    (with `batch_time_ratio` when `measured` gives the profiles to compare batch times with)."""
     run_dir = tempfile.mkdtemp(dir=work)  # each run its own port file and log
     port_file = os.path.join(run_dir, "port")
     err = os.path.join(run_dir, "scheduler.log")
@@ -95,6 +209,7 @@ def live_run(cli, work, options, rate, seconds, seed):
     with open(err, "w") as log:
         scheduler = subprocess.Popen(
             [cli, "--json", "live", "scheduler", *options, "--warmup", "0", "--listen", "127.0.0.1:0",
+             *(["--record", os.path.join(run_dir, "run.json")] if measured else []),
              "--port-file", port_file],
             stdout=subprocess.DEVNULL, stderr=log)
     try:
@@ -106,15 +221,14 @@ def live_run(cli, work, options, rate, seconds, seed):
         nodes = re.search(r"waiting for workers:([^\n]*)", read(err)).group(1).split()
         for n in nodes:
             procs.append(subprocess.Popen(
-                [cli, "live", "worker", "--connect", f"127.0.0.1:{port}", "--node", n],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                [cli, "live", "worker", "--connect", f"127.0.0.1:{port}", "--node", n, *worker_args],
+                stdout=subprocess.DEVNULL, stderr=open(os.path.join(run_dir, f"worker-{n}.log"), "w")))
         wait_for(lambda: read(err).count("joined") >= len(nodes), 60, "the workers")
         load = cli_json(cli, ["live", "loadgen", "--connect", f"127.0.0.1:{port}",
                               "--rate", str(rate), "--duration", str(seconds), "--seed", str(seed)],
                         timeout=seconds + 120)
         if not load.get("reconciled"):
             sys.exit(f"error: a live run did not reconcile: {json.dumps(load)}")
-        return load
     finally:
         scheduler.send_signal(signal.SIGTERM)
         try:
@@ -128,6 +242,14 @@ def live_run(cli, work, options, rate, seconds, seed):
                 p.wait(10)
             except subprocess.TimeoutExpired:
                 p.kill()
+        # A worker on real compute that found a wrong output stops with exit 1: the run is void.
+        failed = [p for p in procs if p.returncode not in (0, -signal.SIGTERM, 143)]
+        if failed:
+            logs = "".join(read(os.path.join(run_dir, f)) for f in os.listdir(run_dir) if f.startswith("worker-"))
+            sys.exit(f"error: a worker failed: {logs[-2000:]}")
+    if measured:  # the scheduler wrote its record as it stopped
+        load["batch_time_ratio"] = batch_time_ratio(os.path.join(run_dir, "run.json"), measured)
+    return load
 
 
 def main():
@@ -135,27 +257,38 @@ def main():
     parser.add_argument("--cli", default=os.path.join(ROOT, "build", "dev", "app", "servescope-cli"))
     parser.add_argument("--runs", type=int, default=5, help="runs per case, seeds 1..N (default 5)")
     parser.add_argument("--seconds", type=float, default=10, help="seconds of load per run (default 10)")
-    parser.add_argument("--case", action="append", choices=sorted(CASES), help="repeatable; default: all")
+    parser.add_argument("--case", action="append", choices=sorted(CASES) + sorted(TORCH_CASES),
+                        help="repeatable; default: all (the real-compute ones need servescope-torch)")
     parser.add_argument("--write", action="store_true", help="regenerate docs/reproduction/fidelity.md")
     args = parser.parse_args()
     os.environ["SERVESCOPE_TOKEN"] = TOKEN  # every daemon started from here inherits it
     if not os.access(args.cli, os.X_OK):
         sys.exit(f"error: {args.cli} is not built (cmake --build --preset dev)")
-    cases = args.case or list(CASES)
-    rows, summary = [], []
+    cases = args.case or list(CASES) + list(TORCH_CASES)
+    rows, summary, slower = [], [], []
     with tempfile.TemporaryDirectory() as work:
         plan = None
-        if any(CASES[c][3] for c in cases):
+        if any(c in CASES and CASES[c][3] for c in cases):
             plan = os.path.join(work, "ppipe-plan.json")
             cli_json(args.cli, ["plan", *PPIPE[:2], "--system", "ppipe", "--partitions", "2", "-o", plan], 600)
         for name in cases:
-            title, options, rate, needs_plan = CASES[name]
-            options = options + (["--plan", plan] if needs_plan else [])
-            d_att, d_good = [], []
+            worker_args, measured = [], None
+            if name in TORCH_CASES:
+                title = TORCH_CASES[name]
+                options, rate, worker_args, measured = prepare_torch(args.cli, work, name)
+                worker_args = ["--executor", "torch", "--check-every", "50", *worker_args]
+                title += f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"
+            else:
+                title, options, rate, needs_plan = CASES[name]
+                options = options + (["--plan", plan] if needs_plan else [])
+            d_att, d_good, ratios, totals = [], [], [], []
             for seed in range(1, args.runs + 1):
                 sim = cli_json(args.cli, ["simulate", *options, "--warmup", "0", "--rate", str(rate),
                                           "-d", str(args.seconds), "--seed", str(seed)], 600)["summary"]
-                load = live_run(args.cli, work, options, rate, args.seconds, seed)
+                load = live_run(args.cli, work, options, rate, args.seconds, seed, worker_args, measured)
+                if measured:
+                    ratios.append(load["batch_time_ratio"][0])
+                    totals.append(load["batch_time_ratio"][1])
                 sa, la = sim["slo_attainment"], load["attainment"]
                 sg, lg = sim["goodput_rps"], load["goodput_rps"]
                 d_att.append(100 * (la - sa))
@@ -167,6 +300,9 @@ def main():
             summary.append(f"| {title} | {len(d_att)} | {ma:+.2f} pt ± {ha:.2f} | "
                            f"[{ma - ha:+.2f}, {ma + ha:+.2f}] | {mg:+.2f} % ± {hg:.2f} | "
                            f"[{mg - hg:+.2f}, {mg + hg:+.2f}] |")
+            if ratios:
+                (mr, hr), (mt, ht) = mean_ci(ratios), mean_ci(totals)
+                slower.append(f"| {title} | {len(ratios)} | {mr:.2f} ± {hr:.2f} | {mt:.2f} ± {ht:.2f} |")
     cpu = next((l.split(":", 1)[1].strip() for l in read("/proc/cpuinfo").splitlines()
                 if l.startswith("model name")), platform.processor())
     text = "\n".join([
@@ -180,6 +316,17 @@ def main():
         "|---|---|---|---|---|---|",
         *summary,
         "",
+        *([
+            "Real compute: each live batch's time on its slot against the profile's median for its "
+            "model, batch size, share and blocks: the median of that ratio over a run's batches, and "
+            "the run's total time on the slots against the total the profile predicts (mean ± CI "
+            "over the runs). The simulator runs every batch at the profile's median.",
+            "",
+            "| case | runs | live / profiled, median batch | live / profiled, total slot time |",
+            "|---|---|---|---|",
+            *slower,
+            "",
+        ] if slower else []),
         "Every run (seed = run number, the same seed in both):",
         "",
         "| case | seed | simulated attainment | live attainment | difference | simulated goodput | "

@@ -247,6 +247,12 @@ class LiveWorker::Session {
       throw ProtocolError("a " + std::string(to_string(f.type)) + " frame on a feature-map connection");
     auto h = decode_feature_map(f.payload);
     auto& got = received_[h.transfer];
+    if (got.total == 0) {
+      got.total = h.total_bytes;
+    } else if (got.total != h.total_bytes) {
+      throw ProtocolError("transfer " + std::to_string(h.transfer) + " said " + std::to_string(got.total) +
+                          " bytes, then " + std::to_string(h.total_bytes));
+    }
     if (got.bytes == 0 && got.data.empty() && w_.executor_->real_feature_maps()) {
       // Sized by what the model says, before a byte is kept: a peer cannot make it buffer more.
       const auto expected = w_.executor_->feature_map_bytes(h.model, h.boundary, h.requests.size());
@@ -371,6 +377,7 @@ class LiveWorker::Session {
   std::uint64_t next_inbound_ = 1;
   std::map<std::string, std::unique_ptr<Connection>> outbound_;
   struct Arriving {
+    std::uint64_t total = 0;  // what its first chunk said
     std::uint64_t bytes = 0;
     std::vector<std::uint8_t> data;  // kept only for an executor on real tensors
   };

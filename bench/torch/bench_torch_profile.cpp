@@ -1,0 +1,86 @@
+// Profiling a model on this CPU (issue 22, BENCHMARKS.md): the wall time of a whole profile
+// (every block × batch × share, as `servescope-cli profile` runs it), and how many timed runs
+// an entry needs for a median stable within 2 %: the median of each entry's first N runs
+// against the median of all of them, over every entry. Usage:
+// bench_torch_profile MODEL_DIR [--batches 1-8] [--shares 1,2] [--repeat 40]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "model/exported/exported_model.h"
+#include "torchexec/block_profiler.h"
+
+using namespace servescope;
+using namespace servescope::torchexec;
+
+namespace {
+
+std::vector<int> parse_list(const std::string& text) {
+  std::vector<int> out;
+  for (std::size_t at = 0; at <= text.size();) {
+    const auto comma = std::min(text.find(',', at), text.size());
+    const auto item = text.substr(at, comma - at);
+    const auto dash = item.find('-');
+    if (dash == std::string::npos) {
+      out.push_back(std::stoi(item));
+    } else {
+      for (int v = std::stoi(item.substr(0, dash)); v <= std::stoi(item.substr(dash + 1)); ++v)
+        out.push_back(v);
+    }
+    at = comma + 1;
+  }
+  return out;
+}
+
+double median_of(std::vector<Duration> runs) {
+  std::ranges::sort(runs);
+  return runs[(runs.size() - 1) / 2].to_s();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: bench_torch_profile MODEL_DIR [--batches 1-8] [--shares 1,2] [--repeat 40]\n");
+    return 2;
+  }
+  ProfileRequest request;
+  request.batches = parse_list("1-8");
+  request.shares = {1, 2};
+  request.repeat = 40;
+  request.keep_samples = true;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--batches") request.batches = parse_list(argv[i + 1]);
+    if (a == "--shares") request.shares = parse_list(argv[i + 1]);
+    if (a == "--repeat") request.repeat = std::stoi(argv[i + 1]);
+  }
+  const TorchModel model(read_exported_model(argv[1]));
+  const auto began = std::chrono::steady_clock::now();
+  const auto m = profile_model(model, request);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  std::printf("%s: %zu blocks x %zu batches x %zu shares, %d warm-up + %d timed runs each, on %s\n",
+              model.manifest().name.c_str(), model.blocks(), request.batches.size(), request.shares.size(),
+              request.warmup, request.repeat, m.device.id.c_str());
+  std::printf("wall time %.1f s (the whole model timed too, for the sum-of-blocks check)\n\n", wall);
+  std::printf("| timed runs N | entries within 2 %% of the median of all %d | largest deviation | 95th percentile |\n",
+              request.repeat);
+  std::printf("|---:|---:|---:|---:|\n");
+  for (const int n : {3, 5, 10, 15, 20, 30, 40}) {
+    if (n > request.repeat) break;
+    std::vector<double> deviation;
+    for (const auto& e : m.samples) {
+      const double all = median_of(e.runs);
+      const double first = median_of({e.runs.begin(), e.runs.begin() + n});
+      deviation.push_back(std::abs(first / all - 1));
+    }
+    std::ranges::sort(deviation);
+    const auto within = std::ranges::count_if(deviation, [](double d) { return d <= 0.02; });
+    std::printf("| %d | %ld of %zu (%.1f %%) | %.1f %% | %.1f %% |\n", n, static_cast<long>(within), deviation.size(),
+                100.0 * static_cast<double>(within) / static_cast<double>(deviation.size()), 100 * deviation.back(),
+                100 * deviation[static_cast<std::size_t>(0.95 * static_cast<double>(deviation.size() - 1))]);
+  }
+  return 0;
+}
