@@ -32,6 +32,7 @@ namespace {
 
 constexpr int kRefreshMs = 250;
 constexpr std::int64_t kDefaultWindowNs = 2'000'000'000;
+constexpr std::int64_t kMinFollowWindowNs = 1'000'000;  // 1 ms: narrower is an empty run's fit
 
 }  // namespace
 
@@ -212,7 +213,10 @@ void LiveView::refresh() {
     const auto width = view_->to_ns() - view_->from_ns();
     const auto now = s.scheduler_now.count_ns();
     moving_window_ = true;
-    view_->show_window(now - (width > 0 && width < 3600'000'000'000 ? width : kDefaultWindowNs), now);
+    // The width the user left it at; not the microsecond a run that was still empty fitted to
+    // when it arrived (connected before any request, the window stayed 1 µs wide).
+    const bool usable = width >= kMinFollowWindowNs && width < 3600'000'000'000;
+    view_->show_window(now - (usable ? width : kDefaultWindowNs), now);
     view_->set_now(now);
     moving_window_ = false;
   }

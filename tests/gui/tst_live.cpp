@@ -94,6 +94,9 @@ class TestLive : public QObject {
         {"--json", "live", "loadgen", "--connect", endpoint, "--token", kToken, "--rate", "1000", "--duration", "3"},
         at / "load.out", at / "load.err");
     QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->timeline() && live->timeline()->timeline()->spans.size() > 50, 20000);
+    // Connected before any request, the view fitted the empty run (a few µs wide); following must
+    // not keep that width once requests flow (it did: the run scrolled by in a 1 µs window).
+    QTRY_VERIFY_WITH_TIMEOUT(live->timeline()->to_ns() - live->timeline()->from_ns() >= 1'000'000, 20000);
     QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("events/s")), 20000);
     // Following: the window ends at the scheduler's "now", which keeps moving.
     QVERIFY(live->follow());
