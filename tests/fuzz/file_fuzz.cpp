@@ -12,15 +12,18 @@
 // Each mutant is written to a scratch file and given to every reader of its family, in process.
 // A servescope::Error (InputError naming a file, QueryError, ...) is a refusal and fine; any other
 // exception is a failure: the mutant is saved under $TMPDIR and the exception printed. A crash is
-// left to the sanitizers and ctest, after the mutant is saved; an input that takes longer than
-// --hang-seconds is saved and the process aborts (a hang).
+// left to the sanitizers and ctest, after the mutant is saved; an input whose reading takes more
+// than --hang-seconds of CPU time (or ten times that of wall time, blocked) is saved and the
+// process aborts (a hang).
 //
 //   file_fuzz [--seconds N] [--inputs N] [--seed S] [--max-wrap-depth D] [--hang-seconds H]
 //   file_fuzz --replay FILE...   (each file through every reader, with each verdict)
 //
 // Deterministic for a given seed: the same seed gives the same mutants in the same order.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -740,16 +743,33 @@ std::int64_t now_ns() {
       .count();
 }
 
+std::int64_t cpu_ns(clockid_t clock) {
+  timespec t{};
+  ::clock_gettime(clock, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// The reading thread's CPU clock, and its reading when the input at hand began.
+clockid_t g_reader_clock{};
+std::atomic<std::int64_t> g_started_cpu_ns{0};
+
+// A hang is `limit` of the reading thread's own CPU time on one input: a loaded machine (ctest
+// runs two tests at once, ASan triples the work) stretches the wall clock, not that. A read
+// that blocks uses no CPU, so ten times the limit of wall time counts as a hang too.
 void watchdog(std::chrono::seconds limit, const fs::path& hang_path, const std::atomic<bool>& done) {
+  const auto limit_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(limit).count();
   while (!done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::lock_guard lock(g_current_mutex);
     const auto started = g_started_ns.load();
-    if (started == 0 || now_ns() - started < std::chrono::duration_cast<std::chrono::nanoseconds>(limit).count())
-      continue;
+    if (started == 0) continue;
+    const bool busy = cpu_ns(g_reader_clock) - g_started_cpu_ns.load() >= limit_ns;
+    const bool blocked = now_ns() - started >= 10 * limit_ns;
+    if (!busy && !blocked) continue;
     if (g_current) std::ofstream(hang_path, std::ios::binary) << *g_current;
-    std::cerr << "\nfile_fuzz: HANG: one input has been read for more than " << limit.count() << " s; it is saved at "
-              << hang_path << "\n";
+    std::cerr << "\nfile_fuzz: HANG: one input has been read for more than "
+              << (busy ? std::to_string(limit.count()) + " s of CPU time" : std::to_string(10 * limit.count()) + " s")
+              << "; it is saved at " << hang_path << "\n";
     ::signal(SIGABRT, SIG_DFL);
     std::abort();
   }
@@ -878,6 +898,7 @@ int main(int argc, char** argv) {
   std::snprintf(g_crash_path.data(), g_crash_path.size(), "%s", crash_path.c_str());
   install_crash_handlers();
   std::atomic<bool> done{false};
+  ::pthread_getcpuclockid(::pthread_self(), &g_reader_clock);
   std::thread dog(watchdog, std::chrono::seconds(options.hang_seconds), tmp / (stem + "-hang.input"), std::cref(done));
 
   Mutator mutator(seeds, options.seed, options.max_wrap_depth);
@@ -896,6 +917,7 @@ int main(int argc, char** argv) {
       mutant = std::move(text);
       g_current = &mutant;
       std::ofstream(mutant_path, std::ios::binary | std::ios::trunc) << mutant;
+      g_started_cpu_ns = cpu_ns(g_reader_clock);
       g_started_ns = now_ns();
     }
     ++inputs;
