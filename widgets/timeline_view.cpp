@@ -78,7 +78,7 @@ void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
   if (data_) {
     for (const auto& t : data_->transfers)
       longest_transfer_ = std::max(longest_transfer_, ns(t.end - t.start));
-    // A transfer holds the sender's uplink and the receiver's downlink (engine/sim/network_links.h).
+    // A transfer holds the sender's uplink and the receiver's downlink (engine/dataplane/network_links.h).
     const auto& servers = data_->gpu_server;
     if (!data_->transfers.empty() && servers.size() == data_->gpus.size()) {
       std::vector<std::size_t> up(data_->server_names.size(), SIZE_MAX), down(data_->server_names.size(), SIZE_MAX);

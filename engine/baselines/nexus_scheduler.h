@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/dataplane/data_plane.h"
+#include "engine/dataplane/scheduled_model.h"
 #include "engine/planners/squishy_bin_packing.h"
-#include "engine/symphony/deferred_scheduler.h"
 
 namespace servescope::engine {
 

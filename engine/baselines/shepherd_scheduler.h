@@ -12,7 +12,7 @@
 
 #include "engine/dataplane/batch_latency.h"
 #include "engine/dataplane/data_plane.h"
-#include "engine/symphony/deferred_scheduler.h"
+#include "engine/dataplane/scheduled_model.h"
 
 namespace servescope::engine {
 

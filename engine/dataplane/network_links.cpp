@@ -1,4 +1,4 @@
-#include "engine/sim/network_links.h"
+#include "engine/dataplane/network_links.h"
 
 #include <algorithm>
 #include <stdexcept>

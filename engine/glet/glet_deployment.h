@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/dataplane/data_plane.h"
+#include "engine/dataplane/execution_times.h"
 #include "engine/glet/elastic_partitioning.h"
-#include "engine/sim/simulator.h"
 #include "model/profile/model_profile.h"
 
 namespace servescope::engine {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/sim/run_recorder.h"
+#include "engine/dataplane/run_recorder.h"
 
 namespace servescope::engine::live {
 

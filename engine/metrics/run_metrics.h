@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/metrics/latency_histogram.h"
-#include "engine/sim/run_recorder.h"
+#include "engine/dataplane/run_recorder.h"
 
 namespace servescope::engine {
 

@@ -10,9 +10,9 @@
 
 #include "engine/dataplane/batch_latency.h"
 #include "engine/dataplane/data_plane.h"
+#include "engine/dataplane/execution_times.h"
+#include "engine/dataplane/network_links.h"
 #include "engine/ppipe/pipeline_plan.h"
-#include "engine/sim/network_links.h"
-#include "engine/sim/simulator.h"
 #include "model/profile/model_profile.h"
 
 namespace servescope::engine {

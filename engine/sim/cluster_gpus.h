@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/dataplane/data_plane.h"
-#include "engine/sim/network_links.h"
+#include "engine/dataplane/network_links.h"
 #include "model/cluster/cluster.h"
 
 namespace servescope::engine {

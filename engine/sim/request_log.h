@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sim/run_recorder.h"
+#include "engine/dataplane/run_recorder.h"
 
 namespace servescope::engine {
 

@@ -17,6 +17,7 @@
 #include "engine/core/indexed_heap.h"
 #include "engine/dataplane/batch_latency.h"
 #include "engine/dataplane/data_plane.h"
+#include "engine/dataplane/scheduled_model.h"
 #include "engine/symphony/gpu_free_tree.h"
 #include "engine/symphony/rate_estimator.h"
 
@@ -59,12 +60,6 @@ struct DeferredOptions {
   Duration d_ctrl, d_data, d_resp;
   Duration rate_bin = Duration::milliseconds(50);
   int rate_bins = 100;
-};
-
-struct ScheduledModel {
-  std::string name;
-  BatchLatency latency;  // on this sub-cluster's GPU type
-  Duration slo;
 };
 
 class DeferredScheduler final : public DataPlane {

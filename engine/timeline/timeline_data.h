@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sim/run_recorder.h"
+#include "engine/dataplane/run_recorder.h"
 #include "model/io/json_cursor.h"
 
 namespace servescope::engine {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 
-#include "engine/sim/network_links.h"
+#include "engine/dataplane/network_links.h"
 #include "engine/sim/request_log.h"
 #include "engine/sim/simulator.h"
 #include "tests/support/printers.h"
