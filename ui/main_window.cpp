@@ -546,6 +546,25 @@ void MainWindow::build_actions() {
   edit->addAction(undo);
   edit->addAction(redo);
   edit->addSeparator();
+  // Delete only where the project tree has focus: elsewhere the key edits text and tables.
+  auto* remove = edit->addAction(tr("Re&move"), this, [this] {
+    const auto why = remove_selected();
+    if (!why.isEmpty()) statusBar()->showMessage(why, 5000);
+  });
+  remove->setObjectName(QStringLiteral("removeAction"));
+  remove->setShortcut(QKeySequence::Delete);
+  remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  tree_->addAction(remove);
+  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(tree_, &QWidget::customContextMenuRequested, this, [this, remove](const QPoint& at) {
+    const auto index = tree_->indexAt(at);
+    if (!index.isValid() || index.data(ProjectTreeModel::EntryIndexRole).toInt() < 0) return;
+    tree_->setCurrentIndex(index);
+    QMenu menu(this);
+    menu.addAction(remove);
+    menu.exec(tree_->viewport()->mapToGlobal(at));
+  });
+  edit->addSeparator();
   edit->addAction(tr("Add &estimated models…"), this, [this] {
     bool ok = false;
     const auto text = QInputDialog::getText(
@@ -714,6 +733,33 @@ void MainWindow::save_as_dialog() {
   const auto path =
       QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
   if (!path.isEmpty()) save_to(path);
+}
+
+QString MainWindow::remove_selected() {
+  const auto current = tree_->currentIndex();
+  const int entry = current.isValid() ? current.data(ProjectTreeModel::EntryIndexRole).toInt() : -1;
+  if (!document_->project() || entry < 0) return tr("select an application, workload, plan or run to remove");
+  const auto index = static_cast<std::size_t>(entry);
+  QString why;
+  switch (static_cast<ProjectTreeModel::Section>(current.data(ProjectTreeModel::SectionRole).toInt())) {
+    case ProjectTreeModel::Section::Applications:
+      why = document_->remove_application(index);
+      break;
+    case ProjectTreeModel::Section::Workloads:
+      why = document_->remove_workload(index);
+      break;
+    case ProjectTreeModel::Section::Plans:
+      why = document_->remove_plan(index);
+      break;
+    case ProjectTreeModel::Section::Runs:
+      why = document_->remove_run(index);
+      break;
+    default:
+      return tr("%1 cannot be removed here: edit the cluster, GPU types and models in their tabs")
+          .arg(current.data(Qt::DisplayRole).toString());
+  }
+  if (!why.isEmpty()) log(tr("not removed: %1").arg(why));  // a removal logs itself as an edit
+  return why;
 }
 
 void MainWindow::show_selection() {

@@ -89,11 +89,16 @@ class MainWindow : public QMainWindow {
   // File → Import profiles: a PPipe artifact's data folder (every model in it), Nexus profile
   // files, or an α/β table; the profiles join the project undoably. The reason when refused.
   QString import_profiles(ImportKind kind, const QStringList& paths);
+  // Edit → Remove (Delete, and the project tree's context menu): the selected application,
+  // workload, plan or run leaves the project, undoably. The reason when nothing removable is
+  // selected or the edit is refused (a workload of an application the scenario needs, …).
+  QString remove_selected();
   // A Poisson workload sending `rate_rps` to a model (or an application).
   QString add_poisson_workload(const QString& target, double rate_rps, bool application = false);
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
+  QTreeView* project_tree() const { return tree_; }
   QTextBrowser* details_view() const { return details_; }
   QString log_text() const;
 

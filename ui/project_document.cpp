@@ -231,11 +231,20 @@ QString ProjectDocument::add_artifact(std::vector<SavedArtifact>& (*list_of)(Pro
   return {};
 }
 
-QString ProjectDocument::remove_plan(std::size_t index) {
-  if (!project_ || index >= project_->plans.size()) return tr("no plan %1").arg(index);
-  const auto name = QString::fromStdString(project_->plans[index].name);
-  undo_.push(new ArtifactCommand(*this, &plans_of, index, {}, false, tr("Remove plan %1").arg(name)));
+QString ProjectDocument::remove_artifact(std::vector<SavedArtifact>& (*list_of)(Project&), std::size_t index,
+                                         const QString& noun) {
+  if (!project_ || index >= list_of(*project_).size()) return tr("no %1 %2").arg(noun).arg(index);
+  const auto name = QString::fromStdString(list_of(*project_)[index].name);
+  undo_.push(new ArtifactCommand(*this, list_of, index, {}, false, tr("Remove %1 %2").arg(noun, name)));
   return {};
+}
+
+QString ProjectDocument::remove_plan(std::size_t index) {
+  return remove_artifact(&plans_of, index, tr("plan"));
+}
+
+QString ProjectDocument::remove_run(std::size_t index) {
+  return remove_artifact(&runs_of, index, tr("run"));
 }
 
 }  // namespace servescope::ui

@@ -56,6 +56,7 @@ class ProjectDocument : public QObject {
   // Plans made in the GUI are kept in the project (its "plans" list), undoably.
   QString add_plan(SavedArtifact plan);
   QString remove_plan(std::size_t index);
+  QString remove_run(std::size_t index);
   // Simulated runs likewise (their "runs" list): the run's metrics, and its timeline when small.
   QString add_run(SavedArtifact run);
 
@@ -73,6 +74,7 @@ class ProjectDocument : public QObject {
   QString set_entry(std::vector<T>& (*list)(Project&), std::size_t index, T value, const QString& what,
                     const QString& noun);
   QString add_artifact(std::vector<SavedArtifact>& (*list_of)(Project&), SavedArtifact artifact, const QString& what);
+  QString remove_artifact(std::vector<SavedArtifact>& (*list_of)(Project&), std::size_t index, const QString& noun);
   template <typename T>
   QString remove_entry(std::vector<T>& (*list)(Project&), std::size_t index, const QString& noun);
 

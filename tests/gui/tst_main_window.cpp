@@ -2,6 +2,7 @@
 // checker, selecting an item fills the properties, a broken file leaves the open project alone,
 // Save As writes a file that opens again, and unsaved work survives a crash.
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
@@ -11,6 +12,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QTreeView>
+#include <algorithm>
 #include <stdexcept>
 #include <thread>
 
@@ -93,6 +95,35 @@ class TestMainWindow : public QObject {
     const auto apps = model->index(static_cast<int>(ProjectTreeModel::Section::Applications), 0);
     tree->setCurrentIndex(model->index(0, 0, apps));
     QVERIFY(w.details_view()->toPlainText().contains(QStringLiteral("detect → vehicle")));
+  }
+
+  // Edit → Remove takes the selected workload out of the project as one undoable edit; what
+  // cannot be removed from the tree (a model) is refused with the reason, and nothing changes.
+  void removesTheSelectedEntryUndoably() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* model = w.tree_model();
+    const auto before = w.project()->scenario.workloads.size();
+    QVERIFY(before > 1);
+    const auto removed = w.project()->scenario.workloads[0].name;
+    const auto workloads = model->index(static_cast<int>(ProjectTreeModel::Section::Workloads), 0);
+    w.project_tree()->setCurrentIndex(model->index(0, 0, workloads));
+    auto* remove = w.findChild<QAction*>(QStringLiteral("removeAction"));
+    QVERIFY(remove);
+    remove->trigger();
+    QCOMPARE(w.project()->scenario.workloads.size(), before - 1);
+    QVERIFY(std::ranges::none_of(w.project()->scenario.workloads, [&](const auto& wl) { return wl.name == removed; }));
+    QVERIFY(w.document()->undo_stack()->undoText().contains(QString::fromStdString(removed)));
+    w.document()->undo_stack()->undo();
+    QCOMPARE(w.project()->scenario.workloads.size(), before);
+    QCOMPARE(w.project()->scenario.workloads[0].name, removed);
+
+    const auto models = model->index(static_cast<int>(ProjectTreeModel::Section::Models), 0);
+    w.project_tree()->setCurrentIndex(model->index(0, 0, models));
+    const auto count = w.project()->scenario.profiles.models.size();
+    QVERIFY(w.remove_selected().contains(QStringLiteral("cannot be removed here")));
+    QCOMPARE(w.project()->scenario.profiles.models.size(), count);
   }
 
   // Issue 21 §4: a scenario's GPU type with only a price shows its unknown figures as "—", and
