@@ -28,6 +28,7 @@
 #include <QTimer>
 #include <QTreeView>
 #include <filesystem>
+#include <optional>
 
 #include "engine/analysis/run_csv.h"
 #include "engine/analysis/saved_artifacts.h"
@@ -740,26 +741,25 @@ QString MainWindow::remove_selected() {
   const int entry = current.isValid() ? current.data(ProjectTreeModel::EntryIndexRole).toInt() : -1;
   if (!document_->project() || entry < 0) return tr("select an application, workload, plan or run to remove");
   const auto index = static_cast<std::size_t>(entry);
-  QString why;
-  switch (static_cast<ProjectTreeModel::Section>(current.data(ProjectTreeModel::SectionRole).toInt())) {
-    case ProjectTreeModel::Section::Applications:
-      why = document_->remove_application(index);
-      break;
-    case ProjectTreeModel::Section::Workloads:
-      why = document_->remove_workload(index);
-      break;
-    case ProjectTreeModel::Section::Plans:
-      why = document_->remove_plan(index);
-      break;
-    case ProjectTreeModel::Section::Runs:
-      why = document_->remove_run(index);
-      break;
-    default:
-      return tr("%1 cannot be removed here: edit the cluster, GPU types and models in their tabs")
-          .arg(current.data(Qt::DisplayRole).toString());
-  }
-  if (!why.isEmpty()) log(tr("not removed: %1").arg(why));  // a removal logs itself as an edit
-  return why;
+  const auto why = [&]() -> std::optional<QString> {
+    switch (static_cast<ProjectTreeModel::Section>(current.data(ProjectTreeModel::SectionRole).toInt())) {
+      case ProjectTreeModel::Section::Applications:
+        return document_->remove_application(index);
+      case ProjectTreeModel::Section::Workloads:
+        return document_->remove_workload(index);
+      case ProjectTreeModel::Section::Plans:
+        return document_->remove_plan(index);
+      case ProjectTreeModel::Section::Runs:
+        return document_->remove_run(index);
+      default:
+        return std::nullopt;
+    }
+  }();
+  if (!why)
+    return tr("%1 cannot be removed here: edit the cluster, GPU types and models in their tabs")
+        .arg(current.data(Qt::DisplayRole).toString());
+  if (!why->isEmpty()) log(tr("not removed: %1").arg(*why));  // a removal logs itself as an edit
+  return *why;
 }
 
 void MainWindow::show_selection() {

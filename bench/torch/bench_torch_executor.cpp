@@ -11,11 +11,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "app/cli/cli_context.h"
 #include "model/exported/exported_model.h"
 #include "torchexec/torch_executor.h"
 
@@ -37,7 +39,7 @@ double ms_since(Clock::time_point t) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::vector<std::string> folders;
   std::vector<int> batches{1, 8};
   int runs = 40;
@@ -46,13 +48,7 @@ int main(int argc, char** argv) {
     if (a == "--runs" && i + 1 < argc) {
       runs = std::stoi(argv[++i]);
     } else if (a == "--batches" && i + 1 < argc) {
-      batches.clear();
-      std::string list = argv[++i];
-      for (std::size_t at = 0; at <= list.size();) {
-        const auto comma = std::min(list.find(',', at), list.size());
-        batches.push_back(std::stoi(list.substr(at, comma - at)));
-        at = comma + 1;
-      }
+      batches = cli::parse_int_list(argv[++i], a);
     } else {
       folders.push_back(a);
     }
@@ -123,4 +119,13 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // a bad option, a model folder that does not load
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
 }

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
+#include "app/cli/cli_context.h"
 #include "model/exported/exported_model.h"
 #include "torchexec/block_profiler.h"
 
@@ -17,23 +19,6 @@ using namespace servescope::torchexec;
 
 namespace {
 
-std::vector<int> parse_list(const std::string& text) {
-  std::vector<int> out;
-  for (std::size_t at = 0; at <= text.size();) {
-    const auto comma = std::min(text.find(',', at), text.size());
-    const auto item = text.substr(at, comma - at);
-    const auto dash = item.find('-');
-    if (dash == std::string::npos) {
-      out.push_back(std::stoi(item));
-    } else {
-      for (int v = std::stoi(item.substr(0, dash)); v <= std::stoi(item.substr(dash + 1)); ++v)
-        out.push_back(v);
-    }
-    at = comma + 1;
-  }
-  return out;
-}
-
 double median_of(std::vector<Duration> runs) {
   std::ranges::sort(runs);
   return runs[(runs.size() - 1) / 2].to_s();
@@ -41,20 +26,20 @@ double median_of(std::vector<Duration> runs) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: bench_torch_profile MODEL_DIR [--batches 1-8] [--shares 1,2] [--repeat 40]\n");
     return 2;
   }
   ProfileRequest request;
-  request.batches = parse_list("1-8");
+  request.batches = cli::parse_int_list("1-8", "--batches");
   request.shares = {1, 2};
   request.repeat = 40;
   request.keep_samples = true;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--batches") request.batches = parse_list(argv[i + 1]);
-    if (a == "--shares") request.shares = parse_list(argv[i + 1]);
+    if (a == "--batches") request.batches = cli::parse_int_list(argv[i + 1], a);
+    if (a == "--shares") request.shares = cli::parse_int_list(argv[i + 1], a);
     if (a == "--repeat") request.repeat = std::stoi(argv[i + 1]);
   }
   const TorchModel model(read_exported_model(argv[1]));
@@ -83,4 +68,13 @@ int main(int argc, char** argv) {
                 100 * deviation[static_cast<std::size_t>(0.95 * static_cast<double>(deviation.size() - 1))]);
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // a bad option, a model folder that does not load
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
 }
