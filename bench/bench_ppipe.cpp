@@ -11,7 +11,7 @@
 
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/io/document.h"
 
 using namespace servescope;

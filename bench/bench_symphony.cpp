@@ -6,8 +6,8 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
-#include "engine/sim/run_result_json.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/run_result_json.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/io/document.h"
 
 using namespace servescope;

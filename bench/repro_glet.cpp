@@ -25,7 +25,7 @@
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/rate_headroom.h"
 #include "engine/glet/synthetic_profile.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/import/glet_import.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"

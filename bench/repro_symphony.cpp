@@ -9,7 +9,7 @@
 
 #include "engine/analysis/batch_capacity.h"
 #include "engine/analysis/goodput_search.h"
-#include "engine/sim/run_result_json.h"
+#include "engine/serving/run_result_json.h"
 #include "model/io/document.h"
 
 using namespace servescope;

@@ -19,8 +19,8 @@
 
 #include "engine/analysis/run_series.h"
 #include "engine/live/live_subscriber.h"
-#include "engine/sim/run_result_json.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/run_result_json.h"
+#include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
@@ -277,9 +277,10 @@ void LiveView::show_apply_dialog() {
   if (const auto* p = doc_->project())
     for (const auto& plan : p->plans)
       sources << QStringLiteral("plan:") + QString::fromStdString(plan.name);
-  for (const auto& system : engine::simulation_systems())
-    if (!engine::is_pipeline_data_plane(system) && system != "glet" && system != "glet-serving" && system != "shepherd")
-      sources << QString::fromStdString(system);
+  // Systems that run without a plan and that live workers can serve.
+  for (const auto& system : engine::data_planes())
+    if (system.runs == engine::PlanKind::None && system.not_live.empty())
+      sources << QString::fromStdString(system.name);
   bool ok = false;
   const auto source =
       QInputDialog::getItem(this, tr("Apply a plan"), tr("Switch the deployment to"), sources, 0, false, &ok);

@@ -6,7 +6,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 #include "model/scenario/scenario.h"
 
 namespace servescope::ui {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <map>
 
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/project_document.h"
 #include "widgets/model_colors.h"

@@ -19,7 +19,7 @@
 #include <QVBoxLayout>
 
 #include "engine/milp/milp_problem.h"
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/exception_guard.h"
 #include "ui/plan_comparison_model.h"

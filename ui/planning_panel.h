@@ -10,7 +10,7 @@
 #include <atomic>
 #include <memory>
 
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 
 class QListWidget;
 class QComboBox;

@@ -17,8 +17,8 @@
 #include "engine/analysis/load_sweep.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
-#include "engine/sim/run_result_json.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/run_result_json.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
@@ -33,8 +33,6 @@ namespace {
 constexpr std::size_t kTimelineKeptInProject = 100'000;
 constexpr std::uint64_t kRequestsKeptInProject = 500'000;  // their listing is most of the size
 constexpr int kFrameMs = 33;
-
-const char* const kSystems[] = {"symphony", "nexus", "clockwork", "shepherd", "eager", "timeout", "latest"};
 
 }  // namespace
 
@@ -171,8 +169,10 @@ void RunView::refresh() {
   const auto* p = doc_->project();
   const auto source = source_->currentData().toString();
   source_->clear();
-  for (const auto* system : kSystems)
-    source_->addItem(QString::fromLatin1(system), QString::fromLatin1(system));
+  // Every system that runs without a plan; those that run one are offered through the plans.
+  for (const auto& system : engine::data_planes())
+    if (system.runs == engine::PlanKind::None)
+      source_->addItem(QString::fromStdString(system.name), QString::fromStdString(system.name));
   if (p)
     for (const auto& plan : p->plans) {
       const auto kind = plan.body.value("kind", "");
@@ -204,6 +204,7 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
   spec.stop = stop_.get_token();
   // Plans are parsed here, on the UI thread, and travel with the worker.
   job.label = source;
+  bool serves_applications = false;
   try {
     if (source.startsWith(QStringLiteral("plan:"))) {
       const auto name = source.mid(5).toStdString();
@@ -225,6 +226,7 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
     } else {
       spec.system = source.toStdString();
     }
+    serves_applications = engine::data_plane_traits(spec.system).serves_applications;
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
     return std::nullopt;
@@ -233,7 +235,7 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
   for (const auto& w : p->scenario.workloads) {
     const bool to_apps =
         std::ranges::any_of(w.targets, [](const WorkloadTarget& t) { return t.kind == TargetKind::Application; });
-    if (!to_apps || job.glet) spec.workloads.push_back(w.name);
+    if (!to_apps || serves_applications) spec.workloads.push_back(w.name);
   }
   if (job.pipeline) {
     std::erase_if(spec.workloads, [&](const std::string& name) {

@@ -14,7 +14,7 @@
 
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/ppipe/pipeline_plan.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
 
 class QComboBox;

@@ -17,7 +17,7 @@
 #include "engine/live/live_worker.h"
 #include "engine/live/load_generator.h"
 #include "engine/ppipe/pipeline_plan_json.h"
-#include "engine/sim/run_result_json.h"
+#include "engine/serving/run_result_json.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
@@ -173,7 +173,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         } else {
           if (!system) throw QueryError("apply-plan needs a plan or a system");
           next.system = *system;
-          if (engine::is_pipeline_data_plane(next.system) || next.system == "glet")
+          if (engine::data_plane_traits(next.system).runs != engine::PlanKind::None)
             throw QueryError(next.system + " needs a plan");
         }
         return engine::prepare_serving(scenario, next);

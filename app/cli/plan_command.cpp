@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "app/cli/cli_context.h"
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 #include "model/io/document.h"
 
 namespace servescope::cli {
@@ -153,7 +153,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
                   "Planner: " + systems + ", or a cost-planner ablation such as harpagon-nd or piccolo-2d")
       ->check(CLI::Validator(
           [planners](std::string& s) -> std::string {
-            if (std::ranges::find(planners, s) != planners.end() || engine::is_cost_plan_system(s)) return {};
+            if (engine::is_planner(s)) return {};
             return "unknown planner '" + s + "'";
           },
           "PLANNER"))

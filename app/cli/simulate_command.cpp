@@ -9,7 +9,7 @@
 #include "app/cli/signal_handling.h"
 #include "app/cli/simulation_args.h"
 #include "engine/analysis/goodput_search.h"
-#include "engine/sim/run_result_json.h"
+#include "engine/serving/run_result_json.h"
 #include "engine/symphony/autoscaler.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"

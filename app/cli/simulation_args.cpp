@@ -98,12 +98,12 @@ LoadedPlan use_plan(const nlohmann::json& json, const std::string& source, const
   if (kind && kind->value().is_string() && kind->as_string() == "glet-plan") {
     loaded.glet = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(json, source));
     spec.system = system.value_or("glet");
-    if (!engine::is_glet_data_plane(spec.system))
+    if (engine::data_plane_traits(spec.system).runs != engine::PlanKind::Glet)
       throw QueryError("a glet plan runs on the glet data plane, not " + spec.system);
   } else {
     loaded.pipeline = std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(json, source));
     spec.system = system.value_or("reservation");
-    if (!engine::is_pipeline_data_plane(spec.system))
+    if (engine::data_plane_traits(spec.system).runs != engine::PlanKind::Pipeline)
       throw QueryError("a pipeline plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
   }
   spec.pipeline_plan = loaded.pipeline.get();

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/scenario/scenario.h"
 
 namespace servescope::cli {

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "engine/sim/run_result_json.h"
+#include "engine/serving/run_result_json.h"
 
 namespace servescope::engine {
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 
 namespace servescope::engine {
 

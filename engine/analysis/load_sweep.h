@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 
 namespace servescope::engine {
 

@@ -4,7 +4,7 @@
 
 #include "engine/analysis/run_headline.h"
 #include "engine/analysis/run_series.h"
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "model/gpu/gpu_catalog.h"
 #include "model/io/json_cursor.h"

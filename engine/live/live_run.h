@@ -11,7 +11,7 @@
 #include <span>
 
 #include "engine/metrics/run_metrics.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/simulation_result.h"
 
 namespace servescope::engine::live {
 

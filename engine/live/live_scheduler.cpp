@@ -12,6 +12,8 @@
 #include "engine/live/json_payload.h"
 #include "engine/live/live_run.h"
 #include "engine/live/messages.h"
+#include "engine/ppipe/pipeline_deployment.h"
+#include "engine/systems/system_registry.h"
 #include "model/core/error.h"
 
 namespace servescope::engine::live {
@@ -51,9 +53,7 @@ void check_servable_live(const PreparedServing& p) {
   const auto& system = p.result.system;
   if (!p.setup.apps.empty())
     throw QueryError("application requests are not served live yet; give a workload of models");
-  if (system == "shepherd") throw QueryError("shepherd preempts running batches, which live workers cannot do yet");
-  if (system == "glet-serving")
-    throw QueryError("glet-serving re-splits GPUs while it runs, which live workers cannot do yet; run a glet plan");
+  if (const auto& why = data_plane_traits(system).not_live; !why.empty()) throw QueryError(why);
   if (!p.times) throw QueryError("the " + system + " data plane has no batch timings");
 }
 
@@ -293,7 +293,7 @@ void LiveScheduler::execute(Batch batch) {
   order.slot = batch.gpu;
   order.model = batch.model;
   order.kernel = batch.kernel;
-  if (const auto* d = prepared_.pipeline_deployment.get()) {
+  if (const auto* d = prepared_.pipeline_deployment) {
     const auto& blocks = d->kernels.at(batch.model).at(batch.kernel);
     order.block_begin = static_cast<std::uint32_t>(blocks.begin);
     order.block_end = static_cast<std::uint32_t>(blocks.end);
@@ -510,7 +510,7 @@ nlohmann::json LiveScheduler::assignment_for(std::uint32_t server) const {
 
 // The block a pipeline stage on `slot` ends at: where the feature maps it sends enter the next.
 std::uint32_t LiveScheduler::stage_end(std::uint32_t model, std::uint32_t slot) const {
-  const auto* d = prepared_.pipeline_deployment.get();
+  const auto* d = prepared_.pipeline_deployment;
   if (!d) return 0;
   for (const auto p : d->model_pipelines.at(model))
     for (const auto& stage : d->pipelines[p].stages)

@@ -25,7 +25,7 @@
 #include "engine/live/messages.h"
 #include "engine/live/metrics_server.h"
 #include "engine/metrics/latency_histogram.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/prepared_serving.h"
 
 namespace servescope::engine::live {
 

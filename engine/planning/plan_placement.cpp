@@ -6,7 +6,7 @@
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_deployment.h"
 #include "engine/ppipe/pipeline_plan_json.h"
-#include "engine/sim/cluster_gpus.h"
+#include "engine/serving/cluster_gpus.h"
 
 namespace servescope::engine {
 namespace {

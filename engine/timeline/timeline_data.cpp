@@ -4,7 +4,7 @@
 #include <optional>
 #include <tuple>
 
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/simulation_result.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
 

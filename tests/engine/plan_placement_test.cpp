@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
-#include "engine/planning/scenario_planner.h"
+#include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "tests/support/glet_fixture.h"

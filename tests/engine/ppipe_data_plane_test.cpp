@@ -10,7 +10,7 @@
 #include "engine/ppipe/pipeline_probe.h"
 #include "engine/ppipe/reservation_scheduler.h"
 #include "engine/ppipe/scenario_planning.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "tests/support/pipeline_fixture.h"

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "engine/analysis/run_csv.h"
-#include "engine/sim/run_result_json.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/run_result_json.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/sim/arrival_source.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 

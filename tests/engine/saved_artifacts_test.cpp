@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/sim/run_result_json.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/run_result_json.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
-#include "engine/sim/run_result_json.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/run_result_json.h"
 #include "engine/symphony/autoscaler.h"
+#include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 
 using namespace servescope;

@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "engine/glet/glet_plan_json.h"
-#include "engine/planning/scenario_planner.h"
 #include "engine/ppipe/ppipe_planner.h"
 #include "engine/ppipe/scenario_planning.h"
-#include "engine/sim/scenario_simulation.h"
+#include "engine/systems/scenario_planner.h"
+#include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/chrome_trace.h"
 #include "engine/timeline/timeline_data.h"
 #include "engine/timeline/timeline_index.h"

@@ -1,4 +1,4 @@
-#include "engine/sim/cluster_gpus.h"
+#include "engine/serving/cluster_gpus.h"
 
 #include <string>
 

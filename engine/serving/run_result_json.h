@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/sim/scenario_simulation.h"
+#include "engine/serving/simulation_result.h"
 
 namespace servescope::engine {
 

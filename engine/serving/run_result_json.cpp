@@ -1,4 +1,4 @@
-#include "engine/sim/run_result_json.h"
+#include "engine/serving/run_result_json.h"
 
 #include <algorithm>
 

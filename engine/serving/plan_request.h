@@ -1,8 +1,8 @@
-// One entry point for "plan this scenario with system X" (heaptrack's lesson, docs gui-anchors
-// §0: one Qt-free library behind the CLI and the GUI): pooled pipelines (PPipe, NP, DART-r),
-// gpu-let layouts (glet and its baselines) and cost-minimal configurations (Piccolo, Harpagon,
-// their baselines, brute force). The result is the plan's JSON, the form projects keep plans in,
-// plus the few figures a comparison table shows.
+// What "plan this scenario with system X" asks and answers, for every planning family alike
+// (heaptrack's lesson, docs gui-anchors §0: one Qt-free entry point behind the CLI and the GUI):
+// pooled pipelines (PPipe, NP, DART-r), gpu-let layouts (glet and its baselines) and
+// cost-minimal configurations (Piccolo, Harpagon, their baselines, brute force). The result is
+// the plan's JSON, the form projects keep plans in, plus the few figures a comparison table shows.
 #pragma once
 
 #include <cstddef>
@@ -15,11 +15,9 @@
 #include "engine/cost/cost_scenario_planning.h"
 #include "engine/glet/glet_baselines.h"
 #include "engine/ppipe/ppipe_planner.h"
-#include "model/scenario/scenario.h"
+#include "engine/serving/serving_system.h"
 
 namespace servescope::engine {
-
-enum class PlannerFamily { Pipeline, Glet, Cost };
 
 // What is about to be planned, once the scenario has given the planner its input.
 struct PlanningStart {
@@ -62,19 +60,5 @@ struct ScenarioPlanResult {
   // plan's problem, the checks' report).
   std::variant<PipelinePlan, GletPlan, CostScenarioOutcome> planned;
 };
-
-// Every system plan_scenario knows, grouped by family in a stable order.
-std::vector<std::pair<PlannerFamily, std::string>> scenario_planners();
-std::string_view to_string(PlannerFamily family);
-// The family whose planners plan `system` (cost-planner ablations included); throws QueryError
-// for a system no planner knows.
-PlannerFamily planner_family(const std::string& system);
-
-// Throws QueryError naming what the scenario lacks for that system.
-ScenarioPlanResult plan_scenario(const Scenario& scenario, const ScenarioPlanRequest& request);
-
-// The comparison figures of a plan kept in a project (any of the three kinds), read as strictly
-// as the plan is loaded: a malformed plan throws InputError naming `file` and the JSON path.
-PlanSummary summarize_plan(const nlohmann::json& plan, const std::string& file = "plan");
 
 }  // namespace servescope::engine

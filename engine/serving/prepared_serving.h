@@ -1,0 +1,39 @@
+// Everything a run of a scenario through one serving system needs before its first event: the
+// setup with the streams scaled to the offered rate, the data plane, how long each batch takes,
+// and the result's description (models, GPUs, rate; no metrics yet). The simulator runs it in
+// virtual time; the live scheduler (engine/live) runs the same plane against the wall clock.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "engine/dataplane/data_plane.h"
+#include "engine/dataplane/execution_times.h"
+#include "engine/serving/simulation_result.h"
+#include "engine/serving/simulation_setup.h"
+#include "engine/sim/simulator.h"
+
+namespace servescope::engine {
+
+struct PipelineDeployment;
+
+struct PreparedServing {
+  SimulationSetup setup;
+  SimulationResult result;
+  // What the plane refers to (a deployment, the rescheduler's input), kept at a stable address
+  // for the plane's lifetime: declared before the plane, so it is destroyed after it.
+  std::shared_ptr<const void> state;
+  std::unique_ptr<DataPlane> plane;
+  std::optional<ExecutionTimes> times;
+  // Where a pipeline plan's stages run, for a live scheduler that hands batches on between
+  // workers; null for other systems. Points into `state`.
+  const PipelineDeployment* pipeline_deployment = nullptr;
+  // How much slower a batch runs for what runs beside it on its GPU (glets sharing one by MPS,
+  // seed 003 §3.4); empty: never slower. Only the simulator applies it.
+  std::function<double(const Simulator& sim, std::uint32_t gpu, const Batch& batch)> slowdown;
+  // After a run: copies the plane's own counters (probes, reorganisations) into the result.
+  std::function<void(SimulationResult& result)> collect;
+};
+
+}  // namespace servescope::engine

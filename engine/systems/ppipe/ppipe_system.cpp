@@ -1,0 +1,114 @@
+#include "engine/systems/ppipe/ppipe_system.h"
+
+#include <algorithm>
+
+#include "engine/ppipe/pipeline_deployment.h"
+#include "engine/ppipe/pipeline_plan_json.h"
+#include "engine/ppipe/reactive_pool_scheduler.h"
+#include "engine/ppipe/reservation_scheduler.h"
+#include "engine/ppipe/scenario_planning.h"
+#include "engine/serving/plan_request.h"
+#include "engine/serving/prepared_serving.h"
+#include "model/core/error.h"
+
+namespace servescope::engine {
+namespace {
+
+PlanSummary summary_of(const PipelinePlan& plan) {
+  PlanSummary s;
+  s.system = plan.system;
+  s.family = PlannerFamily::Pipeline;
+  s.throughput_rps = plan.total_throughput_rps();
+  s.feasible = s.throughput_rps > 0;
+  for (const auto& p : plan.pipelines)
+    for (const auto& d : p.partitions)
+      s.gpus += d.gpus;
+  if (!s.feasible) s.note = "no pipeline meets its SLO";
+  return s;
+}
+
+class PpipeFamily final : public ServingFamily {
+ public:
+  std::vector<DataPlaneTraits> data_planes() const override {
+    std::vector<DataPlaneTraits> out;
+    for (const char* name : {"reservation", "reactive"}) {
+      DataPlaneTraits t;
+      t.name = name;
+      t.runs = PlanKind::Pipeline;
+      t.plan_hint = "a pooled-pipeline plan; give one (servescope-cli plan)";
+      t.places_own_gpus = true;
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  void place(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const override {
+    if (spec.subclusters > 1) throw QueryError("pipeline data planes do not split the cluster into sub-clusters");
+    auto& setup = prepared.setup;
+    auto& result = prepared.result;
+    const auto names = model_names(setup);
+    std::vector<PhysicalGpu> physical;
+    for (const auto& g : setup.gpus)
+      physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
+    auto deployment = std::make_shared<const PipelineDeployment>(
+        deploy_pipeline_plan(*spec.pipeline_plan, names, physical, setup.servers, scenario.profiles));
+    setup.gpus = deployment->slots;
+    result.gpu_physical = deployment->slot_physical;
+    result.plan_system = spec.pipeline_plan->system;
+    // Load factor 1 is what the plan promises for the models the workload sends.
+    for (const auto& pm : spec.pipeline_plan->models)
+      if (std::ranges::find(names, pm.name) != names.end()) result.nominal_capacity_rps += pm.throughput_rps;
+    prepared.pipeline_deployment = deployment.get();
+    prepared.state = std::move(deployment);
+  }
+
+  void build(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const override {
+    const auto& deployment = *prepared.pipeline_deployment;
+    std::vector<Duration> slos;
+    for (const auto& m : prepared.setup.models)
+      slos.push_back(m.slo);
+    if (spec.system == "reservation") {
+      auto plane = std::make_unique<ReservationScheduler>(deployment, slos, spec.reservation);
+      const auto* reservation = plane.get();
+      prepared.collect = [reservation](SimulationResult& result) {
+        result.probes = reservation->stats().probes;
+        result.dispatches = reservation->stats().dispatches;
+      };
+      prepared.plane = std::move(plane);
+    } else {
+      prepared.plane = std::make_unique<ReactivePoolScheduler>(deployment, spec.reactive);
+    }
+    prepared.result.subclusters.push_back(
+        SubclusterSummary{prepared.setup.gpus.size(), prepared.result.models, prepared.result.offered_rate_rps});
+    prepared.result.partition_status = "not split";
+    prepared.times = deployment.execution_times(scenario.profiles);
+  }
+
+  std::vector<std::string> planners() const override { return pipeline_planners(); }
+  PlannerFamily planner_family() const override { return PlannerFamily::Pipeline; }
+
+  ScenarioPlanResult plan(const Scenario& scenario, const ScenarioPlanRequest& request) const override {
+    const auto input = planning_input(scenario, request.workloads);
+    if (request.on_start)
+      request.on_start(PlanningStart{PlannerFamily::Pipeline, input.models.size(), scenario.cluster.total_gpus(), {}});
+    auto plan = plan_pipelines(request.system, input, request.ppipe);
+    ScenarioPlanResult out;
+    out.plan = pipeline_plan_to_json(plan, scenario.name);
+    out.summary = summary_of(plan);
+    out.planned = std::move(plan);
+    return out;
+  }
+
+  std::string_view plan_kind() const override { return "pipeline-plan"; }
+  PlanSummary summarize(const nlohmann::json& plan, const std::string& file) const override {
+    return summary_of(pipeline_plan_from_json(plan, file));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ServingFamily> ppipe_family() {
+  return std::make_unique<PpipeFamily>();
+}
+
+}  // namespace servescope::engine

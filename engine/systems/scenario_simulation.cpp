@@ -1,0 +1,148 @@
+#include "engine/systems/scenario_simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "engine/sim/request_log.h"
+#include "model/core/error.h"
+#include "model/core/text.h"
+
+namespace servescope::engine {
+
+SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec) {
+  return prepare_simulation(scenario, spec, data_plane_traits(spec.system));
+}
+
+PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& spec) {
+  const auto& traits = data_plane_traits(spec.system);
+  const auto& family = data_plane_family(spec.system);
+  PreparedServing prepared;
+  auto& setup = prepared.setup;
+  auto& result = prepared.result;
+  setup = prepare_simulation(scenario, spec, traits);
+  result.system = spec.system;
+  family.place(scenario, spec, prepared);
+
+  double rate = setup.workload_rate_rps;
+  if (spec.rate_rps) rate = *spec.rate_rps;
+  if (spec.load_factor) rate = *spec.load_factor * result.nominal_capacity_rps;
+  if (rate <= 0) throw QueryError("the offered rate must be positive");
+  const double scale = rate / setup.workload_rate_rps;
+  for (auto& s : setup.streams)
+    s.rate_rps *= scale;
+  result.offered_rate_rps = rate;
+
+  for (const auto& m : setup.models) {
+    result.models.push_back(m.name);
+    result.model_slo.push_back(m.slo);
+  }
+  // Placements that keep the cluster's whole GPUs leave the per-slot layout to this.
+  if (result.gpu_physical.empty())
+    for (std::uint32_t g = 0; g < setup.gpus.size(); ++g)
+      result.gpu_physical.push_back(g);
+  result.gpu_duty_cycle.resize(setup.gpus.size());
+  for (const auto& g : setup.gpus) {
+    result.gpus.push_back(g.name);
+    result.gpu_types.push_back(g.gpu_type);
+    result.gpu_shares.push_back(g.share.to_string());
+    result.gpu_server.push_back(g.server);
+  }
+  for (const auto& server : scenario.cluster.servers())
+    result.server_names.push_back(server.name);
+  result.duration = spec.duration;
+  result.warmup = std::min(spec.warmup, spec.duration);
+  result.seed = spec.seed;
+  result.runtime_jitter = spec.runtime_jitter;
+
+  family.build(scenario, spec, prepared);
+  if (!setup.apps.empty()) prepared.plane = std::make_unique<AppFanout>(std::move(prepared.plane), setup.apps);
+  return prepared;
+}
+
+namespace {
+
+// A run is held in memory (its metrics, and its timeline when asked for), so one that would offer
+// more requests than that can hold is refused up front, naming the product that is too large,
+// rather than left to grow until the machine runs out of memory.
+constexpr double kMaxSimulatedRequests = 2e8;
+
+void check_request_count(const std::vector<ArrivalStream>& streams, Duration duration) {
+  double rate = 0;
+  for (const auto& s : streams) {
+    double peak = 1;
+    if (const auto* p = std::get_if<PiecewiseArrivals>(&s.process))
+      for (const auto& seg : p->segments)
+        peak = std::max(peak, seg.rate_multiplier);
+    rate += s.rate_rps * peak;
+  }
+  if (const double expected = rate * duration.to_s(); expected > kMaxSimulatedRequests)
+    throw QueryError("this run would offer about " + format_number(expected) + " requests (" + format_number(rate) +
+                     " req/s at its peak for " + format_duration(duration) + "); a simulation holds at most " +
+                     format_number(kMaxSimulatedRequests) + ": shorten it (--duration) or lower the rate");
+}
+
+}  // namespace
+
+SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
+                          const std::function<void(double)>& progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (!(spec.runtime_jitter >= 0 && spec.runtime_jitter < 1))
+    throw QueryError("runtime jitter must be in [0, 1) (got " + std::to_string(spec.runtime_jitter) + ")");
+  if (spec.warmup >= spec.duration)
+    throw QueryError("the warm-up (" + format_duration(spec.warmup) + ") covers the whole run (" +
+                     format_duration(spec.duration) +
+                     "): nothing would be measured; run longer than the warm-up or shorten it (--warmup)");
+  if (spec.rate_rps && !(*spec.rate_rps >= kMinRateRps && *spec.rate_rps <= kMaxRateRps))
+    throw QueryError("an offered rate of " + format_number(*spec.rate_rps) + " req/s is outside " +
+                     format_number(kMinRateRps) + " to " + format_number(kMaxRateRps) + " req/s");
+  auto prepared = prepare_serving(scenario, spec);
+  check_request_count(prepared.setup.streams, spec.duration);
+  auto& setup = prepared.setup;
+  auto& result = prepared.result;
+  auto& plane = prepared.plane;
+  const Time until = spec.duration;
+  Duration bin = spec.utilisation_bin;
+  if (bin <= Duration())
+    bin = std::max(Duration::milliseconds(1), Duration::nanoseconds(spec.duration.count_ns() / 200));
+  result.metrics =
+      std::make_unique<MetricsCollector>(setup.models.size(), setup.gpus.size(), result.warmup, until, bin);
+  TimelineRecorder timeline;
+  RecorderFanout fanout;
+  fanout.add(*result.metrics);
+  if (spec.timeline) fanout.add(timeline);
+  std::optional<RequestLogRecorder> request_log;
+  if (spec.request_log) fanout.add(request_log.emplace(*spec.request_log, result.models, result.gpus));
+
+  WorkloadArrivals arrivals(setup.streams, until, spec.seed);
+  Simulator sim(setup.gpus.size(), std::move(*prepared.times), arrivals, *plane, fanout);
+  std::vector<std::uint32_t> gpu_server;
+  for (const auto& g : setup.gpus)
+    gpu_server.push_back(g.server);
+  sim.set_network(NetworkLinks(setup.servers, std::move(gpu_server)));
+  if (spec.runtime_jitter > 0) sim.set_runtime_jitter(spec.runtime_jitter, spec.seed ^ 0x9e3779b97f4a7c15ULL);
+  if (prepared.slowdown)
+    sim.set_slowdown([&sim, &slowdown = prepared.slowdown](std::uint32_t gpu, const Batch& batch) {
+      return slowdown(sim, gpu, batch);
+    });
+  if (progress || spec.stop.stop_possible()) {
+    const double horizon = static_cast<double>((until + spec.drain).count_ns());
+    sim.set_progress([&](Time now) {
+      if (spec.stop.stop_requested()) throw Cancelled("the simulation was stopped");
+      if (progress) progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon));
+    });
+  }
+  sim.run(until + spec.drain);
+  if (progress) progress(1.0);
+  result.sim = sim.stats();
+  if (prepared.collect) prepared.collect(result);
+  result.timeline = timeline.spans_by_start();
+  result.transfers = timeline.transfers();
+  result.queue_samples = timeline.queue_samples();
+  result.span_requests = timeline.requests();
+  result.drops = timeline.drops();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return std::move(result);
+}
+
+}  // namespace servescope::engine
