@@ -1,6 +1,6 @@
-// Prints the cost planners' audit (issue 21; tests/support/cost_audit.h) as Markdown for
-// docs/reproduction/cost.md: what must never happen, counted, and each preset's excess over the
-// optimum of its space and planning time. Exits 1 when a count that must be 0 is not.
+// Prints the cost planners' audit (tests/support/cost_audit.h) as Markdown for
+// docs/reproduction/cost.md "The audit": what must never happen, counted, and each preset's excess
+// over the optimum of its space and planning time. Exits 1 when a count that must be 0 is not.
 // Usage: audit_cost [FIRST LAST]   (seeds, default 1 600)
 #include <cstdio>
 #include <exception>

@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::size_t kWorkloads = 50;
 
-// The first 50 workloads of each module count: the papers' kind, or the issue 21 audit's
+// The first 50 workloads of each module count: the papers' kind, or the audit's
 // (RandomWorkloadOptions::audit(): up to 96 configurations per module).
 std::vector<std::vector<CostProblem>> make_sets(const RandomWorkloadOptions& options) {
   std::vector<std::vector<CostProblem>> out(5);
@@ -97,7 +97,7 @@ void BM_PiccoloAudit(benchmark::State& state) {
 BENCHMARK(BM_PiccoloAudit)->ArgName("modules")->DenseRange(2, 4)->Unit(benchmark::kMillisecond);
 
 // Nexus's quantized split on a 4-module diamond with a 13 s SLO (1,300 quanta of 10 ms): 308 s
-// when the split walked every step (issue 21 §4).
+// when the split walked every step.
 void BM_NexusLongSloDiamond(benchmark::State& state) {
   CostProblem p;
   for (std::uint64_t seed = 1;; ++seed) {

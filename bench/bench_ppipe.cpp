@@ -1,5 +1,5 @@
-// PPipe's speed targets (issue 4; seed 000 §7.5 reports 3.5 s per Gurobi solve and < 9 µs of
-// dispatch per batch):
+// PPipe's speed targets (BENCHMARKS.md "PPipe"; seed 000 §7.5 reports 3.5 s per Gurobi solve and
+// < 9 µs of dispatch per batch):
 //  - the control plane on the authors' cases: the 24 multi-model 2-partition maf19 plans and the
 //    18 single-model 3-partition ablation plans, re-solved with GLPK from the artifact's profiles,
 //    each beside the reference plan's max-min objective (needs ../shared/data; skipped without);
@@ -94,7 +94,7 @@ const G4Case* g4_case() {
 SimulationSpec g4_spec(const G4Case& c) {
   SimulationSpec spec;
   spec.system = "reservation";
-  spec.pipeline_plan = &c.plan;
+  spec.pipeline_plan = std::make_shared<const PipelinePlan>(c.plan);
   spec.duration = Duration::seconds(30);
   spec.warmup = Duration::milliseconds(1);
   spec.drain = Duration::seconds(1);

@@ -1,4 +1,5 @@
-// Symphony's three speed targets (issue 3; seed 002 Fig. 13 reports millions of requests/s):
+// Symphony's three speed targets (BENCHMARKS.md "Symphony"; seed 002 Fig. 13 reports millions of
+// requests/s):
 //  - the scheduler alone, in process, 1,024 GPUs and 1,000 models (fake GPUs, in-process load
 //    generator: the paper's "(s)" mode): requests scheduled per wall-second on one core;
 //  - the simulator: simulated requests per wall-second, 37 A100 models on 64 GPUs;

@@ -1,4 +1,4 @@
-// Timeline paint and load (issue 8's targets): 1,000,000 batches on 64 vGPUs, painted at
+// Timeline paint and load (BENCHMARKS.md "Timeline"): 1,000,000 batches on 64 vGPUs, painted at
 // 1920 px wide into an image on the offscreen platform at zooms from the whole run down to a
 // few milliseconds while panning, median paint under 16 ms; and a run of 1,000,000 requests
 // opened (its timeline file read, checked and indexed, the view set up) under 2 s.

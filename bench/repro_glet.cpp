@@ -156,7 +156,7 @@ double violations(const Scenario& s, const GletPlan& plan) {
   for (std::uint64_t seed = 1; seed <= (g_quick ? 1u : 3u); ++seed) {
     SimulationSpec spec;
     spec.system = "glet";
-    spec.glet_plan = &plan;
+    spec.glet_plan = std::make_shared<const GletPlan>(plan);
     spec.duration = Duration::seconds(g_quick ? 5 : 10);
     spec.warmup = Duration::seconds(1);
     spec.seed = seed;
@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
         if (!plan) continue;
         SimulationSpec spec;
         spec.system = "glet";
-        spec.glet_plan = &*plan;
+        spec.glet_plan = std::make_shared<const GletPlan>(*plan);
         spec.duration = Duration::seconds(10);
         spec.warmup = Duration::seconds(1);
         const auto r = simulate(s, spec);

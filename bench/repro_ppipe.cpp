@@ -64,7 +64,7 @@ Outcome sweep(const Scenario& s, const PipelinePlan& plan, double base_rps, cons
   SimulationSpec spec;
   spec.system = data_plane;
   spec.reservation.mode = mode;
-  spec.pipeline_plan = &plan;
+  spec.pipeline_plan = std::make_shared<const PipelinePlan>(plan);
   spec.duration = Duration::from_s(g_duration_s);
   spec.warmup = Duration::milliseconds(1);
   spec.drain = Duration::seconds(1);

@@ -6,12 +6,13 @@ SERVESCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export SERVESCOPE_ROOT
 
 # Everything comes from Debian bookworm. fonts-dejavu-core gives the offscreen GUI tests text to
-# render; xvfb lets run.sh show the window on a machine without a display server. LibTorch and
-# PyTorch with torchvision (CPU builds) run real models: scripts/export_model.py and torchexec/.
-# LibTorch calls the system BLAS, which is Debian's reference one unless OpenBLAS is installed:
-# with it a batch-1 ResNet-18 block runs 8x faster (43 ms -> 5 ms for the whole model at 32x32).
+# render; clang-format checks the code's layout (ctest format.clang_format); xvfb lets run.sh show
+# the window on a machine without a display server. LibTorch and PyTorch with torchvision (CPU
+# builds) run real models: scripts/export_model.py and torchexec/. LibTorch calls the system BLAS,
+# which is Debian's reference one unless OpenBLAS is installed: with it a batch-1 ResNet-18 block
+# runs 8x faster (43 ms -> 5 ms for the whole model at 32x32).
 SERVESCOPE_PACKAGES=(
-  cmake ninja-build g++ pkg-config ccache
+  cmake ninja-build g++ pkg-config ccache clang-format
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core

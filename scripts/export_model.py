@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Export a PyTorch model into ServeScope blocks (issue 22): a model folder with one TorchScript
-file per block and a manifest that says each block's input and output tensor shapes and the
-bytes per sample that cross each cut.
+"""Export a PyTorch model into ServeScope blocks (docs/formats.md "Model folders"): a model
+folder with one TorchScript file per block and a manifest that says each block's input and
+output tensor shapes and the bytes per sample that cross each cut.
 
 Blocks are cut where a single tensor is live, as PPipe's data cuts models (seed 000 §2.1):
 torch.fx traces the model, every node after which exactly one value is still needed is a

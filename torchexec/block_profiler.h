@@ -1,5 +1,5 @@
-// Measuring a model exported into blocks on this machine's CPU (issue 22 §2): every block at
-// every batch size and share, after warm-up, repeated, written as the project's block-form
+// Measuring a model exported into blocks on this machine's CPU (README "Real models"): every block
+// at every batch size and share, after warm-up, repeated, written as the project's block-form
 // profile with the median and the 99th percentile and the measured bytes at each cut. A share
 // of the CPU is a number of LibTorch intra-op threads: share 1/s gets hardware threads / s. The
 // device type is named after the CPU, so a scenario's gpu_types entry and cluster can use it

@@ -1,9 +1,9 @@
-// A worker's feature maps between pipeline stages (PPipe, seed 000 §4.5; issue 22 §3): each
-// request's sample at a block boundary, kept under (model, boundary, request id) from the stage
-// that made it, or the transfer that brought it, until the next stage takes it. Keyed per request
-// because a stage's batch is formed anew: it gathers samples that several batches or transfers
-// produced. Samples a dropped request leaves behind are forgotten after a while, so the store
-// cannot grow without bound. Thread-safe: slot threads and the worker's loop share it.
+// A worker's feature maps between pipeline stages (PPipe, seed 000 §4.5; docs/protocol.md
+// "Payloads"): each request's sample at a block boundary, kept under (model, boundary, request id)
+// from the stage that made it, or the transfer that brought it, until the next stage takes it.
+// Keyed per request because a stage's batch is formed anew: it gathers samples that several batches
+// or transfers produced. Samples a dropped request leaves behind are forgotten after a while, so
+// the store cannot grow without bound. Thread-safe: slot threads and the worker's loop share it.
 #pragma once
 
 #include <chrono>

@@ -1,11 +1,11 @@
-// The live worker's executor on real compute (issue 22 §3): each batch runs its block range of
-// a model exported into blocks, on real tensors, on a thread per vGPU slot (a FIFO per slot, as
-// on an MPS process; on CPU a slot's share of the device is its number of intra-op threads, as
-// the profiler measured it). A first stage synthesises each request's input from its id; later
-// stages take the samples an earlier stage left in the worker's FeatureStore, locally or from a
-// feature map another worker sent. Sampled requests' final outputs are checked against the
-// whole model run on the same input: a mismatch stops the worker (ExecutorFailure), since the
-// computation it times would be wrong.
+// The live worker's executor on real compute (README "Real models", Torch workers): each batch runs
+// its block range of a model exported into blocks, on real tensors, on a thread per vGPU slot (a
+// FIFO per slot, as on an MPS process; on CPU a slot's share of the device is its number of
+// intra-op threads, as the profiler measured it). A first stage synthesises each request's input
+// from its id; later stages take the samples an earlier stage left in the worker's FeatureStore,
+// locally or from a feature map another worker sent. Sampled requests' final outputs are checked
+// against the whole model run on the same input: a mismatch stops the worker (ExecutorFailure),
+// since the computation it times would be wrong.
 #pragma once
 
 #include <atomic>

@@ -1,7 +1,7 @@
 // A model exported into blocks (model/exported/exported_model.h), loaded with LibTorch and run
-// on real tensors (issue 22): the blocks of a pipeline stage in order, or the whole model to
-// check a pipeline's output against. LibTorch stays behind this header (a pimpl), so the rest
-// of ServeScope builds and reads model folders without it.
+// on real tensors (README "Real models"): the blocks of a pipeline stage in order, or the whole
+// model to check a pipeline's output against. LibTorch stays behind this header (a pimpl), so the
+// rest of ServeScope builds and reads model folders without it.
 #pragma once
 
 #include <cstdint>

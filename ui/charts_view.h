@@ -1,4 +1,4 @@
-// The Charts tab (issue 8 item 4): a run's SLO attainment and goodput over time, busy time per
+// The Charts tab (README "The GUI"): a run's SLO attainment and goodput over time, busy time per
 // GPU class, GPUs in use against Symphony's advice, the batch-size histogram and the latency
 // CDF; and SLO attainment against load factor for every load sweep of the project, one curve
 // per system (PPipe's Fig. 6/7). Curves come from engine/analysis/run_series.h, drawn through

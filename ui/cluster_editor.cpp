@@ -286,14 +286,6 @@ QString ClusterEditor::move_node(int index, QPointF to) {
                    : QString()));
 }
 
-void ClusterEditor::select_node(int index) {
-  for (auto* item : scene_->items())
-    if (item->data(kNodeKey).isValid() && item->parentItem() == nullptr)
-      item->setSelected(item->data(kNodeKey).toInt() == index);
-  selected_ = index;
-  fill_form();
-}
-
 void ClusterEditor::fill_form() {
   const auto* p = doc_->project();
   const bool ok = p && selected_ >= 0 && static_cast<std::size_t>(selected_) < p->scenario.cluster.nodes.size();

@@ -1,9 +1,9 @@
-// The cluster editor (issue 7 item 3): each node entry is a server box with its GPU chips (one
-// per GPU, coloured by type) and NIC figures, laid out on a canvas that zooms (Ctrl+wheel) and
-// pans; a form edits the selected node (name, GPU type, GPUs per server, servers, NIC up/down);
-// nodes are added, duplicated (Ctrl+D) and deleted (Delete), and a template replaces the whole
-// cluster with one of the papers' (HC1–HC4 S/L, the glet servers, 64 and 512 A100s). Every edit
-// goes through the document's undo stack and is checked there; refusals are reported. Boxes are
+// The cluster editor (README "The GUI", Cluster tab): each node entry is a server box with its GPU
+// chips (one per GPU, coloured by type) and NIC figures, laid out on a canvas that zooms
+// (Ctrl+wheel) and pans; a form edits the selected node (name, GPU type, GPUs per server, servers,
+// NIC up/down); nodes are added, duplicated (Ctrl+D) and deleted (Delete), and a template replaces
+// the whole cluster with one of the papers' (HC1–HC4 S/L, the glet servers, 64 and 512 A100s). Every
+// edit goes through the document's undo stack and is checked there; refusals are reported. Boxes are
 // dragged anywhere (the position is kept in the project), and the chips can show the MPS shares
 // a plan puts on each GPU, placed as the simulator places them (engine/planning/plan_placement.h).
 #pragma once
@@ -54,7 +54,6 @@ class ClusterEditor : public QWidget {
   bool show_plan_shares(const QString& plan);
   int shared_gpus() const { return shared_gpus_; }  // GPUs the shown plan uses, 0 without one
   int selected_node() const { return selected_; }
-  void select_node(int index);
   QGraphicsScene* scene() const { return scene_; }
   const QString& last_refusal() const { return refusal_; }
 

@@ -1,4 +1,4 @@
-// The Compare tab (issue 8 item 5): tick two or more runs of the project to see their headline
+// The Compare tab (README "The GUI"): tick two or more runs of the project to see their headline
 // figures side by side (max load at 99 %, goodput, price, GPUs used, least busy class) and their
 // timelines stacked, with one time axis: zooming or panning one moves them all.
 #pragma once

@@ -1,8 +1,8 @@
-// The application DAG editor (issue 7 item 4): modules as boxes with an input port on top and an
-// output port below, edges dragged from an output port onto another module, placed by the
-// layered layout of model/app/application_editing.h. The graph lives in the ProjectDocument;
-// the scene is only its picture, rebuilt on every change, and every edit goes through the
-// document's undo stack (refused edits are reported, not applied).
+// The application DAG editor (README "The GUI", Application tab): modules as boxes with an input
+// port on top and an output port below, edges dragged from an output port onto another module,
+// placed by the layered layout of model/app/application_editing.h. The graph lives in the
+// ProjectDocument; the scene is only its picture, rebuilt on every change, and every edit goes
+// through the document's undo stack (refused edits are reported, not applied).
 #pragma once
 
 #include <QGraphicsScene>

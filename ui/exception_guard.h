@@ -1,9 +1,9 @@
-// The edges where the GUI stops exceptions (issue 19), a last resort: code that can fail
-// catches its own errors and says why (document edits return their refusal, readers throw our
-// Error, worker threads run their work through run_guarded and hand back its error text). What
-// still escapes a slot reaches GuardedApplication::notify, through which Qt delivers every event,
-// slot and queued call on the UI thread; it is reported to the main window's Log dock instead of
-// ending the program. Qt does not promise to unwind its own frames cleanly on the way, so this
+// The edges where the GUI stops exceptions (docs/architecture.md "The GUI"), a last resort: code
+// that can fail catches its own errors and says why (document edits return their refusal, readers
+// throw our Error, worker threads run their work through run_guarded and hand back its error text).
+// What still escapes a slot reaches GuardedApplication::notify, through which Qt delivers every
+// event, slot and queued call on the UI thread; it is reported to the main window's Log dock instead
+// of ending the program. Qt does not promise to unwind its own frames cleanly on the way, so this
 // keeps a bug from losing the user's work (they can still save), not from being a bug.
 #pragma once
 

@@ -1,5 +1,5 @@
-// The Live tab (issue 9, GUI live mode): connect to a running deployment (address, token),
-// watch its per-vGPU timeline grow and follow "now" (scrolling back pauses following), live
+// The Live tab (README "Live deployment", GUI live mode): connect to a running deployment (address,
+// token), watch its per-vGPU timeline grow and follow "now" (scrolling back pauses following), live
 // SLO-attainment and goodput charts, and a status line with the event rate, how far the stream
 // lags the scheduler and which workers are connected. The stream is followed by the engine's
 // LiveSubscriber on a thread of its own; this view only takes snapshots, four times a second.

@@ -1,4 +1,4 @@
-// A model measured on this machine (`servescope-cli profile`, issue 22 §5) joining the open
+// A model measured on this machine (`servescope-cli profile`, README "Real models") joining the open
 // project. The profiler writes the block profile (-o) and, in its scenario (--scenario-out), the
 // device type it measured on; a profile of an unknown device type is refused by every check, so
 // both join the project together, in one undoable edit, and one Undo takes both back out.

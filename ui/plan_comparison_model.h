@@ -1,4 +1,4 @@
-// The plans kept in the project side by side (issue 7 item 7, "a comparison table"): one row per
+// The plans kept in the project side by side (README "The GUI", Planning dock): one row per
 // plan with its system, whether it is feasible, the throughput it plans for, its cost and the
 // GPUs or machines it takes, read from the plan's JSON by the engine's summarize_plan.
 #pragma once

@@ -204,7 +204,7 @@ QString cost_html(const nlohmann::json& plan) {
                   .arg(ms(plan.value("e2e_wcl_us", 0.0)))
                   .arg(ms(plan.value("slo_us", 0.0)));
   // A plan with burst headroom holds its SLO through the simulator check; at the workload's own
-  // rates the papers' formula gives more (issue 21 §4).
+  // rates the papers' formula gives more (docs/formats.md "Cost plans").
   const double at_rate_us = plan.value("e2e_wcl_at_rate_us", 0.0);
   if (at_rate_us > plan.value("e2e_wcl_us", 0.0) * (1 + 1e-9))
     h += QStringLiteral(

@@ -1,7 +1,7 @@
-// Reading plans (issue 7 item 7): any plan the project keeps, as a page — pooled pipelines as
-// chains of pools per model with the bottleneck pool marked, gpu-let layouts as one row per GPU
-// split into its glets, cost plans as each module's tiers of machines with its budget — and two
-// plans side by side for comparison.
+// Reading plans (README "The GUI", Plans tab): any plan the project keeps, as a page — pooled
+// pipelines as chains of pools per model with the bottleneck pool marked, gpu-let layouts as one
+// row per GPU split into its glets, cost plans as each module's tiers of machines with its budget —
+// and two plans side by side for comparison.
 #pragma once
 
 #include <QString>

@@ -1,7 +1,7 @@
-// The planning workflow (issue 7 item 6): tick planners, pick a workload, Run. The planners run
-// one after another on a worker thread, on a copy of the scenario taken when Run was pressed,
-// so the window stays responsive; each plan lands in the project through the undo stack as it
-// finishes, and the comparison table below shows every plan of the project side by side. Cancel
+// The planning workflow (README "The GUI", Planning dock): tick planners, pick a workload, Run. The
+// planners run one after another on a worker thread, on a copy of the scenario taken when Run was
+// pressed, so the window stays responsive; each plan lands in the project through the undo stack as
+// it finishes, and the comparison table below shows every plan of the project side by side. Cancel
 // stops after the planner that is running (a solver cannot be interrupted halfway).
 #pragma once
 

@@ -1,5 +1,5 @@
-// Edit → Profile a model… (issue 22 §5): the profiler's settings, then its progress while it
-// measures, with Cancel. The dialog is not modal: profiling takes minutes and the window stays
+// Edit → Profile a model… (README "Real models"): the profiler's settings, then its progress while
+// it measures, with Cancel. The dialog is not modal: profiling takes minutes and the window stays
 // usable meanwhile. The measured profile and device type join the project as one undoable edit,
 // unless another project was opened while it measured; a failure shows the profiler's own last
 // words, naming the model folder.

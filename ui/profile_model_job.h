@@ -1,8 +1,8 @@
-// Profiling a model from the GUI (issue 22 §5) without LibTorch in the GUI and without blocking
-// it: `servescope-cli profile` runs as a child process (which hands over to servescope-torch),
-// its progress lines on standard error drive a progress bar, and its two output files (the
-// profile, and a scenario holding the measured device type) are read once it exits 0. Cancel
-// asks it to stop (SIGTERM: it removes its temporary files) and kills it when it does not.
+// Profiling a model from the GUI (README "Real models") without LibTorch in the GUI and without
+// blocking it: `servescope-cli profile` runs as a child process (which hands over to
+// servescope-torch), its progress lines on standard error drive a progress bar, and its two output
+// files (the profile, and a scenario holding the measured device type) are read once it exits 0.
+// Cancel asks it to stop (SIGTERM: it removes its temporary files) and kills it when it does not.
 #pragma once
 
 #include <QObject>

@@ -1,9 +1,9 @@
-// A model's profile (issue 7 item 5): latency against batch size for every GPU type and share it
-// was profiled on, as a chart (one line per configuration) and a table, with the least-squares
-// α·b + β fit of each curve — the linear model Symphony, Nexus and Clockwork plan with — so a
-// user sees at a glance how well it holds. A measured profile (servescope-cli profile) also
-// shows its spread, a band from the median up to the 99th percentile. Inline profiles are edited
-// in place: a linear fit's α and β, and each measured point of a table or block profile
+// A model's profile (README "The GUI", Profile tab): latency against batch size for every GPU type
+// and share it was profiled on, as a chart (one line per configuration) and a table, with the
+// least-squares α·b + β fit of each curve — the linear model Symphony, Nexus and Clockwork plan
+// with — so a user sees at a glance how well it holds. A measured profile (servescope-cli profile)
+// also shows its spread, a band from the median up to the 99th percentile. Inline profiles are
+// edited in place: a linear fit's α and β, and each measured point of a table or block profile
 // (checked: positive, and the curve stays non-decreasing in batch), every edit undoable.
 #pragma once
 

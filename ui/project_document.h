@@ -1,4 +1,4 @@
-// The open project as an undoable document (issue 7 "Undo/redo for every edit"). Every edit swaps
+// The open project as an undoable document (docs/architecture.md "The GUI"). Every edit swaps
 // one part of the project (its name, the cluster, one application, one workload) for an edited
 // copy, after the whole scenario has been checked with the edit applied; a refused edit changes
 // nothing and says why. The undo stack's clean state is "saved", so the window can flag unsaved

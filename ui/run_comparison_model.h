@@ -1,5 +1,5 @@
-// Runs of one project side by side (issue 8 item 5): one row per chosen simulated run with its
-// headline figures (engine/analysis/run_headline.h), and the highest load factor at 99 %
+// Runs of one project side by side (README "The GUI", Compare tab): one row per chosen simulated run
+// with its headline figures (engine/analysis/run_headline.h), and the highest load factor at 99 %
 // attainment when the project holds a load sweep of the same source ("sweep NAME" for run NAME).
 #pragma once
 

@@ -15,9 +15,8 @@
 #include <algorithm>
 
 #include "engine/analysis/load_sweep.h"
-#include "engine/glet/glet_plan_json.h"
-#include "engine/ppipe/pipeline_plan_json.h"
 #include "engine/serving/run_result_json.h"
+#include "engine/systems/plan_to_run.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "ui/exception_guard.h"
@@ -210,19 +209,8 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
       const auto name = source.mid(5).toStdString();
       const auto it = std::ranges::find(p->plans, name, &SavedArtifact::name);
       if (it == p->plans.end()) throw QueryError("the project has no plan named '" + name + "'");
-      const auto kind = it->body.value("kind", "");
       job.label = QString::fromStdString(name);
-      if (kind == "pipeline-plan") {
-        job.pipeline = std::make_shared<engine::PipelinePlan>(engine::pipeline_plan_from_json(it->body, name));
-        spec.system = "reservation";
-        spec.pipeline_plan = job.pipeline.get();
-      } else if (kind == "glet-plan") {
-        job.glet = std::make_shared<engine::GletPlan>(engine::glet_plan_from_json(it->body, name));
-        spec.system = "glet";
-        spec.glet_plan = job.glet.get();
-      } else {
-        throw QueryError("a " + kind + " is simulated with servescope-cli plan --simulate");
-      }
+      engine::use_plan(spec, it->body, name);
     } else {
       spec.system = source.toStdString();
     }
@@ -237,12 +225,11 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
         std::ranges::any_of(w.targets, [](const WorkloadTarget& t) { return t.kind == TargetKind::Application; });
     if (!to_apps || serves_applications) spec.workloads.push_back(w.name);
   }
-  if (job.pipeline) {
+  if (const auto& plan = spec.pipeline_plan) {
     std::erase_if(spec.workloads, [&](const std::string& name) {
       const auto w = std::ranges::find(p->scenario.workloads, name, &Workload::name);
       return std::ranges::any_of(w->targets, [&](const WorkloadTarget& t) {
-        return std::ranges::find(job.pipeline->models, t.name, &engine::PlannedModel::name) ==
-               job.pipeline->models.end();
+        return std::ranges::find(plan->models, t.name, &engine::PlannedModel::name) == plan->models.end();
       });
     });
   }
@@ -265,8 +252,6 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
   status_->setText(
       tr("Sweeping load 10–120 % of %1's capacity, %2 s per point…").arg(job->label).arg(seconds_per_point));
   auto shared = std::make_shared<Job>(std::move(*job));
-  shared->spec.pipeline_plan = shared->pipeline.get();
-  shared->spec.glet_plan = shared->glet.get();
   start_worker(name, [shared](Outcome& out) {
     engine::LoadSweepOptions options;
     options.from = 0.1;
@@ -313,12 +298,10 @@ bool RunView::simulate(const QString& source, double seconds) {
   if (!job) return false;
   auto scenario = job->scenario;
   auto spec = job->spec;
-  auto pipeline = job->pipeline;
-  auto glet = job->glet;
   const auto label = job->label;
   const std::string name = unique_name(label).toStdString();
   status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
-  start_worker(name, [scenario, spec, pipeline, glet](Outcome& out) {
+  start_worker(name, [scenario, spec](Outcome& out) {
     const auto result = engine::simulate(*scenario, spec);
     out.timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
     auto json = engine::run_result_to_json(result, scenario->name);

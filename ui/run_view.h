@@ -1,7 +1,8 @@
-// The Run tab (issue 8): simulate the project's workloads through a serving system or one of its
-// plans on a worker thread, keep the run in the project, and watch it on the timeline: colour by
-// model or SLO outcome, filter by model or GPU, zoom history, click a batch for its details, and
-// play the run back with a "now" line that can follow, pause and jump to the next late batch.
+// The Run tab (README "The GUI"): simulate the project's workloads through a serving system or
+// one of its plans on a worker thread, keep the run in the project, and watch it on the timeline:
+// colour by model or SLO outcome, filter by model or GPU, zoom history, click a batch for its
+// details, and play the run back with a "now" line that can follow, pause and jump to the next
+// late batch.
 #pragma once
 
 #include <QWidget>
@@ -12,8 +13,6 @@
 #include <optional>
 #include <stop_token>
 
-#include "engine/glet/elastic_partitioning.h"
-#include "engine/ppipe/pipeline_plan.h"
 #include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
 
@@ -75,9 +74,7 @@ class RunView : public QWidget {
  private:
   struct Job {
     std::shared_ptr<const Scenario> scenario;
-    engine::SimulationSpec spec;  // its plan pointers point into the members below
-    std::shared_ptr<engine::PipelinePlan> pipeline;
-    std::shared_ptr<engine::GletPlan> glet;
+    engine::SimulationSpec spec;  // holds the plan it runs, if any
     QString label;
   };
   std::optional<Job> prepare(const QString& source, double seconds);

@@ -1,7 +1,7 @@
-// What every virtual GPU did, when (issue 8; Qt Creator's timeline and Hotspot's zoom stack, docs
-// gui-anchors §0 items 1–3): one row per slot (vGPU, glet) grouped by physical GPU, a row of
-// network transfers and one row per model's queue depth; batches as boxes coloured by model or
-// by SLO outcome, the stages of one pipeline batch outlined together when one is selected
+// What every virtual GPU did, when (README "The GUI", Run tab; Qt Creator's timeline and Hotspot's
+// zoom stack, docs gui-anchors §0 items 1–3): one row per slot (vGPU, glet) grouped by physical
+// GPU, a row of network transfers and one row per model's queue depth; batches as boxes coloured by
+// model or by SLO outcome, the stages of one pipeline batch outlined together when one is selected
 // (PPipe Fig. 12). Painting culls to the visible window through the engine's TimelineIndex and
 // merges boxes narrower than a pixel into runs, so a million batches pan and zoom smoothly.
 // Wheel zooms around the cursor, dragging pans, Shift+drag zooms to a range; every zoom is kept

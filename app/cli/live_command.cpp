@@ -1,5 +1,5 @@
 // servescope-cli live scheduler|worker|loadgen: the three processes of a live deployment
-// (issue 9; README "Live deployment"). Each runs until its work is done or SIGINT/SIGTERM, and
+// (README "Live deployment"). Each runs until its work is done or SIGINT/SIGTERM, and
 // says on stderr what it is doing; --json prints the closing report as JSON on stdout.
 #include <csignal>
 #include <cstdlib>
@@ -157,19 +157,15 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       options.subscriber_limit_bytes = args->subscriber_limit_mib << 20;
       engine::live::LiveScheduler scheduler(engine::prepare_serving(scenario, spec), options, scenario.name);
       scheduler.set_log([](const std::string& line) { log_line("scheduler", line); });
-      // A GUI's "apply plan": the same scenario and options, another system or plan. The plans
-      // stay alive with the closure (deployments copy what they need, but cheaply kept).
-      auto kept_plans = std::make_shared<std::vector<std::shared_ptr<const void>>>();
-      scheduler.set_plan_preparer([&scenario, spec, kept_plans](const nlohmann::json& command) {
+      // A GUI's "apply plan": the same scenario and options, another system or plan.
+      scheduler.set_plan_preparer([&scenario, spec](const nlohmann::json& command) {
         auto next = spec;
-        next.pipeline_plan = nullptr;
-        next.glet_plan = nullptr;
+        next.pipeline_plan.reset();
+        next.glet_plan.reset();
         const auto system =
             command.contains("system") ? std::optional(command["system"].get<std::string>()) : std::nullopt;
         if (command.contains("plan")) {
-          auto loaded = use_plan(command["plan"], "the applied plan", system, next);
-          kept_plans->push_back(loaded.pipeline);
-          kept_plans->push_back(loaded.glet);
+          engine::use_plan(next, command["plan"], "the applied plan", system);
         } else {
           if (!system) throw QueryError("apply-plan needs a plan or a system");
           next.system = *system;

@@ -85,7 +85,8 @@ void print_cost_plan(std::ostream& out, const engine::CostPlan& plan) {
       << (headroom ? " at the planned rates (the workload's plus burst headroom)" : "") << "\n";
   if (headroom) {
     // The formula's guarantee holds at the rates the tiers were sized for; at the workload's own
-    // rate the lower tiers collect more slowly (issue 21 §4). Say which number the SLO rests on.
+    // rate the lower tiers collect more slowly (docs/formats.md "Cost plans"). Say which number the
+    // SLO rests on.
     const Duration real = plan.e2e_wcl_at_rates();
     out << "  at the workload's rates the papers' formula gives " << real.to_ms() << " ms end to end"
         << (real > plan.problem.slo ? ", above the SLO" : "")
@@ -274,8 +275,6 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
           co.prices[type->id] = value;
         }
         if (!args->batches.empty()) co.batches = options.batch_sizes;
-        if (args->system == "bruteforce" && args->burst_z > 0)
-          throw CLI::ValidationError("--burst-z", "the brute force plans for the stated rates only");
         request.cost.verify = !args->no_verify;
         request.cost.burst_z = args->burst_z;
         request.cost.simulate_s = args->simulate_s;

@@ -2,7 +2,8 @@
 // (scripts/export_model.py) on this machine's CPU with LibTorch, and writes the project's
 // block-form profile (median and 99th percentile per block, batch and share; measured bytes at
 // each cut). `--scenario-out` also writes a scenario that plans it straight away: the CPU as a
-// device type, a cluster of --nodes such servers, the profile, and a workload. Issue 22 §2.
+// device type, a cluster of --nodes such servers, the profile, and a workload. See README
+// "Real models".
 #include <unistd.h>
 
 #include <chrono>

@@ -91,26 +91,6 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                 "Reservation data plane: keep the planned reservations when batches finish early or late");
 }
 
-LoadedPlan use_plan(const nlohmann::json& json, const std::string& source, const std::optional<std::string>& system,
-                    engine::SimulationSpec& spec) {
-  LoadedPlan loaded;
-  const auto kind = json.is_object() ? JsonCursor(json, source).find("kind") : std::nullopt;
-  if (kind && kind->value().is_string() && kind->as_string() == "glet-plan") {
-    loaded.glet = std::make_shared<const engine::GletPlan>(engine::glet_plan_from_json(json, source));
-    spec.system = system.value_or("glet");
-    if (engine::data_plane_traits(spec.system).runs != engine::PlanKind::Glet)
-      throw QueryError("a glet plan runs on the glet data plane, not " + spec.system);
-  } else {
-    loaded.pipeline = std::make_shared<const engine::PipelinePlan>(engine::pipeline_plan_from_json(json, source));
-    spec.system = system.value_or("reservation");
-    if (engine::data_plane_traits(spec.system).runs != engine::PlanKind::Pipeline)
-      throw QueryError("a pipeline plan is for the pipeline data planes (reservation, reactive), not " + spec.system);
-  }
-  spec.pipeline_plan = loaded.pipeline.get();
-  spec.glet_plan = loaded.glet.get();
-  return loaded;
-}
-
 Scenario SimulationArgs::load_scenario() const {
   auto doc = load_document(scenario_file);
   return project_from_document(std::move(doc), scenario_file).scenario;
@@ -123,14 +103,11 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   if (!plan_file.empty()) {
     const bool system_given = system_option_ && system_option_->count() > 0;
     const auto json = parse_json_text(read_text_file(plan_file), plan_file);
-    LoadedPlan loaded;
     try {
-      loaded = use_plan(json, plan_file, system_given ? std::optional(system) : std::nullopt, spec);
+      engine::use_plan(spec, json, plan_file, system_given ? std::optional(system) : std::nullopt);
     } catch (const QueryError& e) {
       throw QueryError("--plan " + plan_file + ": " + e.what());
     }
-    plan = std::move(loaded.pipeline);
-    glet_plan = std::move(loaded.glet);
   }
   spec.reservation.mode =
       reservation_mode == "gap-filling" ? engine::ReservationMode::GapFilling : engine::ReservationMode::Horizon;

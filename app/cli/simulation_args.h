@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/systems/plan_to_run.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/scenario/scenario.h"
 
@@ -40,26 +41,14 @@ struct SimulationArgs {
   double ctrl_delay_us = 0, data_delay_us = 0, response_delay_us = 0;
 
   void add_to(CLI::App* cmd);
-  // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that points
-  // at the plan held here and stops at SIGINT or SIGTERM (signal_handling.h); throws on bad input.
+  // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that holds
+  // the plan and stops at SIGINT or SIGTERM (signal_handling.h); throws on bad input.
   engine::SimulationSpec to_spec();
   Scenario load_scenario() const;
-  std::shared_ptr<const engine::PipelinePlan> plan;
-  std::shared_ptr<const engine::GletPlan> glet_plan;
 
  private:
   CLI::Option* system_option_ = nullptr;
 };
-
-// A plan's JSON, a pipeline plan or a gpu-let plan, put into `spec` (which then points at it):
-// the system becomes the plan's data plane unless `system` names one, which must be able to run
-// it. The returned pointers own the plan; keep them while the spec is in use.
-struct LoadedPlan {
-  std::shared_ptr<const engine::PipelinePlan> pipeline;
-  std::shared_ptr<const engine::GletPlan> glet;
-};
-LoadedPlan use_plan(const nlohmann::json& json, const std::string& source, const std::optional<std::string>& system,
-                    engine::SimulationSpec& spec);
 
 // "\r simulating 42 %" on a terminal; nothing when stderr is not a terminal.
 class TerminalProgress {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Simulator against live deployment: the fidelity benchmark (issue 19 §1; BENCHMARKS.md).
+"""Simulator against live deployment: the fidelity benchmark (docs/reproduction/fidelity.md;
+BENCHMARKS.md).
 
 Each case runs one scenario, plan, rate and data-plane options twice: in the simulator
 (`servescope-cli simulate`) and live (a `live scheduler`, one `live worker` per server and a
@@ -7,11 +8,11 @@ Each case runs one scenario, plan, rate and data-plane options twice: in the sim
 report gives each run, and per case the mean live − simulated difference of SLO attainment (in
 points) and goodput (in %) with a 95 % confidence interval (Student's t over the runs).
 
-The emulated cases hold each batch for its profiled time. The real-compute cases (issue 22 §4)
-export torchvision models into blocks (scripts/export_model.py), measure them on this CPU
-(`servescope-cli profile`), and run the workers with `--executor torch`: every batch runs the
-model's blocks with LibTorch, feature maps are the real tensors, and one output in 50 is checked
-against the whole model.
+The emulated cases hold each batch for its profiled time. The real-compute cases (README
+"Real models") export torchvision models into blocks (scripts/export_model.py), measure them on
+this CPU (`servescope-cli profile`), and run the workers with `--executor torch`: every batch runs
+the model's blocks with LibTorch, feature maps are the real tensors, and one output in 50 is
+checked against the whole model.
 
     bench/live/fidelity.py [--cli PATH] [--runs N] [--seconds S] [--case NAME ...] [--write]
 

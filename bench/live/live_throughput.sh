@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The live scheduler's throughput (issue 9 §7; BENCHMARKS.md "Live scheduler"): one scheduler,
-# 16 emulated workers and one load generator on loopback, all on this machine. Prints the load
-# generator's report (sent, outcomes, attainment) and the scheduler's (requests it finished,
-# dispatch overhead p50/p99) as one JSON object.
+# The live scheduler's throughput (BENCHMARKS.md "Live scheduler"): one scheduler, 16 emulated
+# workers and one load generator on loopback, all on this machine. Prints the load generator's
+# report (sent, outcomes, attainment) and the scheduler's (requests it finished, dispatch overhead
+# p50/p99) as one JSON object.
 #   bench/live/live_throughput.sh [CLI] [RATE] [SECONDS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,4 +1,4 @@
-// The LibTorch executor's overhead per batch (issue 22, BENCHMARKS.md): a batch through
+// The LibTorch executor's overhead per batch (BENCHMARKS.md "Real models"): a batch through
 // TorchExecutor (queued to its slot's thread, input synthesised, blocks run, report through the
 // wake descriptor) against the same blocks' forward called directly in a loop on a ready input.
 // Runs alternate between the two so drift in the machine's speed falls on both, 50 ms apart so

@@ -1,4 +1,4 @@
-// Profiling a model on this CPU (issue 22, BENCHMARKS.md): the wall time of a whole profile
+// Profiling a model on this CPU (BENCHMARKS.md "Real models"): the wall time of a whole profile
 // (every block × batch × share, as `servescope-cli profile` runs it), and how many timed runs
 // an entry needs for a median stable within 2 %: the median of each entry's first N runs
 // against the median of all of them, over every entry. Usage:

@@ -1,8 +1,8 @@
-// The headline figures that compare runs of one scenario (issue 8 item 5; PPipe's Table 4 and
-// Fig. 6/7): SLO attainment, goodput, p99 latency, mean batch, GPUs used, the least busy GPU
-// class's utilisation (PPipe's point: low-class GPUs left idle), the hourly price of the GPUs
-// the run kept busy, and, when the project holds a load sweep of the same source, the highest
-// load factor at 99 % attainment.
+// The headline figures that compare runs of one scenario (README "The GUI", Compare tab; PPipe's
+// Table 4 and Fig. 6/7): SLO attainment, goodput, p99 latency, mean batch, GPUs used, the least
+// busy GPU class's utilisation (PPipe's point: low-class GPUs left idle), the hourly price of
+// the GPUs the run kept busy, and, when the project holds a load sweep of the same source, the
+// highest load factor at 99 % attainment.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,8 +1,8 @@
-// The curves a run's charts draw (issue 8 item 4), read from the run JSON the simulator writes
-// (docs/formats.md, "Simulation results"): SLO attainment and goodput per time bin, busy time per
-// GPU class per bin (weighted by share, over the class's GPUs), the batch-size histogram, the
-// latency CDF, Symphony's advised GPU count per autoscaling window, and from load sweeps SLO
-// attainment against load factor (PPipe's Fig. 6/7). Qt-free: the GUI and tests share it.
+// The curves a run's charts draw (README "The GUI", Charts tab), read from the run JSON the
+// simulator writes (docs/formats.md, "Simulation results"): SLO attainment and goodput per time bin,
+// busy time per GPU class per bin (weighted by share, over the class's GPUs), the batch-size
+// histogram, the latency CDF, Symphony's advised GPU count per autoscaling window, and from load
+// sweeps SLO attainment against load factor (PPipe's Fig. 6/7). Qt-free: the GUI and tests share it.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // the JSON their writers produced, and a project file may come from anywhere. They are read in
 // full when the project is opened or validated, by the same strict readers the views use, so a
 // broken one is an InputError naming the file and its place ("$.runs[2].body.summary…") at open,
-// never a library exception in a view later (issue 20 item 4).
+// never a library exception in a view later (docs/formats.md "Files from elsewhere").
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -9,9 +9,9 @@
 #include <deque>
 #include <vector>
 
+#include "engine/baselines/squishy_bin_packing.h"
 #include "engine/dataplane/data_plane.h"
 #include "engine/dataplane/scheduled_model.h"
-#include "engine/planners/squishy_bin_packing.h"
 
 namespace servescope::engine {
 

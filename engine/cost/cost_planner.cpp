@@ -28,7 +28,8 @@ std::string list_of(const std::set<int>& values) {
 }
 
 // Why a DNN module has nothing left in a preset's space: what its configurations offered and
-// which rule of the space took it away (issue 21 §1: such a module was planned as a free step).
+// which rule of the space took it away (such a module was planned as a free step; docs/formats.md
+// "Cost plans").
 std::string nothing_left(const CostModule& m, const CostPlanOptions& o) {
   std::set<int> batches, concurrencies;
   for (const auto& c : m.configs) {
@@ -237,7 +238,7 @@ class Pipeline {
           // machines (the fallback), a tier collects its batches at the throughput of its whole
           // machines, not at the module's lower rate: a faster option than the rate alone
           // allows. Without it the split started slower than plans that exist, and refused
-          // workloads the brute force plans (issue 21 §2).
+          // workloads the brute force plans (docs/reproduction/cost.md "The audit").
           // The papers' split gets them only when the rate alone cannot make the SLO (where it
           // can, they tempted the throughput split into dearer plans); the exchange always.
           if ((!padded_options && !exchange) || (o_.module.dummy == DummyMode::Off && !o_.module.fallback)) continue;
@@ -248,9 +249,10 @@ class Pipeline {
         }
         // Where a majority tier of whole machines leaves a residual rate, the residual tier's
         // latency is a step of the module's cost curve that no configuration's fluid latency
-        // marks (issue 21 §3: one whole machine and a third of another, 55 ms, was never
-        // offered). Only the pair exchange gets them; the papers' split works on the
-        // configurations alone (and its sibling moves grow with the square of the options).
+        // marks (docs/reproduction/cost.md "Beyond the papers": one whole machine and a third of
+        // another, 55 ms, was never offered). Only the pair exchange gets them; the papers' split
+        // works on the configurations alone (and its sibling moves grow with the square of the
+        // options).
         if (exchange)
           for (std::size_t k = 0; k < m.configs.size(); ++k) {
             const auto& c = m.configs[k];

@@ -50,9 +50,9 @@ CostPlanOptions cost_plan_preset(std::string_view system);
 std::vector<std::string> cost_plan_systems();       // the six systems
 std::vector<std::string> cost_plan_ablations();     // the variant suffixes
 bool is_cost_plan_system(std::string_view system);  // a preset name, ablations included
-// The options without what we add beyond the papers (issue 21 §3): the pairwise exchange after
-// the split and the module scheduler's one-configuration plans. The digests' worked examples
-// are of the published algorithms.
+// The options without what we add beyond the papers (docs/reproduction/cost.md
+// "Beyond the papers"): the pairwise exchange after the split and the module scheduler's
+// one-configuration plans. The digests' worked examples are of the published algorithms.
 CostPlanOptions as_published(CostPlanOptions options);
 
 struct SplitStep {

@@ -38,7 +38,7 @@ struct CostModule {
 
   // A CPU step names no model and has no configurations. A DNN module whose configurations a
   // planner's space filters away stays a DNN module (with nothing to run on, which the planner
-  // refuses), never a free 0 ms step (issue 21 §1).
+  // refuses), never a free 0 ms step (docs/formats.md "Cost plans").
   bool is_fixed() const { return model.empty() && configs.empty(); }
 };
 

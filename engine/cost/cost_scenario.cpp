@@ -78,7 +78,7 @@ CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScena
     cm.rate_rps = rate * m.rate_scale;
     const auto& profile = scenario.profiles.get(m.model);
     // What each profiled ⟨GPU, share⟩ lacked, so that a module left with nothing is told why
-    // (issue 21 §4: "no priced configuration" was said for a share or batch out of range too).
+    // ("no priced configuration" was said for a share or batch out of range too).
     std::vector<std::string> skipped;
     for (const auto& [gpu, share] : profile.configurations()) {
       const auto divisor = share.mps_divisor();

@@ -19,7 +19,7 @@ struct CostScenarioOptions {
   std::map<std::string, double> prices;  // GPU type → price, over the catalog's
   std::vector<std::string> gpus;         // allowed GPU types; empty: every priced one
   // Batch sizes to plan, within each profile's range. Empty: 1, 2, 4, …, 64 and every size the
-  // profile measured (users profile the sizes they care about; issue 21 §4).
+  // profile measured (users profile the sizes they care about; docs/formats.md "Cost plans").
   std::vector<int> batches;
   int max_concurrency = 4;
 };

@@ -37,7 +37,7 @@ CostSimulationResult simulate_cost_plan(const CostPlan& plan, const CostSimulati
       node.cpu = mod.fixed_latency;
     } else {
       // A DNN module without machines would make every request wait for ever, or, read as a
-      // free step, pass untouched: the check refuses the plan instead (issue 21 §1).
+      // free step, pass untouched: the check refuses the plan instead.
       if (m >= plan.modules.size() || plan.modules[m].machines() == 0)
         throw QueryError("module '" + mod.id + "' runs model " + mod.model + " on no machine: the plan cannot run");
       node.model = module_model[m];

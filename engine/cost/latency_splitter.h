@@ -59,12 +59,12 @@ SplitResult split_latency(const SplitInput& input, SplitScore score, bool merge)
 std::vector<std::vector<std::size_t>> cost_direct(const SplitInput& input, const SplitResult& done, int rounds,
                                                   bool merge);
 
-// Pairwise exchange (ours, not in either paper; issue 21 §3): while some pair of modules can
-// trade latency for a lower total cost (one takes a faster, dearer option so the other can take
-// a much slower, cheaper one), apply the pair move that saves the most. The greedy moves one
-// unit at a time, so it stops where only such a trade helps: under tight SLOs it left the last
-// module of a chain a few milliseconds and cost up to 1.6× the optimum. `choice` must fit the
-// SLO; the result does too and costs less. Returns the moves applied, in order.
+// Pairwise exchange (ours, not in either paper; docs/reproduction/cost.md "Beyond the papers"):
+// while some pair of modules can trade latency for a lower total cost (one takes a faster, dearer
+// option so the other can take a much slower, cheaper one), apply the pair move that saves the most.
+// The greedy moves one unit at a time, so it stops where only such a trade helps: under tight SLOs
+// it left the last module of a chain a few milliseconds and cost up to 1.6× the optimum. `choice`
+// must fit the SLO; the result does too and costs less. Returns the moves applied, in order.
 std::vector<SplitMove> exchange_pairs(const SplitInput& input, std::vector<std::size_t>& choice);
 
 }  // namespace servescope::engine

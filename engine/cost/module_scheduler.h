@@ -22,10 +22,10 @@ struct ModuleSchedulerOptions {
   // Also re-run Alg. 1 on the padded rate, not just round the tier up (Harpagon digest §2.5 (b));
   // Piccolo's formula always re-runs.
   bool dummy_rerun = false;
-  // Also weigh every configuration carrying the whole rate alone (ours, issue 21 §3). Alg. 1's
-  // walk takes machines of the best-ranked configuration first; when the residual that leaves
-  // cannot collect a batch in time, a lower-ranked configuration alone (one machine and a third
-  // of another) can cost a third less than the fallback's padding.
+  // Also weigh every configuration carrying the whole rate alone (ours; docs/reproduction/cost.md
+  // "Beyond the papers"). Alg. 1's walk takes machines of the best-ranked configuration first; when
+  // the residual that leaves cannot collect a batch in time, a lower-ranked configuration alone
+  // (one machine and a third of another) can cost a third less than the fallback's padding.
   bool each_alone = false;
 };
 

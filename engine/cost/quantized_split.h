@@ -6,7 +6,8 @@
 // it had at any smaller budget. So each module is offered its breakpoints (the budgets at which
 // its cost reaches a new low) and nothing between, which keeps the optimum and makes the search
 // small: a tree DP when every module has at most one parent, branch and bound otherwise. Before,
-// the search walked every step, and a 4-module diamond with a 13 s SLO took 308 s (issue 21 §4).
+// the search walked every step, and a 4-module diamond with a 13 s SLO took 308 s (BENCHMARKS.md
+// "Cost planners").
 #pragma once
 
 #include <cstdint>

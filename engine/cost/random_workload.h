@@ -6,11 +6,11 @@
 // 1.6× slowdown per batch at 2; source rate log-uniform in [10, 400] req/s, fan-out 0.5–3 per
 // module; SLO κ × the fastest critical path with κ uniform in [1.2, 6].
 //
-// The audit's workloads (issue 21) add what real profiles have and the papers' never had: a
-// third, cheaper and slower type, irregular profiled batch lists, modules profiled only at MPS
-// shares, modules without a profile on some type, joins of several sources. Each addition is
-// off by default and draws its own random numbers only when on, so a seed's default workload
-// never changes.
+// The audit's workloads (docs/reproduction/cost.md "The audit") add what real profiles have and the
+// papers' never had: a third, cheaper and slower type, irregular profiled batch lists, modules
+// profiled only at MPS shares, modules without a profile on some type, joins of several sources.
+// Each addition is off by default and draws its own random numbers only when on, so a seed's
+// default workload never changes.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ struct RandomWorkloadOptions {
   double missing_type = 0;         // chance that a module has no profile on one of its types
   double join = 0;                 // chance that an app of 3–4 modules joins several sources
 
-  // Everything above, as the issue 21 audit had it.
+  // Everything above, as the audit had it.
   static RandomWorkloadOptions audit();
 };
 

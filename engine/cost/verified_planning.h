@@ -18,8 +18,8 @@ struct VerifiedPlanOptions {
   double step = 1.5;      // a module that missed gets its z multiplied by this
   int max_rounds = 8;
   // Runs per check, on seeds simulation.seed, +1, …; the check holds when the worst one does. One
-  // run passed a plan at 99.8 % that made 98.75 % on another seed (issue 21: the pairwise
-  // exchange's plans are tighter); two caught it.
+  // run passed a plan at 99.8 % that made 98.75 % on another seed (the pairwise exchange's plans are
+  // tighter; docs/reproduction/cost.md "Simulated SLO attainment"); two caught it.
   int runs = 2;
   CostSimulationOptions simulation;  // arrivals, duration, first seed of the check
 };

@@ -1,4 +1,4 @@
-// Who may wait to say hello (issue 20, "pre-hello lockout"). A connection is a stranger until its
+// Who may wait to say hello (docs/protocol.md "Frames"). A connection is a stranger until its
 // hello is welcomed, and strangers must not be able to lock a deployment out, whether they hold
 // connections idle or guess tokens. The gate keeps the books a listener needs for that:
 //  - how many connections may wait for their hello, in all and per source address. A newcomer

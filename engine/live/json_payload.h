@@ -1,9 +1,9 @@
 // The JSON payloads peers send (hello, welcome, control frames) are untrusted text: they are
 // parsed with the project's limits on untrusted JSON (model/io/json_text.h bounds nesting depth
 // and memory, and refuses duplicate keys and numbers beyond a double), so a control frame nested a
-// million deep is refused before anything recurses over it (issue 20: dump() of one overflowed
-// the scheduler's stack); and they are quoted for a log or a refusal cut to one short line,
-// never dumped whole.
+// million deep is refused before anything recurses over it (dump() of one overflowed the
+// scheduler's stack; docs/protocol.md "Control"); and they are quoted for a log or a refusal cut to
+// one short line, never dumped whole.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 // A run watched live: what the scheduler serves (models, vGPU slots, servers: the `run` object
 // of its welcome) and the events it has streamed so far, folded into the simulator's own
 // recorders. A snapshot is a SimulationResult like a simulated run's, so the timeline, charts,
-// exports and the run file format take a live run unchanged ("recorded live, reopened like a
-// simulated run", issue 9).
+// exports and the run file format take a live run unchanged (a run recorded live is reopened like a
+// simulated run: README "Live deployment").
 #pragma once
 
 #include <memory>

@@ -1,7 +1,7 @@
-// The live scheduler (issue 9): the plan's data plane, the very object the simulator runs,
-// serving real requests against the wall clock. It is the data plane's Clock (steady time since
-// the scheduler started), Executor (batches go to the worker process that holds each vGPU slot,
-// transfers to the worker that sends the feature map) and OutcomeSink (each request's outcome
+// The live scheduler (README "Live deployment"): the plan's data plane, the very object the
+// simulator runs, serving real requests against the wall clock. It is the data plane's Clock (steady
+// time since the scheduler started), Executor (batches go to the worker process that holds each vGPU
+// slot, transfers to the worker that sends the feature map) and OutcomeSink (each request's outcome
 // goes back to the load generator that sent it, exactly once). One thread, one poll loop: the
 // data plane is single-threaded by design (seed 002 §2.4, one scheduler thread per sub-cluster).
 #pragma once

@@ -1,9 +1,9 @@
-// A subscriber to a running deployment (issue 9, GUI live mode; the anchors' streaming, docs
-// gui-anchors §0 item 6): connects to the scheduler as a `gui` peer, folds the events it streams
-// into a LiveRun on its own thread, and hands the viewer snapshots and a status (connected
-// workers, event rate, how far the stream lags the scheduler's clock). Qt-free, so the GUI wraps
-// it in a worker thread and tests drive it directly. When the scheduler goes away it reconnects;
-// a restarted scheduler is a new run.
+// A subscriber to a running deployment (README "Live deployment", GUI live mode; the anchors'
+// streaming, docs gui-anchors §0 item 6): connects to the scheduler as a `gui` peer, folds the
+// events it streams into a LiveRun on its own thread, and hands the viewer snapshots and a status
+// (connected workers, event rate, how far the stream lags the scheduler's clock). Qt-free, so the
+// GUI wraps it in a worker thread and tests drive it directly. When the scheduler goes away it
+// reconnects; a restarted scheduler is a new run.
 #pragma once
 
 #include <atomic>

@@ -1,7 +1,7 @@
-// A live worker (issue 9): registers one server of the cluster with the scheduler, runs the
-// batches it is sent on that server's vGPU slots through a WorkerExecutor, reports each as it
-// finishes, and moves pipeline feature maps to other workers as real bytes over its own
-// connections. When the scheduler goes away it gives up what it held and reconnects, so a
+// A live worker (README "Live deployment"): registers one server of the cluster with the
+// scheduler, runs the batches it is sent on that server's vGPU slots through a WorkerExecutor,
+// reports each as it finishes, and moves pipeline feature maps to other workers as real bytes over
+// its own connections. When the scheduler goes away it gives up what it held and reconnects, so a
 // restarted scheduler finds its workers again.
 #pragma once
 

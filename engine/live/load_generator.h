@@ -1,6 +1,6 @@
-// The live load generator (issue 9): sends requests to the scheduler at a rate and arrival
-// process (Poisson, Gamma with a shape, a replayed trace), as the simulator's workloads do with
-// the same generators, and records how each request ended. Its report reconciles with the
+// The live load generator (README "Live deployment"): sends requests to the scheduler at a rate and
+// arrival process (Poisson, Gamma with a shape, a replayed trace), as the simulator's workloads do
+// with the same generators, and records how each request ended. Its report reconciles with the
 // scheduler's counts: every request sent ends as completed (on time or late) or dropped with a
 // reason, or is named as lost with the scheduler; none disappears.
 #pragma once

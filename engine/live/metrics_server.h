@@ -1,9 +1,10 @@
 // The scheduler's /metrics endpoint (Prometheus text over HTTP), served so that no scraper can
-// hold up another (issue 20: 50 idle connections once delayed a scrape by 10 s): one thread, one
-// poll() loop over the listener and every open connection, each connection with a deadline and a
-// cap on its request, and a cap on open connections that closes the oldest idle one. It answers
-// `GET /metrics` with the text last published, anything else with 404, and closes after each
-// answer (no keep-alive: Prometheus scrapes every few seconds, a connection each is cheap).
+// hold up another (50 idle connections once delayed a scrape by 10 s; docs/protocol.md
+// "Subscribers and metrics"): one thread, one poll() loop over the listener and every open
+// connection, each connection with a deadline and a cap on its request, and a cap on open
+// connections that closes the oldest idle one. It answers `GET /metrics` with the text last
+// published, anything else with 404, and closes after each answer (no keep-alive: Prometheus
+// scrapes every few seconds, a connection each is cheap).
 //
 // Why not a library: Debian bookworm packages no prometheus-cpp, and its cpp-httplib (0.11)
 // serves each connection on a pool thread with blocking reads, so as many idle connections as

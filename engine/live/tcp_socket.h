@@ -1,8 +1,8 @@
 // TCP for the live deployment, on POSIX sockets (no networking library in the engine): a
 // listener bound to loopback unless told otherwise (an ephemeral port when asked for 0), and a
 // connected stream that sends whole buffers and receives with a deadline, so a peer that stops
-// answering is noticed (issue 9: within 1 s). Errors throw LiveError naming the address and the
-// system's reason.
+// answering is noticed (within 1 s: docs/protocol.md "Liveness and faults"). Errors throw LiveError
+// naming the address and the system's reason.
 #pragma once
 
 #include <chrono>

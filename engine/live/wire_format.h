@@ -1,6 +1,6 @@
-// The live deployment's wire format (issue 9; the anchors' framing, docs gui-anchors §2): every
-// connection starts with a preamble (magic "SSCOPE", protocol version), then carries frames of a
-// fixed 9-byte little-endian header (payload length, type, per-direction sequence number) and
+// The live deployment's wire format (docs/protocol.md; the anchors' framing, docs gui-anchors §2):
+// every connection starts with a preamble (magic "SSCOPE", protocol version), then carries frames
+// of a fixed 9-byte little-endian header (payload length, type, per-direction sequence number) and
 // the payload. The decoder is a state machine fed whatever bytes arrived; it refuses a bad
 // magic, another version, an oversized or unknown frame and a sequence number out of order, and
 // stops there (the connection is then closed with the reason). Qt-free: the daemons, the GUI

@@ -1,7 +1,8 @@
 // How a worker runs the batches the scheduler sends it, one FIFO per vGPU slot as on a real MPS
-// process (issue 9). The emulated executor holds each slot for the profiled time, optionally
-// with noise, and needs no GPU; the LibTorch executor (torchexec/torch_executor.h, issue 22)
-// runs each batch's blocks on real tensors and hands the worker real feature maps to send.
+// process (README "Live deployment"). The emulated executor holds each slot for the profiled time,
+// optionally with noise, and needs no GPU; the LibTorch executor (torchexec/torch_executor.h,
+// README "Real models") runs each batch's blocks on real tensors and hands the worker real feature
+// maps to send.
 #pragma once
 
 #include <chrono>

@@ -1,7 +1,7 @@
-// Busy time per GPU class (issue 8's "busy time per class" chart and a run's busy_by_type): the
-// share-weighted busy time of a class's slots over its physical GPUs. A vGPU or glet of share s
-// busy a fraction b of the time uses s·b of one GPU; a class of N physical GPUs has N to use.
-// One definition for the simulator's summary and the charts, so the two never disagree.
+// Busy time per GPU class (a run's busy_by_type, and its chart in the Charts tab: README
+// "The GUI"): the share-weighted busy time of a class's slots over its physical GPUs. A vGPU or
+// glet of share s busy a fraction b of the time uses s·b of one GPU; a class of N physical GPUs has
+// N to use. One definition for the simulator's summary and the charts, so the two never disagree.
 #pragma once
 
 #include <cstdint>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/metrics/latency_histogram.h"
 #include "engine/dataplane/run_recorder.h"
+#include "engine/metrics/latency_histogram.h"
 
 namespace servescope::engine {
 

@@ -36,4 +36,8 @@ struct PreparedServing {
   std::function<void(SimulationResult& result)> collect;
 };
 
+// For systems that serve the whole cluster as one part: the result's one sub-cluster, every
+// (v)GPU and model at the offered rate, "not split".
+void describe_unsplit(PreparedServing& prepared);
+
 }  // namespace servescope::engine

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -43,12 +44,12 @@ struct SimulationSpec {
   int subclusters = 1;                                   // Symphony §4.4: split models and GPUs
   double partition_time_limit_s = 10;                    // for the sub-cluster MILP
   // Pipeline data planes run this plan; load factors are then relative to its throughput.
-  const PipelinePlan* pipeline_plan = nullptr;
+  std::shared_ptr<const PipelinePlan> pipeline_plan;
   ReservationSchedulerOptions reservation;
   ReactiveSchedulerOptions reactive;
   // The glet data plane runs this gpu-let plan on glets of its GPU type; load factors are then
   // relative to the rate the plan carries.
-  const GletPlan* glet_plan = nullptr;
+  std::shared_ptr<const GletPlan> glet_plan;
   GletDataPlaneOptions glet;
   // "glet-serving" plans and re-plans on its own every period (no plan given).
   GletServingOptions glet_serving;

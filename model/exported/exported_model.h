@@ -1,9 +1,9 @@
-// A model exported into blocks (issue 22; scripts/export_model.py): a folder with one TorchScript
-// file per block, the whole model for checking outputs, and a manifest (servescope-model.json)
-// giving the input shape and, per block, its input and output tensor shapes and the bytes per
-// sample that cross the cut after it: PPipe's pre-partitioned model (seed 000 §2.1), made from a
-// real network. This is the folder's format only; loading and running the TorchScript is
-// torchexec/'s job, so the format can be read and checked without LibTorch.
+// A model exported into blocks (scripts/export_model.py; docs/formats.md "Model folders"): a folder
+// with one TorchScript file per block, the whole model for checking outputs, and a manifest
+// (servescope-model.json) giving the input shape and, per block, its input and output tensor shapes
+// and the bytes per sample that cross the cut after it: PPipe's pre-partitioned model
+// (seed 000 §2.1), made from a real network. This is the folder's format only; loading and running
+// the TorchScript is torchexec/'s job, so the format can be read and checked without LibTorch.
 #pragma once
 
 #include <cstdint>

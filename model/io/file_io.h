@@ -1,6 +1,7 @@
 // Reading whole files with limits, and writing output so that a crash, a signal or a full disk
 // never leaves a half-written file behind, while devices, FIFOs and standard output are written
-// as what they are (issue 19 §2, issue 20 "Outputs under signals").
+// as what they are (docs/formats.md "Files from elsewhere", docs/architecture.md
+// "Files are written through one writer").
 #pragma once
 
 #include <cstddef>

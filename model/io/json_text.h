@@ -1,5 +1,6 @@
 // Turning untrusted JSON text into a value without letting the text decide how deep we recurse,
-// how much memory we take, or which of two equal keys counts (issue 20, items 1, 6 and 7).
+// how much memory we take, or which of two equal keys counts (docs/formats.md
+// "Files from elsewhere").
 //
 // Every file and frame ServeScope reads goes through parse_json_text:
 //  - nesting is bounded (kMaxJsonDepth), so no later copy, dump() or comparison of the value can

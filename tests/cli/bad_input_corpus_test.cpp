@@ -1,6 +1,6 @@
-// servescope-cli against the corpus of crash and hang inputs of issue 20 ("Crashes and hangs"):
-// tests/corpus/bad_inputs/ (small hand-made files, see its README.md) plus what is too big to keep
-// in the repository and is generated here (100k- and 1M-deep nesting, a 50 MB file of "[]").
+// servescope-cli against the corpus of crash and hang inputs: tests/corpus/bad_inputs/ (small
+// hand-made files, see its README.md; docs/formats.md "Files from elsewhere") plus what is too big
+// to keep in the repository and is generated here (100k- and 1M-deep nesting, a 50 MB file of "[]").
 //
 // Every case must end with exit status 2 and a message that names the file, within a generous
 // bound (a case still running after it is killed and counted as a hang: the bound is not a speed
@@ -70,8 +70,8 @@ const std::vector<std::string> kCorpusFiles = {
 
 constexpr const char* kPipelineScenario = "builtin:projects/ppipe-demo.json";
 
-// A refusal must not take more memory than this (issue 20 item 6: a 50 MB file took 1.29 GB).
-// Sanitizers add their own bookkeeping to every allocation.
+// A refusal must not take more memory than this (a 50 MB file took 1.29 GB). Sanitizers add their
+// own bookkeeping to every allocation.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr long kMaxRssKiB = 1200L * 1024;
 #else
@@ -366,8 +366,8 @@ TEST_F(BadInputCorpus, CorpusListIsComplete) {
   EXPECT_EQ(on_disk, std::set<std::string>(kCorpusFiles.begin(), kCorpusFiles.end()));
 }
 
-// Issue 20 item 1: a plans[].body or runs[].body nested 100k or 1M deep crashed validate, info
-// and simulate (a recursive copy). Also deep JSON at the top of, and inside, the other kinds.
+// A plans[].body or runs[].body nested 100k or 1M deep crashed validate, info and simulate (a
+// recursive copy). Also deep JSON at the top of, and inside, the other kinds.
 TEST_F(BadInputCorpus, DeepNestingIsRefused) {
   // Controls: the same projects with the bodies as written are fine.
   for (const std::string where : {"plans", "runs"}) {
@@ -416,7 +416,7 @@ TEST_F(BadInputCorpus, DeepNestingIsRefused) {
   refused({"export", "metrics-csv", run, "-o", csv}, {run, csv});
 }
 
-// Issue 20 item 2: a scenario that includes itself, or a -> b -> a, recursed until SIGSEGV.
+// A scenario that includes itself, or a -> b -> a, recursed until SIGSEGV.
 TEST_F(BadInputCorpus, IncludeCyclesAreRefused) {
   for (const auto* name : {"include_self.json", "include_cycle_a.json", "include_cycle_b.json"})
     document_commands(corpus(name), corpus(name));
@@ -424,7 +424,7 @@ TEST_F(BadInputCorpus, IncludeCyclesAreRefused) {
   document_commands(project, project);
 }
 
-// Issue 20 item 3: devices and FIFOs given as the file, as a profile include and as a trace.
+// Devices and FIFOs given as the file, as a profile include and as a trace.
 class DeviceAsFile : public BadInputCorpus, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(DeviceAsFile, IsRefusedByEveryCommand) {
@@ -467,7 +467,7 @@ TEST_F(BadInputCorpus, AFifoWithAnIdleWriterIsRefused) {
   ::close(writer);
 }
 
-// Issue 20 item 4: library exceptions escaped as exit 1 without a file name.
+// Library exceptions escaped as exit 1 without a file name.
 TEST_F(BadInputCorpus, LibraryExceptionsBecomeLocatedRefusals) {
   for (const auto* name : {"plan_kind_array.json", "plan_kind_object.json", "plan_system_array.json"}) {
     refused({"simulate", "-s", kPipelineScenario, "--plan", corpus(name), "-d", "0.1", "--warmup", "0"}, corpus(name));
@@ -493,9 +493,9 @@ TEST_F(BadInputCorpus, LibraryExceptionsBecomeLocatedRefusals) {
                 {"export", "chrome-trace", "{}", "-o", scratch("ok.json")});
 }
 
-// Issue 20 item 5: a weight of 1e-300 or a rate multiplier near zero passed validate, then
-// simulate generated arrival gaps of centuries (signed overflow, memory past 2 GB); a plan of
-// 4e9 req/s made sweep offer that forever. Each must be refused where it is read.
+// A weight of 1e-300 or a rate multiplier near zero passed validate, then simulate generated
+// arrival gaps of centuries (signed overflow, memory past 2 GB); a plan of 4e9 req/s made sweep
+// offer that forever. Each must be refused where it is read.
 TEST_F(BadInputCorpus, AbsurdRatesAndWeightsAreRefused) {
   for (const auto* name :
        {"weight_tiny.json", "rate_multiplier_tiny.json", "rate_tiny.json", "rate_multiplier_huge.json"}) {
@@ -512,8 +512,8 @@ TEST_F(BadInputCorpus, AbsurdPlannedThroughputsAreRefused) {
   refused({"simulate", "-s", kPipelineScenario, "--plan", plan, "-d", "1", "--warmup", "0"}, plan);
 }
 
-// Issue 20 item 6: a 50 MB file of "[]" took 1.29 GB before exit 2. Every reader must refuse it
-// within the memory bound.
+// A 50 MB file of "[]" took 1.29 GB before exit 2. Every reader must refuse it within the memory
+// bound.
 TEST_F(BadInputCorpus, HugeFilesAreRefusedWithBoundedMemory) {
   const auto big = dir() / "arrays-50MB.json";
   write_repeated(big, "[", "[],", 50'000'000 / 3, "[]]");
@@ -531,7 +531,7 @@ TEST_F(BadInputCorpus, HugeFilesAreRefusedWithBoundedMemory) {
   refused({"validate", inside.string()}, inside.string());
 }
 
-// Issue 20 item 7: with a key given twice the last one silently won.
+// With a key given twice the last one silently won.
 TEST_F(BadInputCorpus, DuplicateKeysAreRefused) {
   for (const auto* name : {"duplicate_keys.json", "duplicate_keys_project.json", "duplicate_keys_cluster.json"}) {
     refused({"validate", corpus(name)}, corpus(name));

@@ -633,7 +633,8 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
       simulated["e2e_wcl_at_rate_us"].get<double>(),
       simulated["modules"][0]["wcl_at_rate_us"].get<double>() + simulated["modules"][1]["wcl_at_rate_us"].get<double>(),
       0.01);
-  // The text says the WCL is at the planned rates and what the SLO rests on (issue 21 §4).
+  // The text says the WCL is at the planned rates and what the SLO rests on (docs/formats.md
+  // "Cost plans").
   const auto text = cli({"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon"});
   ASSERT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("at the planned rates"), std::string::npos) << text.out;
@@ -650,9 +651,9 @@ TEST(Cli, CostPlannersPlanTheBuiltInApplication) {
   EXPECT_NE(unknown.err.find("harpagon-xyz"), std::string::npos) << unknown.err;
 }
 
-// Issue 21 §1: a module profiled only at MPS halves has nothing to run on in Harpagon's and
-// Nexus's whole-GPU spaces: they refuse (exit 2) naming the module and the rule, where before
-// they planned it as a free 0 ms step; Piccolo plans it.
+// A module profiled only at MPS halves has nothing to run on in Harpagon's and Nexus's whole-GPU
+// spaces: they refuse (exit 2) naming the module and the rule, where before they planned it as a
+// free 0 ms step; Piccolo plans it.
 TEST(Cli, CostPlannersRefuseAModuleTheirSpaceCannotRun) {
   TempDir tmp;
   const auto scenario = tmp.write("mps.json", R"({"schema_version": 1, "kind": "scenario", "name": "mps-only",
@@ -681,9 +682,8 @@ TEST(Cli, CostPlannersRefuseAModuleTheirSpaceCannotRun) {
   EXPECT_NE(unknown.err.find("no GPU type 'NOPE'"), std::string::npos) << unknown.err;
 }
 
-// Issue 21 §4: a module with nothing to plan is told the real cause, not "no priced
-// configuration": here a batch size no planned size reaches, and an MPS share beyond the
-// planned concurrency.
+// A module with nothing to plan is told the real cause, not "no priced configuration": here a
+// batch size no planned size reaches, and an MPS share beyond the planned concurrency.
 TEST(Cli, CostPlanningSaysWhyAModuleHasNothingToPlan) {
   TempDir tmp;
   const auto scenario = tmp.write("odd.json", R"({"schema_version": 1, "kind": "scenario", "name": "odd",
@@ -703,7 +703,8 @@ TEST(Cli, CostPlanningSaysWhyAModuleHasNothingToPlan) {
   EXPECT_NE(r.err.find("profiled for batches 3–3, none of the planned batch sizes"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("concurrency 8 is beyond the planned maximum 4"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("price"), std::string::npos) << r.err;
-  // By default the planners plan every profiled size too (issue 21 §4): batch 3 is b's.
+  // By default the planners plan every profiled size too (docs/formats.md "Cost plans"): batch 3 is
+  // b's.
   const auto out = (tmp.path() / "plan.json").string();
   const auto planned = cli({"plan", "-s", scenario, "--system", "piccolo", "--no-verify", "-o", out});
   ASSERT_EQ(planned.status, 0) << planned.err;
@@ -730,9 +731,9 @@ TEST(Cli, CostPlanChecksReportTheSeedAndDurationTheyUse) {
   EXPECT_EQ(plan["simulation"]["duration_s"], 6.0);
 }
 
-// Issue 21 §4: a scenario's GPU types may carry only a price. The cost planners (and the
-// simulator that checks their plan) need nothing else; planners that read profiles (PPipe) do
-// not need datasheet figures either; `info` shows what is unknown as "—" (null in JSON).
+// A scenario's GPU types may carry only a price (docs/formats.md "GPU catalog"). The cost planners
+// (and the simulator that checks their plan) need nothing else; planners that read profiles (PPipe)
+// do not need datasheet figures either; `info` shows what is unknown as "—" (null in JSON).
 TEST(Cli, GpuTypesWithOnlyAPricePlanCosts) {
   TempDir tmp;
   const std::string types = R"("gpu_types": [{"id": "Big", "price_per_hour": 3}, {"id": "Small", "price_per_hour": 1}],

@@ -3,7 +3,7 @@
 
 #include "engine/baselines/nexus_scheduler.h"
 #include "engine/baselines/shepherd_scheduler.h"
-#include "engine/planners/squishy_bin_packing.h"
+#include "engine/baselines/squishy_bin_packing.h"
 #include "engine/sim/simulator.h"
 #include "model/io/document.h"
 #include "tests/support/printers.h"

@@ -1,8 +1,9 @@
-// Issue 21 §3 and §4: what we add beyond the papers to bring the cost planners' worst splits
-// within +25 % of the optimum (the pairwise exchange after the split, one-configuration plans in
-// the module scheduler), the quantized split's exact search over breakpoints (it took 308 s on
-// a 13 s diamond), and the audit: on random workloads with irregular batch lists, MPS-only
-// modules, missing GPU profiles and joins, none of the issue's four classes reproduces.
+// What we add beyond the papers (docs/reproduction/cost.md "Beyond the papers") to bring the cost
+// planners' worst splits within +25 % of the optimum (the pairwise exchange after the split,
+// one-configuration plans in the module scheduler), the quantized split's exact search over
+// breakpoints (it took 308 s on a 13 s diamond), and the audit: on random workloads with irregular
+// batch lists, MPS-only modules, missing GPU profiles and joins, none of the four classes the audit
+// counts reproduces (docs/reproduction/cost.md "The audit").
 #include <algorithm>
 #include <functional>
 #include <gtest/gtest.h>
@@ -142,8 +143,8 @@ TEST(CostRefinement, QuantizedSplitRefusesMoreQuantaThanItPlans) {
   EXPECT_NE(split.refusal.find("6000 quanta of 10 ms"), std::string::npos) << split.refusal;
 }
 
-// Issue 21 §4: nexus ran 308 s, the -q0.01 presets over 30 s, on a 4-module diamond with a 13 s
-// SLO. They plan it now (ctest's timeout is the only clock here), and the plans hold.
+// Nexus ran 308 s, the -q0.01 presets over 30 s, on a 4-module diamond with a 13 s SLO. They plan
+// it now (ctest's timeout is the only clock here), and the plans hold.
 TEST(CostRefinement, QuantizedPresetsPlanALongSloDiamond) {
   std::uint64_t seed = 1;
   CostProblem p;
@@ -159,9 +160,9 @@ TEST(CostRefinement, QuantizedPresetsPlanALongSloDiamond) {
   }
 }
 
-// Issue 21 §4: a plan sized with burst headroom printed the formula's latency at the rates it
-// was sized for. At the workload's own rate the lower tiers collect more slowly; the plan now
-// says both. Without headroom the two agree.
+// A plan sized with burst headroom printed the formula's latency at the rates it was sized for. At
+// the workload's own rate the lower tiers collect more slowly; the plan now says both. Without
+// headroom the two agree.
 TEST(CostRefinement, WorstCaseAtTheWorkloadsRate) {
   CostModule m;
   m.id = m.model = "m";
@@ -186,9 +187,10 @@ TEST(CostRefinement, WorstCaseAtTheWorkloadsRate) {
   }
 }
 
-// The issue's Done-when on a slice of the audit (bench/audit_cost runs 600 seeds for the report):
-// no dropped module, no plan the checker rejects, none cheaper than the brute force, no refusal
-// by Piccolo or Harpagon where their space has a plan, and their worst split within +25 %.
+// The audit's zeros and bound (docs/reproduction/cost.md "The audit") on a slice of it
+// (bench/audit_cost runs 600 seeds for the report): no dropped module, no plan the checker rejects,
+// none cheaper than the brute force, no refusal by Piccolo or Harpagon where their space has a
+// plan, and their worst split within +25 %.
 TEST(CostAudit, NoneOfTheIssueClassesReproduces) {
   const auto audit = test::audit_cost_planners(1, 40);
   EXPECT_EQ(audit.workloads, 80);

@@ -1,9 +1,9 @@
-// Issue 21 §1 and §2: a DNN module that a planner's configuration space leaves nothing to run on is
-// refused with its name and the rule that emptied it, never planned as a free 0 ms step. Cases:
-// a module profiled only at MPS shares under concurrency-1 presets (Harpagon, its ablations,
-// piccolo-np, InferLine, Nexus, Clipper), a GPU type without a profile for a module under
-// one-type presets (Nexus, Clipper, *-nh), a profile that starts above batch 1 under *-nb; and
-// random workloads with such modules, under every preset and ablation.
+// A DNN module that a planner's configuration space leaves nothing to run on is refused with its
+// name and the rule that emptied it, never planned as a free 0 ms step. Cases: a module profiled
+// only at MPS shares under concurrency-1 presets (Harpagon, its ablations, piccolo-np, InferLine,
+// Nexus, Clipper), a GPU type without a profile for a module under one-type presets (Nexus,
+// Clipper, *-nh), a profile that starts above batch 1 under *-nb; and random workloads with such
+// modules, under every preset and ablation.
 #include <gtest/gtest.h>
 #include <random>
 
@@ -101,7 +101,7 @@ TEST(CostSpace, NoPresetEverLeavesADnnModuleWithoutMachines) {
   std::vector<std::string> systems = cost_plan_systems();
   for (const auto& v : cost_plan_ablations())
     for (const std::string base : {"piccolo", "harpagon"})
-      if (v != "q0.01") systems.push_back(base + "-" + v);  // q0.01 is slow on long SLOs (issue 21 §4)
+      if (v != "q0.01") systems.push_back(base + "-" + v);  // q0.01 is slow on long SLOs
   int workloads = 0, plans = 0, refused = 0;
   std::mt19937_64 rng(21);
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
@@ -144,9 +144,9 @@ TEST(CostSpace, NoPresetEverLeavesADnnModuleWithoutMachines) {
 namespace servescope::engine {
 namespace {
 
-// Issue 21 §2: under tight SLOs Piccolo and Harpagon refused workloads the brute force plans
-// (their fastest start ignored padding a tier to whole machines, which collects batches faster).
-// A planner refuses only when no plan exists.
+// Under tight SLOs Piccolo and Harpagon refused workloads the brute force plans (their fastest
+// start ignored padding a tier to whole machines, which collects batches faster). A planner refuses
+// only when no plan exists.
 TEST(CostRefusals, APlannerRefusesOnlyWhenNoPlanExists) {
   int workloads = 0, refused = 0;
   for (std::uint64_t seed = 1; seed <= 300; ++seed) {

@@ -47,7 +47,7 @@ Run plan_and_run(const std::string& system, double rate_rps, double load_factor 
                 load_document(dir.write("t.json", test::glet_scenario_json(rate_rps, extra_target))).content);
   SimulationSpec spec;
   spec.system = "glet";
-  spec.glet_plan = &run.plan;
+  spec.glet_plan = std::make_shared<const GletPlan>(run.plan);
   spec.load_factor = load_factor;
   spec.duration = Duration::seconds(20);
   spec.warmup = Duration::seconds(1);
@@ -216,7 +216,7 @@ TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
   ASSERT_TRUE(plan.feasible) << plan.message;
   SimulationSpec spec;
   spec.system = "glet";
-  spec.glet_plan = &plan;
+  spec.glet_plan = std::make_shared<const GletPlan>(plan);
   spec.duration = Duration::seconds(20);
   spec.warmup = Duration::seconds(1);
   const auto r = simulate(scenario, spec);
@@ -242,7 +242,7 @@ TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
   // glet-serving plans the same application by itself (its modules at the application's rate).
   SimulationSpec served = spec;
   served.system = "glet-serving";
-  served.glet_plan = nullptr;
+  served.glet_plan.reset();
   const auto rs = simulate(scenario, served);
   ASSERT_FALSE(rs.reorganisations.empty());
   EXPECT_GE(rs.reorganisations.front().gpus, 1);

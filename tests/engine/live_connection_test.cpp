@@ -1,6 +1,6 @@
-// Connections on loopback (issue 9's bad-token and garbage-frame cases): the right token is
-// welcomed, a wrong one is refused with "bad token", a stranger speaking HTTP gets the
-// connection closed without an answer, a garbage frame after our preamble is refused with the
+// Connections on loopback (the bad-token and garbage-frame cases of docs/protocol.md "Frames"): the
+// right token is welcomed, a wrong one is refused with "bad token", a stranger speaking HTTP gets
+// the connection closed without an answer, a garbage frame after our preamble is refused with the
 // reason, and a server that never answers is given up on in time.
 #include <future>
 #include <gtest/gtest.h>

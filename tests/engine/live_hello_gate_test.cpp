@@ -1,4 +1,4 @@
-// The gate before hello (issue 20, "pre-hello lockout"), on made-up ids, addresses and times: a
+// The gate before hello (docs/protocol.md "Frames"), on made-up ids, addresses and times: a
 // flood from one address pushes out its own oldest connections, never a newcomer; strangers never
 // take the share kept for workers' addresses; the deadline shortens as the room fills; a source
 // that keeps failing hellos is held back for a growing while and logged as a count.

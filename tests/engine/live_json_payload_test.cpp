@@ -1,5 +1,5 @@
-// JSON from peers (issue 20, the deep control frame): parsed under the project's limits, refused
-// with a short reason, and quoted in a line at most, however large or deep the text.
+// JSON from peers (the deep control frame; docs/protocol.md "Control"): parsed under the project's
+// limits, refused with a short reason, and quoted in a line at most, however large or deep the text.
 #include <gtest/gtest.h>
 #include <string>
 

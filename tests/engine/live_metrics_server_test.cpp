@@ -1,8 +1,8 @@
-// The /metrics server on loopback (issue 20: 50 idle connections once delayed a scrape by 10 s):
-// idle connections, more than it keeps open, do not stop a scrape from being answered; other
-// paths get 404, an oversized request 431, and a connection that never asks is closed after its
-// deadline. Nothing here measures how fast: only that the answers come (within generous bounds
-// that only catch a hang).
+// The /metrics server on loopback (50 idle connections once delayed a scrape by 10 s;
+// docs/protocol.md "Subscribers and metrics"): idle connections, more than it keeps open, do not
+// stop a scrape from being answered; other paths get 404, an oversized request 431, and a
+// connection that never asks is closed after its deadline. Nothing here measures how fast: only
+// that the answers come (within generous bounds that only catch a hang).
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>

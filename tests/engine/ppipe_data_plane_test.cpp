@@ -297,7 +297,7 @@ FixtureRun run_fixture(const std::string& planner, const std::string& data_plane
   SimulationSpec spec;
   spec.system = data_plane;
   spec.workloads = {"seg-poisson"};
-  spec.pipeline_plan = &out.plan;
+  spec.pipeline_plan = std::make_shared<const PipelinePlan>(out.plan);
   spec.load_factor = load_factor;
   spec.duration = Duration::seconds(20);
   spec.warmup = Duration::seconds(1);

@@ -203,9 +203,9 @@ TEST(EstimatorProfiles, ProfileSetsNameWhatIsWrong) {
   EXPECT_NE(message({"vgg16"}, {"V100"}, too_many).find("cannot cut 21 layers into 22 blocks"), std::string::npos);
 }
 
-// Issue 21 §4: a scenario's GPU type may carry only a price. The estimator needs the datasheet
-// figures and says which type lacks which one, never dividing by an unknown 0; unknown mps is
-// no MPS (whole GPUs only).
+// A scenario's GPU type may carry only a price (docs/formats.md "GPU catalog"). The estimator needs
+// the datasheet figures and says which type lacks which one, never dividing by an unknown 0;
+// unknown mps is no MPS (whole GPUs only).
 TEST(EstimatorProfiles, ATypeWithoutFiguresNamesTheMissingField) {
   GpuSpec rented;
   rented.id = "Rented";

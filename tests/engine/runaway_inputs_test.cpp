@@ -1,6 +1,7 @@
-// Inputs that used to make a simulation run for ever with growing memory (issue 20 item 5): a
-// stream whose rate is all but zero, and offered rates no simulation can hold. The first ends
-// with no arrivals; the second is refused before anything runs, naming what is too large.
+// Inputs that used to make a simulation run for ever with growing memory (docs/formats.md
+// "Files from elsewhere"): a stream whose rate is all but zero, and offered rates no simulation can
+// hold. The first ends with no arrivals; the second is refused before anything runs, naming what is
+// too large.
 #include <gtest/gtest.h>
 
 #include "engine/sim/arrival_source.h"

@@ -34,7 +34,7 @@ TimelineData pipeline_run_timeline() {
   SimulationSpec spec;
   spec.system = "reservation";
   spec.workloads = {"seg-poisson"};
-  spec.pipeline_plan = &plan;
+  spec.pipeline_plan = std::make_shared<const PipelinePlan>(plan);
   spec.load_factor = 0.9;
   spec.duration = Duration::seconds(5);
   spec.warmup = Duration::seconds(1);
@@ -149,7 +149,7 @@ TEST(Timeline, SchedulableWindowsAndDutyCycles) {
   const auto plan = glet_plan_from_json(plan_scenario(glet_scenario, request).plan, "plan");
   SimulationSpec glet_spec;
   glet_spec.system = "glet";
-  glet_spec.glet_plan = &plan;
+  glet_spec.glet_plan = std::make_shared<const GletPlan>(plan);
   glet_spec.duration = Duration::seconds(2);
   glet_spec.warmup = Duration::milliseconds(200);
   glet_spec.timeline = true;

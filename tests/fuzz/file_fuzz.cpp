@@ -1,6 +1,7 @@
-// A seeded mutation fuzzer over every kind of file ServeScope reads (issue 20): documents
-// (catalog, cluster, profiles, scenario, project, with their includes and trace files), pipeline
-// and gpu-let plans, timelines, run and load-sweep files, trace files and the CSV importers.
+// A seeded mutation fuzzer over every kind of file ServeScope reads (docs/formats.md
+// "Files from elsewhere"): documents (catalog, cluster, profiles, scenario, project, with their
+// includes and trace files), pipeline and gpu-let plans, timelines, run and load-sweep files, trace
+// files and the CSV importers.
 //
 // Seeds: every built-in resource, every file of tests/corpus/bad_inputs, and plans, runs,
 // timelines and a sweep that servescope-cli writes at start-up, plus the importers' fixtures.

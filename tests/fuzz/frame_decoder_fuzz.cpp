@@ -1,6 +1,6 @@
-// Fuzz target for the live frame decoder (issue 9): any bytes, fed in any split, must neither
-// crash nor let through a frame that breaks the format; every frame that does come through is
-// then given to the payload decoder for its type (requests, outcomes, orders, reports, feature
+// Fuzz target for the live frame decoder (docs/protocol.md): any bytes, fed in any split, must
+// neither crash nor let through a frame that breaks the format; every frame that does come through
+// is then given to the payload decoder for its type (requests, outcomes, orders, reports, feature
 // maps, run events folded into a LiveRun), which must accept it or refuse it with ProtocolError. Built with clang's
 // -fsanitize=fuzzer it is a libFuzzer target; otherwise main() below runs it on a bounded, seeded corpus of random and
 // mutated valid streams (a ctest, under ASan/UBSan in that preset).

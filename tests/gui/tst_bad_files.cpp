@@ -1,5 +1,5 @@
-// The GUI against the corpus of crash and hang inputs of issue 20 (tests/corpus/bad_inputs, and
-// the huge and deep files generated from it here): each is opened through File → Open's path
+// The GUI against the corpus of crash and hang inputs (tests/corpus/bad_inputs, and the huge and
+// deep files generated from it here): each is opened through File → Open's path
 // (MainWindow::open_location, as `servescope FILE` does) and each run-like one through File →
 // Import run. The window must survive, refuse the file with an error in the log that names it,
 // and keep the project it had open. One row per file, so one failure does not hide the others.

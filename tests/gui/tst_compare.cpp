@@ -1,7 +1,7 @@
-// The demo as it opens (issue 8 "Done when"): Symphony and Nexus simulated one after the other,
-// the Run tab's timeline, the Charts tab and the Compare tab filled. The comparison table passes
-// Qt's model checker, its figures are the runs' own, a load sweep gives the "max load at 99 %"
-// column, and zooming one compared timeline moves the other.
+// The demo as it opens (README "The GUI", Compare tab): Symphony and Nexus simulated one after the
+// other, the Run tab's timeline, the Charts tab and the Compare tab filled. The comparison table
+// passes Qt's model checker, its figures are the runs' own, a load sweep gives the
+// "max load at 99 %" column, and zooming one compared timeline moves the other.
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>

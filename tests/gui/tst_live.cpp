@@ -1,9 +1,9 @@
-// GUI live mode against a small real deployment (issue 9): a scheduler and its eight workers as
-// processes on loopback, the main window's Live tab connected with the token. The timeline fills
-// while requests flow, the window follows "now", looking back pauses following, the status line
-// names the workers and the event rate, the chart shows, the watched run is kept in the project
-// and reopens in the Run tab like a simulated one, and another system is applied to the running
-// deployment. A wrong token is refused with a reason.
+// GUI live mode against a small real deployment (README "Live deployment", GUI live mode): a
+// scheduler and its eight workers as processes on loopback, the main window's Live tab connected
+// with the token. The timeline fills while requests flow, the window follows "now", looking back
+// pauses following, the status line names the workers and the event rate, the chart shows, the
+// watched run is kept in the project and reopens in the Run tab like a simulated one, and another
+// system is applied to the running deployment. A wrong token is refused with a reason.
 #include <QChartView>
 #include <QStandardPaths>
 #include <QTabWidget>

@@ -126,8 +126,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.project()->scenario.profiles.models.size(), count);
   }
 
-  // Issue 21 §4: a scenario's GPU type with only a price shows its unknown figures as "—", and
-  // estimating models on it is refused naming the type and the missing field.
+  // A scenario's GPU type with only a price (docs/formats.md "GPU catalog") shows its unknown
+  // figures as "—", and estimating models on it is refused naming the type and the missing field.
   void aPriceOnlyGpuTypeShowsWhatIsUnknown() {
     QTemporaryDir dir;
     const auto path = dir.filePath(QStringLiteral("rented.json"));

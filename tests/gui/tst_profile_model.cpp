@@ -1,8 +1,8 @@
-// Profiling a model from the GUI (issue 22 §5) without LibTorch: the profiler's progress lines
-// are parsed (malformed ones ignored), the measured profile and its device type join a project
-// as one undoable edit, the profile view draws a p50–p99 band only where a spread was measured,
-// and the runner and the dialog drive a stand-in for servescope-cli, a shell script that prints
-// the profiler's lines and copies prepared output files. Nothing here asserts a time: the
+// Profiling a model from the GUI (README "Real models") without LibTorch: the profiler's progress
+// lines are parsed (malformed ones ignored), the measured profile and its device type join a
+// project as one undoable edit, the profile view draws a p50–p99 band only where a spread was
+// measured, and the runner and the dialog drive a stand-in for servescope-cli, a shell script that
+// prints the profiler's lines and copies prepared output files. Nothing here asserts a time: the
 // waits are generous limits on processes that end by themselves, or are cancelled.
 #include <QChart>
 #include <QChartView>

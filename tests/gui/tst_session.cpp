@@ -1,7 +1,7 @@
-// A scripted session (issue 7 "Done when"): from a new project, build HC3-S from its template,
-// add three estimated models and a workload for each, run PPipe and NP on the worker thread, and
-// read both plans side by side — without editing a file. Then the whole session undoes back to
-// the empty project.
+// A scripted session (docs/architecture.md "The GUI"): from a new project, build HC3-S from its
+// template, add three estimated models and a workload for each, run PPipe and NP on the worker
+// thread, and read both plans side by side — without editing a file. Then the whole session undoes
+// back to the empty project.
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>

@@ -26,8 +26,9 @@ namespace servescope::test::live_deployment {
 namespace live = servescope::engine::live;
 using namespace std::chrono_literals;
 
-// At least 16 bytes: the daemons refuse shorter tokens (issue 20). Daemons read it from a file
-// (--token-file), so it is never on their command line; clients in the test get it as is.
+// At least 16 bytes: the daemons refuse shorter tokens (docs/protocol.md "Frames"). Daemons read
+// it from a file (--token-file), so it is never on their command line; clients in the test get it
+// as is.
 constexpr const char* kToken = "test-token-7f3a-2c91-live";
 inline const std::string kDemo = "builtin:projects/demo.json";
 inline const std::string kPpipeDemo = "builtin:projects/ppipe-demo.json";

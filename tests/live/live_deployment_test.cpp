@@ -1,9 +1,9 @@
-// The live deployment end to end (issue 9): real scheduler, worker and load-generator processes
-// on loopback, serving the built-in demo with Symphony and a PPipe plan. Every run reconciles
-// (each request sent ends completed or dropped with a reason); faults are injected with
-// signals. Nothing here asserts how fast or how punctually a run went: the tests share two cores
-// with whatever else runs, so timing fidelity is a benchmark (bench/live/fidelity.py), and the
-// few time bounds left are generous ones, stated as such.
+// The live deployment end to end (README "Live deployment"): real scheduler, worker and
+// load-generator processes on loopback, serving the built-in demo with Symphony and a PPipe plan.
+// Every run reconciles (each request sent ends completed or dropped with a reason); faults are
+// injected with signals. Nothing here asserts how fast or how punctually a run went: the tests
+// share two cores with whatever else runs, so timing fidelity is a benchmark
+// (bench/live/fidelity.py), and the few time bounds left are generous ones, stated as such.
 #include "tests/live/live_deployment.h"
 
 #include <gtest/gtest.h>

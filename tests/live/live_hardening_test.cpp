@@ -1,8 +1,8 @@
-// The live daemons against hostile peers and careless operators (issue 20, "The live daemons"):
-// a flood of idle connections locks out neither subscribers, nor a restarting worker, nor a
-// scrape; wrong tokens are held back and logged as a count; a control frame nested 100k deep ends
-// that connection, not the scheduler; the load generator's CSV has a row for every request
-// through a scheduler killed mid-run; tokens are read from files, and short ones refused.
+// The live daemons against hostile peers and careless operators (README "Live deployment";
+// docs/protocol.md): a flood of idle connections locks out neither subscribers, nor a restarting
+// worker, nor a scrape; wrong tokens are held back and logged as a count; a control frame nested
+// 100k deep ends that connection, not the scheduler; the load generator's CSV has a row for every
+// request through a scheduler killed mid-run; tokens are read from files, and short ones refused.
 // As in live_deployment_test.cpp, nothing asserts how fast anything went: bounds are generous
 // liveness bounds ("within 10 s"), and the one lower bound (guesses are held back) only grows
 // with load. What was seen is recorded as test properties.

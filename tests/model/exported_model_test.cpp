@@ -1,6 +1,6 @@
-// Issue 22: a model folder's manifest is checked before LibTorch sees a file: shapes that chain,
-// bytes per sample that match the shapes, plain file names of files that exist. Each refusal is
-// an InputError naming the manifest and the place.
+// A model folder's manifest (docs/formats.md "Model folders") is checked before LibTorch sees a
+// file: shapes that chain, bytes per sample that match the shapes, plain file names of files that
+// exist. Each refusal is an InputError naming the manifest and the place.
 #include "model/exported/exported_model.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// Inputs from the issue 20 attack run that used to crash or hang the readers: include cycles,
-// devices and FIFOs given as files or includes, and weights or multipliers so small that the
-// arrival gaps they imply fit no integer. Each must become an InputError naming the file, the
-// place and the reason.
+// Inputs from an attack run that used to crash or hang the readers (docs/formats.md
+// "Files from elsewhere"): include cycles, devices and FIFOs given as files or includes, and
+// weights or multipliers so small that the arrival gaps they imply fit no integer. Each must become
+// an InputError naming the file, the place and the reason.
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>

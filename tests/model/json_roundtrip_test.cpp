@@ -219,8 +219,9 @@ TEST(GpuCatalog, BuiltinHasThePapersGpus) {
   EXPECT_EQ(c.find("A100")->sm_count, 108);
 }
 
-// Issue 21 §4: a custom type that only carries a price needs no datasheet figures. Absent
-// figures are 0 (unknown), absent mps false; what is written back is what the file said.
+// A custom type that only carries a price (docs/formats.md "GPU catalog") needs no datasheet
+// figures. Absent figures are 0 (unknown), absent mps false; what is written back is what the
+// file said.
 TEST(GpuCatalog, ACustomTypeNeedsOnlyAnId) {
   for (const auto& g : GpuCatalog::builtin().gpus()) {
     SCOPED_TRACE(g.id);  // the built-in entries stay complete

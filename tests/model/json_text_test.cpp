@@ -1,5 +1,5 @@
 // Untrusted JSON text: bounded nesting, refused duplicate keys, a memory budget checked before
-// anything is built, and errors that say where (issue 20, items 1, 6 and 7).
+// anything is built, and errors that say where (docs/formats.md "Files from elsewhere").
 #include "model/io/json_text.h"
 
 #include <malloc.h>

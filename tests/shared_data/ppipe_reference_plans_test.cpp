@@ -1,5 +1,5 @@
 // PPipe's planners against the authors' own plans (../shared/data/PPipe/data/plans), re-solved
-// with GLPK from the artifact's profiles (issue 4, digest §6): on the 24 multi-model maf19 cases
+// with GLPK from the artifact's profiles (PPipe digest §6): on the 24 multi-model maf19 cases
 // our max-min normalised throughput must reach 99.5 % of the reference `v4` (PPipe), `bl` (NP)
 // and `dart-r` plans, and on the 18 single-model 3-partition ablation cases 99.5 % of `v4`.
 // Every plan we emit also passes the independent checker. Skips when the data is absent.

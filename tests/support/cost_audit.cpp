@@ -42,8 +42,8 @@ int modules_without_machines(const CostProblem& p, const CostPlan& plan) {
   return n;
 }
 
-// Piccolo and Harpagon promise a plan wherever one exists in their space (issue 21 §2); the
-// baselines' one- and two-configuration schedulers and quantized splits do not.
+// Piccolo and Harpagon promise a plan wherever one exists in their space (docs/reproduction/cost.md
+// "The audit"); the baselines' one- and two-configuration schedulers and quantized splits do not.
 bool promises_a_plan(const std::string& preset) {
   return preset == "piccolo" || preset == "harpagon" || preset == "piccolo-paper" || preset == "harpagon-paper";
 }

@@ -1,8 +1,8 @@
-// The cost planners' audit (issue 21): random workloads with what real profiles have
-// (RandomWorkloadOptions::audit()), each at its generated SLO and at half of it, planned by
-// every preset and by the exact brute force in the preset's space, every plan re-checked by the
-// independent checker. Shared by the audit test (a few seeds) and bench/audit_cost (the report
-// in docs/reproduction/cost.md).
+// The cost planners' audit (docs/reproduction/cost.md "The audit"): random workloads with what real
+// profiles have (RandomWorkloadOptions::audit()), each at its generated SLO and at half of it,
+// planned by every preset and by the exact brute force in the preset's space, every plan re-checked
+// by the independent checker. Shared by the audit test (a few seeds) and bench/audit_cost (the
+// report in docs/reproduction/cost.md).
 #pragma once
 
 #include <cstdint>

@@ -60,9 +60,7 @@ class FifoTestFamily final : public engine::ServingFamily {
     for (const auto& m : setup.models)
       exec.push_back(m.latency);
     prepared.times = engine::ExecutionTimes::uniform(std::move(exec), setup.gpus.size());
-    prepared.result.subclusters.push_back(
-        engine::SubclusterSummary{setup.gpus.size(), prepared.result.models, prepared.result.offered_rate_rps});
-    prepared.result.partition_status = "not split";
+    engine::describe_unsplit(prepared);
   }
   std::vector<std::string> planners() const override { return {"test-plan"}; }
   engine::PlannerFamily planner_family() const override { return engine::PlannerFamily::Pipeline; }

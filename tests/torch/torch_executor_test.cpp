@@ -1,8 +1,8 @@
-// Issue 22 §3: the LibTorch executor runs a pipeline's stages on real tensors. Stage one on one
-// worker, its real output as a feature map's bytes, stage two on another worker from them, and
-// the final outputs checked against the whole model; a wrong feature map, a missing one, a
-// model or blocks the worker lacks end the worker with the reason. Waits are bounded only to
-// catch a hang; nothing here asserts how long a batch took.
+// The LibTorch executor (README "Real models", Torch workers) runs a pipeline's stages on real
+// tensors. Stage one on one worker, its real output as a feature map's bytes, stage two on another
+// worker from them, and the final outputs checked against the whole model; a wrong feature map, a
+// missing one, a model or blocks the worker lacks end the worker with the reason. Waits are bounded
+// only to catch a hang; nothing here asserts how long a batch took.
 #include "torchexec/torch_executor.h"
 
 #include <poll.h>

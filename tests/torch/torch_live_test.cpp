@@ -1,7 +1,8 @@
-// Issue 22 §3 end to end: a model exported into blocks, profiled on this CPU, planned by PPipe
-// in two partitions on two servers (cut by hand: the planner keeps this small model whole), and served live by a
-// scheduler, two workers running the blocks on real tensors (feature maps are the real output tensors) and a load
-// generator. Every request reconciles, and every request's final output is checked against the whole model
+// Real models end to end (README "Real models"): a model exported into blocks, profiled on this
+// CPU, planned by PPipe in two partitions on two servers (cut by hand: the planner keeps this
+// small model whole), and served live by a scheduler, two workers running the blocks on real
+// tensors (feature maps are the real output tensors) and a load generator. Every request
+// reconciles, and every request's final output is checked against the whole model
 // (--check-every 1). Nothing here asserts a time: the run shares two cores.
 #include <fstream>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 22: a model exported into blocks (scripts/export_model.py, run by the ctest fixture into
+// A model exported into blocks (scripts/export_model.py, run by the ctest fixture into
 // SERVESCOPE_TORCH_MODELS) runs in LibTorch: its blocks in order give the whole model's output,
 // a stage boundary survives the trip through bytes a feature map takes, inputs made from request
 // ids are the same every time, and broken folders are refused naming the file.

@@ -1,5 +1,5 @@
-// Issue 22 §2: the profiler measures every block at every batch and share, writes the median
-// and the 99th percentile and the cut bytes, and its profile plans: `servescope-cli profile
+// The profiler (README "Real models") measures every block at every batch and share, writes the
+// median and the 99th percentile and the cut bytes, and its profile plans: `servescope-cli profile
 // --scenario-out` then `plan --system ppipe` end to end. Nothing here asserts a time.
 #include <cstdlib>
 #include <filesystem>

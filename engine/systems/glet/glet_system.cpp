@@ -58,12 +58,6 @@ std::function<double(const Simulator&, std::uint32_t, const Batch&)> interferenc
   };
 }
 
-void serve_unsplit(PreparedServing& prepared) {
-  prepared.result.subclusters.push_back(
-      SubclusterSummary{prepared.setup.gpus.size(), prepared.result.models, prepared.result.offered_rate_rps});
-  prepared.result.partition_status = "not split";
-}
-
 // The glet data plane: a plan's glets, placed once.
 void place_plan(const SimulationSpec& spec, PreparedServing& prepared,
                 const std::vector<const ModelProfile*>& profiles) {
@@ -94,7 +88,7 @@ void build_plan(const Scenario& scenario, const SimulationSpec& spec, PreparedSe
   prepared.slowdown =
       interference_slowdown(scenario, spec.glet_plan->gpu, prepared.setup.models,
                             [&deployment]() -> const std::vector<GletSlot>& { return deployment.glets; });
-  serve_unsplit(prepared);
+  describe_unsplit(prepared);
 }
 
 // glet-serving: two slots per GPU of the type, its first and second glet, for the whole run; the
@@ -157,7 +151,7 @@ void build_serving(const Scenario& scenario, const SimulationSpec& spec, Prepare
                             [serving]() -> const std::vector<GletSlot>& { return serving->deployment().glets; });
   prepared.collect = [serving](SimulationResult& result) { result.reorganisations = serving->reorganisations(); };
   prepared.plane = std::move(plane);
-  serve_unsplit(prepared);
+  describe_unsplit(prepared);
 }
 
 class GletFamily final : public ServingFamily {

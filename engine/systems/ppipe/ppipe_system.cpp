@@ -78,9 +78,7 @@ class PpipeFamily final : public ServingFamily {
     } else {
       prepared.plane = std::make_unique<ReactivePoolScheduler>(deployment, spec.reactive);
     }
-    prepared.result.subclusters.push_back(
-        SubclusterSummary{prepared.setup.gpus.size(), prepared.result.models, prepared.result.offered_rate_rps});
-    prepared.result.partition_status = "not split";
+    describe_unsplit(prepared);
     prepared.times = deployment.execution_times(scenario.profiles);
   }
 

@@ -1,4 +1,4 @@
-#include "engine/planners/squishy_bin_packing.h"
+#include "engine/baselines/squishy_bin_packing.h"
 
 #include <algorithm>
 #include <cmath>
