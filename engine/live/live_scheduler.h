@@ -24,7 +24,7 @@
 #include "engine/live/hello_gate.h"
 #include "engine/live/messages.h"
 #include "engine/live/metrics_server.h"
-#include "engine/metrics/latency_histogram.h"
+#include "engine/live/scheduler_counters.h"
 #include "engine/serving/prepared_serving.h"
 
 namespace servescope::engine::live {
@@ -38,23 +38,6 @@ struct SchedulerOptions {
   std::chrono::milliseconds liveness{1000};       // a peer silent this long is gone
   std::size_t subscriber_limit_bytes = 8u << 20;  // a subscriber this far behind is dropped
   bool keep_events = false;                       // keep every event for recorded()
-};
-
-// Counters since the scheduler started, for /metrics, the CLI and the tests.
-struct SchedulerCounters {
-  std::vector<std::uint64_t> arrivals, on_time, late;                // per model
-  std::vector<std::array<std::uint64_t, kDropReasonCount>> dropped;  // per model and reason
-  std::vector<std::uint64_t> batches;                                // per GPU slot
-  std::vector<std::int64_t> busy_ns;                                 // per GPU slot
-  std::uint64_t transfers = 0, transfer_bytes = 0;
-  std::uint64_t events = 0, event_bytes = 0;
-  std::uint64_t subscribers_dropped = 0, connections_refused = 0;
-  std::uint64_t connections_evicted = 0;  // closed before their hello to make room (HelloGate)
-  std::uint64_t workers_lost = 0, workers_joined = 0;
-  std::uint64_t workers_doubted = 0;      // times a worker's overdue batch took its GPUs out of planning
-  LatencyHistogram dispatch_overhead{6};  // triggering event to the batch order on its socket
-  std::uint64_t requests() const;
-  std::uint64_t finished() const;  // completed or dropped
 };
 
 class LiveScheduler final : private Clock, private Executor, private OutcomeSink {

@@ -1,0 +1,104 @@
+#include "engine/live/scheduler_counters.h"
+
+#include <sstream>
+#include <string_view>
+
+namespace servescope::engine::live {
+namespace {
+
+// Prometheus label values: backslash, quote and newline escaped.
+std::string label(std::string_view v) {
+  std::string out;
+  for (const char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t SchedulerCounters::requests() const {
+  std::uint64_t n = 0;
+  for (const auto a : arrivals)
+    n += a;
+  return n;
+}
+
+std::uint64_t SchedulerCounters::finished() const {
+  std::uint64_t n = 0;
+  for (std::size_t m = 0; m < arrivals.size(); ++m) {
+    n += on_time[m] + late[m];
+    for (const auto d : dropped[m])
+      n += d;
+  }
+  return n;
+}
+
+std::string prometheus_text(const SchedulerCounters& counters, const SimulationResult& r,
+                            const SchedulerGauges& gauges) {
+  std::ostringstream out;
+  auto family = [&](const char* name, const char* type, const char* help) {
+    out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
+  };
+  family("servescope_requests_total", "counter", "Requests that arrived at the scheduler.");
+  for (std::size_t m = 0; m < r.models.size(); ++m)
+    out << "servescope_requests_total{model=\"" << label(r.models[m]) << "\"} " << counters.arrivals[m] << '\n';
+  family("servescope_requests_completed_total", "counter", "Requests completed, by whether they met their SLO.");
+  for (std::size_t m = 0; m < r.models.size(); ++m) {
+    out << "servescope_requests_completed_total{model=\"" << label(r.models[m]) << "\",on_time=\"true\"} "
+        << counters.on_time[m] << '\n';
+    out << "servescope_requests_completed_total{model=\"" << label(r.models[m]) << "\",on_time=\"false\"} "
+        << counters.late[m] << '\n';
+  }
+  family("servescope_requests_dropped_total", "counter", "Requests dropped, by reason.");
+  for (std::size_t m = 0; m < r.models.size(); ++m)
+    for (int d = 0; d < kDropReasonCount; ++d)
+      out << "servescope_requests_dropped_total{model=\"" << label(r.models[m]) << "\",reason=\""
+          << to_string(static_cast<DropReason>(d)) << "\"} " << counters.dropped[m][static_cast<std::size_t>(d)]
+          << '\n';
+  family("servescope_requests_outstanding", "gauge", "Requests in the data plane now.");
+  out << "servescope_requests_outstanding " << gauges.outstanding << '\n';
+  family("servescope_batches_total", "counter", "Batches completed per vGPU slot.");
+  for (std::size_t g = 0; g < r.gpus.size(); ++g)
+    out << "servescope_batches_total{gpu=\"" << label(r.gpus[g]) << "\"} " << counters.batches[g] << '\n';
+  family("servescope_gpu_busy_seconds_total", "counter", "Time each vGPU slot spent running batches.");
+  for (std::size_t g = 0; g < r.gpus.size(); ++g)
+    out << "servescope_gpu_busy_seconds_total{gpu=\"" << label(r.gpus[g]) << "\"} "
+        << static_cast<double>(counters.busy_ns[g]) / 1e9 << '\n';
+  family("servescope_transfers_total", "counter", "Feature maps moved between workers.");
+  out << "servescope_transfers_total " << counters.transfers << '\n';
+  family("servescope_transfer_bytes_total", "counter", "Bytes of feature maps moved between workers.");
+  out << "servescope_transfer_bytes_total " << counters.transfer_bytes << '\n';
+  family("servescope_workers_connected", "gauge", "Workers connected now.");
+  out << "servescope_workers_connected " << gauges.workers << '\n';
+  family("servescope_workers_lost_total", "counter", "Workers that died or stopped answering.");
+  out << "servescope_workers_lost_total " << counters.workers_lost << '\n';
+  family("servescope_workers_doubted_total", "counter",
+         "Times a worker's overdue batch took its GPUs out of planning until it answered.");
+  out << "servescope_workers_doubted_total " << counters.workers_doubted << '\n';
+  family("servescope_subscribers", "gauge", "GUI subscribers connected now.");
+  out << "servescope_subscribers " << gauges.subscribers << '\n';
+  family("servescope_subscribers_dropped_total", "counter", "Subscribers dropped for reading too slowly.");
+  out << "servescope_subscribers_dropped_total " << counters.subscribers_dropped << '\n';
+  family("servescope_connections_refused_total", "counter", "Connections refused (token, protocol, role).");
+  out << "servescope_connections_refused_total " << counters.connections_refused << '\n';
+  family("servescope_connections_evicted_total", "counter",
+         "Connections closed before their hello to make room for newer ones.");
+  out << "servescope_connections_evicted_total " << counters.connections_evicted << '\n';
+  family("servescope_events_total", "counter", "Run events streamed to subscribers.");
+  out << "servescope_events_total " << counters.events << '\n';
+  family("servescope_dispatch_overhead_seconds", "summary",
+         "From the event that triggered a dispatch to the batch order on the worker's socket.");
+  for (const double q : {0.5, 0.9, 0.99})
+    out << "servescope_dispatch_overhead_seconds{quantile=\"" << q << "\"} "
+        << counters.dispatch_overhead.quantile(q).to_s() << '\n';
+  out << "servescope_dispatch_overhead_seconds_count " << counters.dispatch_overhead.count() << '\n';
+  return out.str();
+}
+
+}  // namespace servescope::engine::live

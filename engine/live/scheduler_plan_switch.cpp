@@ -1,0 +1,103 @@
+// The live scheduler's plan switch (PPipe digest §2.9, flush and switch): requests that arrive
+// while the old plane finishes what it holds are held, then the new plane takes over with them,
+// and each worker is told its new slots.
+#include <algorithm>
+
+#include "engine/live/byte_codec.h"
+#include "engine/live/json_payload.h"
+#include "engine/live/live_run.h"
+#include "engine/live/live_scheduler.h"
+#include "engine/live/messages.h"
+#include "engine/live/scheduler_parts.h"
+#include "engine/ppipe/pipeline_deployment.h"
+#include "engine/systems/system_registry.h"
+#include "model/core/error.h"
+
+namespace servescope::engine::live {
+
+void LiveScheduler::apply_plan(PreparedServing next, Duration flush_limit) {
+  if (pending_) throw QueryError("a plan switch is already under way");
+  if (next.result.models != prepared_.result.models)
+    throw QueryError("the new plan serves other models than the running one; both must serve the workload's models");
+  if (next.result.server_names != prepared_.result.server_names)
+    throw QueryError("the new plan is for another cluster");
+  check_servable_live(next);
+  pending_ = std::make_unique<PreparedServing>(std::move(next));
+  switch_started_ = now();
+  flush_limit_ = flush_limit;
+  log("switching to " + pending_->result.system +
+      (pending_->result.plan_system.empty() ? "" : " (" + pending_->result.plan_system + ")") +
+      ": holding new requests while the current plane flushes");
+  broadcast_status();
+}
+
+void LiveScheduler::maybe_switch() {
+  if (!pending_) return;
+  const bool flushed = batches_.empty() && transfers_.empty() && ledger_.size() == held_.size();
+  const Time t = now();
+  if (!flushed && t - switch_started_ < flush_limit_) return;
+  publish();  // what the old plane did reaches subscribers under its own description
+  // Requests the old plane still held past the limit end here, with the reason.
+  std::vector<Request> stranded;
+  std::unordered_set<RequestId> is_held;
+  for (const auto& r : held_)
+    is_held.insert(r.id);
+  for (const auto& [id, owner] : ledger_)
+    if (!is_held.contains(id)) stranded.push_back(owner.request);
+  std::ranges::sort(stranded, {}, &Request::id);
+  for (const auto& r : stranded)
+    dropped(r, DropReason::NoCapacity);
+  publish();  // the stranded drops too, to subscribers and into the recording
+  if (options_.keep_events) {
+    segments_.push_back({describe_run(prepared_.result), std::move(kept_events_)});
+    kept_events_.clear();
+  }
+  // Everything of the old plane goes with it: its timers, its pending completions, its work.
+  timers_ = IndexedHeap<TimerKey>();
+  timer_tokens_.clear();
+  lost_completions_.clear();
+  instant_transfers_.clear();
+  batches_.clear();
+  transfers_.clear();
+  ++plan_epoch_;  // reports for the old plan's batches, if any come, match nothing now
+  const auto flush_ms = (t - switch_started_).to_ms();
+  prepared_ = std::move(*pending_);
+  pending_.reset();
+  ++plan_switches_;
+  adopt_plane();
+  // Workers learn their slots' new shares (and an executor on real compute its threads).
+  for (auto& p : peers_)
+    if (p->welcomed && !p->closed && p->hello.role == PeerRole::Worker) {
+      auto assignment = assignment_for(p->server);
+      assignment["type"] = "assignment";
+      p->conn->send(FrameType::Control, assignment.dump());
+    }
+  const nlohmann::json changed = {
+      {"type", "plan-changed"}, {"run", describe_run(prepared_.result)}, {"now_ns", now().count_ns()}};
+  const auto text = changed.dump();
+  for (auto& p : peers_)
+    if (p->welcomed && !p->closed && p->hello.role == PeerRole::Gui) p->conn->send(FrameType::Control, text);
+  auto held = std::move(held_);
+  held_.clear();
+  for (const auto& r : held) {
+    fanout_.on_arrival(r);
+    prepared_.plane->on_request(r);
+  }
+  log("switched to " + prepared_.result.system + " after a flush of " + std::to_string(flush_ms) + " ms; " +
+      std::to_string(held.size()) + " held requests handed over, " + std::to_string(stranded.size()) +
+      " dropped as the old plan went");
+  broadcast_status();
+}
+
+// What a worker runs: the run's models (orders name them by index) and the server's slots.
+nlohmann::json LiveScheduler::assignment_for(std::uint32_t server) const {
+  const auto& result = prepared_.result;
+  nlohmann::json slots = nlohmann::json::array();
+  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
+    if (slot_server_[g] == server)
+      slots.push_back(
+          {{"slot", g}, {"name", result.gpus[g]}, {"type", result.gpu_types[g]}, {"share", result.gpu_shares[g]}});
+  return {{"node", result.server_names[server]}, {"models", result.models}, {"slots", slots}};
+}
+
+}  // namespace servescope::engine::live
