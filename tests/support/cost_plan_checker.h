@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cost/cost_planner.h"
+#include "engine/cost/cost_plan.h"
 
 namespace servescope::test {
 

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/glet/elastic_partitioning.h"
+#include "engine/glet/glet_latency.h"
+#include "engine/glet/glet_layout.h"
+#include "engine/glet/glet_planner_options.h"
 
 namespace servescope::test {
 
