@@ -106,7 +106,10 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  void build_actions();
+  void build_actions();  // the menus, below
+  void build_file_menu();
+  void build_edit_menu();
+  void build_live_view_help_menus();
   void build_docks();
   void show_selection();
   void log(const QString& line);

@@ -1,0 +1,264 @@
+// The main window's menus: File (projects, imports, exports), Edit (undo, models, workloads,
+// removal), Live, View and Help.
+#include <QAction>
+#include <QApplication>
+#include <QBuffer>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QTreeView>
+#include <filesystem>
+#include <optional>
+
+#include "engine/analysis/run_csv.h"
+#include "engine/analysis/saved_artifacts.h"
+#include "engine/estimate/cnn_architectures.h"
+#include "engine/estimate/profile_estimator.h"
+#include "engine/timeline/chrome_trace.h"
+#include "model/core/error.h"
+#include "model/core/text.h"
+#include "model/import/alphabeta_import.h"
+#include "model/import/nexus_import.h"
+#include "model/import/ppipe_import.h"
+#include "model/io/document.h"
+#include "model/io/file_io.h"
+#include "model/io/json_cursor.h"
+#include "ui/charts_view.h"
+#include "ui/cluster_editor.h"
+#include "ui/compare_view.h"
+#include "ui/dag_editor.h"
+#include "ui/exception_guard.h"
+#include "ui/item_details.h"
+#include "ui/live_view.h"
+#include "ui/main_window.h"
+#include "ui/plan_view.h"
+#include "ui/planning_panel.h"
+#include "ui/profile_model_dialog.h"
+#include "ui/profile_view.h"
+#include "ui/project_document.h"
+#include "ui/project_tree_model.h"
+#include "ui/run_view.h"
+#include "widgets/timeline_view.h"
+
+namespace servescope::ui {
+
+void MainWindow::build_actions() {
+  build_file_menu();
+  build_edit_menu();
+  build_live_view_help_menus();
+}
+
+void MainWindow::build_file_menu() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* new_action = file->addAction(tr("&New"), this, [this] {
+    if (may_discard_changes()) new_project();
+  });
+  new_action->setShortcut(QKeySequence::New);
+  auto* open = file->addAction(tr("&Open…"), this, &MainWindow::open_dialog);
+  open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open &Demo"), this, [this] { open_location(QStringLiteral("builtin:projects/demo.json")); });
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
+  auto* import_menu = file->addMenu(tr("&Import profiles"));
+  import_menu->addAction(tr("PPipe data folder…"), this, [this] {
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("PPipe artifact data folder"));
+    if (!dir.isEmpty()) import_profiles(ImportKind::PPipe, {dir});
+  });
+  import_menu->addAction(tr("Nexus profiles…"), this, [this] {
+    const auto files = QFileDialog::getOpenFileNames(this, tr("Nexus model-database profiles"), QString(),
+                                                     tr("Nexus profiles (*.txt);;All files (*)"));
+    if (!files.isEmpty()) import_profiles(ImportKind::Nexus, files);
+  });
+  import_menu->addAction(tr("α/β table…"), this, [this] {
+    const auto table =
+        QFileDialog::getOpenFileName(this, tr("Latency = α·b + β table"), QString(), tr("CSV (*.csv);;All files (*)"));
+    if (!table.isEmpty()) import_profiles(ImportKind::AlphaBeta, {table});
+  });
+  file->addAction(tr("Import &run…"), this, [this] {
+    const auto path = QFileDialog::getOpenFileName(this, tr("A run file (simulate -o, live scheduler --record)"),
+                                                   QString(), tr("Run files (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    const auto why = import_run(path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot import the run"), why);
+  });
+  auto* exports = file->addMenu(tr("&Export"));
+  exports->addAction(tr("View as PNG or SVG…"), this, [this] {
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty()) return;
+    const auto why = export_view(path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Plan as JSON…"), this, [this] {
+    const auto* p = document_->project();
+    if (!p || p->plans.empty()) return;
+    QStringList names;
+    for (const auto& plan : p->plans)
+      names << QString::fromStdString(plan.name);
+    bool ok = false;
+    const auto name = QInputDialog::getItem(this, tr("Export plan"), tr("Plan:"), names, 0, false, &ok);
+    if (!ok) return;
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Export plan"), name + QStringLiteral(".json"), tr("JSON (*.json)"));
+    if (path.isEmpty()) return;
+    const auto why = export_plan(static_cast<int>(names.indexOf(name)), path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Run metrics as CSV…"), this, [this] {
+    const auto* p = document_->project();
+    QStringList names;
+    if (p)
+      for (const auto& run : p->runs)
+        if (run.body.value("kind", "") == "run-result") names << QString::fromStdString(run.name);
+    if (names.isEmpty()) return;
+    bool ok = false;
+    const auto name = QInputDialog::getItem(this, tr("Export run metrics"), tr("Run:"), names, 0, false, &ok);
+    if (!ok) return;
+    const auto path =
+        QFileDialog::getSaveFileName(this, tr("Export run metrics"), name + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    const auto why = export_metrics_csv(name, path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Run timeline as Chrome trace…"), this, [this] {
+    const auto path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
+                                                   tr("Trace-event JSON (*.json)"));
+    if (path.isEmpty()) return;
+    const auto why = export_trace(path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  auto* save = file->addAction(tr("&Save"), this, [this] {
+    // A built-in resource cannot be written back: save it somewhere first.
+    if (location().isEmpty() || location().startsWith(QStringLiteral("builtin:")))
+      save_as_dialog();
+    else
+      save_to(location());
+  });
+  save->setShortcut(QKeySequence::Save);
+  auto* save_as = file->addAction(tr("Save &As…"), this, &MainWindow::save_as_dialog);
+  save_as->setShortcut(QKeySequence::SaveAs);
+  file->addSeparator();
+  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+}
+
+void MainWindow::build_edit_menu() {
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  auto* undo = document_->undo_stack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  undo->setObjectName(QStringLiteral("undoAction"));
+  auto* redo = document_->undo_stack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  redo->setObjectName(QStringLiteral("redoAction"));
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
+  // Delete only where the project tree has focus: elsewhere the key edits text and tables.
+  auto* remove = edit->addAction(tr("Re&move"), this, [this] {
+    const auto why = remove_selected();
+    if (!why.isEmpty()) statusBar()->showMessage(why, 5000);
+  });
+  remove->setObjectName(QStringLiteral("removeAction"));
+  remove->setShortcut(QKeySequence::Delete);
+  remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  tree_->addAction(remove);
+  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(tree_, &QWidget::customContextMenuRequested, this, [this, remove](const QPoint& at) {
+    const auto index = tree_->indexAt(at);
+    if (!index.isValid() || index.data(ProjectTreeModel::EntryIndexRole).toInt() < 0) return;
+    tree_->setCurrentIndex(index);
+    QMenu menu(this);
+    menu.addAction(remove);
+    menu.exec(tree_->viewport()->mapToGlobal(at));
+  });
+  edit->addSeparator();
+  edit->addAction(tr("Add &estimated models…"), this, [this] {
+    bool ok = false;
+    const auto text = QInputDialog::getText(
+        this, tr("Add estimated models"),
+        tr("Architectures (comma-separated: %1):").arg(QString::fromStdString(engine::known_architectures())),
+        QLineEdit::Normal, QStringLiteral("resnet50"), &ok);
+    if (!ok) return;
+    const auto why = add_estimated_models(text.split(QLatin1Char(','), Qt::SkipEmptyParts));
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add models"), why);
+  });
+  edit->addAction(tr("&Profile a model…"), this, [this] {
+    if (!document_->project()) return;
+    // One profiler at a time: two would share the CPU and each measure the other.
+    if (auto* running = findChild<ProfileModelDialog*>()) {
+      running->show();
+      running->raise();
+      running->activateWindow();
+      return;
+    }
+    auto* dialog = new ProfileModelDialog(document_, default_profiler_program(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->set_interactive(interactive_);
+    connect(dialog, &ProfileModelDialog::message, this, &MainWindow::log);
+    connect(dialog, &ProfileModelDialog::measured, this, [this] {
+      profile_view_->show_model(static_cast<int>(document_->project()->scenario.profiles.models.size()) - 1);
+      tabs_->setCurrentWidget(profile_view_);
+    });
+    dialog->show();
+  });
+  edit->addAction(tr("Add &workload…"), this, [this] {
+    const auto* p = document_->project();
+    if (!p) return;
+    QStringList targets;
+    for (const auto& m : p->scenario.profiles.models)
+      targets << QString::fromStdString(m.name);
+    bool ok = false;
+    const auto target = QInputDialog::getItem(this, tr("Add workload"), tr("Model:"), targets, 0, false, &ok);
+    if (!ok) return;
+    const double rate =
+        QInputDialog::getDouble(this, tr("Add workload"), tr("Poisson rate (req/s):"), 100, 0.001, 1e9, 3, &ok);
+    if (!ok) return;
+    const auto why = add_poisson_workload(target, rate);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add workload"), why);
+  });
+}
+
+void MainWindow::build_live_view_help_menus() {
+  auto* live = menuBar()->addMenu(tr("&Live"));
+  live->addAction(tr("&Connect to a deployment…"), this, [this] {
+    tabs_->setCurrentWidget(live_view_);
+    live_view_->findChild<QPushButton*>(QStringLiteral("liveConnect"))->click();
+  });
+  live->addAction(tr("&Disconnect"), live_view_, &LiveView::disconnect_from);
+  live->addAction(tr("&Keep the live run in the project"), this, [this] {
+    const auto why = live_view_->keep_run();
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Live run not kept"), why);
+  });
+  auto* view = menuBar()->addMenu(tr("&View"));
+  for (auto* dock : findChildren<QDockWidget*>())
+    view->addAction(dock->toggleViewAction());
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About ServeScope"), this, [this] {
+    QMessageBox::about(this, tr("About ServeScope"),
+                       tr("<b>ServeScope %1</b><p>Plan, simulate and watch DNN inference serving on "
+                          "heterogeneous GPU clusters.</p>")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+}  // namespace servescope::ui
