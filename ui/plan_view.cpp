@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <type_traits>
+#include <variant>
 
+#include "engine/serving/stored_plan.h"
 #include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/project_document.h"
@@ -27,43 +30,45 @@ QString ms(double us) {
   return num(us / 1000.0, 2) + QStringLiteral(" ms");
 }
 
-QString pipeline_html(const nlohmann::json& plan) {
+QString ms(Duration d) {
+  return ms(d.to_us());
+}
+
+QString pipeline_html(const engine::PipelinePlan& plan) {
   QString h;
-  h += QStringLiteral("<p>%1 req/s in all.</p>").arg(num(plan.value("total_throughput_rps", 0.0)));
-  for (const auto& m : plan.value("models", nlohmann::json::array())) {
-    const auto model = m.value("name", "");
-    h += QStringLiteral("<h3>%1</h3><p>planned %2 req/s, SLO %3</p>")
-             .arg(esc(model), num(m.value("throughput_rps", 0.0)), ms(m.value("slo_us", 0.0)));
-    for (const auto& p : plan.value("pipelines", nlohmann::json::array())) {
-      if (p.value("model", "") != model) continue;
+  h += QStringLiteral("<p>%1 req/s in all.</p>").arg(num(plan.total_throughput_rps()));
+  for (const auto& m : plan.models) {
+    h +=
+        QStringLiteral("<h3>%1</h3><p>planned %2 req/s, SLO %3</p>").arg(esc(m.name), num(m.throughput_rps), ms(m.slo));
+    for (const auto& p : plan.pipelines) {
+      if (p.model != m.name) continue;
       // The pool with the least capacity limits the pipeline.
       double least = 1e300;
-      for (const auto& d : p.value("partitions", nlohmann::json::array()))
-        least = std::min(least, d.value("capacity_rps", 0.0));
+      for (const auto& d : p.partitions)
+        least = std::min(least, d.capacity_rps);
       h += QStringLiteral(
                "<p>batch %1, latency %2, assigned %3 req/s:</p><table border=1 cellpadding=4><tr>"
                "<th>pool</th><th>GPU</th><th>vGPU</th><th>GPUs</th><th>blocks</th><th>capacity</th>"
                "<th>transfer</th></tr>")
-               .arg(p.value("batch", 0))
-               .arg(ms(p.value("latency_us", 0.0)))
-               .arg(num(p.value("assigned_rps", 0.0)));
+               .arg(p.batch)
+               .arg(ms(p.latency))
+               .arg(num(p.assigned_rps));
       int k = 0;
-      for (const auto& d : p.value("partitions", nlohmann::json::array())) {
-        const bool bottleneck = d.value("capacity_rps", 0.0) <= least;
-        const auto blocks = d.value("blocks", nlohmann::json::array());
+      for (const auto& d : p.partitions) {
+        const bool bottleneck = d.capacity_rps <= least;
         h += QStringLiteral(
                  "<tr%1><td>%2%3</td><td>%4</td><td>1/%5</td><td>%6</td><td>%7–%8</td><td>%9 req/s</td>"
                  "<td>%10</td></tr>")
                  .arg(bottleneck ? QStringLiteral(" style=\"font-weight:bold\"") : QString())
                  .arg(++k)
                  .arg(bottleneck ? QStringLiteral(" (bottleneck)") : QString())
-                 .arg(esc(d.value("gpu", "")))
-                 .arg(d.value("vgpu_divisor", 1))
-                 .arg(d.value("gpus", 0))
-                 .arg(blocks.size() == 2 ? blocks[0].get<int>() : 0)
-                 .arg(blocks.size() == 2 ? blocks[1].get<int>() : 0)
-                 .arg(num(d.value("capacity_rps", 0.0)))
-                 .arg(ms(d.value("transfer_us", 0.0)));
+                 .arg(esc(d.gpu))
+                 .arg(d.vgpu_divisor)
+                 .arg(d.gpus)
+                 .arg(d.blocks.begin)
+                 .arg(d.blocks.end)
+                 .arg(num(d.capacity_rps))
+                 .arg(ms(d.transfer));
       }
       h += QStringLiteral("</table>");
     }
@@ -77,49 +82,50 @@ QString model_color(const std::string& model) {
 
 // One bar per GPU, split into its glets in proportion to their size; each glet takes the colour
 // of the model it serves most (a time-shared glet lists all, each with its colour square).
-QString glet_html(const nlohmann::json& plan) {
-  QString h = QStringLiteral("<p>%1 of %2 %3 GPUs used.</p>")
-                  .arg(plan.value("gpus_used", 0))
-                  .arg(plan.value("gpus", 0))
-                  .arg(esc(plan.value("gpu", "")));
+QString glet_html(const engine::GletPlan& plan) {
+  QString h =
+      QStringLiteral("<p>%1 of %2 %3 GPUs used.</p>").arg(plan.layout.gpus_used()).arg(plan.gpus).arg(esc(plan.gpu));
   h += QStringLiteral("<table cellpadding=3><tr>");
-  for (const auto& m : plan.value("models", nlohmann::json::array()))
+  for (const auto& m : plan.models)
     h += QStringLiteral("<td bgcolor=\"%1\">&nbsp;&nbsp;</td><td>%2: %3 of %4 req/s placed</td>")
-             .arg(model_color(m.value("name", "")), esc(m.value("name", "")), num(m.value("assigned_rps", 0.0)),
-                  num(m.value("rate_rps", 0.0)));
+             .arg(model_color(m.name), esc(m.name), num(m.assigned_rps), num(m.rate_rps));
   h += QStringLiteral("</tr></table>");
+  const auto name_of = [&](int model) {
+    return model >= 0 && static_cast<std::size_t>(model) < plan.models.size()
+               ? plan.models[static_cast<std::size_t>(model)].name
+               : std::string("?");
+  };
   const auto midlight = QGuiApplication::palette().color(QPalette::Midlight).name();
   int g = 0;
-  for (const auto& gpu : plan.value("layout", nlohmann::json::array())) {
+  for (const auto& gpu : plan.layout.gpus) {
     h += QStringLiteral("<p><b>GPU %1</b></p><table width=\"100%\" cellspacing=0 cellpadding=4 border=1><tr>").arg(g++);
-    for (const auto& glet : gpu.value("glets", nlohmann::json::array())) {
-      const auto hosted = glet.value("models", nlohmann::json::array());
+    for (const auto& glet : gpu.glets) {
       std::string dominant;
       double most = -1;
       QString models;
       double interference = 1;
-      for (const auto& m : hosted) {
-        const auto name = m.value("model", "");
-        if (m.value("rate_rps", 0.0) > most) {
-          most = m.value("rate_rps", 0.0);
+      for (const auto& a : glet.models) {
+        const auto name = name_of(a.model);
+        if (a.rate_rps > most) {
+          most = a.rate_rps;
           dominant = name;
         }
-        interference = std::max(interference, m.value("interference", 1.0));
+        interference = std::max(interference, a.interference);
         models += QStringLiteral("<br><font color=\"%1\">■</font> %2 batch %3, %4 req/s")
                       .arg(model_color(name), esc(name))
-                      .arg(m.value("batch", 0))
-                      .arg(num(m.value("rate_rps", 0.0)));
+                      .arg(a.batch)
+                      .arg(num(a.rate_rps));
       }
-      const bool free = hosted.empty();
+      const bool free = glet.free();
       h += QStringLiteral("<td width=\"%1%\" bgcolor=\"%2\"><b>%3 %</b> %4%5")
-               .arg(glet.value("size_percent", 0))
+               .arg(glet.size_percent)
                .arg(free ? midlight : model_color(dominant))
-               .arg(glet.value("size_percent", 0))
-               .arg(free ? QStringLiteral("free") : esc(glet.value("mode", "")), models);
+               .arg(glet.size_percent)
+               .arg(free ? QStringLiteral("free") : esc(std::string(engine::to_string(glet.mode))), models);
       if (!free)
         h += QStringLiteral("<br>duty cycle %1, occupancy %2 %, interference ×%3")
-                 .arg(ms(glet.value("duty_cycle_us", 0.0)))
-                 .arg(num(100 * glet.value("occupancy", 0.0), 0))
+                 .arg(ms(glet.duty_cycle))
+                 .arg(num(100 * glet.occupancy(), 0))
                  .arg(num(interference, 2));
       h += QStringLiteral("</td>");
     }
@@ -129,24 +135,18 @@ QString glet_html(const nlohmann::json& plan) {
 }
 
 // Every source-to-sink path of the plan's DAG, as module ids (the apps have a handful).
-std::vector<std::vector<std::string>> paths_of(const nlohmann::json& plan) {
-  std::vector<std::string> ids;
-  for (const auto& m : plan.value("modules", nlohmann::json::array()))
-    ids.push_back(m.value("id", ""));
-  std::vector<std::pair<std::string, std::string>> edges;
-  for (const auto& e : plan.value("edges", nlohmann::json::array()))
-    if (e.size() == 2) edges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+std::vector<std::vector<std::string>> paths_of(const engine::CostPlanRecord& plan) {
   const auto has_in = [&](const std::string& id) {
-    return std::ranges::any_of(edges, [&](const auto& e) { return e.second == id; });
+    return std::ranges::any_of(plan.edges, [&](const auto& e) { return e.second == id; });
   };
   std::vector<std::vector<std::string>> out, stack;
-  for (const auto& id : ids)
-    if (!has_in(id)) stack.push_back({id});
+  for (const auto& m : plan.modules)
+    if (!has_in(m.id)) stack.push_back({m.id});
   while (!stack.empty() && out.size() < 64) {
     auto path = std::move(stack.back());
     stack.pop_back();
     bool extended = false;
-    for (const auto& [from, to] : edges)
+    for (const auto& [from, to] : plan.edges)
       if (from == path.back()) {
         auto longer = path;
         longer.push_back(to);
@@ -160,12 +160,12 @@ std::vector<std::vector<std::string>> paths_of(const nlohmann::json& plan) {
 
 // Each path as a bar across the SLO: per module its worst-case latency, then the rest of its
 // budget as slack (the "latency ribbon" of the cost papers' views).
-QString budget_ribbons(const nlohmann::json& plan) {
-  const double slo = plan.value("slo_us", 0.0);
+QString budget_ribbons(const engine::CostPlanRecord& plan) {
+  const double slo = plan.slo.to_us();
   if (slo <= 0) return {};
   std::map<std::string, std::pair<double, double>> lat;  // id → (wcl, budget)
-  for (const auto& m : plan.value("modules", nlohmann::json::array()))
-    lat[m.value("id", "")] = {m.value("wcl_us", 0.0), m.value("budget_us", 0.0)};
+  for (const auto& m : plan.modules)
+    lat[m.id] = {m.wcl.to_us(), m.budget.to_us()};
   QString h = QStringLiteral("<h3>Budgets along each path</h3>");
   for (const auto& path : paths_of(plan)) {
     QString row;
@@ -197,41 +197,39 @@ QString budget_ribbons(const nlohmann::json& plan) {
   return h;
 }
 
-QString cost_html(const nlohmann::json& plan) {
+QString cost_html(const engine::CostPlanRecord& plan) {
+  if (!plan.feasible) return {};
   QString h = QStringLiteral("<p>cost %1 on %2 machines; end-to-end WCL %3 of %4.</p>")
-                  .arg(num(plan.value("total_cost", 0.0), 3))
-                  .arg(plan.value("machines", 0))
-                  .arg(ms(plan.value("e2e_wcl_us", 0.0)))
-                  .arg(ms(plan.value("slo_us", 0.0)));
+                  .arg(num(plan.total_cost, 3))
+                  .arg(plan.machines)
+                  .arg(ms(plan.e2e_wcl))
+                  .arg(ms(plan.slo));
   // A plan with burst headroom holds its SLO through the simulator check; at the workload's own
   // rates the papers' formula gives more (docs/formats.md "Cost plans").
-  const double at_rate_us = plan.value("e2e_wcl_at_rate_us", 0.0);
-  if (at_rate_us > plan.value("e2e_wcl_us", 0.0) * (1 + 1e-9))
+  if (plan.e2e_wcl_at_rate.to_us() > plan.e2e_wcl.to_us() * (1 + 1e-9))
     h += QStringLiteral(
              "<p>That WCL is at the planned rates, with burst headroom. At the workload's rates the papers' "
              "formula gives %1: the SLO guarantee for bursty arrivals is the simulator check.</p>")
-             .arg(ms(at_rate_us));
+             .arg(ms(plan.e2e_wcl_at_rate));
   h += budget_ribbons(plan);
-  for (const auto& m : plan.value("modules", nlohmann::json::array())) {
-    h += QStringLiteral("<h3>%1</h3><p>budget %2, WCL %3")
-             .arg(esc(m.value("id", "")), ms(m.value("budget_us", 0.0)), ms(m.value("wcl_us", 0.0)));
-    if (m.value("kind", "") == "cpu") {
+  for (const auto& m : plan.modules) {
+    h += QStringLiteral("<h3>%1</h3><p>budget %2, WCL %3").arg(esc(m.id), ms(m.budget), ms(m.wcl));
+    if (m.cpu) {
       h += QStringLiteral(" (CPU step)</p>");
       continue;
     }
     h += QStringLiteral(
              ", %1 req/s, dummy %2 req/s, cost %3</p><table border=1 cellpadding=4><tr><th>GPU</th>"
              "<th>batch</th><th>concurrency</th><th>machines</th><th>rate</th><th>WCL</th></tr>")
-             .arg(num(m.value("rate_rps", 0.0)), num(m.value("dummy_rps", 0.0)), num(m.value("cost", 0.0), 3));
-    for (const auto& t : m.value("tiers", nlohmann::json::array()))
+             .arg(num(m.rate_rps), num(m.dummy_rps), num(m.cost, 3));
+    for (const auto& t : m.tiers)
       h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5 req/s</td><td>%6</td></tr>")
-               .arg(esc(t.value("gpu", "")))
-               .arg(t.value("batch", 0))
-               .arg(t.value("concurrency", 1))
-               .arg(t.value("partial", false) ? num(t.value("machines", 0.0), 3)
-                                              : QString::number(t.value("machines", 0.0), 'f', 0))
-               .arg(num(t.value("rate_rps", 0.0)))
-               .arg(ms(t.value("wcl_us", 0.0)));
+               .arg(esc(t.gpu))
+               .arg(t.batch)
+               .arg(t.concurrency)
+               .arg(t.partial ? num(t.machines, 3) : QString::number(t.machines, 'f', 0))
+               .arg(num(t.rate_rps))
+               .arg(ms(t.wcl));
     h += QStringLiteral("</table>");
   }
   return h;
@@ -250,13 +248,20 @@ QString plan_html(const nlohmann::json& plan) {
                   .arg(esc(s.system), QString::fromUtf8(engine::to_string(s.family).data()),
                        s.feasible ? QStringLiteral("feasible") : QStringLiteral("<b>not feasible</b>"));
   if (!s.note.empty()) h += QStringLiteral("<p><i>%1</i></p>").arg(esc(s.note));
-  // summarize_plan has read the plan strictly; the details below read it loosely, so a member of
-  // an unexpected type in a hand-edited plan shows as a note, not as a library exception.
+  // The details from the plan's own type, read as strictly as the summary.
   try {
-    if (s.family == engine::PlannerFamily::Pipeline) return h + pipeline_html(plan);
-    if (s.family == engine::PlannerFamily::Glet) return h + glet_html(plan);
-    return h + cost_html(plan);
-  } catch (const nlohmann::json::exception& e) {
+    return h + std::visit(
+                   [](const auto& planned) {
+                     using Planned = std::decay_t<decltype(planned)>;
+                     if constexpr (std::is_same_v<Planned, engine::PipelinePlan>)
+                       return pipeline_html(planned);
+                     else if constexpr (std::is_same_v<Planned, engine::GletPlan>)
+                       return glet_html(planned);
+                     else
+                       return cost_html(planned);
+                   },
+                   engine::read_plan(plan, "plan"));
+  } catch (const Error& e) {
     return h + QStringLiteral("<p>The plan's details cannot be shown: %1</p>").arg(esc(e.what()));
   }
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
+#include "engine/serving/stored_plan.h"
 #include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
@@ -165,14 +166,34 @@ TEST(PlanSummary, ReadsPlansAsStrictlyAsTheyAreLoaded) {
   EXPECT_EQ(kept.gpus, result.summary.gpus);
   EXPECT_EQ(kept.throughput_rps, result.summary.throughput_rps);
 
-  nlohmann::json cost = {{"schema_version", 1},
-                         {"kind", "cost-plan"},
-                         {"system", "harpagon"},
-                         {"feasible", true},
-                         {"total_cost", 3.5},
-                         {"machines", 4},
-                         {"modules", {{{"kind", "dnn"}, {"rate_rps", 2000}}, {{"kind", "cpu"}}}},
-                         {"verification", {{"slo_attainment", 0.995}}}};
+  // A cost plan as the writer makes it (engine/cost/cost_plan_json.h), with what a plan page shows.
+  nlohmann::json cost = {
+      {"schema_version", 1},
+      {"kind", "cost-plan"},
+      {"system", "harpagon"},
+      {"feasible", true},
+      {"slo_us", 200000},
+      {"total_cost", 3.5},
+      {"machines", 4},
+      {"e2e_wcl_us", 150000},
+      {"modules",
+       {{{"id", "detect"},
+         {"kind", "dnn"},
+         {"model", "resnet50"},
+         {"rate_rps", 2000},
+         {"budget_us", 120000},
+         {"wcl_us", 100000},
+         {"cost", 3.5},
+         {"tiers", {{{"gpu", "V100"}, {"batch", 8}, {"machines", 4}, {"rate_rps", 2000}, {"wcl_us", 100000}}}}},
+        {{"id", "crop"}, {"kind", "cpu"}, {"budget_us", 60000}, {"wcl_us", 50000}}}},
+      {"edges", nlohmann::json::array({nlohmann::json::array({"detect", "crop"})})},
+      {"verification", {{"slo_attainment", 0.995}}}};
+  const auto record = std::get<CostPlanRecord>(read_plan(cost, "p.json"));
+  EXPECT_EQ(record.modules.size(), 2u);
+  EXPECT_EQ(record.modules[0].tiers.at(0).gpu, "V100");
+  EXPECT_EQ(record.modules[0].wcl_at_rate, record.modules[0].wcl);  // older plans: no headroom
+  EXPECT_TRUE(record.modules[1].cpu);
+  EXPECT_EQ(record.edges.at(0), std::make_pair(std::string("detect"), std::string("crop")));
   const auto summary = summarize_plan(cost);
   EXPECT_EQ(summary.family, PlannerFamily::Cost);
   EXPECT_TRUE(summary.feasible);
@@ -214,6 +235,13 @@ TEST(PlanSummary, ReadsPlansAsStrictlyAsTheyAreLoaded) {
   damaged = cost;
   damaged["verification"]["slo_attainment"] = nullptr;
   expect_refused(damaged, "$.verification.slo_attainment");
+  // The details a plan page shows are read as strictly as the figures.
+  damaged = cost;
+  damaged["modules"][0]["tiers"][0]["batch"] = 0;
+  expect_refused(damaged, "$.modules[0].tiers[0].batch");
+  damaged = cost;
+  damaged["edges"][0] = nlohmann::json::array({"detect"});
+  expect_refused(damaged, "$.edges[0]");
 }
 
 }  // namespace

@@ -4,41 +4,29 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "engine/cost/cost_plan_record.h"
 #include "engine/cost/cost_planner.h"
 #include "engine/serving/plan_request.h"
-#include "model/io/json_cursor.h"
 
 namespace servescope::engine {
 namespace {
 
-// Cost plans have no reader of their own (nothing loads one back to run it), so the figures are
-// read here, each through the cursor.
-PlanSummary cost_summary(const JsonCursor& root) {
-  expect_document_header(root, "cost-plan");
+PlanSummary summary_of(const CostPlanRecord& plan) {
   PlanSummary s;
-  s.system = root.at("system").as_string();
+  s.system = plan.system;
   s.family = PlannerFamily::Cost;
-  s.feasible = root.at("feasible").as_bool();
+  s.feasible = plan.feasible;
   if (!s.feasible) {
-    s.note = root.string_or("reason", "");
+    s.note = plan.reason;
     return s;
   }
-  s.cost = root.at("total_cost").as_double(0, 1e300);
-  s.gpus = static_cast<int>(root.at("machines").as_int(0, INT32_MAX));
-  const auto modules = root.at("modules");
-  for (std::size_t m = 0; m < modules.size(); ++m) {
-    const auto module = modules[m];
-    const auto kind = module.at("kind");
-    const auto k = kind.as_string();
-    if (k == "dnn")
-      s.throughput_rps = std::max(s.throughput_rps, module.at("rate_rps").as_double(0, 1e12));
-    else if (k != "cpu")
-      kind.fail("expected dnn or cpu, got '" + k + "'");
-  }
-  if (const auto v = root.find("verification")) {
+  s.cost = plan.total_cost;
+  s.gpus = plan.machines;
+  for (const auto& m : plan.modules)
+    if (!m.cpu) s.throughput_rps = std::max(s.throughput_rps, m.rate_rps);
+  if (plan.verified_attainment) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "checked in the simulator: %.1f %% SLO attainment",
-                  100 * v->at("slo_attainment").as_double(0, 1));
+    std::snprintf(buf, sizeof buf, "checked in the simulator: %.1f %% SLO attainment", 100 * *plan.verified_attainment);
     s.note = buf;
   }
   return s;
@@ -70,7 +58,7 @@ class CostFamily final : public ServingFamily {
 
   std::string_view plan_kind() const override { return "cost-plan"; }
   PlanSummary summarize(const nlohmann::json& plan, const std::string& file) const override {
-    return cost_summary(JsonCursor(plan, file));
+    return summary_of(cost_plan_record_from_json(plan, file));
   }
 };
 
