@@ -9,7 +9,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "engine/analysis/run_headline.h"
 #include "engine/analysis/run_series.h"
+#include "engine/analysis/saved_artifacts.h"
 #include "model/core/error.h"
 #include "ui/project_document.h"
 #include "widgets/chart_facade.h"
@@ -20,7 +22,7 @@ namespace {
 enum Chart : std::size_t { Attainment, Goodput, Busy, Gpus, Batches, Latency, Sweeps, kCharts };
 
 bool is_run(const SavedArtifact& a) {
-  return a.body.value("kind", "") == "run-result";
+  return engine::artifact_kind(a) == engine::ArtifactKind::RunResult;
 }
 
 }  // namespace
@@ -119,12 +121,17 @@ bool ChartsView::show_run(const QString& name) {
                  {s.latency_cdf},
                  std::pair{0.0, 1.0},
                  true});
-  const auto summary = it->body.value("summary", nlohmann::json::object());
-  status_->setText(tr("%1: %2 % on time, goodput %3 req/s, p99 %4 ms")
-                       .arg(name)
-                       .arg(100 * summary.value("slo_attainment", 0.0), 0, 'f', 2)
-                       .arg(summary.value("goodput_rps", 0.0), 0, 'f', 1)
-                       .arg(summary.value("latency_ms", nlohmann::json::object()).value("p99", 0.0), 0, 'f', 2));
+  // The run was read in full when it joined the project; its headline reads the same way.
+  try {
+    const auto h = engine::run_headline(it->body, p->scenario.catalog(), it->name);
+    status_->setText(tr("%1: %2 % on time, goodput %3 req/s, p99 %4 ms")
+                         .arg(name)
+                         .arg(100 * h.slo_attainment, 0, 'f', 2)
+                         .arg(h.goodput_rps, 0, 'f', 1)
+                         .arg(h.p99_ms, 0, 'f', 2));
+  } catch (const Error& e) {
+    status_->setText(QString::fromStdString(e.what()));
+  }
   draw_sweeps();
   return true;
 }
@@ -133,7 +140,7 @@ void ChartsView::draw_sweeps() {
   std::vector<engine::Series> curves;
   if (const auto* p = doc_->project())
     for (const auto& a : p->runs)
-      if (a.body.value("kind", "") == "load-sweep") try {
+      if (engine::artifact_kind(a) == engine::ArtifactKind::LoadSweep) try {
           curves.push_back(engine::attainment_vs_load(a.body, a.name));
         } catch (const Error&) {
           // A sweep that does not read is left out; the Run tab reports such files when made.

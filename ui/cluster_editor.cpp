@@ -19,6 +19,7 @@
 #include <cmath>
 #include <map>
 
+#include "engine/analysis/saved_artifacts.h"
 #include "engine/planning/plan_placement.h"
 #include "model/core/error.h"
 #include "model/core/text.h"
@@ -321,8 +322,7 @@ void ClusterEditor::refresh_share_choices() {
   shares_->addItem(tr("Chips by GPU type"));
   if (p)
     for (const auto& plan : p->plans) {
-      const auto kind = plan.body.value("kind", "");
-      if (kind == "pipeline-plan" || kind == "glet-plan")
+      if (engine::runs_on_a_data_plane(engine::artifact_kind(plan)))
         shares_->addItem(tr("Shares of %1").arg(QString::fromStdString(plan.name)), QString::fromStdString(plan.name));
     }
   shares_->setCurrentIndex(std::max(0, shares_->findText(current)));

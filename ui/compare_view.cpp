@@ -8,6 +8,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "engine/analysis/saved_artifacts.h"
 #include "ui/project_document.h"
 #include "ui/run_comparison_model.h"
 #include "ui/run_view.h"
@@ -58,7 +59,7 @@ void CompareView::refresh() {
     runs_->clear();
     if (const auto* p = doc_->project())
       for (const auto& run : p->runs) {
-        if (run.body.value("kind", "") != "run-result") continue;
+        if (engine::artifact_kind(run) != engine::ArtifactKind::RunResult) continue;
         auto* item = new QListWidgetItem(QString::fromStdString(run.name), runs_);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(ticked.contains(item->text()) ? Qt::Checked : Qt::Unchecked);

@@ -180,9 +180,10 @@ QString MainWindow::import_run(const QString& path) {
   } catch (const Error& e) {
     return QString::fromUtf8(e.what());
   }
-  if (run.body["kind"] != "run-result") return tr("%1 is not a run file (its kind is not run-result)").arg(path);
+  if (engine::artifact_kind(run) != engine::ArtifactKind::RunResult)
+    return tr("%1 is not a run file (its kind is not run-result)").arg(path);
   run.name = unique_artifact_name(document_->project()->runs, QFileInfo(path).completeBaseName().toStdString());
-  run.system = run.body.value("system", "");
+  run.system = engine::run_system(run.body, path.toStdString());
   run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
   const auto name = QString::fromStdString(run.name);
   const auto why = document_->add_run(std::move(run));

@@ -129,7 +129,7 @@ void MainWindow::build_file_menu() {
     QStringList names;
     if (p)
       for (const auto& run : p->runs)
-        if (run.body.value("kind", "") == "run-result") names << QString::fromStdString(run.name);
+        if (engine::artifact_kind(run) == engine::ArtifactKind::RunResult) names << QString::fromStdString(run.name);
     if (names.isEmpty()) return;
     bool ok = false;
     const auto name = QInputDialog::getItem(this, tr("Export run metrics"), tr("Run:"), names, 0, false, &ok);

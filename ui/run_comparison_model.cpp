@@ -2,6 +2,7 @@
 
 #include <QRegularExpression>
 
+#include "engine/analysis/saved_artifacts.h"
 #include "model/core/error.h"
 
 namespace servescope::ui {
@@ -17,7 +18,7 @@ void RunComparisonModel::set_runs(const Project* project, const QStringList& run
     const auto catalog = project->scenario.catalog();
     for (const auto& name : runs) {
       const auto it = std::ranges::find(project->runs, name.toStdString(), &SavedArtifact::name);
-      if (it == project->runs.end() || it->body.value("kind", "") != "run-result") continue;
+      if (it == project->runs.end() || engine::artifact_kind(*it) != engine::ArtifactKind::RunResult) continue;
       engine::RunHeadline h;
       QString error;
       try {
@@ -30,8 +31,8 @@ void RunComparisonModel::set_runs(const Project* project, const QStringList& run
       base.remove(QRegularExpression(QStringLiteral(" #\\d+$")));
       const auto sweep = std::ranges::find(project->runs, QString(QStringLiteral("sweep ") + base).toStdString(),
                                            &SavedArtifact::name);
-      if (sweep != project->runs.end() && sweep->body.value("kind", "") == "load-sweep")
-        h.max_load_factor = sweep->body.value("max_load_factor", 0.0);
+      if (sweep != project->runs.end() && engine::artifact_kind(*sweep) == engine::ArtifactKind::LoadSweep)
+        h.max_load_factor = engine::sweep_max_load_factor(sweep->body, sweep->name);
       names_ << name;
       rows_.push_back(std::move(h));
       errors_.push_back(error);

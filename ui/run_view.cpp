@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "engine/analysis/load_sweep.h"
+#include "engine/analysis/saved_artifacts.h"
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/plan_to_run.h"
 #include "engine/systems/scenario_simulation.h"
@@ -174,8 +175,7 @@ void RunView::refresh() {
       source_->addItem(QString::fromStdString(system.name), QString::fromStdString(system.name));
   if (p)
     for (const auto& plan : p->plans) {
-      const auto kind = plan.body.value("kind", "");
-      if (kind == "pipeline-plan" || kind == "glet-plan")
+      if (engine::runs_on_a_data_plane(engine::artifact_kind(plan)))
         source_->addItem(tr("plan %1").arg(QString::fromStdString(plan.name)),
                          QString(QStringLiteral("plan:") + QString::fromStdString(plan.name)));
     }
@@ -184,7 +184,8 @@ void RunView::refresh() {
   runs_->clear();
   if (p)
     for (const auto& run : p->runs)
-      if (run.body.value("kind", "") == "run-result") runs_->addItem(QString::fromStdString(run.name));
+      if (engine::artifact_kind(run) == engine::ArtifactKind::RunResult)
+        runs_->addItem(QString::fromStdString(run.name));
   runs_->setCurrentIndex(std::max(0, runs_->findText(shown)));
   simulate_->setEnabled(p != nullptr && !worker_);
   sweep_->setEnabled(p != nullptr && !worker_);
@@ -336,9 +337,9 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   run.body = std::move(pending_body_);
   pending_body_ = nullptr;
-  run.system = run.body.value("system", "");
-  if (run.body.value("kind", "") == "load-sweep") {
-    const double best = run.body.value("max_load_factor", 0.0);
+  run.system = engine::run_system(run.body, run.name);
+  if (engine::artifact_kind(run) == engine::ArtifactKind::LoadSweep) {
+    const double best = engine::sweep_max_load_factor(run.body, run.name);
     const auto why = doc_->add_run(std::move(run));
     status_->setText(why.isEmpty()
                          ? tr("%1: %2 of capacity at 99 % SLO attainment (the Charts tab draws the curve)")
@@ -379,7 +380,7 @@ std::shared_ptr<const engine::TimelineData> RunView::timeline_for(const QString&
     if (why) *why = reason;
     return nullptr;
   };
-  if (!p || run == p->runs.end() || run->body.value("kind", "") != "run-result")
+  if (!p || run == p->runs.end() || engine::artifact_kind(*run) != engine::ArtifactKind::RunResult)
     return fail(tr("the project has no simulated run named %1").arg(name));
   if (!run->body.contains("timeline"))
     return fail(tr("%1 kept no timeline (runs over %2 batches or %3 requests keep theirs only in the session "
@@ -402,7 +403,7 @@ bool RunView::show_run(const QString& name) {
   const auto timeline = timeline_for(name, &why);
   if (!timeline) {
     if (doc_->project() && std::ranges::any_of(doc_->project()->runs, [&](const SavedArtifact& a) {
-          return a.name == name.toStdString() && a.body.value("kind", "") == "run-result";
+          return a.name == name.toStdString() && engine::artifact_kind(a) == engine::ArtifactKind::RunResult;
         }))
       view_->set_timeline(nullptr);
     status_->setText(why);

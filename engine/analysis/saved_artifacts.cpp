@@ -32,13 +32,33 @@ void check_saved_run(const nlohmann::json& body, const std::string& location) {
   if (kind == "run-result") {
     run_series(body, location);
     run_headline(body, GpuCatalog::builtin(), location);
-    root.string_or("system", "");
+    run_system(body, location);
   } else if (kind == "load-sweep") {
     attainment_vs_load(body, location);
-    root.double_or("max_load_factor", 0, 0, 1e6);
+    sweep_max_load_factor(body, location);
   } else {
     root.at("kind").fail("expected a run (\"run-result\") or a load sweep (\"load-sweep\"), got '" + kind + "'");
   }
+}
+
+ArtifactKind artifact_kind(const nlohmann::json& body) {
+  const auto kind = body.is_object() ? body.find("kind") : body.end();
+  if (!body.is_object() || kind == body.end() || !kind->is_string()) return ArtifactKind::Other;
+  const auto& k = kind->get_ref<const std::string&>();
+  if (k == "pipeline-plan") return ArtifactKind::PipelinePlan;
+  if (k == "glet-plan") return ArtifactKind::GletPlan;
+  if (k == "cost-plan") return ArtifactKind::CostPlan;
+  if (k == "run-result") return ArtifactKind::RunResult;
+  if (k == "load-sweep") return ArtifactKind::LoadSweep;
+  return ArtifactKind::Other;
+}
+
+std::string run_system(const nlohmann::json& body, const std::string& location) {
+  return JsonCursor(body, location).string_or("system", "");
+}
+
+double sweep_max_load_factor(const nlohmann::json& body, const std::string& location) {
+  return JsonCursor(body, location).double_or("max_load_factor", 0, 0, 1e6);
 }
 
 void check_saved_artifacts(const Project& project, const std::string& location) {

@@ -18,4 +18,21 @@ void check_saved_artifacts(const Project& project, const std::string& location);
 // One run or load sweep, as a run file on its own (`simulate -o`) or imported into a project.
 void check_saved_run(const nlohmann::json& body, const std::string& location);
 
+// What a kept plan or run is, from its body's "kind" (Other for none or an unknown one). The
+// bodies were read in full when the project was opened, so the views ask these instead of
+// reading the JSON themselves.
+enum class ArtifactKind { PipelinePlan, GletPlan, CostPlan, RunResult, LoadSweep, Other };
+ArtifactKind artifact_kind(const nlohmann::json& body);
+inline ArtifactKind artifact_kind(const SavedArtifact& artifact) {
+  return artifact_kind(artifact.body);
+}
+// Plans a data plane runs and a cluster can be drawn with: pooled-pipeline and gpu-let plans.
+inline bool runs_on_a_data_plane(ArtifactKind kind) {
+  return kind == ArtifactKind::PipelinePlan || kind == ArtifactKind::GletPlan;
+}
+// A run's serving system ("" when the run file names none); a load sweep's highest load factor
+// at 99 % SLO attainment (0: none met it). InputError naming `location` for a malformed body.
+std::string run_system(const nlohmann::json& body, const std::string& location);
+double sweep_max_load_factor(const nlohmann::json& body, const std::string& location);
+
 }  // namespace servescope::engine
