@@ -49,11 +49,8 @@ class CostFamily final : public ServingFamily {
     if (cost.scenario.workloads.empty()) cost.scenario.workloads = request.workloads;
     if (request.on_start) request.on_start(PlanningStart{PlannerFamily::Cost, 0, 0, {}});
     auto outcome = plan_cost_scenario(scenario, cost);
-    ScenarioPlanResult out;
-    out.plan = outcome.json;
-    out.summary = summarize(out.plan, "plan");
-    out.planned = std::move(outcome);
-    return out;
+    auto summary = summarize(outcome.json, "plan");
+    return ScenarioPlanResult{outcome.json, std::move(summary), std::move(outcome)};
   }
 
   std::string_view plan_kind() const override { return "cost-plan"; }

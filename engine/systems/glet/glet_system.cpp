@@ -198,11 +198,8 @@ class GletFamily final : public ServingFamily {
     if (request.on_start) request.on_start(PlanningStart{PlannerFamily::Glet, in.models.size(), limit, in.latency.gpu});
     auto plan =
         plan_glet_system(request.system, in.models, in.latency, request.glet, request.glet_previous_gpus, limit);
-    ScenarioPlanResult out;
-    out.plan = glet_plan_to_json(plan, scenario.name);
-    out.summary = summary_of(plan);
-    out.planned = std::move(plan);
-    return out;
+    // Braced members are initialised in order: the plan is summarised before it moves.
+    return ScenarioPlanResult{glet_plan_to_json(plan, scenario.name), summary_of(plan), std::move(plan)};
   }
 
   std::string_view plan_kind() const override { return "glet-plan"; }

@@ -90,11 +90,8 @@ class PpipeFamily final : public ServingFamily {
     if (request.on_start)
       request.on_start(PlanningStart{PlannerFamily::Pipeline, input.models.size(), scenario.cluster.total_gpus(), {}});
     auto plan = plan_pipelines(request.system, input, request.ppipe);
-    ScenarioPlanResult out;
-    out.plan = pipeline_plan_to_json(plan, scenario.name);
-    out.summary = summary_of(plan);
-    out.planned = std::move(plan);
-    return out;
+    // Braced members are initialised in order: the plan is summarised before it moves.
+    return ScenarioPlanResult{pipeline_plan_to_json(plan, scenario.name), summary_of(plan), std::move(plan)};
   }
 
   std::string_view plan_kind() const override { return "pipeline-plan"; }
