@@ -85,182 +85,221 @@ ArrivalProcess parse_arrival(const std::string& text, std::vector<Duration>& tra
   throw QueryError("--arrival must be poisson, gamma:SHAPE or trace:FILE (got '" + text + "')");
 }
 
-LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
-                    const std::function<void(const std::string&)>& log) {
-  if (!(options.rate_rps > 0)) throw QueryError("the rate must be positive");
-  auto say = [&](const std::string& line) {
-    if (log) log(line);
-  };
-  const auto where = options.host + ":" + std::to_string(options.port);
-  auto connect = [&]() {
-    auto stream = TcpStream::connect(options.host, options.port, std::chrono::milliseconds(2000));
+namespace {
+
+// One run of the load generator against a scheduler: the connection (and its replacements), every
+// request sent and its outcome, and the report they add up to.
+class LoadSession {
+ public:
+  LoadSession(const LoadOptions& options, const std::atomic<bool>& stop,
+              const std::function<void(const std::string&)>& log)
+      : options_(options), stop_(stop), log_(log), where_(options.host + ":" + std::to_string(options.port)) {}
+
+  LoadReport run() {
+    if (!(options_.rate_rps > 0)) throw QueryError("the rate must be positive");
+    auto [stream, joined] = first_connection();
+    const auto welcome = parse_payload_or_nothing(joined.welcome).value_or(nlohmann::json());
+    if (!welcome.is_object() || !welcome.contains("run"))
+      throw LiveError("the server at " + where_ + " is not a ServeScope scheduler (its welcome has no run)");
+    auto streams = streams_of(welcome);
+    Duration largest_slo;
+    for (const auto& st : streams)
+      largest_slo = std::max(largest_slo, st.slo);
+    WorkloadArrivals arrivals(std::move(streams), options_.duration, options_.seed);
+    conn_ = std::make_unique<Connection>(std::move(stream), std::move(joined.decoder), std::move(joined.encoder));
+    frames_ = std::move(joined.pending);
+    ready_ = welcome.value("missing_servers", nlohmann::json::array()).empty();
+    wait_until_ready();
+    send(arrivals);
+    drain(largest_slo);
+    report_.no_outcome = outstanding_;
+    for (std::uint64_t id = 0; id < sent_.size(); ++id)
+      if (!sent_[id].answered) write_row(id, "no_outcome", "", std::nullopt);
+    return std::move(report_);
+  }
+
+ private:
+  void say(const std::string& line) const {
+    if (log_) log_(line);
+  }
+
+  std::pair<TcpStream, Joined> connect() const {
+    auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(2000));
     auto joined =
-        join(stream, Hello{options.token, PeerRole::LoadGenerator, options.name}, std::chrono::milliseconds(2000));
-    return std::make_pair(std::move(stream), std::move(joined));
-  };
+        join(stream, Hello{options_.token, PeerRole::LoadGenerator, options_.name}, std::chrono::milliseconds(2000));
+    return {std::move(stream), std::move(joined)};
+  }
+
   // The scheduler may still be starting, or strangers crowding it may have closed this connection
   // before its hello was read: try again until the ready timeout, unless it refused us.
-  const auto give_up = Clock::now() + options.ready_timeout;
-  auto first = [&] {
+  std::pair<TcpStream, Joined> first_connection() const {
+    const auto give_up = Clock::now() + options_.ready_timeout;
     for (;;) {
       try {
         return connect();
       } catch (const RefusedError&) {
         throw;
       } catch (const LiveError&) {
-        if (stop.load() || Clock::now() > give_up) throw;
+        if (stop_.load() || Clock::now() > give_up) throw;
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
     }
-  }();
-  auto& [first_stream, first_join] = first;
-  const auto welcome = parse_payload_or_nothing(first_join.welcome).value_or(nlohmann::json());
-  if (!welcome.is_object() || !welcome.contains("run"))
-    throw LiveError("the server at " + where + " is not a ServeScope scheduler (its welcome has no run)");
-  LoadReport report;
-  std::vector<Duration> slo;
-  std::vector<double> shares;
-  // The welcome is read like any other text from elsewhere: a scheduler that sends something
-  // else is named, never trusted with an index.
-  const std::string welcome_name = "the welcome from " + where;
-  try {
-    const JsonCursor root(welcome, welcome_name);
-    const auto models = root.at("run").at("models");
-    for (std::size_t i = 0; i < models.size(); ++i) {
-      const auto m = models[i];
-      report.models.push_back(m.string_or("name", ""));
-      const auto slo_us = m.find("slo_us");
-      slo.push_back(slo_us ? slo_us->as_duration_us() : Duration());
-    }
-    shares.assign(report.models.size(), 0.0);
-    if (const auto given = root.find("rate_shares")) {
-      if (given->size() != shares.size())
-        given->fail("holds " + std::to_string(given->size()) + " shares for " + std::to_string(shares.size()) +
-                    " models");
-      for (std::size_t i = 0; i < shares.size(); ++i)
-        shares[i] = (*given)[i].as_double(0, 1);
-    }
-  } catch (const InputError& e) {
-    throw LiveError(std::string("the server at ") + where +
-                    " sent a welcome this load generator cannot use: " + e.what());
   }
-  report.sent_by_model.assign(report.models.size(), 0);
-  report.on_time_by_model.assign(report.models.size(), 0);
-  // Which models, at what shares.
-  if (!options.models.empty()) {
-    std::ranges::fill(shares, 0.0);
-    for (const auto& name : options.models) {
-      const auto it = std::ranges::find(report.models, name);
-      if (it == report.models.end()) throw QueryError("the scheduler does not serve a model named '" + name + "'");
-      shares[static_cast<std::size_t>(it - report.models.begin())] = 1.0 / static_cast<double>(options.models.size());
-    }
-  }
-  std::vector<ArrivalStream> streams;
-  Duration largest_slo;
-  for (std::uint32_t m = 0; m < shares.size(); ++m)
-    if (shares[m] > 0) {
-      streams.push_back(ArrivalStream{m, 0, slo[m], options.rate_rps * shares[m], options.arrival, options.trace});
-      largest_slo = std::max(largest_slo, slo[m]);
-    }
-  if (streams.empty()) throw LiveError("the scheduler's workload sends no model requests");
-  WorkloadArrivals arrivals(std::move(streams), options.duration, options.seed);
 
-  auto conn = std::make_unique<Connection>(std::move(first_stream), std::move(first_join.decoder),
-                                           std::move(first_join.encoder));
-  std::vector<Frame> frames = std::move(first_join.pending);
-  std::vector<Sent> sent;
-  std::size_t outstanding = 0;
+  // The models the welcome names, their SLOs and rate shares (or the options' models, evenly),
+  // as arrival streams at the options' rate. The welcome is read like any other text from
+  // elsewhere: a scheduler that sends something else is named, never trusted with an index.
+  std::vector<ArrivalStream> streams_of(const nlohmann::json& welcome) {
+    std::vector<Duration> slo;
+    std::vector<double> shares;
+    const std::string welcome_name = "the welcome from " + where_;
+    try {
+      const JsonCursor root(welcome, welcome_name);
+      const auto models = root.at("run").at("models");
+      for (std::size_t i = 0; i < models.size(); ++i) {
+        const auto m = models[i];
+        report_.models.push_back(m.string_or("name", ""));
+        const auto slo_us = m.find("slo_us");
+        slo.push_back(slo_us ? slo_us->as_duration_us() : Duration());
+      }
+      shares.assign(report_.models.size(), 0.0);
+      if (const auto given = root.find("rate_shares")) {
+        if (given->size() != shares.size())
+          given->fail("holds " + std::to_string(given->size()) + " shares for " + std::to_string(shares.size()) +
+                      " models");
+        for (std::size_t i = 0; i < shares.size(); ++i)
+          shares[i] = (*given)[i].as_double(0, 1);
+      }
+    } catch (const InputError& e) {
+      throw LiveError(std::string("the server at ") + where_ +
+                      " sent a welcome this load generator cannot use: " + e.what());
+    }
+    report_.sent_by_model.assign(report_.models.size(), 0);
+    report_.on_time_by_model.assign(report_.models.size(), 0);
+    if (!options_.models.empty()) {
+      std::ranges::fill(shares, 0.0);
+      for (const auto& name : options_.models) {
+        const auto it = std::ranges::find(report_.models, name);
+        if (it == report_.models.end()) throw QueryError("the scheduler does not serve a model named '" + name + "'");
+        shares[static_cast<std::size_t>(it - report_.models.begin())] =
+            1.0 / static_cast<double>(options_.models.size());
+      }
+    }
+    std::vector<ArrivalStream> streams;
+    for (std::uint32_t m = 0; m < shares.size(); ++m)
+      if (shares[m] > 0)
+        streams.push_back(ArrivalStream{m, 0, slo[m], options_.rate_rps * shares[m], options_.arrival, options_.trace});
+    if (streams.empty()) throw LiveError("the scheduler's workload sends no model requests");
+    return streams;
+  }
+
   // One row per request sent, however it ended: the CSV reconciles with the report.
-  auto write_row = [&](std::uint64_t id, std::string_view outcome, std::string_view reason,
-                       std::optional<std::int64_t> latency_ns) {
-    if (!options.per_request) return;
-    const auto& s = sent[id];
-    auto& out = *options.per_request;
-    out << id << ',' << report.models[s.model] << ',' << static_cast<double>(ns_between(sent.front().at, s.at)) / 1e3
+  void write_row(std::uint64_t id, std::string_view outcome, std::string_view reason,
+                 std::optional<std::int64_t> latency_ns) {
+    if (!options_.per_request) return;
+    const auto& s = sent_[id];
+    auto& out = *options_.per_request;
+    out << id << ',' << report_.models[s.model] << ',' << static_cast<double>(ns_between(sent_.front().at, s.at)) / 1e3
         << ',' << outcome << ',' << reason << ',';
     if (latency_ns) out << static_cast<double>(*latency_ns) / 1e3;
     out << '\n';
-  };
-  auto take_outcomes = [&](const Frame& f) {
+  }
+
+  void take_outcomes(const Frame& f) {
     const auto now = Clock::now();
     for (const auto& o : decode_outcomes(f.payload)) {
-      if (o.client_id >= sent.size() || sent[o.client_id].answered)
+      if (o.client_id >= sent_.size() || sent_[o.client_id].answered)
         throw ProtocolError("an outcome for request " + std::to_string(o.client_id) + ", which is not awaited");
-      auto& s = sent[o.client_id];
+      auto& s = sent_[o.client_id];
       s.answered = true;
-      --outstanding;
+      --outstanding_;
       switch (o.status) {
         case OutcomeStatus::OnTime:
-          ++report.on_time;
-          ++report.on_time_by_model[s.model];
+          ++report_.on_time;
+          ++report_.on_time_by_model[s.model];
           break;
         case OutcomeStatus::Late:
-          ++report.late;
+          ++report_.late;
           break;
         case OutcomeStatus::Dropped:
-          ++report.dropped;
-          ++report.dropped_by_reason[static_cast<std::size_t>(o.reason)];
+          ++report_.dropped;
+          ++report_.dropped_by_reason[static_cast<std::size_t>(o.reason)];
           break;
       }
-      if (o.status != OutcomeStatus::Dropped) report.latency.add(Duration::nanoseconds(o.latency_ns));
-      report.round_trip.add(Duration::nanoseconds(ns_between(s.at, now)));
+      if (o.status != OutcomeStatus::Dropped) report_.latency.add(Duration::nanoseconds(o.latency_ns));
+      report_.round_trip.add(Duration::nanoseconds(ns_between(s.at, now)));
       write_row(o.client_id,
                 o.status == OutcomeStatus::OnTime ? "on_time"
                 : o.status == OutcomeStatus::Late ? "late"
                                                   : "dropped",
                 o.status == OutcomeStatus::Dropped ? to_string(o.reason) : "", o.latency_ns);
     }
-  };
-  bool ready = welcome.value("missing_servers", nlohmann::json::array()).empty();
-  auto handle = [&](std::vector<Frame>& fs) {
+  }
+
+  void handle(std::vector<Frame>& fs) {
     for (const auto& f : fs) {
       if (f.type == FrameType::Outcome) {
         take_outcomes(f);
       } else if (f.type == FrameType::Control) {
         const auto j = parse_payload_or_nothing(f.payload).value_or(nlohmann::json());
         if (j.is_object() && j.value("type", "") == "status")
-          ready = j.value("missing_servers", nlohmann::json::array()).empty();
+          ready_ = j.value("missing_servers", nlohmann::json::array()).empty();
       } else if (f.type == FrameType::Refused) {
         throw LiveError("the scheduler said: " + std::string(f.payload.begin(), f.payload.end()));
       }
     }
     fs.clear();
-  };
+  }
+
   // One poll of the connection for `wait`; false when it broke.
-  auto pump = [&](std::chrono::nanoseconds wait) {
-    pollfd p{conn->native_handle(), static_cast<short>(POLLIN | (conn->wants_write() ? POLLOUT : 0)), 0};
+  bool pump(std::chrono::nanoseconds wait) {
+    pollfd p{conn_->native_handle(), static_cast<short>(POLLIN | (conn_->wants_write() ? POLLOUT : 0)), 0};
     const timespec timeout{static_cast<time_t>(wait.count() / 1'000'000'000),
                            static_cast<long>(wait.count() % 1'000'000'000)};
     ::ppoll(&p, 1, &timeout, nullptr);
-    const bool open = conn->receive(frames);
-    handle(frames);
+    const bool open = conn_->receive(frames_);
+    handle(frames_);
     if (!open) return false;
-    if (Clock::now() - conn->last_sent() > std::chrono::milliseconds(250))
-      conn->send(FrameType::Heartbeat, std::string_view{});
-    conn->flush();
+    if (Clock::now() - conn_->last_sent() > std::chrono::milliseconds(250))
+      conn_->send(FrameType::Heartbeat, std::string_view{});
+    conn_->flush();
     return true;
-  };
+  }
+
+  // pump(), with a broken connection as false; a peer that breaks the protocol still throws.
+  bool pump_or_lost(std::chrono::nanoseconds wait) {
+    try {
+      return pump(wait);
+    } catch (const LiveError& e) {
+      if (dynamic_cast<const ProtocolError*>(&e)) throw;
+      return false;
+    }
+  }
+
+  std::string why_closed() const { return conn_->error().empty() ? "closed" : conn_->error(); }
+
   // A broken connection ends the outstanding requests as lost with the scheduler.
-  auto lose_outstanding = [&](const std::string& why) {
-    say("scheduler connection lost (" + why + "); " + std::to_string(outstanding) + " requests lost with it");
-    for (std::uint64_t id = 0; id < sent.size(); ++id)
-      if (!sent[id].answered) {
-        sent[id].answered = true;
-        ++report.scheduler_lost;
+  void lose_outstanding(const std::string& why) {
+    say("scheduler connection lost (" + why + "); " + std::to_string(outstanding_) + " requests lost with it");
+    for (std::uint64_t id = 0; id < sent_.size(); ++id)
+      if (!sent_[id].answered) {
+        sent_[id].answered = true;
+        ++report_.scheduler_lost;
         write_row(id, "scheduler_lost", "", std::nullopt);
       }
-    outstanding = 0;
-  };
+    outstanding_ = 0;
+  }
+
   // Then, while there is sending left to do, a new connection.
-  auto reconnect = [&](const std::string& why) {
+  bool reconnect(const std::string& why) {
     lose_outstanding(why);
     for (;;) {
-      if (stop.load()) return false;
+      if (stop_.load()) return false;
       try {
         auto [stream, joined] = connect();
-        conn = std::make_unique<Connection>(std::move(stream), std::move(joined.decoder), std::move(joined.encoder));
-        frames = std::move(joined.pending);
-        ++report.reconnects;
+        conn_ = std::make_unique<Connection>(std::move(stream), std::move(joined.decoder), std::move(joined.encoder));
+        frames_ = std::move(joined.pending);
+        ++report_.reconnects;
         say("reconnected to the scheduler");
         return true;
       } catch (const RefusedError&) {
@@ -269,74 +308,82 @@ LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
     }
-  };
+  }
 
-  const auto ready_until = Clock::now() + options.ready_timeout;
-  handle(frames);
-  while (!ready) {
-    if (stop.load()) throw LiveError("stopped while waiting for the deployment to become ready");
-    if (Clock::now() > ready_until)
-      throw LiveError("the deployment did not become ready within " + std::to_string(options.ready_timeout.count()) +
-                      " ms: workers missing (start `servescope-cli live worker` for each server of the plan)");
-    if (!pump(std::chrono::milliseconds(50))) throw LiveError("the scheduler closed the connection while waiting");
+  void wait_until_ready() {
+    const auto ready_until = Clock::now() + options_.ready_timeout;
+    handle(frames_);
+    while (!ready_) {
+      if (stop_.load()) throw LiveError("stopped while waiting for the deployment to become ready");
+      if (Clock::now() > ready_until)
+        throw LiveError("the deployment did not become ready within " + std::to_string(options_.ready_timeout.count()) +
+                        " ms: workers missing (start `servescope-cli live worker` for each server of the plan)");
+      if (!pump(std::chrono::milliseconds(50))) throw LiveError("the scheduler closed the connection while waiting");
+    }
   }
-  {
+
+  // Requests go out when due; ones due within the coalescing window go in the same frame.
+  void send(WorkloadArrivals& arrivals) {
     std::ostringstream line;
-    line << "sending " << options.rate_rps << " requests/s for " << options.duration.to_s() << " s ("
-         << describe(options.arrival) << ")";
+    line << "sending " << options_.rate_rps << " requests/s for " << options_.duration.to_s() << " s ("
+         << describe(options_.arrival) << ")";
     say(line.str());
+    const auto start = Clock::now();
+    std::vector<ClientRequest> batch;
+    auto next = arrivals.next();
+    while (next && !stop_.load(std::memory_order_relaxed)) {
+      const auto now = Clock::now();
+      const Duration elapsed = Duration::nanoseconds(ns_between(start, now));
+      batch.clear();
+      while (next && next->at <= elapsed + options_.coalesce) {
+        if (next->at > elapsed && !batch.empty()) break;
+        if (next->at > elapsed) break;
+        batch.push_back(ClientRequest{sent_.size(), next->model, next->target});
+        sent_.push_back(Sent{next->model, false, now});
+        ++report_.sent_by_model[next->model];
+        ++outstanding_;
+        next = arrivals.next();
+      }
+      if (!batch.empty()) conn_->send(FrameType::Request, encode_requests(batch));
+      const auto wait = next ? std::max(next->at - elapsed, options_.coalesce) : Duration();
+      const bool open = pump_or_lost(std::chrono::nanoseconds(batch.empty() ? wait.count_ns() : 0));
+      if (!open && !reconnect(why_closed())) break;
+    }
+    report_.sent = sent_.size();
+    report_.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
   }
-  const auto start = Clock::now();
-  std::vector<ClientRequest> batch;
-  auto next = arrivals.next();
-  while (next && !stop.load(std::memory_order_relaxed)) {
-    const auto now = Clock::now();
-    const Duration elapsed = Duration::nanoseconds(ns_between(start, now));
-    batch.clear();
-    while (next && next->at <= elapsed + options.coalesce) {
-      // A request goes out once it is due; ones due within the coalescing window go with it.
-      if (next->at > elapsed && !batch.empty()) break;
-      if (next->at > elapsed) break;
-      batch.push_back(ClientRequest{sent.size(), next->model, next->target});
-      sent.push_back(Sent{next->model, false, now});
-      ++report.sent_by_model[next->model];
-      ++outstanding;
-      next = arrivals.next();
-    }
-    if (!batch.empty()) conn->send(FrameType::Request, encode_requests(batch));
-    const auto wait = next ? std::max(next->at - elapsed, options.coalesce) : Duration();
-    bool open = true;
-    try {
-      open = pump(std::chrono::nanoseconds(batch.empty() ? wait.count_ns() : 0));
-    } catch (const LiveError& e) {
-      if (dynamic_cast<const ProtocolError*>(&e)) throw;
-      open = false;
-    }
-    if (!open && !reconnect(conn->error().empty() ? "closed" : conn->error())) break;
-  }
-  report.sent = sent.size();
-  report.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
-  const auto drain = options.drain_timeout.count() > 0
-                         ? std::chrono::nanoseconds(options.drain_timeout)
-                         : std::chrono::nanoseconds(largest_slo.count_ns() * 4) + std::chrono::seconds(2);
-  const auto drain_until = Clock::now() + drain;
-  while (outstanding > 0 && Clock::now() < drain_until && !stop.load()) {
-    bool open = true;
-    try {
-      open = pump(std::chrono::milliseconds(20));
-    } catch (const LiveError& e) {
-      if (dynamic_cast<const ProtocolError*>(&e)) throw;
-      open = false;
-    }
-    if (!open) {
-      lose_outstanding(conn->error().empty() ? "closed" : conn->error());  // nothing left to send
-      break;
+
+  // Waits for the outstanding outcomes: the drain timeout, or four times the largest SLO and 2 s.
+  void drain(Duration largest_slo) {
+    const auto drain = options_.drain_timeout.count() > 0
+                           ? std::chrono::nanoseconds(options_.drain_timeout)
+                           : std::chrono::nanoseconds(largest_slo.count_ns() * 4) + std::chrono::seconds(2);
+    const auto drain_until = Clock::now() + drain;
+    while (outstanding_ > 0 && Clock::now() < drain_until && !stop_.load()) {
+      if (!pump_or_lost(std::chrono::milliseconds(20))) {
+        lose_outstanding(why_closed());  // nothing left to send
+        break;
+      }
     }
   }
-  report.no_outcome = outstanding;
-  for (std::uint64_t id = 0; id < sent.size(); ++id)
-    if (!sent[id].answered) write_row(id, "no_outcome", "", std::nullopt);
-  return report;
+
+  const LoadOptions& options_;
+  const std::atomic<bool>& stop_;
+  const std::function<void(const std::string&)>& log_;
+  const std::string where_;
+  LoadReport report_;
+  std::unique_ptr<Connection> conn_;
+  std::vector<Frame> frames_;
+  std::vector<Sent> sent_;
+  std::size_t outstanding_ = 0;
+  bool ready_ = false;
+};
+
+}  // namespace
+
+LoadReport run_load(const LoadOptions& options, const std::atomic<bool>& stop,
+                    const std::function<void(const std::string&)>& log) {
+  return LoadSession(options, stop, log).run();
 }
 
 }  // namespace servescope::engine::live
