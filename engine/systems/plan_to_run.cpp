@@ -1,6 +1,7 @@
 #include "engine/systems/plan_to_run.h"
 
 #include <memory>
+#include <vector>
 
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
@@ -22,13 +23,18 @@ void use_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::strin
     spec.glet_plan = std::make_shared<const GletPlan>(glet_plan_from_json(plan, source));
   else
     spec.pipeline_plan = std::make_shared<const PipelinePlan>(pipeline_plan_from_json(plan, source));
-  std::string planes;
+  // The registry's first data plane for this kind runs it unless the caller names another.
+  std::vector<std::string> planes;
   for (const auto& t : data_planes())
-    if (t.runs == runs) planes += (planes.empty() ? "" : " or ") + t.name;
-  spec.system = system.value_or(planes.substr(0, planes.find(' ')));
-  if (data_plane_traits(spec.system).runs != runs)
-    throw QueryError("a " + (kind.empty() ? std::string("pipeline-plan") : kind) + " runs on the " + planes +
+    if (t.runs == runs) planes.push_back(t.name);
+  spec.system = system.value_or(planes.front());
+  if (data_plane_traits(spec.system).runs != runs) {
+    std::string listed;
+    for (const auto& name : planes)
+      listed += (listed.empty() ? "" : " or ") + name;
+    throw QueryError("a " + (kind.empty() ? std::string("pipeline-plan") : kind) + " runs on the " + listed +
                      " data plane, not " + spec.system);
+  }
 }
 
 }  // namespace servescope::engine
