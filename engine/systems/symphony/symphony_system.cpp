@@ -13,6 +13,22 @@
 namespace servescope::engine {
 namespace {
 
+// Symphony's Algorithm 1 and the baselines that are its policies changed (Symphony digest §3):
+// when a batch runs, how it is cut, which model goes first. Listed in the order of --help.
+struct DeferredVariant {
+  const char* name;
+  ExecRule exec;
+  BatchRule batch;  // unless the spec overrides it
+  ModelPick pick;
+};
+constexpr DeferredVariant kDeferredVariants[] = {
+    {"symphony", ExecRule::Deferred, BatchRule::WindowDrop, ModelPick::EarliestLatest},
+    {"eager", ExecRule::Eager, BatchRule::Greedy, ModelPick::OldestRequest},
+    {"timeout", ExecRule::Timeout, BatchRule::Greedy, ModelPick::OldestRequest},
+    {"latest", ExecRule::Latest, BatchRule::Greedy, ModelPick::EarliestLatest},
+    {"clockwork", ExecRule::Eager, BatchRule::Greedy, ModelPick::EarliestLatest},
+};
+
 std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, const SimulationSetup& setup,
                                                   const SimulationSpec& spec) {
   DeferredOptions o = spec.deferred;
@@ -29,33 +45,18 @@ std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, con
       rates[s.model] += s.rate_rps;
     return std::make_unique<NexusScheduler>(setup.models, setup.gpus, rates, spec.nexus);
   }
-  if (system == "symphony") {
-    o.exec_rule = ExecRule::Deferred;
-    o.batch_rule = spec.batch_rule.value_or(BatchRule::WindowDrop);
-    o.model_pick = ModelPick::EarliestLatest;
-  } else if (system == "eager") {
-    o.exec_rule = ExecRule::Eager;
-    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
-    o.model_pick = ModelPick::OldestRequest;
-  } else if (system == "clockwork") {
-    o.exec_rule = ExecRule::Eager;
-    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
-    o.model_pick = ModelPick::EarliestLatest;
-  } else if (system == "latest") {
-    o.exec_rule = ExecRule::Latest;
-    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
-    o.model_pick = ModelPick::EarliestLatest;
-  } else if (system == "timeout") {
-    o.exec_rule = ExecRule::Timeout;
-    o.batch_rule = spec.batch_rule.value_or(BatchRule::Greedy);
-    o.model_pick = ModelPick::OldestRequest;
+  const auto variant = std::ranges::find_if(kDeferredVariants, [&](const auto& v) { return system == v.name; });
+  if (variant == std::end(kDeferredVariants))
+    throw QueryError("no data plane named '" + system + "' among Symphony's and its baselines'");
+  o.exec_rule = variant->exec;
+  o.batch_rule = spec.batch_rule.value_or(variant->batch);
+  o.model_pick = variant->pick;
+  if (o.exec_rule == ExecRule::Timeout) {
     Duration tightest = Duration::max();
     for (const auto& m : setup.models)
       tightest = std::min(tightest, m.slo);
     o.timeout = Duration::nanoseconds(
         static_cast<std::int64_t>(static_cast<double>(tightest.count_ns()) * spec.timeout_fraction_of_slo));
-  } else {
-    throw QueryError("no data plane named '" + system + "' among Symphony's and its baselines'");
   }
   return std::make_unique<DeferredScheduler>(setup.models, setup.gpus, o);
 }
@@ -147,13 +148,17 @@ class SymphonyFamily final : public ServingFamily {
  public:
   std::vector<DataPlaneTraits> data_planes() const override {
     std::vector<DataPlaneTraits> out;
-    for (const char* name : {"symphony", "eager", "timeout", "latest", "clockwork", "shepherd", "nexus"}) {
+    const auto add = [&](const char* name, const char* not_live = "") {
       DataPlaneTraits t;
       t.name = name;
       t.splits_subclusters = true;
+      t.not_live = not_live;
       out.push_back(std::move(t));
-    }
-    out[5].not_live = "shepherd preempts running batches, which live workers cannot do yet";
+    };
+    for (const auto& v : kDeferredVariants)
+      add(v.name);
+    add("shepherd", "shepherd preempts running batches, which live workers cannot do yet");
+    add("nexus");
     return out;
   }
 
