@@ -1,0 +1,172 @@
+// servescope-cli end to end, pooled pipelines: plan writes a pipeline plan (PPipe, NP) that simulate and
+// sweep run, estimate writes block profiles (and the committed estimated zoo is what it writes), and the
+// built-in PPipe demo pipelines P4s into V100s.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_test_support.h"
+#include "tests/support/pipeline_fixture.h"
+#include "tests/support/test_support.h"
+
+using servescope::test::cli;
+using servescope::test::TempDir;
+
+TEST(Cli, PlanWritesAPipelinePlanThatReadsBack) {
+  TempDir dir;
+  const auto scenario = dir.write("pipeline.json", servescope::test::kPipelineScenarioJson);
+  const auto out = (dir.path() / "plan.json").string();
+  const auto r =
+      cli({"plan", "-s", scenario, "-w", "seg-poisson", "--system", "ppipe", "--partitions", "2", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ppipe: "), std::string::npos) << r.out;
+  const auto plan = nlohmann::json::parse(servescope::test::read_file(out));
+  EXPECT_EQ(plan["kind"], "pipeline-plan");
+  EXPECT_EQ(plan["system"], "ppipe");
+  ASSERT_EQ(plan["models"].size(), 1u);
+  EXPECT_GT(plan["models"][0]["throughput_rps"].get<double>(), 0);
+  // The whole model misses the planning SLO on a P4, so a P4 only ever runs part of it.
+  bool p4_used = false;
+  for (const auto& p : plan["pipelines"])
+    for (const auto& d : p["partitions"])
+      if (d["gpu"] == "P4") {
+        p4_used = true;
+        EXPECT_GT(p["partitions"].size(), 1u) << p.dump();
+      }
+  EXPECT_TRUE(p4_used) << plan.dump(1);
+
+  // NP cannot use the P4s at all; the plan says so and still serves from the V100s.
+  const auto np = cli({"--json", "plan", "-s", scenario, "-w", "seg-poisson", "--system", "np"});
+  ASSERT_EQ(np.status, 0) << np.err;
+  const auto np_plan = nlohmann::json::parse(np.out);
+  EXPECT_LT(np_plan["models"][0]["throughput_rps"].get<double>(), plan["models"][0]["throughput_rps"].get<double>());
+
+  const auto bad = cli({"plan", "-s", scenario, "--system", "clockwork"});  // a data plane, not a planner
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("clockwork"), std::string::npos) << bad.err;
+  // A cost planner needs an application to plan, and says so.
+  const auto no_app = cli({"plan", "-s", scenario, "--system", "clipper"});
+  EXPECT_EQ(no_app.status, 2);
+  EXPECT_NE(no_app.err.find("no workload targets an application"), std::string::npos) << no_app.err;
+}
+
+TEST(Cli, SimulateAndSweepRunAPipelinePlan) {
+  TempDir dir;
+  const auto scenario = dir.write("pipeline.json", servescope::test::kPipelineScenarioJson);
+  const auto plan = (dir.path() / "plan.json").string();
+  ASSERT_EQ(cli({"plan", "-s", scenario, "-w", "seg-poisson", "-o", plan}).status, 0);
+
+  const auto run_file = (dir.path() / "run.json").string();
+  const auto sim = cli({"simulate", "-s", scenario, "-w", "seg-poisson", "--plan", plan, "--load-factor", "0.5", "-d",
+                        "5", "--warmup", "1", "--out", run_file});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const auto run = nlohmann::json::parse(servescope::test::read_file(run_file));
+  EXPECT_EQ(run["system"], "reservation");  // the default data plane for a plan
+  EXPECT_EQ(run["pipeline"]["plan_system"], "ppipe");
+  EXPECT_GT(run["pipeline"]["dispatches"].get<int>(), 0);
+  EXPECT_GT(run["gpus"]["busy_by_type"]["P4"].get<double>(), 0.0);
+  EXPECT_GE(run["summary"]["slo_attainment"].get<double>(), 0.99);
+
+  const auto sweep_file = (dir.path() / "sweep.json").string();
+  const auto sweep = cli({"sweep", "-s", scenario, "-w", "seg-poisson", "--plan", plan, "--system", "reactive", "-d",
+                          "5", "--from", "0.4", "--to", "0.6", "--step", "0.1", "-o", sweep_file});
+  ASSERT_EQ(sweep.status, 0) << sweep.err;
+  EXPECT_NE(sweep.out.find("max load factor 0.60"), std::string::npos) << sweep.out;
+  const auto s = nlohmann::json::parse(servescope::test::read_file(sweep_file));
+  EXPECT_EQ(s["kind"], "load-sweep");
+  EXPECT_EQ(s["points"].size(), 3u);
+  EXPECT_DOUBLE_EQ(s["max_load_factor"].get<double>(), 0.6);
+
+  // A Symphony-family system cannot run a plan, and a pipeline data plane needs one.
+  const auto wrong = cli({"simulate", "-s", scenario, "-w", "seg-poisson", "--plan", plan, "--system", "symphony"});
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.err.find("--plan"), std::string::npos) << wrong.err;
+  const auto missing = cli({"simulate", "-s", scenario, "-w", "seg-poisson", "--system", "reservation"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("servescope-cli plan"), std::string::npos) << missing.err;
+}
+
+TEST(Cli, EstimateWritesBlockProfilesAndNamesWhatIsWrong) {
+  const auto list = cli({"estimate", "--list"});
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("fcn_resnet50"), std::string::npos) << list.out;
+  const auto json_list = cli({"--json", "estimate", "--list"});
+  ASSERT_EQ(json_list.status, 0) << json_list.err;
+  EXPECT_EQ(nlohmann::json::parse(json_list.out)[0]["id"], "resnet50");
+
+  TempDir dir;
+  const auto out = (dir.path() / "estimated.json").string();
+  const auto r = cli({"estimate", "--arch", "resnet50,mobilenet_v2", "--gpus", "V100,P4", "--blocks", "8", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote " + out), std::string::npos) << r.out;
+  EXPECT_EQ(cli({"validate", out}).status, 0);
+  const auto set = nlohmann::json::parse(servescope::test::read_file(out));
+  ASSERT_EQ(set["models"].size(), 2u);
+  EXPECT_EQ(set["models"][0]["blocks"], 8);
+  EXPECT_EQ(set["models"][0]["boundary_bytes"].size(), 7u);
+  EXPECT_EQ(set["models"][0]["tables"].size(), 5u);  // V100 at 1, 1/2, 1/3, 1/4; P4 whole
+
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {{"estimate", "--arch", "alexnet", "--gpus", "V100"},
+       "unknown architecture 'alexnet' (known: resnet50, resnet101, vgg16, mobilenet_v2, fcn_resnet50"},
+      {{"estimate", "--arch", "vgg16", "--gpus", "V100,K80"}, "unknown GPU type 'K80' (known: P4, T4, L4, V100"},
+      {{"estimate", "--arch", "vgg16", "--gpus", "V100", "--reference-gpu", "X1"},
+       "unknown reference GPU type 'X1' (known: P4"},
+      {{"estimate", "--arch", "vgg16"}, "choose GPU types with --gpus"},
+      {{"estimate", "--gpus", "V100"}, "choose architectures with --arch"},
+      {{"estimate", "--arch", "vgg16", "--gpus", "V100", "--blocks", "30"}, "cannot cut 21 layers into 30 blocks"},
+      {{"estimate", "--arch", "vgg16", "--gpus", "V100", "--precision", "int8"}, "--precision"},
+  };
+  for (const auto& c : cases) {
+    const auto bad = cli(c.args);
+    EXPECT_EQ(bad.status, 2) << c.expected;
+    EXPECT_NE(bad.err.find(c.expected), std::string::npos) << bad.err;
+  }
+}
+
+TEST(Cli, CommittedEstimatedZooIsWhatEstimateWrites) {
+  // The demo's profiles are generated, never edited: regenerate them with this command when the
+  // estimator changes (the scenario description quotes it).
+  TempDir dir;
+  const auto out = (dir.path() / "zoo.json").string();
+  const auto r = cli({"estimate", "--arch", "vgg16,resnet101", "--gpus", "V100,P4,L4,T4", "--precision", "fp32",
+                      "--slo-multiplier", "4", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto fresh = nlohmann::json::parse(servescope::test::read_file(out));
+  const auto committed = nlohmann::json::parse(
+      servescope::test::read_file(std::string(SERVESCOPE_RESOURCES_DIR) + "/zoo/ppipe-estimated.json"));
+  EXPECT_EQ(fresh, committed) << "resources/zoo/ppipe-estimated.json is stale; regenerate it with the command above";
+}
+
+TEST(Cli, PpipeDemoPipelinesP4sIntoV100s) {
+  TempDir dir;
+  const auto plan_file = (dir.path() / "plan.json").string();
+  const auto r = cli({"plan", "--system", "ppipe", "--scenario", "builtin:projects/ppipe-demo.json", "-o", plan_file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto plan = nlohmann::json::parse(servescope::test::read_file(plan_file));
+  ASSERT_EQ(plan["models"].size(), 2u);
+  // PPipe's point: a pool of low-class P4s runs the early layers of a model and hands them to
+  // a high-class V100, because a P4 alone misses the SLO.
+  bool p4_then_v100 = false;
+  for (const auto& p : plan["pipelines"]) {
+    const auto& parts = p["partitions"];
+    for (std::size_t d = 0; d + 1 < parts.size(); ++d)
+      p4_then_v100 |= parts[d]["gpu"] == "P4" && parts[d + 1]["gpu"] == "V100";
+  }
+  EXPECT_TRUE(p4_then_v100) << plan.dump(1);
+  const auto np = cli({"--json", "plan", "--system", "np", "--scenario", "builtin:projects/ppipe-demo.json"});
+  ASSERT_EQ(np.status, 0) << np.err;
+  EXPECT_LT(nlohmann::json::parse(np.out)["total_throughput_rps"].get<double>(),
+            plan["total_throughput_rps"].get<double>());
+
+  const auto run_file = (dir.path() / "run.json").string();
+  const auto sim = cli({"simulate", "-s", "builtin:projects/ppipe-demo.json", "--plan", plan_file, "--load-factor",
+                        "0.5", "-d", "5", "--warmup", "1", "-o", run_file});
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  const auto run = nlohmann::json::parse(servescope::test::read_file(run_file));
+  EXPECT_GE(run["summary"]["slo_attainment"].get<double>(), 0.99);
+  EXPECT_GT(run["gpus"]["busy_by_type"]["P4"].get<double>(), 0.2);
+}

@@ -1,0 +1,193 @@
+// servescope-cli end to end, simulating: simulate's results, timeline, request log and exports, what
+// it refuses, the warm-up window, how output paths are written (devices, "-", symlinks) and goodput.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+
+#include "tests/cli/cli_test_support.h"
+#include "tests/support/test_support.h"
+
+namespace fs = std::filesystem;
+using servescope::test::cli;
+using servescope::test::shell_quote;
+using servescope::test::TempDir;
+
+TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
+  TempDir dir;
+  const auto out = (dir.path() / "run.json").string();
+  const auto timeline = (dir.path() / "timeline.json").string();
+  const auto requests = (dir.path() / "requests.csv").string();
+  const auto r = cli({"simulate", "-s",         "builtin:projects/demo.json",
+                      "-w",       "mixed-37",   "--system",
+                      "symphony", "--rate",     "3000",
+                      "-d",       "2",          "--warmup",
+                      "0.5",      "--seed",     "7",
+                      "--out",    out,          "--timeline",
+                      timeline,   "--requests", requests});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("SLO"), std::string::npos) << r.out;
+  const auto run = nlohmann::json::parse(servescope::test::read_file(out));
+  EXPECT_EQ(run["kind"], "run-result");
+  EXPECT_EQ(run["system"], "symphony");
+  EXPECT_EQ(run["config"]["seed"], 7);
+  EXPECT_DOUBLE_EQ(run["config"]["offered_rate_rps"].get<double>(), 3000.0);
+  EXPECT_EQ(run["models"].size(), 37u);
+  const auto& summary = run["summary"];
+  EXPECT_GT(summary["arrivals"].get<int>(), 3000);
+  EXPECT_EQ(summary["arrivals"].get<int>(),
+            summary["completed"].get<int>() + summary["dropped"].get<int>() + summary["unfinished"].get<int>());
+  EXPECT_GT(summary["slo_attainment"].get<double>(), 0.99);
+  const auto tl = nlohmann::json::parse(servescope::test::read_file(timeline));
+  EXPECT_EQ(tl["kind"], "timeline");
+  EXPECT_EQ(tl["columns"].size(), tl["spans"][0].size());
+  EXPECT_GT(tl["spans"].size(), 100u);
+  // The timeline as a Chrome trace, headless: one complete event per batch.
+  const auto trace_file = (dir.path() / "trace.json").string();
+  const auto exported = cli({"export", "chrome-trace", timeline, "--out", trace_file});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto trace = nlohmann::json::parse(servescope::test::read_file(trace_file));
+  const auto batches =
+      std::ranges::count_if(trace["traceEvents"], [](const auto& e) { return e.value("cat", "") == "batch"; });
+  EXPECT_EQ(static_cast<std::size_t>(batches), tl["spans"].size());
+  EXPECT_EQ(cli({"export", "chrome-trace", out, "--out", trace_file}).status, 2);  // a run file without a timeline
+  // The run's chart curves as CSV.
+  const auto csv_file = (dir.path() / "metrics.csv").string();
+  ASSERT_EQ(cli({"export", "metrics-csv", out, "--out", csv_file}).status, 0);
+  const auto csv = servescope::test::read_file(csv_file);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "chart,series,x,y\r");
+  EXPECT_NE(csv.find("\nfraction_by_latency_ms,latency CDF,"), std::string::npos);
+  EXPECT_EQ(cli({"export", "metrics-csv", timeline, "--out", csv_file}).status, 2);  // a timeline is not a run
+  const auto log = servescope::test::read_file(requests);
+  EXPECT_EQ(log.substr(0, log.find('\n')), "event,request,model,time_us,end_us,gpu,batch,detail");
+  EXPECT_NE(log.find("\ncomplete,"), std::string::npos);
+
+  // The same seed gives the same run.
+  const auto again = (dir.path() / "again.json").string();
+  ASSERT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "3000", "-d", "2",
+                 "--warmup", "0.5", "--seed", "7", "--out", again})
+                .status,
+            0);
+  auto a = run, b = nlohmann::json::parse(servescope::test::read_file(again));
+  for (const auto* key : {"simulator", "run_id", "companions"}) {  // wall-clock figures; this run's id and files
+    a.erase(key);
+    b.erase(key);
+  }
+  EXPECT_EQ(a, b);
+}
+
+TEST(Cli, SimulateRefusesWhatItCannotRunWithAReason) {
+  TempDir dir;
+  const auto out = (dir.path() / "never.json").string();
+  // The demo's second workload targets an application DAG, which the Symphony-family planes do not
+  // serve: named, it is refused with the reason; unnamed, the workloads Symphony serves are run.
+  const auto app = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "traffic-bursty", "--rate", "100", "-d",
+                        "1", "--warmup", "0", "--out", out});
+  EXPECT_EQ(app.status, 2);
+  EXPECT_NE(app.err.find("traffic-bursty"), std::string::npos) << app.err;
+  EXPECT_FALSE(fs::exists(out));
+  const auto unnamed =
+      cli({"--json", "simulate", "-s", "builtin:projects/demo.json", "--rate", "100", "-d", "1", "--warmup", "0"});
+  ASSERT_EQ(unnamed.status, 0) << unnamed.err;
+  EXPECT_EQ(nlohmann::json::parse(unnamed.out)["models"].size(), 37u);
+  const auto system = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--system", "triton"});
+  EXPECT_EQ(system.status, 2);
+  EXPECT_NE(system.err.find("unknown system 'triton'"), std::string::npos) << system.err;
+  // A misspelt system is the error reported, with what was meant, not what it could not serve.
+  const auto typo = cli({"simulate", "-s", "builtin:projects/demo.json", "--system", "symphonie"});
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("unknown system 'symphonie'; did you mean 'symphony'?"), std::string::npos) << typo.err;
+  EXPECT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "--rate", "5", "--load-factor", "1"}).status, 2);
+}
+
+// A warm-up that covers the whole run leaves nothing to measure: refused, never "100 % attained".
+TEST(Cli, AnEmptyMeasurementWindowIsRefused) {
+  for (const auto& command : {"simulate", "goodput"}) {
+    const auto r = cli({command, "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "5"});
+    EXPECT_EQ(r.status, 2) << command << ": " << r.out;
+    EXPECT_NE(r.err.find("the warm-up (5 s) covers the whole run (5 s)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("attained"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "1", "--warmup", "2"}).status,
+            2);
+}
+
+// Outputs go through one writer: a device is written, never replaced; a full device or a
+// missing folder exits 1 naming the path (a missing folder before any simulating); "-" is
+// standard output, with the report moved to standard error; a symlink keeps pointing at its target.
+TEST(Cli, OutputPathsAreWrittenAsWhatTheyAre) {
+  TempDir dir;
+  const std::vector<std::string> run{
+      "simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "500", "-d", "1", "--warmup", "0"};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = run;
+    args.insert(args.end(), more.begin(), more.end());
+    return cli(args);
+  };
+  if (::access("/dev/full", W_OK) == 0) {
+    const auto full = with({"-o", "/dev/full"});
+    EXPECT_EQ(full.status, 1) << full.out;
+    EXPECT_NE(full.err.find("/dev/full: write failed: No space left on device"), std::string::npos) << full.err;
+    struct stat st {};
+    ASSERT_EQ(::lstat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced";
+  }
+  ASSERT_EQ(with({"-o", "/dev/null"}).status, 0);
+  struct stat st {};
+  ASSERT_EQ(::lstat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null was replaced";
+
+  const auto missing = with({"--timeline", (dir.path() / "no/such/folder/t.json").string()});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("no/such/folder/t.json: no such folder"), std::string::npos) << missing.err;
+
+  const auto dash = with({"-o", "-"});
+  ASSERT_EQ(dash.status, 0) << dash.err;
+  EXPECT_EQ(nlohmann::json::parse(dash.out)["kind"], "run-result");
+  EXPECT_NE(dash.err.find("SLO"), std::string::npos) << "the report goes to standard error: " << dash.err;
+  EXPECT_EQ(with({"-o", "-", "--timeline", "-"}).status, 2);
+  // /dev/stdout is this process's standard output (here a redirected file): written through the
+  // descriptor, after what was printed before, never renamed over.
+  const auto dev_stdout = with({"-o", "/dev/stdout", "--json"});
+  ASSERT_EQ(dev_stdout.status, 0) << dev_stdout.err;
+  EXPECT_EQ(nlohmann::json::parse(dev_stdout.out)["kind"], "run-result");
+  // ... and a pipe, as in `servescope-cli simulate … -o /dev/stdout | jq`.
+  std::string piped = shell_quote(SERVESCOPE_CLI);
+  for (const auto& a : run)
+    piped += " " + shell_quote(a);
+  const auto through_pipe = dir.path() / "piped.json";
+  piped += " -o /dev/stdout 2>/dev/null </dev/null | cat > " + shell_quote(through_pipe.string());
+  ASSERT_EQ(std::system(piped.c_str()), 0);
+  EXPECT_EQ(nlohmann::json::parse(servescope::test::read_file(through_pipe))["kind"], "run-result");
+
+  fs::create_directories(dir.path() / "real");
+  const auto target = dir.path() / "real/run.json";
+  const auto link = dir.path() / "link.json";
+  fs::create_symlink(target, link);
+  ASSERT_EQ(with({"-o", link.string()}).status, 0);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(nlohmann::json::parse(servescope::test::read_file(target))["kind"], "run-result");
+}
+
+TEST(Cli, GoodputFindsTheSloBoundOfOneModel) {
+  // ResNet50 on 8 GTX 1080 Ti at 25 ms (Table 2): the staggered bound is 5,839 req/s.
+  TempDir dir;
+  const auto scenario = dir.write("r50.json", R"({"schema_version": 1, "kind": "scenario", "name": "r50",
+    "cluster": {"name": "8x1080Ti", "nodes": [{"name": "g", "gpu": "GTX1080Ti", "gpu_count": 1, "count": 8, "nic_up_gbps": 10, "nic_down_gbps": 10}]},
+    "profiles": [{"name": "ResNet50", "form": "linear", "default_slo_us": 25000,
+                  "fits": [{"gpu": "GTX1080Ti", "alpha_us": 1053, "beta_us": 5072}]}],
+    "workloads": [{"name": "w", "rate_rps": 1000, "targets": [{"model": "ResNet50"}]}]})");
+  const auto out = (dir.path() / "goodput.json").string();
+  const auto r = cli({"goodput", "-s", scenario, "-d", "4", "--warmup", "1", "--precision", "0.02", "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto g = nlohmann::json::parse(servescope::test::read_file(out));
+  const double goodput = g["goodput_rps"].get<double>();
+  EXPECT_GT(goodput, 4501) << "above the no-coordination bound";
+  EXPECT_LT(goodput, 5839) << "below the staggered bound";
+  EXPECT_EQ(g["kind"], "goodput-search");
+  EXPECT_GE(g["max_rate_at_99_attainment_rps"].get<double>(), goodput * 0.98);
+  EXPECT_GT(g["probes"].size(), 3u);
+}
