@@ -11,6 +11,7 @@
 
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
+#include "engine/systems/ppipe/ppipe_options.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/io/document.h"
 
@@ -94,7 +95,7 @@ const G4Case* g4_case() {
 SimulationSpec g4_spec(const G4Case& c) {
   SimulationSpec spec;
   spec.system = "reservation";
-  spec.pipeline_plan = std::make_shared<const PipelinePlan>(c.plan);
+  spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(c.plan);
   spec.duration = Duration::seconds(30);
   spec.warmup = Duration::milliseconds(1);
   spec.drain = Duration::seconds(1);
@@ -112,7 +113,8 @@ void BM_DispatchPerBatch100Gpus(benchmark::State& state) {
   auto spec = g4_spec(*c);
   spec.load_factor = 0.9;
   // Arg 0: gap-filling tables (the default); 1: horizon (the artifact's busy-until rule).
-  spec.reservation.mode = state.range(0) == 0 ? ReservationMode::GapFilling : ReservationMode::Horizon;
+  spec.edit_options<PipelineRunOptions>().reservation.mode =
+      state.range(0) == 0 ? ReservationMode::GapFilling : ReservationMode::Horizon;
   double wall = 0, dispatches = 0, probes = 0, attainment = 0;
   for (auto _ : state) {
     const auto r = simulate(c->scenario, spec);

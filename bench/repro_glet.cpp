@@ -25,6 +25,7 @@
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/rate_headroom.h"
 #include "engine/glet/synthetic_profile.h"
+#include "engine/systems/glet/glet_options.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/import/glet_import.h"
 #include "model/io/document.h"
@@ -156,7 +157,7 @@ double violations(const Scenario& s, const GletPlan& plan) {
   for (std::uint64_t seed = 1; seed <= (g_quick ? 1u : 3u); ++seed) {
     SimulationSpec spec;
     spec.system = "glet";
-    spec.glet_plan = std::make_shared<const GletPlan>(plan);
+    spec.edit_options<GletRunOptions>().plan = std::make_shared<const GletPlan>(plan);
     spec.duration = Duration::seconds(g_quick ? 5 : 10);
     spec.warmup = Duration::seconds(1);
     spec.seed = seed;
@@ -301,7 +302,7 @@ int main(int argc, char** argv) {
         if (!plan) continue;
         SimulationSpec spec;
         spec.system = "glet";
-        spec.glet_plan = std::make_shared<const GletPlan>(*plan);
+        spec.edit_options<GletRunOptions>().plan = std::make_shared<const GletPlan>(*plan);
         spec.duration = Duration::seconds(10);
         spec.warmup = Duration::seconds(1);
         const auto r = simulate(s, spec);

@@ -15,6 +15,7 @@
 
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
+#include "engine/systems/ppipe/ppipe_options.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/io/document.h"
 
@@ -63,8 +64,8 @@ Outcome sweep(const Scenario& s, const PipelinePlan& plan, double base_rps, cons
               const std::string& low_type, ReservationMode mode = ReservationMode::GapFilling) {
   SimulationSpec spec;
   spec.system = data_plane;
-  spec.reservation.mode = mode;
-  spec.pipeline_plan = std::make_shared<const PipelinePlan>(plan);
+  spec.edit_options<PipelineRunOptions>().reservation.mode = mode;
+  spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(plan);
   spec.duration = Duration::from_s(g_duration_s);
   spec.warmup = Duration::milliseconds(1);
   spec.drain = Duration::seconds(1);

@@ -10,6 +10,7 @@
 #include "engine/analysis/batch_capacity.h"
 #include "engine/analysis/goodput_search.h"
 #include "engine/serving/run_result_json.h"
+#include "engine/systems/symphony/symphony_options.h"
 #include "model/io/document.h"
 
 using namespace servescope;
@@ -49,7 +50,7 @@ SimulationSpec spec_for(const std::string& system) {
   spec.system = system;
   if (system == "nexus-8fe") {
     spec.system = "nexus";
-    spec.nexus.frontends = 8;
+    spec.edit_options<SymphonyRunOptions>().nexus.frontends = 8;
   }
   spec.duration = Duration::from_s(g_duration_s);
   spec.warmup = Duration::from_s(std::min(2.0, g_duration_s / 5));

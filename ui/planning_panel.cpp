@@ -1,29 +1,27 @@
 #include "ui/planning_panel.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
-#include <QDoubleSpinBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpressionValidator>
-#include <QSpinBox>
+#include <QScrollArea>
+#include <QTabWidget>
 #include <QTableView>
 #include <QThread>
 #include <QVBoxLayout>
 
 #include "engine/milp/milp_problem.h"
 #include "engine/systems/scenario_planner.h"
+#include "engine/systems/system_registry.h"
 #include "model/core/error.h"
 #include "ui/exception_guard.h"
 #include "ui/plan_comparison_model.h"
 #include "ui/project_document.h"
+#include "widgets/option_form.h"
 
 namespace servescope::ui {
 
@@ -56,44 +54,32 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
-  partitions_ = new QSpinBox(this);
-  partitions_->setRange(1, 3);
-  margin_ = new QDoubleSpinBox(this);
-  margin_->setRange(0, 0.9);
-  margin_->setSingleStep(0.05);
-  time_limit_ = new QDoubleSpinBox(this);
-  time_limit_->setRange(1, 3600);
-  time_limit_->setSuffix(tr(" s"));
-  verify_ = new QCheckBox(tr("check cost plans in the simulator"), this);
-  glet_gpu_ = new QComboBox(this);
-  glet_gpu_->setObjectName(QStringLiteral("gletGpu"));
-  glet_sizes_ = new QLineEdit(this);
-  glet_sizes_->setObjectName(QStringLiteral("gletSizes"));
-  glet_sizes_->setPlaceholderText(tr("20,40,50,60,80,100 (the paper's)"));
-  glet_sizes_->setToolTip(
-      tr("Partition sizes in percent of the GPU; the profiles must have each of them "
-         "(estimated profiles have 25, 33, 50 and 100 %)"));
-  glet_sizes_->setValidator(new QRegularExpressionValidator(
-      QRegularExpression(QStringLiteral("^\\s*(\\d{1,3}\\s*,\\s*)*\\d{0,3}\\s*$")), glet_sizes_));
-  const engine::PpipeOptions defaults;
-  partitions_->setValue(defaults.max_partitions);
-  margin_->setValue(defaults.slo_margin);
-  time_limit_->setValue(defaults.time_limit_s);
-  verify_->setChecked(engine::CostScenarioRequest{}.verify);
-  auto* options = new QFormLayout;
-  options->addRow(tr("PPipe partitions"), partitions_);
-  options->addRow(tr("PPipe SLO margin"), margin_);
-  options->addRow(tr("Solver time limit"), time_limit_);
-  options->addRow(tr("gpu-let splits"), glet_gpu_);
-  options->addRow(tr("gpu-let sizes (%)"), glet_sizes_);
-  options->addRow(verify_);
+  options_ = new QTabWidget(this);
+  options_->setObjectName(QStringLiteral("plannerOptions"));
+  options_->setDocumentMode(true);
+  const engine::ScenarioPlanRequest defaults;
+  for (const auto& family : engine::SystemRegistry::instance().families()) {
+    if (family->planners().empty()) continue;
+    auto schema = family->planner_options();
+    if (schema.options().empty()) continue;
+    auto* form = widgets::make_option_form(schema, defaults);
+    const auto title = QString::fromUtf8(family->title().data(), static_cast<qsizetype>(family->title().size()));
+    form->setObjectName(QStringLiteral("options:") + title);
+    auto* scroll = new QScrollArea(options_);
+    scroll->setWidget(form);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    options_->addTab(scroll, title);
+    forms_.push_back(FamilyOptions{family.get(), std::move(schema), form});
+  }
   auto* controls = new QHBoxLayout;
   controls->addWidget(workload_, 1);
   controls->addWidget(run_);
   controls->addWidget(cancel_);
   auto* box = new QVBoxLayout(this);
   box->addWidget(systems_, 1);
-  box->addLayout(options);
+  box->addWidget(options_, 1);
   box->addLayout(controls);
   box->addWidget(progress_);
   box->addWidget(status_);
@@ -108,6 +94,13 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
       return;
     }
     run_planners(chosen, workload_->currentData().toString());
+  });
+  // Ticking a planner shows its family's options.
+  connect(systems_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+    if (item->checkState() != Qt::Checked) return;
+    const auto& family = engine::planning_family(item->data(Qt::UserRole).toString().toStdString());
+    for (std::size_t i = 0; i < forms_.size(); ++i)
+      if (forms_[i].family == &family) options_->setCurrentIndex(static_cast<int>(i));
   });
   connect(cancel_, &QPushButton::clicked, this, &PlanningPanel::cancel);
   connect(doc_, &ProjectDocument::changed, this, &PlanningPanel::refresh);
@@ -133,12 +126,12 @@ void PlanningPanel::refresh() {
     for (const auto& w : p->scenario.workloads)
       workload_->addItem(QString::fromStdString(w.name), QString::fromStdString(w.name));
   workload_->setCurrentIndex(std::max(0, workload_->findData(current)));
-  const auto gpu = glet_gpu_->currentText();
-  glet_gpu_->clear();
+  QStringList gpu_types;
   if (p)
     for (const auto& [type, count] : p->scenario.cluster.gpus_by_type())
-      glet_gpu_->addItem(QString::fromStdString(type));
-  glet_gpu_->setCurrentIndex(std::max(0, glet_gpu_->findText(gpu)));
+      gpu_types << QString::fromStdString(type);
+  for (const auto& f : forms_)
+    f.form->set_gpu_types(gpu_types);
   run_->setEnabled(p != nullptr && !worker_);
 }
 
@@ -150,19 +143,15 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   for (const auto& s : systems)
     names.push_back(s.toStdString());
   const auto chosen_workload = workload.toStdString();
-  engine::ScenarioPlanRequest base;
-  base.ppipe.max_partitions = partitions_->value();
-  base.ppipe.slo_margin = margin_->value();
-  base.ppipe.time_limit_s = time_limit_->value();
-  base.cost.verify = verify_->isChecked();
-  base.glet_gpu = glet_gpu_->currentText().toStdString();
-  for (const auto& part : glet_sizes_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-    const int size = part.trimmed().toInt();
-    if (size < 1 || size > 100) {
-      status_->setText(tr("gpu-let sizes: '%1' is not a percentage from 1 to 100").arg(part.trimmed()));
+  // Each planner gets its own family's options: one request per family.
+  std::vector<std::pair<const engine::ServingFamily*, engine::ScenarioPlanRequest>> requests;
+  for (const auto& f : forms_) {
+    engine::ScenarioPlanRequest request;
+    if (const auto why = widgets::apply_form(*f.form, f.schema, request); !why.isEmpty()) {
+      status_->setText(QStringLiteral("%1: %2").arg(options_->tabText(static_cast<int>(&f - forms_.data())), why));
       return false;
     }
-    base.glet_sizes.push_back(size);
+    requests.emplace_back(f.family, std::move(request));
   }
   stop_ = std::make_shared<std::atomic<bool>>(false);
   auto stop = stop_;
@@ -173,14 +162,17 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   const auto generation = doc_->generation();
-  worker_ = QThread::create([this, scenario, names, chosen_workload, stop, base, generation] {
+  worker_ = QThread::create([this, scenario, names, chosen_workload, stop, requests, generation] {
     const int total = static_cast<int>(names.size());
     for (int k = 0; k < total && !stop->load(); ++k) {
       // The plan and its summary travel to the UI thread as they are: never printed and parsed again.
       auto planned = std::make_shared<engine::ScenarioPlanResult>();
       const QString error = run_guarded([&] {
-        auto request = base;
-        request.system = names[static_cast<std::size_t>(k)];
+        const auto& system = names[static_cast<std::size_t>(k)];
+        const auto& family = engine::planning_family(system);
+        const auto own = std::ranges::find(requests, &family, [](const auto& r) { return r.first; });
+        auto request = own == requests.end() ? engine::ScenarioPlanRequest{} : own->second;
+        request.system = system;
         if (!chosen_workload.empty()) request.workloads = {chosen_workload};
         *planned = engine::plan_scenario(*scenario, request);
       });

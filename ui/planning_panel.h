@@ -10,6 +10,7 @@
 #include <atomic>
 #include <memory>
 
+#include "engine/serving/option_schema.h"
 #include "engine/systems/scenario_planner.h"
 
 class QListWidget;
@@ -20,9 +21,11 @@ class QProgressBar;
 class QLabel;
 class QTableView;
 class QThread;
-class QSpinBox;
-class QDoubleSpinBox;
-class QCheckBox;
+class QTabWidget;
+
+namespace servescope::widgets {
+class OptionForm;
+}
 
 namespace servescope::ui {
 
@@ -59,14 +62,15 @@ class PlanningPanel : public QWidget {
   QProgressBar* progress_;
   QLabel* status_;
   QTableView* table_;
-  // Options of the planners that have them (PPipe's partitions, SLO margin and solver limit;
-  // the cost planners' check in the simulator).
-  QSpinBox* partitions_;
-  QDoubleSpinBox* margin_;
-  QDoubleSpinBox* time_limit_;
-  QCheckBox* verify_;
-  QComboBox* glet_gpu_;    // the GPU type gpu-let splits on a mixed cluster
-  QLineEdit* glet_sizes_;  // its partition sizes, empty for the paper's
+  // One tab per planning family with its options, made from the family's schema
+  // (engine/serving/option_schema.h) as `plan`'s flags are.
+  struct FamilyOptions {
+    const engine::ServingFamily* family;
+    engine::OptionSchema<engine::ScenarioPlanRequest> schema;
+    widgets::OptionForm* form;
+  };
+  QTabWidget* options_;
+  std::vector<FamilyOptions> forms_;
   PlanComparisonModel* comparison_;
   QThread* worker_ = nullptr;
   std::shared_ptr<std::atomic<bool>> stop_;

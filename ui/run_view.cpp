@@ -22,6 +22,7 @@
 #include "model/core/error.h"
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
+#include "ui/run_options_dialog.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
 
@@ -54,6 +55,10 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   stop_button_ = new QPushButton(tr("Stop"), this);
   stop_button_->setToolTip(tr("Stop the running simulation or sweep (nothing of it is kept)"));
   stop_button_->setEnabled(false);
+  options_ = new RunOptionsDialog(this);
+  options_button_ = new QPushButton(tr("Options…"), this);
+  options_button_->setObjectName(QStringLiteral("runOptionsButton"));
+  options_button_->setToolTip(tr("The chosen system's options (batch policy, reservation rules, network delays, …)"));
   sweep_->setToolTip(
       tr("Simulate at 10–120 % of the capacity (the duration per point) and keep SLO attainment "
          "against load factor for the Charts tab"));
@@ -98,6 +103,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   top->addSpacing(12);
   top->addWidget(source_);
   top->addWidget(seconds_);
+  top->addWidget(options_button_);
   top->addWidget(simulate_);
   top->addWidget(sweep_);
   top->addWidget(stop_button_);
@@ -120,6 +126,18 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
           [this] { simulate(source_->currentData().toString(), seconds_->value()); });
   connect(sweep_, &QPushButton::clicked, this, [this] { sweep(source_->currentData().toString(), seconds_->value()); });
   connect(stop_button_, &QPushButton::clicked, this, &RunView::stop);
+  connect(options_button_, &QPushButton::clicked, this, [this] {
+    const auto source = source_->currentData().toString();
+    std::string system = source.toStdString();
+    const auto* p = doc_->project();
+    if (source.startsWith(QStringLiteral("plan:")) && p) {  // the data plane that runs the plan
+      const auto it = std::ranges::find(p->plans, source.mid(5).toStdString(), &SavedArtifact::name);
+      engine::SimulationSpec spec;
+      if (it != p->plans.end()) run_guarded([&] { engine::use_plan(spec, it->body, it->name); });
+      system = spec.system;
+    }
+    options_->show_for(system);
+  });
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
     view_->set_colouring(i == 1   ? widgets::BoxColouring::SloOutcome
@@ -180,6 +198,11 @@ void RunView::refresh() {
                          QString(QStringLiteral("plan:") + QString::fromStdString(plan.name)));
     }
   source_->setCurrentIndex(std::max(0, source_->findData(source)));
+  QStringList gpu_types;
+  if (p)
+    for (const auto& [type, count] : p->scenario.cluster.gpus_by_type())
+      gpu_types << QString::fromStdString(type);
+  options_->set_gpu_types(gpu_types);
   const auto shown = runs_->currentText();
   runs_->clear();
   if (p)
@@ -204,7 +227,6 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
   spec.stop = stop_.get_token();
   // Plans are parsed here, on the UI thread, and travel with the worker.
   job.label = source;
-  bool serves_applications = false;
   try {
     if (source.startsWith(QStringLiteral("plan:"))) {
       const auto name = source.mid(5).toStdString();
@@ -215,24 +237,11 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
     } else {
       spec.system = source.toStdString();
     }
-    serves_applications = engine::data_plane_traits(spec.system).serves_applications;
+    if (const auto why = options_->apply(spec); !why.isEmpty()) throw QueryError(why.toStdString());
+    spec.workloads = engine::runnable_workloads(p->scenario, spec);
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
     return std::nullopt;
-  }
-  // Workloads the data plane can serve: the plan's models, or those sending to models.
-  for (const auto& w : p->scenario.workloads) {
-    const bool to_apps =
-        std::ranges::any_of(w.targets, [](const WorkloadTarget& t) { return t.kind == TargetKind::Application; });
-    if (!to_apps || serves_applications) spec.workloads.push_back(w.name);
-  }
-  if (const auto& plan = spec.pipeline_plan) {
-    std::erase_if(spec.workloads, [&](const std::string& name) {
-      const auto w = std::ranges::find(p->scenario.workloads, name, &Workload::name);
-      return std::ranges::any_of(w->targets, [&](const WorkloadTarget& t) {
-        return std::ranges::find(plan->models, t.name, &engine::PlannedModel::name) == plan->models.end();
-      });
-    });
   }
   if (spec.workloads.empty()) {
     status_->setText(tr("No workload here sends requests %1 can serve").arg(job.label));

@@ -32,6 +32,7 @@ class TimelineView;
 namespace servescope::ui {
 
 class ProjectDocument;
+class RunOptionsDialog;
 
 class RunView : public QWidget {
   Q_OBJECT
@@ -96,6 +97,8 @@ class RunView : public QWidget {
   QPushButton* simulate_;
   QPushButton* sweep_;
   QPushButton* stop_button_;
+  QPushButton* options_button_;
+  RunOptionsDialog* options_;  // the chosen system's family's options
   QComboBox* colouring_;
   QLineEdit* filter_;
   QPushButton* back_;

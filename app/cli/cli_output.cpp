@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "app/cli/cli_context.h"
+#include "engine/serving/option_schema.h"
 #include "model/core/error.h"
 #include "model/io/file_io.h"
 
@@ -42,29 +43,15 @@ void refuse_empty_values(const CLI::App& app) {
 }
 
 std::vector<int> parse_int_list(const std::string& text, const std::string& option, int max) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    const auto dash = item.find('-', 1);
-    try {
-      std::size_t used = 0;
-      const auto first = item.substr(0, dash);
-      const int lo = std::stoi(first, &used);
-      if (used != first.size()) throw std::invalid_argument(item);
-      int hi = lo;
-      if (dash != std::string::npos) {
-        const auto last = item.substr(dash + 1);
-        hi = std::stoi(last, &used);
-        if (used != last.size()) throw std::invalid_argument(item);
-      }
-      if (lo < 1 || hi < lo || hi > max) throw std::invalid_argument(item);
-      for (int v = lo; v <= hi; ++v)
-        out.push_back(v);
-    } catch (const std::exception&) {
-      throw CLI::ValidationError(option, "'" + item + "' is not N or N-M with 1 ≤ N ≤ M ≤ " + std::to_string(max));
-    }
+  engine::OptionSpec spec;
+  spec.type = engine::OptionType::IntegerList;
+  spec.min = 1;
+  spec.max = max;
+  try {
+    return std::get<std::vector<int>>(engine::parse_option_value(spec, text));
+  } catch (const QueryError& e) {
+    throw CLI::ValidationError(option, e.what());
   }
-  return out;
 }
 
 }  // namespace servescope::cli

@@ -160,8 +160,6 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       // A GUI's "apply plan": the same scenario and options, another system or plan.
       scheduler.set_plan_preparer([&scenario, spec](const nlohmann::json& command) {
         auto next = spec;
-        next.pipeline_plan.reset();
-        next.glet_plan.reset();
         const auto system =
             command.contains("system") ? std::optional(command["system"].get<std::string>()) : std::nullopt;
         if (command.contains("plan")) {

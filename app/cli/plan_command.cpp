@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/option_flags.h"
 #include "engine/systems/scenario_planner.h"
 #include "model/io/document.h"
 
@@ -108,31 +109,12 @@ void print_cost_plan(std::ostream& out, const engine::CostPlan& plan) {
   }
 }
 
-std::vector<int> parse_glet_sizes(const std::string& text) {
-  auto sizes = parse_int_list(text, "--sizes");
-  for (const int p : sizes)
-    if (p > 100) throw CLI::ValidationError("--sizes", std::to_string(p) + " is more than 100 %");
-  return sizes;
-}
-
 struct PlanArgs {
-  std::string scenario, system = "ppipe", out, vgpus, batches;
+  std::string scenario, system = "ppipe", out;
   std::vector<std::string> workloads;
-  engine::PpipeOptions options;
-  bool no_nic_cap = false, no_batch_forming = false;
-  // gpu-let
-  std::string gpu, fit = "smallest", merge = "conservative", knee = "marginal", sizes;
-  int gpu_limit = 0, previous_gpus = 1;
-  bool headroom = false;
-  engine::GletPlannerOptions glet;
-  double safety = 1.1;
-  // cost planners
-  std::string app;
-  std::vector<std::string> prices;
-  double burst_z = 0;
-  double simulate_s = 0;
-  std::uint64_t seed = 1;
-  bool no_verify = false;
+  // Each planner family's options (PPipe's MILP, gpu-let's splits, the cost planners' prices),
+  // made from the registry's schemas; only the chosen planner's family's are accepted.
+  FamilyFlags<engine::ScenarioPlanRequest> family_flags;
 };
 
 // What to plan and with which planner.
@@ -155,142 +137,10 @@ void add_target_options(CLI::App* cmd, PlanArgs& args) {
       ->capture_default_str();
 }
 
-// The cost planners' application, prices, burst headroom and simulator check.
-void add_cost_options(CLI::App* cmd, PlanArgs& args) {
-  cmd->add_option("--app", args.app, "Cost planners: the application to plan (default: the one targeted)");
-  cmd->add_option("--price", args.prices, "Cost planners: a GPU type's price, TYPE=VALUE (repeatable)");
-  cmd->add_option("--burst-z", args.burst_z,
-                  "Cost planners: plan each module for T + z*sqrt(T/budget) to absorb Poisson bursts (0: smooth "
-                  "streams, as the papers)")
-      ->check(CLI::Range(0.0, 10.0));
-  cmd->add_option("--simulate", args.simulate_s,
-                  "Cost planners: then run the plan in the simulator for this many seconds at its rates")
-      ->check(CLI::Range(0.0, 86400.0));
-  cmd->add_option("--seed", args.seed,
-                  "Cost planners: the seed of the checks in the simulator and of the --simulate run")
-      ->capture_default_str();
-  cmd->add_flag("--no-verify", args.no_verify,
-                "Cost planners: the papers' plan for smooth streams, not checked in the simulator against the "
-                "workload's arrival process");
-}
-
 // Which workloads, and where the plan goes.
 void add_output_options(CLI::App* cmd, PlanArgs& args) {
   cmd->add_option("-w,--workload", args.workloads, "Workload whose models to plan (repeatable; default: all)");
   cmd->add_option("-o,--out", args.out, "Write the plan as JSON (atomically; - is standard output)");
-}
-
-// The pooled-pipeline planners' MILP and its space (PPipe, NP, DART-r).
-void add_pipeline_options(CLI::App* cmd, PlanArgs& args) {
-  cmd->add_option("--partitions", args.options.max_partitions, "Partitions per pipeline, 1-3")
-      ->check(CLI::Range(1, 3))
-      ->capture_default_str();
-  cmd->add_option("--margin", args.options.slo_margin, "Fraction of the SLO held back while planning")
-      ->check(CLI::Range(0.0, 0.95))
-      ->capture_default_str();
-  cmd->add_option("--time-limit", args.options.time_limit_s, "Seconds the MILP solver may take")
-      ->check(CLI::Range(0.1, 86400.0))
-      ->capture_default_str();
-  cmd->add_option("--mip-gap", args.options.mip_gap, "Relative gap at which the solver stops")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--vgpus", args.vgpus, "Allowed vGPU divisors, e.g. 1,2,4 (default: every profiled one)");
-  cmd->add_option("--batches", args.batches,
-                  "Allowed batch sizes, e.g. 1,2,4,8 (default: every profiled one for the pipeline planners; "
-                  "for the cost planners every profiled one and 1, 2, 4, …, 64 within each profile's range, "
-                  "interpolated, each MPS share 1/s as concurrency s up to 4; Harpagon, Nexus, InferLine and "
-                  "Clipper plan whole GPUs, concurrency 1, only)");
-  cmd->add_flag("--several-configs", args.options.several_configs_per_sequence,
-                "Allow several pools with the same GPU-type sequence (a strict relaxation)");
-  cmd->add_flag("--no-nic-cap", args.no_nic_cap, "Do not cap a vGPU's throughput by its share of the node NIC");
-  cmd->add_flag("--no-batch-forming", args.no_batch_forming,
-                "Leave out the estimate of the time to gather a batch from the latency budget");
-}
-
-// gpu-let's splits, best fit, time sharing and slack.
-void add_glet_options(CLI::App* cmd, PlanArgs& args) {
-  cmd->add_option("--gpu", args.gpu, "gpu-let: the GPU type to split on a mixed cluster");
-  cmd->add_option("--sizes", args.sizes,
-                  "gpu-let: partition sizes in percent, e.g. 50,100 for profiles with MPS halves only (default: "
-                  "20,40,50,60,80,100)");
-  cmd->add_option("--gpu-limit", args.gpu_limit, "gpu-let: most GPUs to scale to (default: all of that type)")
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--previous-gpus", args.previous_gpus, "gpu-let: GPUs the last period used (scaling starts here)")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
-  cmd->add_option("--fit", args.fit, "gpu-let best fit: smallest (paper) | unpartitioned (prototype)")
-      ->check(CLI::IsMember({"smallest", "unpartitioned"}))
-      ->capture_default_str();
-  cmd->add_option("--merge", args.merge, "gpu-let time sharing: conservative (d + sum L <= SLO) | nexus")
-      ->check(CLI::IsMember({"conservative", "nexus"}))
-      ->capture_default_str();
-  cmd->add_option("--knee", args.knee, "gpu-let p_eff: marginal (gain per %) | efficiency (req/s per %)")
-      ->check(CLI::IsMember({"marginal", "efficiency"}))
-      ->capture_default_str();
-  cmd->add_flag("--headroom", args.headroom,
-                "gpu-let: plan for the prototype's headroom over each rate (x1.5 under 125 req/s, else x1.2), as "
-                "when the plan will serve Poisson traffic");
-  cmd->add_option("--safety", args.safety, "gpu-let: latency safety factor")
-      ->check(CLI::Range(1.0, 3.0))
-      ->capture_default_str();
-  cmd->add_option("--rate-slack", args.glet.rate_epsilon_rps,
-                  "gpu-let: req/s a model may fall short and count as served (or the fraction below, if larger)")
-      ->check(CLI::Range(0.0, 1e6))
-      ->capture_default_str();
-  cmd->add_option("--shortfall-tolerance", args.glet.shortfall_tolerance,
-                  "gpu-let: fraction of its rate a model may end short once interference slowed its glets "
-                  "(the prototype's 0.15)")
-      ->check(CLI::Range(0.0, 0.5))
-      ->capture_default_str();
-  cmd->add_option("--rate-slack-fraction", args.glet.rate_epsilon_fraction,
-                  "gpu-let: fraction of its rate a model may fall short")
-      ->check(CLI::Range(0.0, 0.5))
-      ->capture_default_str();
-}
-
-// The cost planners' part of the request; prices are checked against the scenario's catalog.
-void add_cost_request(const PlanArgs& args, const Project& project, engine::ScenarioPlanRequest& request) {
-  auto& co = request.cost.scenario;
-  co.application = args.app;
-  if (!args.gpu.empty()) co.gpus = {args.gpu};
-  for (const auto& p : args.prices) {
-    const auto eq = p.find('=');
-    double value = 0;
-    std::size_t used = 0;
-    try {
-      if (eq != std::string::npos) value = std::stod(p.substr(eq + 1), &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (eq == std::string::npos || used == 0 || used != p.size() - eq - 1 || !(value > 0))
-      throw CLI::ValidationError("--price", "expected TYPE=VALUE with a positive price, got '" + p + "'");
-    // A price for a type the scenario does not know would be ignored without a word.
-    const auto catalog = project.scenario.catalog();
-    const auto* type = catalog.find(p.substr(0, eq));
-    if (!type)
-      throw CLI::ValidationError(
-          "--price", "no GPU type '" + p.substr(0, eq) + "' in the scenario's catalog (" + catalog.known_ids() + ")");
-    co.prices[type->id] = value;
-  }
-  if (!args.batches.empty()) co.batches = request.ppipe.batch_sizes;
-  request.cost.verify = !args.no_verify;
-  request.cost.burst_z = args.burst_z;
-  request.cost.simulate_s = args.simulate_s;
-  request.cost.seed = args.seed;
-}
-
-// gpu-let's part of the request.
-void add_glet_request(const PlanArgs& args, engine::ScenarioPlanRequest& request) {
-  request.glet_gpu = args.gpu;
-  request.glet_safety = args.safety;
-  if (!args.sizes.empty()) request.glet_sizes = parse_glet_sizes(args.sizes);
-  request.glet_knee = args.knee == "efficiency" ? engine::KneeRule::MaxEfficiency : engine::KneeRule::MarginalGain;
-  request.glet = args.glet;
-  request.glet.fit =
-      args.fit == "unpartitioned" ? engine::FitOrder::UnpartitionedFirst : engine::FitOrder::SmallestFirst;
-  request.glet.merge = args.merge == "nexus" ? engine::MergeRule::Nexus : engine::MergeRule::Conservative;
-  request.glet_previous_gpus = args.previous_gpus;
-  request.glet_gpu_limit = args.gpu_limit;
 }
 
 // Plans, writes the plan and prints it; the exit status says whether a plan came out.
@@ -299,23 +149,15 @@ int run_plan(const GlobalOptions& global, const PlanArgs& args) {
   engine::ScenarioPlanRequest request;
   request.system = args.system;
   request.workloads = args.workloads;
-  auto& options = request.ppipe;
-  options = args.options;
-  if (!args.vgpus.empty()) options.vgpu_divisors = parse_int_list(args.vgpus, "--vgpus");
-  if (!args.batches.empty()) options.batch_sizes = parse_int_list(args.batches, "--batches");
-  options.nic_cap = !args.no_nic_cap;
-  options.batch_forming = !args.no_batch_forming;
+  args.family_flags.apply(request, engine::planning_family(args.system), args.system);
   auto doc = load_document(args.scenario);
   const auto project = project_from_document(std::move(doc), args.scenario);
-  const auto family = engine::planner_family(args.system);
-  if (family == engine::PlannerFamily::Cost) add_cost_request(args, project, request);
-  if (family == engine::PlannerFamily::Glet) add_glet_request(args, request);
   if (!global.json)
     request.on_start = [&](const engine::PlanningStart& start) {
       std::cerr << "planning " << args.system;
       if (start.family == engine::PlannerFamily::Pipeline)
         std::cerr << " for " << start.models << " model(s) on " << start.gpus << " GPUs (solver limit "
-                  << options.time_limit_s << " s)";
+                  << request.ppipe.time_limit_s << " s)";
       else if (start.family == engine::PlannerFamily::Glet)
         std::cerr << " for " << start.models << " model(s) on up to " << start.gpus << " " << start.gpu << " GPUs";
       std::cerr << "...\n";
@@ -354,10 +196,8 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   auto args = std::make_shared<PlanArgs>();
   // In the order --help lists them.
   add_target_options(cmd, *args);
-  add_cost_options(cmd, *args);
   add_output_options(cmd, *args);
-  add_pipeline_options(cmd, *args);
-  add_glet_options(cmd, *args);
+  args->family_flags.add_to(cmd, planner_option_groups());
   cmd->callback([&global, &run, args] { run = [&global, args] { return run_plan(global, *args); }; });
 }
 

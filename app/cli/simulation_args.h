@@ -1,5 +1,6 @@
-// The options `simulate` and `goodput` share: which scenario, system, workload, how long, which
-// seed, and the data-plane policies. One definition, so the two commands cannot drift apart.
+// The options `simulate`, `goodput`, `sweep` and `live scheduler` share: which scenario, system,
+// workload, how long, which seed, and the data-plane policies. One definition, so the commands
+// cannot drift apart.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "app/cli/option_flags.h"
 #include "engine/systems/plan_to_run.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/scenario/scenario.h"
@@ -21,24 +23,11 @@ struct SimulationArgs {
   double duration_s = 60;
   double warmup_s = 5;
   std::uint64_t seed = 1;
-  std::string batch_policy;  // empty: the system's default
-  std::string gpu_pick = "lowest-id";
-  double timeout_fraction = 0.1;
-  int nexus_frontends = 1;
-  int subclusters = 1;
-  double nexus_epoch_s = 10;
-  // Pipeline data planes (reservation, reactive).
   std::string plan_file;
-  std::string reservation_mode = "gap-filling";
-  std::string wake_rule = "paper";
-  double first_look = 0;
-  bool local_handoff_free = false;
-  bool no_feedback = false;
-  double glet_period_s = 20, glet_reorganisation_s = 12.5;
-  std::string glet_gpu;
   double runtime_jitter = 0;
-  // Symphony's network model (seed 002 Appendix D); a live deployment's real delays belong here.
-  double ctrl_delay_us = 0, data_delay_us = 0, response_delay_us = 0;
+  // Each family's options (batch policy, reservation rules, glet-serving's period, …), made from
+  // the registry's schemas; only the chosen system's family's are accepted.
+  FamilyFlags<engine::SimulationSpec> family_flags;
 
   void add_to(CLI::App* cmd);
   // Loads the scenario (a scenario or a project file) and the plan, and fills a spec that holds

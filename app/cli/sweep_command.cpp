@@ -61,7 +61,7 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& 
         print_json(json);
       } else {
         report_stream() << std::fixed << std::setprecision(2) << spec.system;
-        if (spec.pipeline_plan) report_stream() << " running the " << spec.pipeline_plan->system << " plan";
+        if (!result.plan_system.empty()) report_stream() << " running the " << result.plan_system << " plan";
         report_stream() << ": max load factor " << result.max_load_factor << " at >= " << std::setprecision(1)
                         << 100 * args->options.attainment_target << " % attainment ("
                         << result.max_load_factor * result.base_rate_rps << " of " << result.base_rate_rps << " req/s)";

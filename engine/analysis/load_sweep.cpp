@@ -35,6 +35,7 @@ LoadSweepResult sweep_load_factors(const LoadSweepOptions& o, const std::functio
 LoadSweepResult sweep_load(const Scenario& scenario, SimulationSpec spec, const LoadSweepOptions& options,
                            const std::function<void(const LoadPoint&)>& on_point) {
   double base = options.base_rate_rps;
+  std::string plan_system;
   spec.timeline = false;
   spec.request_log = nullptr;
   auto result = sweep_load_factors(options, [&](double lf) {
@@ -45,6 +46,7 @@ LoadSweepResult sweep_load(const Scenario& scenario, SimulationSpec spec, const 
       spec.load_factor = lf;
     const auto run = simulate(scenario, spec);
     if (base <= 0) base = run.nominal_capacity_rps;
+    plan_system = run.plan_system;
     const auto total = run.metrics->total();
     LoadPoint p;
     p.load_factor = lf;
@@ -58,6 +60,7 @@ LoadSweepResult sweep_load(const Scenario& scenario, SimulationSpec spec, const 
     return p;
   });
   result.base_rate_rps = base;
+  result.plan_system = std::move(plan_system);
   return result;
 }
 
@@ -76,7 +79,7 @@ nlohmann::json load_sweep_to_json(const LoadSweepResult& r, const SimulationSpec
   return {{"schema_version", 1},
           {"kind", "load-sweep"},
           {"system", spec.system},
-          {"plan_system", spec.pipeline_plan ? spec.pipeline_plan->system : std::string()},
+          {"plan_system", r.plan_system},
           {"scenario", scenario_name},
           {"duration_s", spec.duration.to_s()},
           {"seed", spec.seed},

@@ -34,6 +34,7 @@ struct LoadPoint {
 
 struct LoadSweepResult {
   double base_rate_rps = 0;
+  std::string plan_system;        // the plan the runs ran (SimulationResult::plan_system); empty: none
   std::vector<LoadPoint> points;  // descending load factor, in the order they ran
   // The highest load factor meeting the target and its point; 0 / none when no point does.
   double max_load_factor = 0;

@@ -57,8 +57,17 @@ CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScena
   const double rate = app_rate[name];
 
   const auto catalog = scenario.catalog();
+  // A price for a type the scenario does not know would be ignored without a word.
+  std::map<std::string, double> prices;
+  for (const auto& [type, value] : options.prices) {
+    const auto* known = catalog.find(type);
+    if (!known)
+      throw QueryError("a price for '" + type + "': no GPU type '" + type + "' in the scenario's catalog (" +
+                       catalog.known_ids() + ")");
+    prices[known->id] = value;
+  }
   const auto price_of = [&](const std::string& gpu) {
-    if (const auto it = options.prices.find(gpu); it != options.prices.end()) return it->second;
+    if (const auto it = prices.find(gpu); it != prices.end()) return it->second;
     const auto* spec = catalog.find(gpu);
     return spec ? spec->price_per_hour : 0.0;
   };

@@ -38,6 +38,7 @@ struct ScenarioPlanRequest {
   KneeRule glet_knee = GletLatencyOptions{}.knee;
   int glet_previous_gpus = 1;  // GPUs the last period used: scaling starts here
   int glet_gpu_limit = 0;      // most GPUs to scale to; 0: every GPU of the split type
+  bool glet_headroom = false;  // plan for the prototype's headroom over each rate (rate_headroom.h)
   CostScenarioRequest cost;    // its system is taken from `system`
   // Called before the planner runs, which can take long (a command line shows it as progress).
   std::function<void(const PlanningStart&)> on_start;

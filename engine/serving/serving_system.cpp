@@ -43,6 +43,10 @@ ScenarioPlanResult ServingFamily::plan(const Scenario&, const ScenarioPlanReques
   throw QueryError("no planner named '" + request.system + "' in this family");
 }
 
+PlanKind ServingFamily::set_plan(SimulationSpec&, const nlohmann::json&, const std::string&) const {
+  throw QueryError("a " + std::string(plan_kind()) + " does not run on a data plane");
+}
+
 PlanSummary ServingFamily::summarize(const nlohmann::json&, const std::string& file) const {
   throw InputError(file, "$", "this serving family writes no plans");
 }

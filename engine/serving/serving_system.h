@@ -12,11 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/serving/option_schema.h"
+#include "engine/serving/simulation_spec.h"
 #include "model/scenario/scenario.h"
 
 namespace servescope::engine {
 
-struct SimulationSpec;
 struct PreparedServing;
 struct ScenarioPlanRequest;
 struct ScenarioPlanResult;
@@ -30,7 +31,6 @@ enum class PlanKind { None, Pipeline, Glet };
 struct DataPlaneTraits {
   std::string name;
   PlanKind runs = PlanKind::None;
-  std::string plan_hint;             // with a plan kind: "a … plan; give one (…)", for the error
   bool places_own_gpus = false;      // puts work on (v)GPUs it chooses, timed from its plan:
                                      // several GPU types are fine, and models need no whole-GPU timing
   bool serves_applications = false;  // runs application DAGs (else model workloads only)
@@ -52,6 +52,9 @@ class ServingFamily {
   // plan it runs (plan_system) and, per slot, gpu_physical and gpu_duty_cycle (empty: the slots
   // are the cluster's whole GPUs).
   virtual void place(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const;
+  // Whether the data plane, as the spec sets it up, serves requests for `target` (a plan serves
+  // the models it planned).
+  virtual bool serves(const SimulationSpec&, const WorkloadTarget&) const { return true; }
   // Builds the data plane and its timing table once the streams carry the offered rate, and says
   // how the cluster was split (result.subclusters, partition_status).
   virtual void build(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const;
@@ -67,6 +70,16 @@ class ServingFamily {
   // read as strictly as the plan is loaded (InputError naming `file` and the JSON path).
   virtual std::string_view plan_kind() const { return {}; }
   virtual PlanSummary summarize(const nlohmann::json& plan, const std::string& file) const;
+  // Reads one of this family's plans as strictly (InputError naming `file`) and sets it on the
+  // spec for its data planes; says which kind of plan it was. QueryError for plans that do not
+  // run on a data plane.
+  virtual PlanKind set_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::string& file) const;
+
+  // The options of this family's data planes and planners (option_schema.h), in the order
+  // --help lists them; a name two families share is one flag that each reads its own way.
+  virtual std::string_view title() const = 0;  // "Symphony", "pooled pipelines": for forms and errors
+  virtual OptionSchema<SimulationSpec> simulation_options() const { return {}; }
+  virtual OptionSchema<ScenarioPlanRequest> planner_options() const { return {}; }
 };
 
 }  // namespace servescope::engine

@@ -28,10 +28,6 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   for (const auto& g : setup.gpus)
     types.insert(g.gpu_type);
   if (setup.gpus.empty()) throw QueryError("the scenario's cluster has no GPUs");
-  const bool planned = system.runs == PlanKind::Pipeline ? spec.pipeline_plan != nullptr
-                       : system.runs == PlanKind::Glet   ? spec.glet_plan != nullptr
-                                                         : true;
-  if (!planned) throw QueryError("the " + system.name + " data plane runs " + system.plan_hint);
   if (!system.places_own_gpus && types.size() > 1)
     throw QueryError("the " + spec.system +
                      " data plane schedules one sub-cluster of identical GPUs; this cluster mixes " + *types.begin() +

@@ -1,6 +1,8 @@
 // What a run of a scenario through one serving system is asked to do: which system and
 // workloads, at what rate, for how long, with which seed, and each system's own options. The
 // simulator and the live scheduler take the same spec (engine/systems/scenario_simulation.h).
+// What only one family reads (Symphony's policies, a pipeline or glet plan) sits in
+// family_options, typed by that family.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/baselines/nexus_scheduler.h"
-#include "engine/glet/glet_baselines.h"
-#include "engine/glet/glet_data_plane.h"
-#include "engine/glet/glet_serving.h"
-#include "engine/ppipe/pipeline_plan.h"
-#include "engine/ppipe/reactive_pool_scheduler.h"
-#include "engine/ppipe/reservation_scheduler.h"
-#include "engine/symphony/deferred_scheduler.h"
+#include "engine/serving/family_options.h"
 #include "model/core/time.h"
 
 namespace servescope::engine {
@@ -36,28 +31,22 @@ struct SimulationSpec {
   double runtime_jitter = 0;  // each batch runs its profiled time × U[1 − j, 1 + j] (Simulator)
   bool timeline = false;      // keep every batch as a timeline span
   Duration utilisation_bin = Duration::milliseconds(0);  // 0: about 200 bins over the run
-  DeferredOptions deferred;                              // policies of the Algorithm-1 family
-  std::optional<BatchRule> batch_rule;                   // overrides the system's default
-  double timeout_fraction_of_slo = 0.1;                  // the timeout system's k
-  NexusOptions nexus;                                    // epoch, frontends
   std::ostream* request_log = nullptr;                   // per-request CSV rows (sim/request_log.h)
-  int subclusters = 1;                                   // Symphony §4.4: split models and GPUs
-  double partition_time_limit_s = 10;                    // for the sub-cluster MILP
-  // Pipeline data planes run this plan; load factors are then relative to its throughput.
-  std::shared_ptr<const PipelinePlan> pipeline_plan;
-  ReservationSchedulerOptions reservation;
-  ReactiveSchedulerOptions reactive;
-  // The glet data plane runs this gpu-let plan on glets of its GPU type; load factors are then
-  // relative to the rate the plan carries.
-  std::shared_ptr<const GletPlan> glet_plan;
-  GletDataPlaneOptions glet;
-  // "glet-serving" plans and re-plans on its own every period (no plan given).
-  GletServingOptions glet_serving;
-  GletPlannerOptions glet_planner;
-  std::string glet_gpu;  // the GPU type to split on a mixed cluster
+  // The system's own options (engine/systems/*/…_options.h), plans included.
+  FamilyOptions family_options;
   // Asking it to stop ends simulate() soon (within some 65,000 events) with Cancelled: a GUI
   // closing or a user pressing Stop does not wait for a long run.
   std::stop_token stop;
+
+  // The family's options: read (its defaults if none were set), and set.
+  template <class Options>
+  const Options& options() const {
+    return family_options.get<Options>();
+  }
+  template <class Options>
+  Options& edit_options() {
+    return family_options.edit<Options>();
+  }
 };
 
 }  // namespace servescope::engine

@@ -84,6 +84,19 @@ void check_request_count(const std::vector<ArrivalStream>& streams, Duration dur
 
 }  // namespace
 
+std::vector<std::string> runnable_workloads(const Scenario& scenario, const SimulationSpec& spec) {
+  const auto& traits = data_plane_traits(spec.system);
+  const auto& family = data_plane_family(spec.system);
+  std::vector<std::string> out;
+  for (const auto& w : scenario.workloads) {
+    const bool servable = std::ranges::all_of(w.targets, [&](const WorkloadTarget& t) {
+      return (t.kind == TargetKind::Model || traits.serves_applications) && family.serves(spec, t);
+    });
+    if (servable) out.push_back(w.name);
+  }
+  return out;
+}
+
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double)>& progress) {
   const auto wall_start = std::chrono::steady_clock::now();

@@ -24,6 +24,10 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
 
 PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& spec);
 
+// The workloads of the scenario spec.system can serve: those sending to models, or to
+// applications too where the data plane runs DAGs, and only to what its plan planned.
+std::vector<std::string> runnable_workloads(const Scenario& scenario, const SimulationSpec& spec);
+
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double fraction)>& progress = {});
 

@@ -104,3 +104,23 @@ TEST(Cli, FitInterferenceRecoversCoefficientsFromCoRuns) {
   EXPECT_NE(refused.err.find("line 2"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("no L2/DRAM utilisation for d"), std::string::npos) << refused.err;
 }
+
+// --headroom plans for the prototype's rate headroom (×1.5 under 125 req/s, ×1.2 above): each
+// model's planned rate is the workload's raised by it, where without it the rate is the
+// workload's own. (The flag was once parsed and then dropped.)
+TEST(Cli, GletHeadroomRaisesThePlannedRates) {
+  TempDir dir;
+  const auto scenario = dir.write("scenario.json", servescope::test::glet_scenario_json(1200));
+  const auto plain = cli({"--json", "plan", "-s", scenario, "--system", "glet"});
+  const auto raised = cli({"--json", "plan", "-s", scenario, "--system", "glet", "--headroom"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  ASSERT_EQ(raised.status, 0) << raised.err;
+  const auto a = nlohmann::json::parse(plain.out)["models"];
+  const auto b = nlohmann::json::parse(raised.out)["models"];
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
+  for (std::size_t m = 0; m < a.size(); ++m) {
+    const double rate = a[m]["rate_rps"].get<double>();
+    EXPECT_NEAR(b[m]["rate_rps"].get<double>(), rate < 125 ? 1.5 * rate : 1.2 * rate, 1e-6) << b[m].dump();
+  }
+}

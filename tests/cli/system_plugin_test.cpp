@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/simulation_args.h"
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/scenario_planner.h"
 #include "engine/systems/scenario_simulation.h"
@@ -54,6 +55,48 @@ TEST_F(SystemPlugin, TheCommandLineOffersItInHelpAndRunsIt) {
   cli.app.parse("simulate -s builtin:projects/demo.json --system test-fifo -d 2 --warmup 0.5", false);
   ASSERT_TRUE(cli.run);
   EXPECT_EQ(cli.run(), cli::kExitOk);
+}
+
+// Its options come from its schema: a flag with help and default in `simulate --help` and
+// `plan --help`, written into its own part of the spec, refused for the systems of other families
+// and checked against their range.
+TEST_F(SystemPlugin, ItsOptionsAreFlagsOnlyItTakes) {
+  Cli cli;
+  const auto help = cli.help("simulate");
+  EXPECT_NE(help.find("--test-fifo-gpus"), std::string::npos) << help;
+  EXPECT_NE(help.find("serve on the first this many GPUs"), std::string::npos) << help;
+  EXPECT_NE(cli.help("plan").find("--test-plan-limit"), std::string::npos) << cli.help("plan");
+
+  cli::SimulationArgs args;
+  CLI::App app;
+  args.add_to(&app);
+  app.parse("-s builtin:projects/demo.json --system test-fifo --test-fifo-gpus 1", false);
+  const auto spec = args.to_spec();
+  EXPECT_EQ(spec.options<testing::FifoTestOptions>().gpus, 1);
+  auto run_spec = spec;
+  run_spec.duration = Duration::seconds(2);
+  run_spec.warmup = Duration::milliseconds(500);
+  run_spec.load_factor = 0.05;
+  const auto result = engine::simulate(demo(), run_spec);
+  EXPECT_EQ(engine::summarize_run(result).gpus_used, 1);
+
+  cli::SimulationArgs other;
+  CLI::App other_app;
+  other.add_to(&other_app);
+  other_app.parse("-s builtin:projects/demo.json --system symphony --test-fifo-gpus 1", false);
+  try {
+    other.to_spec();
+    ADD_FAILURE() << "symphony took --test-fifo-gpus";
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("symphony (Symphony) does not take it; it is an option of test FIFO"),
+              std::string::npos)
+        << e.what();
+  }
+  cli::SimulationArgs bad;
+  CLI::App bad_app;
+  bad.add_to(&bad_app);
+  EXPECT_THROW(bad_app.parse("-s builtin:projects/demo.json --system test-fifo --test-fifo-gpus -2", false),
+               CLI::ValidationError);
 }
 
 TEST_F(SystemPlugin, TheSimulatorServesWithItAndThePlannerPlansWithIt) {

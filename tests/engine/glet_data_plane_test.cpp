@@ -14,6 +14,7 @@
 #include "engine/glet/glet_scenario.h"
 #include "engine/metrics/gpu_class_busy.h"
 #include "engine/serving/run_result_json.h"
+#include "engine/systems/glet/glet_options.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/io/document.h"
 #include "tests/support/glet_fixture.h"
@@ -47,7 +48,7 @@ Run plan_and_run(const std::string& system, double rate_rps, double load_factor 
                 load_document(dir.write("t.json", test::glet_scenario_json(rate_rps, extra_target))).content);
   SimulationSpec spec;
   spec.system = "glet";
-  spec.glet_plan = std::make_shared<const GletPlan>(run.plan);
+  spec.edit_options<GletRunOptions>().plan = std::make_shared<const GletPlan>(run.plan);
   spec.load_factor = load_factor;
   spec.duration = Duration::seconds(20);
   spec.warmup = Duration::seconds(1);
@@ -216,7 +217,7 @@ TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
   ASSERT_TRUE(plan.feasible) << plan.message;
   SimulationSpec spec;
   spec.system = "glet";
-  spec.glet_plan = std::make_shared<const GletPlan>(plan);
+  spec.edit_options<GletRunOptions>().plan = std::make_shared<const GletPlan>(plan);
   spec.duration = Duration::seconds(20);
   spec.warmup = Duration::seconds(1);
   const auto r = simulate(scenario, spec);
@@ -242,7 +243,6 @@ TEST(GletDataPlane, ApplicationRequestsCompleteWhenEverySinkHasFinished) {
   // glet-serving plans the same application by itself (its modules at the application's rate).
   SimulationSpec served = spec;
   served.system = "glet-serving";
-  served.glet_plan.reset();
   const auto rs = simulate(scenario, served);
   ASSERT_FALSE(rs.reorganisations.empty());
   EXPECT_GE(rs.reorganisations.front().gpus, 1);

@@ -8,6 +8,7 @@
 
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/scenario_simulation.h"
+#include "engine/systems/symphony/symphony_options.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 
@@ -28,8 +29,8 @@ SimulationSpec spec(int subclusters) {
   sp.duration = Duration::seconds(3);
   sp.warmup = Duration::milliseconds(500);
   sp.timeline = true;
-  sp.subclusters = subclusters;
-  sp.partition_time_limit_s = 5;
+  sp.edit_options<SymphonyRunOptions>().subclusters = subclusters;
+  sp.edit_options<SymphonyRunOptions>().partition_time_limit_s = 5;
   return sp;
 }
 

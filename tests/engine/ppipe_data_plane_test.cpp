@@ -10,6 +10,7 @@
 #include "engine/ppipe/pipeline_probe.h"
 #include "engine/ppipe/reservation_scheduler.h"
 #include "engine/ppipe/scenario_planning.h"
+#include "engine/systems/ppipe/ppipe_options.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
@@ -297,13 +298,13 @@ FixtureRun run_fixture(const std::string& planner, const std::string& data_plane
   SimulationSpec spec;
   spec.system = data_plane;
   spec.workloads = {"seg-poisson"};
-  spec.pipeline_plan = std::make_shared<const PipelinePlan>(out.plan);
+  spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(out.plan);
   spec.load_factor = load_factor;
   spec.duration = Duration::seconds(20);
   spec.warmup = Duration::seconds(1);
   spec.seed = seed;
   spec.timeline = true;
-  spec.reservation.mode = mode;
+  spec.edit_options<PipelineRunOptions>().reservation.mode = mode;
   if (adjust) adjust(spec);
   out.result = simulate(scenario, spec);
   return out;
@@ -356,7 +357,7 @@ TEST(PpipeDataPlane, RuntimeJitterIsBoundedSeededAndCorrectedByFeedback) {
   const auto with = [](double jitter, bool feedback) {
     return [jitter, feedback](SimulationSpec& s) {
       s.runtime_jitter = jitter;
-      s.reservation.feedback = feedback;
+      s.edit_options<PipelineRunOptions>().reservation.feedback = feedback;
     };
   };
   const auto exact = run_fixture("ppipe", "reservation", 0.8, ReservationMode::Horizon, 3, with(0, true));

@@ -7,6 +7,7 @@
 #include "engine/serving/run_result_json.h"
 #include "engine/symphony/autoscaler.h"
 #include "engine/systems/scenario_simulation.h"
+#include "engine/systems/symphony/symphony_options.h"
 #include "model/core/error.h"
 
 using namespace servescope;
@@ -49,8 +50,8 @@ Outcome run(const std::string& system, double load, std::optional<BatchRule> rul
   spec.duration = Duration::seconds(30);
   spec.warmup = Duration::seconds(5);
   spec.seed = 7;
-  spec.batch_rule = rule;
-  spec.deferred.gpu_pick = pick;
+  spec.edit_options<SymphonyRunOptions>().batch_rule = rule;
+  spec.edit_options<SymphonyRunOptions>().deferred.gpu_pick = pick;
   const auto r = simulate(resnet50_on_8(), spec);
   return {summarize_run(r), r.metrics->gpu_busy_fraction()};
 }

@@ -12,6 +12,8 @@
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/ppipe_planner.h"
 #include "engine/ppipe/scenario_planning.h"
+#include "engine/systems/glet/glet_options.h"
+#include "engine/systems/ppipe/ppipe_options.h"
 #include "engine/systems/scenario_planner.h"
 #include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/chrome_trace.h"
@@ -34,7 +36,7 @@ TimelineData pipeline_run_timeline() {
   SimulationSpec spec;
   spec.system = "reservation";
   spec.workloads = {"seg-poisson"};
-  spec.pipeline_plan = std::make_shared<const PipelinePlan>(plan);
+  spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(plan);
   spec.load_factor = 0.9;
   spec.duration = Duration::seconds(5);
   spec.warmup = Duration::seconds(1);
@@ -149,7 +151,7 @@ TEST(Timeline, SchedulableWindowsAndDutyCycles) {
   const auto plan = glet_plan_from_json(plan_scenario(glet_scenario, request).plan, "plan");
   SimulationSpec glet_spec;
   glet_spec.system = "glet";
-  glet_spec.glet_plan = std::make_shared<const GletPlan>(plan);
+  glet_spec.edit_options<GletRunOptions>().plan = std::make_shared<const GletPlan>(plan);
   glet_spec.duration = Duration::seconds(2);
   glet_spec.warmup = Duration::milliseconds(200);
   glet_spec.timeline = true;

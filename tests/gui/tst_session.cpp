@@ -134,7 +134,8 @@ class TestSession : public QObject {
     QCOMPARE(w.project()->plans.size(), std::size_t{0});
     QVERIFY2(w.planning()->status_text().contains(QStringLiteral("50 %")), qPrintable(w.planning()->status_text()));
 
-    auto* sizes = w.planning()->findChild<QLineEdit*>(QStringLiteral("gletSizes"));
+    // The gpu-let tab of the planner options, made from the family's schema as `plan --sizes` is.
+    auto* sizes = w.planning()->findChild<QLineEdit*>(QStringLiteral("option:sizes"));
     QVERIFY(sizes);
     sizes->setText(QStringLiteral("50,100"));
     QVERIFY(w.planning()->run_planners({QStringLiteral("glet-noint"), QStringLiteral("sbp-even")}));

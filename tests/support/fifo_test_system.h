@@ -43,8 +43,27 @@ class FifoTestPlane final : public engine::DataPlane {
   std::size_t next_gpu_ = 0;
 };
 
+// Its own options, as a plug-in has them: nothing in the engine, the CLI or the GUI names them.
+struct FifoTestOptions {
+  int gpus = 0;  // serve on the first this many GPUs; 0: all
+};
+
 class FifoTestFamily final : public engine::ServingFamily {
  public:
+  std::string_view title() const override { return "test FIFO"; }
+  engine::OptionSchema<engine::SimulationSpec> simulation_options() const override {
+    engine::OptionSchema<FifoTestOptions> o;
+    o.integer("test-fifo-gpus", "GPUs used", "test-fifo: serve on the first this many GPUs (0: all)", 0, 1 << 20,
+              [](FifoTestOptions& f) -> int& { return f.gpus; });
+    return o.lift<engine::SimulationSpec>(
+        [](engine::SimulationSpec& spec) -> FifoTestOptions& { return spec.edit_options<FifoTestOptions>(); });
+  }
+  engine::OptionSchema<engine::ScenarioPlanRequest> planner_options() const override {
+    engine::OptionSchema<engine::ScenarioPlanRequest> o;
+    o.real("test-plan-limit", "Test solver limit", "test-plan: seconds its solver may take", 0.1, 3600,
+           [](engine::ScenarioPlanRequest& r) -> double& { return r.ppipe.time_limit_s; });
+    return o;
+  }
   std::vector<engine::DataPlaneTraits> data_planes() const override {
     engine::DataPlaneTraits t;
     t.name = "test-fifo";
@@ -53,9 +72,11 @@ class FifoTestFamily final : public engine::ServingFamily {
   void place(const Scenario&, const engine::SimulationSpec&, engine::PreparedServing& prepared) const override {
     prepared.result.nominal_capacity_rps = engine::nominal_capacity_rps(prepared.setup);
   }
-  void build(const Scenario&, const engine::SimulationSpec&, engine::PreparedServing& prepared) const override {
+  void build(const Scenario&, const engine::SimulationSpec& spec, engine::PreparedServing& prepared) const override {
     const auto& setup = prepared.setup;
-    prepared.plane = std::make_unique<FifoTestPlane>(setup.models, setup.gpus.size());
+    const auto wanted = static_cast<std::size_t>(spec.options<FifoTestOptions>().gpus);
+    prepared.plane = std::make_unique<FifoTestPlane>(
+        setup.models, wanted > 0 ? std::min(wanted, setup.gpus.size()) : setup.gpus.size());
     std::vector<engine::BatchLatency> exec;
     for (const auto& m : setup.models)
       exec.push_back(m.latency);

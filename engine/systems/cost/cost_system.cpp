@@ -7,6 +7,8 @@
 #include "engine/cost/cost_plan_record.h"
 #include "engine/cost/cost_planner.h"
 #include "engine/serving/plan_request.h"
+#include "engine/systems/cost/cost_options.h"
+#include "model/core/error.h"
 
 namespace servescope::engine {
 namespace {
@@ -52,6 +54,13 @@ class CostFamily final : public ServingFamily {
     auto summary = summarize(outcome.json, "plan");
     return ScenarioPlanResult{outcome.json, std::move(summary), std::move(outcome)};
   }
+
+  PlanKind set_plan(SimulationSpec&, const nlohmann::json&, const std::string&) const override {
+    throw QueryError("a cost-plan is simulated with servescope-cli plan --simulate");
+  }
+
+  std::string_view title() const override { return "cost"; }
+  OptionSchema<ScenarioPlanRequest> planner_options() const override { return cost_planner_options(); }
 
   std::string_view plan_kind() const override { return "cost-plan"; }
   PlanSummary summarize(const nlohmann::json& plan, const std::string& file) const override {

@@ -9,8 +9,10 @@
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/glet_scenario.h"
 #include "engine/glet/glet_serving.h"
+#include "engine/glet/rate_headroom.h"
 #include "engine/serving/plan_request.h"
 #include "engine/serving/prepared_serving.h"
+#include "engine/systems/glet/glet_options.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -61,18 +63,18 @@ std::function<double(const Simulator&, std::uint32_t, const Batch&)> interferenc
 // The glet data plane: a plan's glets, placed once.
 void place_plan(const SimulationSpec& spec, PreparedServing& prepared,
                 const std::vector<const ModelProfile*>& profiles) {
-  if (spec.subclusters > 1) throw QueryError("the glet data plane does not split the cluster into sub-clusters");
+  const auto& plan = spec.options<GletRunOptions>().plan;
+  if (!plan) throw QueryError("the glet data plane runs a gpu-let plan; give one (servescope-cli plan --system glet)");
   auto& setup = prepared.setup;
   auto& result = prepared.result;
   const auto names = model_names(setup);
-  auto deployment =
-      std::make_shared<const GletDeployment>(deploy_glet_plan(*spec.glet_plan, names, setup.gpus, profiles));
+  auto deployment = std::make_shared<const GletDeployment>(deploy_glet_plan(*plan, names, setup.gpus, profiles));
   setup.gpus = deployment->slots;
   result.gpu_physical = deployment->slot_physical;
   for (const auto& g : deployment->glets)
     result.gpu_duty_cycle.push_back(g.duty_cycle);
-  result.plan_system = spec.glet_plan->system;
-  for (const auto& pm : spec.glet_plan->models)
+  result.plan_system = plan->system;
+  for (const auto& pm : plan->models)
     if (std::ranges::find(names, pm.name) != names.end()) result.nominal_capacity_rps += pm.assigned_rps;
   prepared.state = std::move(deployment);
 }
@@ -83,10 +85,11 @@ void build_plan(const Scenario& scenario, const SimulationSpec& spec, PreparedSe
   std::vector<Duration> slos;
   for (const auto& m : prepared.setup.models)
     slos.push_back(m.slo);
-  prepared.plane = std::make_unique<GletDataPlane>(deployment, slos, spec.glet);
+  const auto& options = spec.options<GletRunOptions>();
+  prepared.plane = std::make_unique<GletDataPlane>(deployment, slos, options.data_plane);
   prepared.times = deployment.execution_times(profiles);
   prepared.slowdown =
-      interference_slowdown(scenario, spec.glet_plan->gpu, prepared.setup.models,
+      interference_slowdown(scenario, options.plan->gpu, prepared.setup.models,
                             [&deployment]() -> const std::vector<GletSlot>& { return deployment.glets; });
   describe_unsplit(prepared);
 }
@@ -94,10 +97,10 @@ void build_plan(const Scenario& scenario, const SimulationSpec& spec, PreparedSe
 // glet-serving: two slots per GPU of the type, its first and second glet, for the whole run; the
 // rescheduler decides what they hold every period.
 void place_serving(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) {
-  if (spec.subclusters > 1) throw QueryError("gpu-let serving does not split the cluster into sub-clusters");
+  const auto& options = spec.options<GletRunOptions>();
   auto& setup = prepared.setup;
   auto& result = prepared.result;
-  auto input = std::make_shared<const GletInput>(glet_input(scenario, spec.workloads, spec.glet_gpu));
+  auto input = std::make_shared<const GletInput>(glet_input(scenario, spec.workloads, options.gpu));
   std::vector<GpuSlot> slots;
   for (const auto& g : setup.gpus)
     if (g.gpu_type == input->latency.gpu)
@@ -107,7 +110,7 @@ void place_serving(const Scenario& scenario, const SimulationSpec& spec, Prepare
         result.gpu_physical.push_back(g.index);
       }
   setup.gpus = std::move(slots);
-  result.plan_system = "glet, rescheduled every " + std::to_string(spec.glet_serving.period.to_s()) + " s";
+  result.plan_system = "glet, rescheduled every " + std::to_string(options.serving.period.to_s()) + " s";
   result.nominal_capacity_rps = setup.workload_rate_rps;
   prepared.state = std::move(input);
 }
@@ -132,6 +135,7 @@ void build_serving(const Scenario& scenario, const SimulationSpec& spec, Prepare
     initial.push_back(g->rate_rps * scale);
   }
   const auto& lo = input.latency;
+  const auto& options = spec.options<GletRunOptions>();
   // Every size a schedule may choose needs a timing row: one class per size.
   std::vector<std::vector<BatchLatency>> latency(profiles.size());
   std::vector<GpuShare> shares;
@@ -142,9 +146,9 @@ void build_serving(const Scenario& scenario, const SimulationSpec& spec, Prepare
       latency[m].push_back(profiles[m] ? BatchLatency(*profiles[m], lo.gpu, share) : BatchLatency());
   prepared.times = ExecutionTimes(std::move(latency), std::vector<std::uint32_t>(setup.gpus.size(), 0));
   prepared.times->set_class_shares(shares);
-  auto plane = std::make_unique<GletServing>(GletRescheduler(std::move(models), lo, spec.glet_planner, input.gpu_limit),
+  auto plane = std::make_unique<GletServing>(GletRescheduler(std::move(models), lo, options.planner, input.gpu_limit),
                                              model_names(setup), setup.gpus, prepared.result.gpu_physical, profiles,
-                                             slos, std::move(planned_as), std::move(initial), spec.glet_serving);
+                                             slos, std::move(planned_as), std::move(initial), options.serving);
   const auto* serving = plane.get();
   prepared.slowdown =
       interference_slowdown(scenario, lo.gpu, setup.models,
@@ -160,13 +164,11 @@ class GletFamily final : public ServingFamily {
     DataPlaneTraits glet;
     glet.name = "glet";
     glet.runs = PlanKind::Glet;
-    glet.plan_hint = "a gpu-let plan; give one (servescope-cli plan --system glet)";
     glet.places_own_gpus = true;
     glet.serves_applications = true;
     DataPlaneTraits serving = glet;
     serving.name = "glet-serving";
     serving.runs = PlanKind::None;
-    serving.plan_hint.clear();
     serving.not_live = "glet-serving re-splits GPUs while it runs, which live workers cannot do yet; run a glet plan";
     return {glet, serving};
   }
@@ -191,6 +193,7 @@ class GletFamily final : public ServingFamily {
 
   ScenarioPlanResult plan(const Scenario& scenario, const ScenarioPlanRequest& request) const override {
     auto in = glet_input(scenario, request.workloads, request.glet_gpu);
+    if (request.glet_headroom) in.models = with_headroom(std::move(in.models));
     if (!request.glet_sizes.empty()) in.latency.sizes = request.glet_sizes;
     in.latency.latency_safety = request.glet_safety;
     in.latency.knee = request.glet_knee;
@@ -201,6 +204,15 @@ class GletFamily final : public ServingFamily {
     // Braced members are initialised in order: the plan is summarised before it moves.
     return ScenarioPlanResult{glet_plan_to_json(plan, scenario.name), summary_of(plan), std::move(plan)};
   }
+
+  PlanKind set_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::string& file) const override {
+    spec.edit_options<GletRunOptions>().plan = std::make_shared<const GletPlan>(glet_plan_from_json(plan, file));
+    return PlanKind::Glet;
+  }
+
+  std::string_view title() const override { return "gpu-let"; }
+  OptionSchema<SimulationSpec> simulation_options() const override { return glet_simulation_options(); }
+  OptionSchema<ScenarioPlanRequest> planner_options() const override { return glet_planner_options(); }
 
   std::string_view plan_kind() const override { return "glet-plan"; }
   PlanSummary summarize(const nlohmann::json& plan, const std::string& file) const override {

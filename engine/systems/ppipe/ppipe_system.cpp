@@ -9,6 +9,7 @@
 #include "engine/ppipe/scenario_planning.h"
 #include "engine/serving/plan_request.h"
 #include "engine/serving/prepared_serving.h"
+#include "engine/systems/ppipe/ppipe_options.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -35,7 +36,6 @@ class PpipeFamily final : public ServingFamily {
       DataPlaneTraits t;
       t.name = name;
       t.runs = PlanKind::Pipeline;
-      t.plan_hint = "a pooled-pipeline plan; give one (servescope-cli plan)";
       t.places_own_gpus = true;
       out.push_back(std::move(t));
     }
@@ -43,7 +43,10 @@ class PpipeFamily final : public ServingFamily {
   }
 
   void place(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const override {
-    if (spec.subclusters > 1) throw QueryError("pipeline data planes do not split the cluster into sub-clusters");
+    const auto& plan = spec.options<PipelineRunOptions>().plan;
+    if (!plan)
+      throw QueryError("the " + spec.system +
+                       " data plane runs a pooled-pipeline plan; give one (servescope-cli plan)");
     auto& setup = prepared.setup;
     auto& result = prepared.result;
     const auto names = model_names(setup);
@@ -51,15 +54,20 @@ class PpipeFamily final : public ServingFamily {
     for (const auto& g : setup.gpus)
       physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
     auto deployment = std::make_shared<const PipelineDeployment>(
-        deploy_pipeline_plan(*spec.pipeline_plan, names, physical, setup.servers, scenario.profiles));
+        deploy_pipeline_plan(*plan, names, physical, setup.servers, scenario.profiles));
     setup.gpus = deployment->slots;
     result.gpu_physical = deployment->slot_physical;
-    result.plan_system = spec.pipeline_plan->system;
+    result.plan_system = plan->system;
     // Load factor 1 is what the plan promises for the models the workload sends.
-    for (const auto& pm : spec.pipeline_plan->models)
+    for (const auto& pm : plan->models)
       if (std::ranges::find(names, pm.name) != names.end()) result.nominal_capacity_rps += pm.throughput_rps;
     prepared.pipeline_deployment = deployment.get();
     prepared.state = std::move(deployment);
+  }
+
+  bool serves(const SimulationSpec& spec, const WorkloadTarget& target) const override {
+    const auto& plan = spec.options<PipelineRunOptions>().plan;
+    return !plan || std::ranges::find(plan->models, target.name, &PlannedModel::name) != plan->models.end();
   }
 
   void build(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const override {
@@ -67,8 +75,9 @@ class PpipeFamily final : public ServingFamily {
     std::vector<Duration> slos;
     for (const auto& m : prepared.setup.models)
       slos.push_back(m.slo);
+    const auto& options = spec.options<PipelineRunOptions>();
     if (spec.system == "reservation") {
-      auto plane = std::make_unique<ReservationScheduler>(deployment, slos, spec.reservation);
+      auto plane = std::make_unique<ReservationScheduler>(deployment, slos, options.reservation);
       const auto* reservation = plane.get();
       prepared.collect = [reservation](SimulationResult& result) {
         result.probes = reservation->stats().probes;
@@ -76,7 +85,7 @@ class PpipeFamily final : public ServingFamily {
       };
       prepared.plane = std::move(plane);
     } else {
-      prepared.plane = std::make_unique<ReactivePoolScheduler>(deployment, spec.reactive);
+      prepared.plane = std::make_unique<ReactivePoolScheduler>(deployment, options.reactive);
     }
     describe_unsplit(prepared);
     prepared.times = deployment.execution_times(scenario.profiles);
@@ -93,6 +102,16 @@ class PpipeFamily final : public ServingFamily {
     // Braced members are initialised in order: the plan is summarised before it moves.
     return ScenarioPlanResult{pipeline_plan_to_json(plan, scenario.name), summary_of(plan), std::move(plan)};
   }
+
+  PlanKind set_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::string& file) const override {
+    spec.edit_options<PipelineRunOptions>().plan =
+        std::make_shared<const PipelinePlan>(pipeline_plan_from_json(plan, file));
+    return PlanKind::Pipeline;
+  }
+
+  std::string_view title() const override { return "pooled pipelines"; }
+  OptionSchema<SimulationSpec> simulation_options() const override { return pipeline_simulation_options(); }
+  OptionSchema<ScenarioPlanRequest> planner_options() const override { return pipeline_planner_options(); }
 
   std::string_view plan_kind() const override { return "pipeline-plan"; }
   PlanSummary summarize(const nlohmann::json& plan, const std::string& file) const override {

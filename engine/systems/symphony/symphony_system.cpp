@@ -8,6 +8,7 @@
 #include "engine/dataplane/partitioned_data_plane.h"
 #include "engine/serving/prepared_serving.h"
 #include "engine/symphony/deferred_scheduler.h"
+#include "engine/systems/symphony/symphony_options.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -31,7 +32,8 @@ constexpr DeferredVariant kDeferredVariants[] = {
 
 std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, const SimulationSetup& setup,
                                                   const SimulationSpec& spec) {
-  DeferredOptions o = spec.deferred;
+  const auto& options = spec.options<SymphonyRunOptions>();
+  DeferredOptions o = options.deferred;
   if (system == "shepherd") {
     ShepherdOptions so;
     so.d_ctrl = o.d_ctrl;
@@ -43,20 +45,20 @@ std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, con
     std::vector<double> rates(setup.models.size(), 0.0);
     for (const auto& s : setup.streams)
       rates[s.model] += s.rate_rps;
-    return std::make_unique<NexusScheduler>(setup.models, setup.gpus, rates, spec.nexus);
+    return std::make_unique<NexusScheduler>(setup.models, setup.gpus, rates, options.nexus);
   }
   const auto variant = std::ranges::find_if(kDeferredVariants, [&](const auto& v) { return system == v.name; });
   if (variant == std::end(kDeferredVariants))
     throw QueryError("no data plane named '" + system + "' among Symphony's and its baselines'");
   o.exec_rule = variant->exec;
-  o.batch_rule = spec.batch_rule.value_or(variant->batch);
+  o.batch_rule = options.batch_rule.value_or(variant->batch);
   o.model_pick = variant->pick;
   if (o.exec_rule == ExecRule::Timeout) {
     Duration tightest = Duration::max();
     for (const auto& m : setup.models)
       tightest = std::min(tightest, m.slo);
     o.timeout = Duration::nanoseconds(
-        static_cast<std::int64_t>(static_cast<double>(tightest.count_ns()) * spec.timeout_fraction_of_slo));
+        static_cast<std::int64_t>(static_cast<double>(tightest.count_ns()) * options.timeout_fraction_of_slo));
   }
   return std::make_unique<DeferredScheduler>(setup.models, setup.gpus, o);
 }
@@ -88,7 +90,8 @@ SimulationSetup sub_setup(const SimulationSetup& setup, const DataPlanePart& par
 }  // namespace
 
 SubclusterSplit split_subclusters(const SimulationSetup& setup, const SimulationSpec& spec) {
-  const int k = spec.subclusters;
+  const auto& options = spec.options<SymphonyRunOptions>();
+  const int k = options.subclusters;
   if (k < 1) throw QueryError("the number of sub-clusters must be at least 1");
   if (static_cast<std::size_t>(k) > setup.gpus.size() || static_cast<std::size_t>(k) > setup.models.size())
     throw QueryError(std::to_string(k) + " sub-clusters need at least as many GPUs and models; the cluster has " +
@@ -120,7 +123,7 @@ SubclusterSplit split_subclusters(const SimulationSetup& setup, const Simulation
   for (std::size_t m = 0; m < setup.models.size(); ++m)
     problem.models.push_back(
         PartitionModel{setup.models[m].name, rates[m] * gpu_seconds_per_request(setup.models[m], gpus_per_part), 0, 0});
-  split.partition = solve_partition(problem, spec.partition_time_limit_s);
+  split.partition = solve_partition(problem, options.partition_time_limit_s);
   if (split.partition.status == PartitionStatus::Infeasible)
     throw QueryError("sub-cluster partitioning found no assignment: " + split.partition.message);
   for (std::uint32_t m = 0; m < setup.models.size(); ++m)
@@ -130,7 +133,7 @@ SubclusterSplit split_subclusters(const SimulationSetup& setup, const Simulation
 
 std::unique_ptr<DataPlane> make_data_plane(const std::string& system, const SimulationSetup& setup,
                                            const SimulationSpec& spec, const SubclusterSplit* split) {
-  if (spec.subclusters <= 1 && !split) return make_single_data_plane(system, setup, spec);
+  if (spec.options<SymphonyRunOptions>().subclusters <= 1 && !split) return make_single_data_plane(system, setup, spec);
   std::optional<SubclusterSplit> own;
   if (!split) split = &own.emplace(split_subclusters(setup, spec));
   std::vector<DataPlanePart> parts;
@@ -161,6 +164,9 @@ class SymphonyFamily final : public ServingFamily {
     add("nexus");
     return out;
   }
+
+  std::string_view title() const override { return "Symphony"; }
+  OptionSchema<SimulationSpec> simulation_options() const override { return symphony_simulation_options(); }
 
   void place(const Scenario&, const SimulationSpec&, PreparedServing& prepared) const override {
     prepared.result.nominal_capacity_rps = nominal_capacity_rps(prepared.setup);

@@ -1,0 +1,74 @@
+#include "engine/systems/ppipe/ppipe_options.h"
+
+namespace servescope::engine {
+
+OptionSchema<SimulationSpec> pipeline_simulation_options() {
+  OptionSchema<PipelineRunOptions> o;
+  using P = PipelineRunOptions;
+  o.choice<ReservationMode>("reservations", "Reservation tables",
+                            "Reservation tables: gap-filling|horizon (the artifact's busy-until rule)",
+                            {{"gap-filling", ReservationMode::GapFilling}, {"horizon", ReservationMode::Horizon}},
+                            [](P& p) -> ReservationMode& { return p.reservation.mode; });
+  o.choice<WakeRule>("wake", "Wake rule", "When a short queue stops waiting: paper|artifact",
+                     {{"paper", WakeRule::LatestFeasible}, {"artifact", WakeRule::NextBatchInfeasible}},
+                     [](P& p) -> WakeRule& { return p.reservation.wake; });
+  // Both pipeline data planes take the artifact's first look; one option sets it for both.
+  o.add(
+      [] {
+        OptionSpec s;
+        s.name = "first-look";
+        s.label = "First look";
+        s.help = "Drop a new head at once unless a batch of this fraction of the planned one fits (0: off)";
+        s.type = OptionType::Real;
+        s.min = 0;
+        s.max = 1;
+        return s;
+      }(),
+      [](const P& p) -> OptionValue { return p.reservation.first_look_min_fraction; },
+      [](P& p, const OptionValue& v) {
+        p.reservation.first_look_min_fraction = std::get<double>(v);
+        p.reactive.first_look_min_fraction = std::get<double>(v);
+      });
+  o.flag("local-handoff-free", "Local hand-offs free",
+         "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)",
+         [](P& p) -> bool& { return p.reservation.probe.local_handoff_free; });
+  o.duration("response-delay-us", "Response delay",
+             "... and for a result to reach its client, in µs (also PPipe's reservation data plane)", 0, 1e6, 1e-6,
+             [](P& p) -> Duration& { return p.reservation.response_allowance; })
+      .unit = " µs";
+  o.negated_flag("no-feedback", "No feedback",
+                 "Reservation data plane: keep the planned reservations when batches finish early or late",
+                 [](P& p) -> bool& { return p.reservation.feedback; });
+  return o.lift<SimulationSpec>([](SimulationSpec& spec) -> P& { return spec.family_options.edit<P>(); });
+}
+
+OptionSchema<ScenarioPlanRequest> pipeline_planner_options() {
+  OptionSchema<ScenarioPlanRequest> o;
+  using R = ScenarioPlanRequest;
+  o.integer("partitions", "Partitions per pipeline", "Partitions per pipeline, 1-3", 1, 3,
+            [](R& r) -> int& { return r.ppipe.max_partitions; });
+  o.real("margin", "SLO margin", "Fraction of the SLO held back while planning", 0, 0.95,
+         [](R& r) -> double& { return r.ppipe.slo_margin; });
+  o.real("time-limit", "Solver time limit", "Seconds the MILP solver may take", 0.1, 86400, [](R& r) -> double& {
+     return r.ppipe.time_limit_s;
+   }).unit = " s";
+  o.real("mip-gap", "MIP gap", "Relative gap at which the solver stops", 0, 1,
+         [](R& r) -> double& { return r.ppipe.mip_gap; });
+  o.integer_list("vgpus", "vGPU divisors", "Allowed vGPU divisors, e.g. 1,2,4 (default: every profiled one)", 1, 64,
+                 [](R& r) -> std::vector<int>& { return r.ppipe.vgpu_divisors; })
+      .show_default = false;
+  o.integer_list("batches", "Batch sizes", "Allowed batch sizes, e.g. 1,2,4,8 (default: every profiled one)", 1,
+                 1'000'000, [](R& r) -> std::vector<int>& { return r.ppipe.batch_sizes; })
+      .show_default = false;
+  o.flag("several-configs", "Several configurations per sequence",
+         "Allow several pools with the same GPU-type sequence (a strict relaxation)",
+         [](R& r) -> bool& { return r.ppipe.several_configs_per_sequence; });
+  o.negated_flag("no-nic-cap", "No NIC cap", "Do not cap a vGPU's throughput by its share of the node NIC",
+                 [](R& r) -> bool& { return r.ppipe.nic_cap; });
+  o.negated_flag("no-batch-forming", "No batch forming",
+                 "Leave out the estimate of the time to gather a batch from the latency budget",
+                 [](R& r) -> bool& { return r.ppipe.batch_forming; });
+  return o;
+}
+
+}  // namespace servescope::engine

@@ -1,0 +1,28 @@
+// What PPipe's family takes beyond the common spec and request (seed 000): the pipeline plan a
+// data plane runs with its reservation and reactive rules (§4.6 and the artifact's variants),
+// and the planners' MILP and search space (§4.3–§4.5); with names, help and ranges for the
+// CLI's flags and the GUI's forms.
+#pragma once
+
+#include <memory>
+
+#include "engine/ppipe/pipeline_plan.h"
+#include "engine/ppipe/reactive_pool_scheduler.h"
+#include "engine/ppipe/reservation_scheduler.h"
+#include "engine/serving/option_schema.h"
+#include "engine/serving/plan_request.h"
+#include "engine/serving/simulation_spec.h"
+
+namespace servescope::engine {
+
+struct PipelineRunOptions {
+  // The plan the data plane runs; load factors are then relative to its throughput.
+  std::shared_ptr<const PipelinePlan> plan;
+  ReservationSchedulerOptions reservation;
+  ReactiveSchedulerOptions reactive;
+};
+
+OptionSchema<SimulationSpec> pipeline_simulation_options();
+OptionSchema<ScenarioPlanRequest> pipeline_planner_options();
+
+}  // namespace servescope::engine
