@@ -322,7 +322,7 @@ void ClusterEditor::refresh_share_choices() {
   shares_->addItem(tr("Chips by GPU type"));
   if (p)
     for (const auto& plan : p->plans) {
-      if (engine::runs_on_a_data_plane(engine::artifact_kind(plan)))
+      if (engine::places_on_the_cluster(engine::artifact_kind(plan)))
         shares_->addItem(tr("Shares of %1").arg(QString::fromStdString(plan.name)), QString::fromStdString(plan.name));
     }
   shares_->setCurrentIndex(std::max(0, shares_->findText(current)));

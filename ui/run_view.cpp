@@ -193,7 +193,7 @@ void RunView::refresh() {
       source_->addItem(QString::fromStdString(system.name), QString::fromStdString(system.name));
   if (p)
     for (const auto& plan : p->plans) {
-      if (engine::runs_on_a_data_plane(engine::artifact_kind(plan)))
+      if (engine::runs_on_a_data_plane(plan.body))
         source_->addItem(tr("plan %1").arg(QString::fromStdString(plan.name)),
                          QString(QStringLiteral("plan:") + QString::fromStdString(plan.name)));
     }

@@ -41,7 +41,7 @@ class RunView : public QWidget {
   ~RunView() override;
 
   // Simulates `seconds` of the selected workloads with `source`: a serving system's name
-  // ("symphony", "nexus", …) or "plan:NAME" for a pipeline or gpu-let plan of the project. False
+  // ("symphony", "nexus", …) or "plan:NAME" for a pipeline, gpu-let or cost plan of the project. False
   // when a simulation is already running or nothing is open; the reason lands in status_text().
   bool simulate(const QString& source, double seconds);
   // Simulates `source` at load factors 0.1–1.2 of its capacity, `seconds_per_point` each, and

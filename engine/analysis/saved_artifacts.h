@@ -26,8 +26,9 @@ ArtifactKind artifact_kind(const nlohmann::json& body);
 inline ArtifactKind artifact_kind(const SavedArtifact& artifact) {
   return artifact_kind(artifact.body);
 }
-// Plans a data plane runs and a cluster can be drawn with: pooled-pipeline and gpu-let plans.
-inline bool runs_on_a_data_plane(ArtifactKind kind) {
+// Plans that place work on the scenario's cluster, so its GPUs can be drawn with their shares:
+// pooled-pipeline and gpu-let plans (a cost plan provisions machines of its own).
+inline bool places_on_the_cluster(ArtifactKind kind) {
   return kind == ArtifactKind::PipelinePlan || kind == ArtifactKind::GletPlan;
 }
 // A run's serving system ("" when the run file names none); a load sweep's highest load factor

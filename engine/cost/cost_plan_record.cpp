@@ -15,6 +15,8 @@ CostTierRecord tier_of(const JsonCursor& t) {
   r.gpu = t.at("gpu").as_string();
   r.batch = static_cast<int>(t.at("batch").as_int(1, INT32_MAX));
   r.concurrency = static_cast<int>(t.int_or("concurrency", 1, 1, INT32_MAX));
+  if (const auto d = t.find("duration_us")) r.duration = d->as_duration_us();
+  r.price = t.double_or("price", 0, 0, kMaxCost);
   r.machines = t.at("machines").as_double(0, kMaxRate);
   r.partial = t.bool_or("partial", false);
   r.rate_rps = t.at("rate_rps").as_double(0, kMaxRate);
@@ -55,6 +57,7 @@ CostPlanRecord cost_plan_record_from_json(const nlohmann::json& plan, const std:
   CostPlanRecord r;
   r.system = root.at("system").as_string();
   r.application = root.string_or("application", "");
+  r.dispatch = root.string_or("dispatch", "");
   r.feasible = root.at("feasible").as_bool();
   r.slo = root.at("slo_us").as_duration_us();
   if (!r.feasible) {

@@ -18,6 +18,8 @@ struct CostTierRecord {
   std::string gpu;
   int batch = 1;
   int concurrency = 1;
+  Duration duration;    // one batch at that concurrency (0: not in the file)
+  double price = 0;     // per machine (0: not in the file)
   double machines = 0;  // fractional for the partial tier
   bool partial = false;
   double rate_rps = 0;
@@ -36,6 +38,7 @@ struct CostModuleRecord {
 
 struct CostPlanRecord {
   std::string system, application;
+  std::string dispatch;  // "TC", "RR", "DT" (empty: not in the file)
   bool feasible = false;
   std::string reason;  // why not, when infeasible
   Duration slo;

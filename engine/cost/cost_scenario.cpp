@@ -27,7 +27,8 @@ std::string chosen_application(const std::map<std::string, double>& app_rate, co
   return app_rate.begin()->first;
 }
 
-// The sizes asked for, or by default the powers of two to 64 and every measured size.
+}  // namespace
+
 std::vector<int> planned_batches(const CostScenarioOptions& options, std::vector<int> profiled) {
   if (!options.batches.empty()) return options.batches;
   for (int b = 1; b <= 64; b *= 2)
@@ -36,8 +37,6 @@ std::vector<int> planned_batches(const CostScenarioOptions& options, std::vector
   profiled.erase(std::ranges::unique(profiled).begin(), profiled.end());
   return profiled;
 }
-
-}  // namespace
 
 ArrivalProcess application_arrivals(const Scenario& scenario, const CostScenarioOptions& options) {
   const auto name = chosen_application(application_rates(scenario, options), options);

@@ -28,6 +28,10 @@ struct CostScenarioOptions {
 // no priced GPU type).
 CostProblem cost_problem_from_scenario(const Scenario& scenario, const CostScenarioOptions& options = {});
 
+// The batch sizes the cost planners consider for a profile that measured `profiled`: those asked
+// for, or by default 1, 2, 4, …, 64 and every measured size.
+std::vector<int> planned_batches(const CostScenarioOptions& options, std::vector<int> profiled);
+
 // The arrival process of the first selected workload that targets the application.
 ArrivalProcess application_arrivals(const Scenario& scenario, const CostScenarioOptions& options);
 

@@ -24,7 +24,7 @@ struct ScenarioPlanResult;
 struct PlanSummary;
 
 // The plan a data plane runs, if it runs one.
-enum class PlanKind { None, Pipeline, Glet };
+enum class PlanKind { None, Pipeline, Glet, Cost };
 
 // What a data plane needs and accepts: checked once, by prepare_simulation and the consumers
 // that offer systems to a user, instead of by comparing its name.

@@ -1,5 +1,6 @@
 #include "engine/systems/plan_to_run.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/systems/system_registry.h"
@@ -28,6 +29,12 @@ void use_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::strin
       listed += (listed.empty() ? "" : " or ") + name;
     throw QueryError("a " + kind + " runs on the " + listed + " data plane, not " + spec.system);
   }
+}
+
+bool runs_on_a_data_plane(const nlohmann::json& plan) {
+  if (!plan.is_object() || !plan.contains("kind") || !plan["kind"].is_string()) return false;
+  const auto* family = plan_kind_family(plan["kind"].get<std::string>());
+  return family && std::ranges::any_of(family->data_planes(), [](const auto& t) { return t.runs != PlanKind::None; });
 }
 
 }  // namespace servescope::engine

@@ -18,4 +18,7 @@ namespace servescope::engine {
 void use_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::string& source,
               const std::optional<std::string>& system = std::nullopt);
 
+// Whether some data plane runs plans of this plan's kind (what the Run tab offers).
+bool runs_on_a_data_plane(const nlohmann::json& plan);
+
 }  // namespace servescope::engine

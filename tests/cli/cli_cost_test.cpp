@@ -1,6 +1,6 @@
 // servescope-cli end to end, cost planning: the cost planners (Piccolo, Harpagon and their baselines) on
 // the built-in application, what they refuse and why, the seed and duration of their simulator checks,
-// and GPU types that carry only a price.
+// GPU types that carry only a price, and a kept plan run through the simulator.
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -206,4 +206,23 @@ TEST(Cli, GpuTypesWithOnlyAPricePlanCosts) {
   EXPECT_TRUE(gpus[0]["memory_gib"].is_null());
   EXPECT_EQ(gpus[0]["price_per_hour"], 1.5);
   EXPECT_EQ(gpus[1]["sm_count"], 40);
+}
+
+// A kept cost plan runs like a pipeline or gpu-let plan: `simulate --plan` serves it on the
+// "cost" data plane (its machines as the run's GPUs), a load sweep scales it, and a system that
+// runs another kind of plan is refused.
+TEST(Cli, SimulateRunsAKeptCostPlan) {
+  TempDir tmp;
+  const auto plan = (tmp.path() / "harpagon.json").string();
+  ASSERT_EQ(cli({"plan", "-s", "builtin:projects/cost-demo.json", "--system", "harpagon", "--out", plan}).status, 0);
+  const auto run =
+      cli({"--json", "simulate", "-s", "builtin:projects/cost-demo.json", "--plan", plan, "-d", "10", "--warmup", "2"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto result = nlohmann::json::parse(run.out);
+  EXPECT_EQ(result["system"], "cost");
+  EXPECT_GE(result["summary"]["slo_attainment"].get<double>(), 0.99);
+  EXPECT_GT(result["summary"]["completed"].get<double>(), 10000);
+  const auto wrong = cli({"simulate", "-s", "builtin:projects/cost-demo.json", "--plan", plan, "--system", "glet"});
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.err.find("a cost-plan runs on the cost data plane, not glet"), std::string::npos) << wrong.err;
 }

@@ -3,6 +3,7 @@
 // comparison table (checked by Qt's model tester) shows them side by side, and a planner that
 // cannot plan the scenario says why in the log.
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
@@ -13,10 +14,13 @@
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
+#include "ui/run_view.h"
+#include "widgets/timeline_view.h"
 
 using servescope::ui::MainWindow;
 using servescope::ui::PlanComparisonModel;
 using servescope::ui::PlanningPanel;
+using servescope::ui::RunView;
 
 class TestPlanning : public QObject {
   Q_OBJECT
@@ -101,6 +105,18 @@ class TestPlanning : public QObject {
     const auto text = w.plan_view()->left_text();
     QVERIFY2(text.contains(QStringLiteral("detect → classify")), qPrintable(text.left(600)));
     QVERIFY(w.plan_view()->right_text().contains(QStringLiteral("Pick a plan")));
+    // The Run tab runs the cost plan like any other: its machines are the timeline's rows.
+    const QString plan = QStringLiteral("plan:") + QString::fromStdString(w.project()->plans.front().name);
+    auto* sources = w.run_view()->findChild<QComboBox*>(QStringLiteral("runSource"));
+    QVERIFY(sources && sources->findData(plan) >= 0);
+    QSignalSpy ran(w.run_view(), &RunView::finished);
+    QVERIFY2(w.run_view()->simulate(plan, 5), qPrintable(w.run_view()->status_text()));
+    QVERIFY(ran.wait(120000));
+    const auto timeline = w.run_view()->timeline()->timeline();
+    QVERIFY2(timeline, qPrintable(w.run_view()->status_text()));
+    QCOMPARE(QString::fromStdString(timeline->system), QStringLiteral("cost"));
+    QVERIFY(!timeline->spans.empty());
+    QVERIFY2(timeline->gpus.front().starts_with("detect/"), timeline->gpus.front().c_str());
     const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!dir.isEmpty()) {
       w.resize(1600, 1000);

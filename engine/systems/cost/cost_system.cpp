@@ -7,6 +7,7 @@
 #include "engine/cost/cost_plan_record.h"
 #include "engine/cost/cost_planner.h"
 #include "engine/serving/plan_request.h"
+#include "engine/systems/cost/cost_data_plane.h"
 #include "engine/systems/cost/cost_options.h"
 #include "model/core/error.h"
 
@@ -36,6 +37,27 @@ PlanSummary summary_of(const CostPlanRecord& plan) {
 
 class CostFamily final : public ServingFamily {
  public:
+  // A kept plan's machines, served by the throughput-cost (or round-robin) frontend.
+  std::vector<DataPlaneTraits> data_planes() const override {
+    DataPlaneTraits t;
+    t.name = "cost";
+    t.runs = PlanKind::Cost;
+    t.places_own_gpus = true;
+    t.serves_applications = true;
+    t.not_live = "cost plans run in the simulator; live workers cannot serve a cost plan's frontend yet";
+    return {t};
+  }
+  void place(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const override {
+    place_cost_plan(scenario, spec, prepared);
+  }
+  bool serves(const SimulationSpec& spec, const WorkloadTarget& target) const override {
+    const auto& plan = spec.options<CostRunOptions>().plan;
+    return target.kind == TargetKind::Application && (!plan || target.name == plan->application);
+  }
+  void build(const Scenario&, const SimulationSpec&, PreparedServing& prepared) const override {
+    build_cost_plane(prepared);
+  }
+
   std::vector<std::string> planners() const override {
     auto names = cost_plan_systems();
     names.emplace_back("bruteforce");
@@ -55,11 +77,13 @@ class CostFamily final : public ServingFamily {
     return ScenarioPlanResult{outcome.json, std::move(summary), std::move(outcome)};
   }
 
-  PlanKind set_plan(SimulationSpec&, const nlohmann::json&, const std::string&) const override {
-    throw QueryError("a cost-plan is simulated with servescope-cli plan --simulate");
+  PlanKind set_plan(SimulationSpec& spec, const nlohmann::json& plan, const std::string& file) const override {
+    spec.edit_options<CostRunOptions>().plan =
+        std::make_shared<const CostPlanRecord>(cost_plan_record_from_json(plan, file));
+    return PlanKind::Cost;
   }
 
-  std::string_view title() const override { return "cost"; }
+  std::string_view title() const override { return "cost planners"; }
   OptionSchema<ScenarioPlanRequest> planner_options() const override { return cost_planner_options(); }
 
   std::string_view plan_kind() const override { return "cost-plan"; }
