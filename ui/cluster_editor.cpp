@@ -68,6 +68,73 @@ class NodeBox : public QGraphicsRectItem {
   QPointF pressed_at_;
 };
 
+// Where each entry's box goes: where the user put it, else in a grid whose rows are as tall as
+// their tallest box.
+std::vector<QPointF> box_positions(const Cluster& c) {
+  std::vector<QPointF> at(c.nodes.size());
+  double row_y = 0, row_h = 0;
+  for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+    if (i % kColumns == 0 && i > 0) {
+      row_y += row_h + kGap;
+      row_h = 0;
+    }
+    row_h = std::max(row_h, box_height(c.nodes[i]));
+    at[i] = c.nodes[i].position ? QPointF(c.nodes[i].position->x, c.nodes[i].position->y)
+                                : QPointF(static_cast<double>(i % kColumns) * (kBoxW + kGap), row_y);
+  }
+  return at;
+}
+
+// One chip per GPU of the entry's servers: the type's colour, or the plan's MPS shares as slices
+// coloured by model (free capacity left in the base colour).
+void add_gpu_chips(QGraphicsRectItem* box, const Node& n, const std::vector<engine::PlacedGpu>* gpus,
+                   const QPalette& pal) {
+  const QPen outline(pal.color(QPalette::Mid));
+  const auto type_colour = widgets::color_for_name(QString::fromStdString(n.gpu), pal);
+  const int shown = chips_shown(n);
+  for (int g = 0; g < shown; ++g) {
+    const double x = 8 + (g % kChipsPerRow) * (kChip + kChipGap);
+    const double y = kTitleH + (g / kChipsPerRow) * (kChip + kChipGap);
+    auto* chip = new QGraphicsRectItem(x, y, kChip, kChip, box);
+    chip->setPen(outline);
+    if (!gpus || static_cast<std::size_t>(g) >= gpus->size()) {
+      chip->setBrush(type_colour);
+      continue;
+    }
+    const auto& placed_gpu = (*gpus)[static_cast<std::size_t>(g)];
+    QString tip = QString::fromStdString(placed_gpu.name);
+    double from = 0;
+    for (const auto& share : placed_gpu.shares) {
+      const double w = kChip * share.share.fraction();
+      auto* slice = new QGraphicsRectItem(x + from, y, w, kChip, box);
+      slice->setPen(Qt::NoPen);
+      slice->setBrush(widgets::color_for_name(QString::fromStdString(share.model), pal));
+      from += w;
+      tip += QStringLiteral("\n%1 on %2: %3")
+                 .arg(QString::fromStdString(share.model), QString::fromStdString(share.share.to_string()),
+                      QString::fromStdString(share.detail));
+    }
+    if (placed_gpu.shares.empty()) tip += QObject::tr("\nidle in this plan");
+    chip->setToolTip(tip);
+    chip->setZValue(1);  // the outline over the slices
+    chip->setBrush(Qt::NoBrush);
+  }
+}
+
+// The plan's models, under the boxes.
+void add_legend(QGraphicsScene* scene, const std::vector<std::string>& legend, const QPalette& pal) {
+  const QPen outline(pal.color(QPalette::Mid));
+  double legend_x = 0;
+  const double legend_y = scene->itemsBoundingRect().bottom() + kGap;
+  for (const auto& model : legend) {
+    scene->addRect(QRectF(legend_x, legend_y, kChip, kChip), outline,
+                   widgets::color_for_name(QString::fromStdString(model), pal));
+    auto* label = scene->addSimpleText(QString::fromStdString(model));
+    label->setPos(legend_x + kChip + 6, legend_y);
+    legend_x += kChip + 18 + label->boundingRect().width();
+  }
+}
+
 }  // namespace
 
 void ZoomingView::wheelEvent(QWheelEvent* event) {
@@ -337,6 +404,64 @@ bool ClusterEditor::show_plan_shares(const QString& plan) {
   return true;
 }
 
+QString ClusterEditor::place_chosen_plan(std::map<std::size_t, std::vector<engine::PlacedGpu>>& placed,
+                                         std::vector<std::string>& legend) {
+  const auto* p = doc_->project();
+  const auto plan_name = shares_->currentData().toString();
+  if (!p || plan_name.isEmpty()) return {};
+  const auto it = std::ranges::find(p->plans, plan_name.toStdString(), &SavedArtifact::name);
+  try {
+    if (it == p->plans.end()) throw QueryError("no such plan");
+    for (auto& g : engine::place_plan(p->scenario, it->body).gpus) {
+      for (const auto& share : g.shares)
+        if (std::ranges::find(legend, share.model) == legend.end()) legend.push_back(share.model);
+      shared_gpus_ += g.shares.empty() ? 0 : 1;
+      placed[g.node].push_back(std::move(g));
+    }
+    return tr("; %1 uses %2 of them").arg(plan_name).arg(shared_gpus_);
+  } catch (const Error& e) {
+    return tr("; <b>%1 does not fit this cluster</b>: %2")
+        .arg(plan_name.toHtmlEscaped(), QString::fromStdString(e.what()).toHtmlEscaped());
+  }
+}
+
+void ClusterEditor::add_node_box(int index, const Node& n, QPointF at, const std::vector<engine::PlacedGpu>* gpus) {
+  const auto pal = palette();
+  auto* box = new NodeBox(QRectF(0, 0, kBoxW, box_height(n)), [this, index](QPointF to) {
+    QMetaObject::invokeMethod(
+        this, [this, index, to] { move_node(index, to); }, Qt::QueuedConnection);
+  });
+  scene_->addItem(box);
+  box->setPen(QPen(pal.color(QPalette::WindowText)));
+  box->setBrush(pal.color(QPalette::Base));
+  box->setPos(at);
+  box->setData(kNodeKey, index);
+  box->setToolTip(tr("%1: %2 server(s) × %3 %4, NIC %5 / %6 Gbps")
+                      .arg(QString::fromStdString(n.name))
+                      .arg(n.count)
+                      .arg(n.gpu_count)
+                      .arg(QString::fromStdString(n.gpu))
+                      .arg(n.nic_up_gbps)
+                      .arg(n.nic_down_gbps));
+  auto* title = new QGraphicsSimpleTextItem(
+      n.count > 1 ? tr("%1  ×%2").arg(QString::fromStdString(n.name)).arg(n.count) : QString::fromStdString(n.name),
+      box);
+  title->setPos(8, 6);
+  add_gpu_chips(box, n, gpus, pal);
+  const int shown = chips_shown(n);
+  auto* detail = new QGraphicsSimpleTextItem(
+      n.gpu_count * n.count > shown
+          ? tr("%1 · ↑%2 ↓%3 Gbps · +%4 GPUs")
+                .arg(QString::fromStdString(n.gpu))
+                .arg(n.nic_up_gbps)
+                .arg(n.nic_down_gbps)
+                .arg(n.gpu_count * n.count - shown)
+          : tr("%1 · ↑%2 ↓%3 Gbps").arg(QString::fromStdString(n.gpu)).arg(n.nic_up_gbps).arg(n.nic_down_gbps),
+      box);
+  detail->setPos(8, box_height(n) - 22);
+  if (index == selected_) box->setSelected(true);
+}
+
 void ClusterEditor::rebuild() {
   scene_->clear();
   refresh_share_choices();
@@ -353,125 +478,19 @@ void ClusterEditor::rebuild() {
     gpu_->addItem(QString::fromStdString(spec.id));
   gpu_->setCurrentText(current.isEmpty() ? QStringLiteral("A100") : current);
   const auto& c = p->scenario.cluster;
-  QString summary = tr("<b>%1</b>: %2 servers, %3 GPUs")
-                        .arg(QString::fromStdString(c.name))
-                        .arg(c.total_servers())
-                        .arg(c.total_gpus());
-
   // The chosen plan placed as the simulator places it: per node entry, its GPUs in order.
   std::map<std::size_t, std::vector<engine::PlacedGpu>> placed;
   std::vector<std::string> legend;
-  if (const auto plan_name = shares_->currentData().toString(); !plan_name.isEmpty()) {
-    const auto it = std::ranges::find(p->plans, plan_name.toStdString(), &SavedArtifact::name);
-    try {
-      if (it == p->plans.end()) throw QueryError("no such plan");
-      for (auto& g : engine::place_plan(p->scenario, it->body).gpus) {
-        for (const auto& share : g.shares)
-          if (std::ranges::find(legend, share.model) == legend.end()) legend.push_back(share.model);
-        shared_gpus_ += g.shares.empty() ? 0 : 1;
-        placed[g.node].push_back(std::move(g));
-      }
-      summary += tr("; %1 uses %2 of them").arg(plan_name).arg(shared_gpus_);
-    } catch (const Error& e) {
-      summary += tr("; <b>%1 does not fit this cluster</b>: %2")
-                     .arg(plan_name.toHtmlEscaped(), QString::fromStdString(e.what()).toHtmlEscaped());
-    }
-  }
-  summary_->setText(summary);
-
-  // Entries the user has not placed go in a grid, each row as tall as its tallest box.
-  std::vector<QPointF> at(c.nodes.size());
-  double row_y = 0, row_h = 0;
-  for (std::size_t i = 0; i < c.nodes.size(); ++i) {
-    if (i % kColumns == 0 && i > 0) {
-      row_y += row_h + kGap;
-      row_h = 0;
-    }
-    row_h = std::max(row_h, box_height(c.nodes[i]));
-    at[i] = c.nodes[i].position ? QPointF(c.nodes[i].position->x, c.nodes[i].position->y)
-                                : QPointF(static_cast<double>(i % kColumns) * (kBoxW + kGap), row_y);
-  }
-
-  const auto pal = palette();
-  const QPen outline(pal.color(QPalette::Mid));
-  for (std::size_t i = 0; i < c.nodes.size(); ++i) {
-    const auto& n = c.nodes[i];
-    const int index = static_cast<int>(i);
-    auto* box = new NodeBox(QRectF(0, 0, kBoxW, box_height(n)), [this, index](QPointF to) {
-      QMetaObject::invokeMethod(
-          this, [this, index, to] { move_node(index, to); }, Qt::QueuedConnection);
-    });
-    scene_->addItem(box);
-    box->setPen(QPen(pal.color(QPalette::WindowText)));
-    box->setBrush(pal.color(QPalette::Base));
-    box->setPos(at[i]);
-    box->setData(kNodeKey, index);
-    box->setToolTip(tr("%1: %2 server(s) × %3 %4, NIC %5 / %6 Gbps")
-                        .arg(QString::fromStdString(n.name))
-                        .arg(n.count)
-                        .arg(n.gpu_count)
-                        .arg(QString::fromStdString(n.gpu))
-                        .arg(n.nic_up_gbps)
-                        .arg(n.nic_down_gbps));
-    auto* title = new QGraphicsSimpleTextItem(
-        n.count > 1 ? tr("%1  ×%2").arg(QString::fromStdString(n.name)).arg(n.count) : QString::fromStdString(n.name),
-        box);
-    title->setPos(8, 6);
-    // One chip per GPU of the entry's servers: the type's colour, or the plan's MPS shares as
-    // slices coloured by model (free capacity left in the base colour).
-    const auto type_colour = widgets::color_for_name(QString::fromStdString(n.gpu), pal);
-    const auto* gpus = placed.contains(i) ? &placed[i] : nullptr;
-    const int shown = chips_shown(n);
-    for (int g = 0; g < shown; ++g) {
-      const double x = 8 + (g % kChipsPerRow) * (kChip + kChipGap);
-      const double y = kTitleH + (g / kChipsPerRow) * (kChip + kChipGap);
-      auto* chip = new QGraphicsRectItem(x, y, kChip, kChip, box);
-      chip->setPen(outline);
-      if (!gpus || static_cast<std::size_t>(g) >= gpus->size()) {
-        chip->setBrush(type_colour);
-        continue;
-      }
-      const auto& placed_gpu = (*gpus)[static_cast<std::size_t>(g)];
-      QString tip = QString::fromStdString(placed_gpu.name);
-      double from = 0;
-      for (const auto& share : placed_gpu.shares) {
-        const double w = kChip * share.share.fraction();
-        auto* slice = new QGraphicsRectItem(x + from, y, w, kChip, box);
-        slice->setPen(Qt::NoPen);
-        slice->setBrush(widgets::color_for_name(QString::fromStdString(share.model), pal));
-        from += w;
-        tip += QStringLiteral("\n%1 on %2: %3")
-                   .arg(QString::fromStdString(share.model), QString::fromStdString(share.share.to_string()),
-                        QString::fromStdString(share.detail));
-      }
-      if (placed_gpu.shares.empty()) tip += tr("\nidle in this plan");
-      chip->setToolTip(tip);
-      chip->setZValue(1);  // the outline over the slices
-      chip->setBrush(Qt::NoBrush);
-    }
-    auto* detail = new QGraphicsSimpleTextItem(
-        n.gpu_count * n.count > shown
-            ? tr("%1 · ↑%2 ↓%3 Gbps · +%4 GPUs")
-                  .arg(QString::fromStdString(n.gpu))
-                  .arg(n.nic_up_gbps)
-                  .arg(n.nic_down_gbps)
-                  .arg(n.gpu_count * n.count - shown)
-            : tr("%1 · ↑%2 ↓%3 Gbps").arg(QString::fromStdString(n.gpu)).arg(n.nic_up_gbps).arg(n.nic_down_gbps),
-        box);
-    detail->setPos(8, box_height(n) - 22);
-    if (index == selected_) box->setSelected(true);
-  }
-  // The plan's models, under the boxes.
-  double legend_x = 0;
-  const double legend_y = scene_->itemsBoundingRect().bottom() + kGap;
-  for (const auto& model : legend) {
-    auto* swatch = scene_->addRect(QRectF(legend_x, legend_y, kChip, kChip), outline,
-                                   widgets::color_for_name(QString::fromStdString(model), pal));
-    auto* label = scene_->addSimpleText(QString::fromStdString(model));
-    label->setPos(legend_x + kChip + 6, legend_y);
-    legend_x += kChip + 18 + label->boundingRect().width();
-    (void)swatch;
-  }
+  const auto placement = place_chosen_plan(placed, legend);
+  summary_->setText(tr("<b>%1</b>: %2 servers, %3 GPUs")
+                        .arg(QString::fromStdString(c.name))
+                        .arg(c.total_servers())
+                        .arg(c.total_gpus()) +
+                    placement);
+  const auto at = box_positions(c);
+  for (std::size_t i = 0; i < c.nodes.size(); ++i)
+    add_node_box(static_cast<int>(i), c.nodes[i], at[i], placed.contains(i) ? &placed.at(i) : nullptr);
+  add_legend(scene_, legend, palette());
   fill_form();
 }
 

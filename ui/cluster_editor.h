@@ -10,7 +10,11 @@
 
 #include <QGraphicsView>
 #include <QWidget>
+#include <map>
+#include <string>
+#include <vector>
 
+#include "engine/planning/plan_placement.h"
 #include "model/cluster/cluster.h"
 
 class QComboBox;
@@ -63,6 +67,11 @@ class ClusterEditor : public QWidget {
  private:
   QString edit(const std::function<Cluster(Cluster)>& change, const QString& what);
   void rebuild();
+  // Places the plan chosen under "Shares of": per node entry its GPUs, the models for the legend;
+  // what the summary line adds (the GPUs it uses, or why it does not fit).
+  QString place_chosen_plan(std::map<std::size_t, std::vector<engine::PlacedGpu>>& placed,
+                            std::vector<std::string>& legend);
+  void add_node_box(int index, const Node& n, QPointF at, const std::vector<engine::PlacedGpu>* gpus);
   void refresh_share_choices();
   void fill_form();
   void apply_form();

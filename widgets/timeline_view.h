@@ -101,6 +101,10 @@ class TimelineView : public QWidget {
   void rebuild_rows();
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
   void paint_slot(QPainter& p, const Lane& lane, double y);
+  void paint_slot_label(QPainter& p, std::uint32_t slot, double y);
+  void paint_boxes(QPainter& p, std::size_t row, double top, double h);
+  void paint_duty_cycle(QPainter& p, std::uint32_t slot, double top, double h);
+  void paint_selection(QPainter& p, std::uint32_t slot, double top, double h);
   void paint_network(QPainter& p, const Lane& lane, double y);
   void paint_queue(QPainter& p, const Lane& lane, double y);
   void paint_axis(QPainter& p);

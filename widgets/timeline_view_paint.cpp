@@ -80,21 +80,30 @@ void TimelineView::paintEvent(QPaintEvent*) {
 }
 
 void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
+  const auto slot = index_.slot(lane.index);
+  paint_slot_label(p, slot, y);
+  const double top = y + 2, h = kRowHeight - 4;
+  paint_boxes(p, lane.index, top, h);
+  paint_duty_cycle(p, slot, top, h);
+  paint_selection(p, slot, top, h);
+}
+
+// The slot, with its type and share.
+void TimelineView::paint_slot_label(QPainter& p, std::uint32_t slot, double y) {
   const auto pal = palette();
-  const auto row = lane.index;
-  const auto slot = index_.slot(row);
-  // Label: the slot, with its type and share.
   p.setPen(pal.color(QPalette::Text));
   QString label = QString::fromStdString(data_->gpus[slot]);
   if (slot < data_->gpu_shares.size() && data_->gpu_shares[slot] != "1")
     label += QStringLiteral(" · ") + QString::fromStdString(data_->gpu_shares[slot]);
   p.drawText(QRectF(4, y, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
              p.fontMetrics().elidedText(label, Qt::ElideMiddle, kLabelWidth - 8));
+}
 
+void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double h) {
+  const auto pal = palette();
   const auto spans = index_.spans(row);
   const auto [first, last] = index_.range(row, engine::Time::nanoseconds(from_), engine::Time::nanoseconds(to_));
   const double px_ns = ns_per_px();
-  const double top = y + 2, h = kRowHeight - 4;
   const double right = width();
   const bool filtered = std::ranges::find(model_visible_, false) != model_visible_.end();
   // Boxes under kMergePx wide join a run painted as one rectangle (Qt Creator's sub-pixel
@@ -182,7 +191,12 @@ void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
     }
   }
   flush();
-  // A glet's duty cycle as faint ticks, where they stand far enough apart to read.
+}
+
+// A glet's duty cycle as faint ticks, where they stand far enough apart to read.
+void TimelineView::paint_duty_cycle(QPainter& p, std::uint32_t slot, double top, double h) {
+  const auto pal = palette();
+  const double px_ns = ns_per_px();
   if (slot < data_->duty_cycles.size()) {
     const auto duty = ns(data_->duty_cycles[slot]);
     if (duty > 0 && static_cast<double>(duty) / px_ns >= 6) {
@@ -195,7 +209,12 @@ void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
       }
     }
   }
-  // The selection and its pipeline stages on top, with the window it could have started in.
+}
+
+// The selection and its pipeline stages on top, with the window it could have started in.
+void TimelineView::paint_selection(QPainter& p, std::uint32_t slot, double top, double h) {
+  const auto pal = palette();
+  const double right = width();
   if (selected_) {
     const auto& chosen = data_->spans[*selected_];
     if (chosen.gpu == slot && chosen.window_close > chosen.window_open) {

@@ -120,6 +120,121 @@ void share_unused(std::vector<std::array<int, 2>>& split, const std::vector<Plan
   }
 }
 
+// Searches how several models split the two GPU pools, each running DART-r on its share, for
+// the largest smallest throughput over weight. Each (model, share) is solved once.
+class SplitSearch {
+ public:
+  using Split = std::vector<std::array<int, 2>>;
+
+  SplitSearch(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
+              const PpipeOptions& options, const std::vector<std::optional<double>>& lambda)
+      : models_(models), gpus_(gpus), options_(options), lambda_(lambda) {}
+
+  double rate(std::size_t m, const std::array<int, 2>& a) {
+    const auto key = std::make_tuple(m, a[0], a[1]);
+    if (const auto it = memo_.find(key); it != memo_.end()) return it->second;
+    return memo_[key] = dart_r_one_model(models_[m], share(a), options_, lambda_[m]).models[0].throughput_rps;
+  }
+
+  double z_of(const Split& split) {
+    double z = std::numeric_limits<double>::infinity();
+    for (std::size_t m = 0; m < models_.size(); ++m)
+      z = std::min(z, rate(m, split[m]) / models_[m].weight);
+    return z;
+  }
+
+  // Greedy max-min: the model furthest behind takes the addition of one GPU of a pool (or a
+  // pair) that raises it most. per_share: rank additions by gain per share of the pools they
+  // draw from, so a scarce high-class GPU is not spent where a few plentiful low-class ones would
+  // do; else by raw gain.
+  Split greedy(bool per_share) {
+    Split split(models_.size(), {0, 0});
+    std::array<int, 2> free{gpus_[0].count, gpus_[1].count};
+    std::vector<char> active(models_.size(), 1);
+    while (free[0] + free[1] > 0) {
+      std::optional<std::size_t> worst;
+      for (std::size_t m = 0; m < models_.size(); ++m)
+        if (active[m] &&
+            (!worst || rate(m, split[m]) / models_[m].weight < rate(*worst, split[*worst]) / models_[*worst].weight))
+          worst = m;
+      if (!worst) break;
+      const auto now = rate(*worst, split[*worst]);
+      double best_gain = 0;
+      std::array<int, 2> best_add{0, 0};
+      for (const std::array<int, 2> add : {std::array<int, 2>{1, 0}, {0, 1}, {1, 1}}) {
+        if (add[0] > free[0] || add[1] > free[1]) continue;
+        const double share =
+            per_share ? add[0] / static_cast<double>(gpus_[0].count) + add[1] / static_cast<double>(gpus_[1].count)
+                      : 1.0;
+        const double gain = (rate(*worst, {split[*worst][0] + add[0], split[*worst][1] + add[1]}) - now) / share;
+        if (gain > best_gain * (1 + 1e-12) + 1e-9) {
+          best_gain = gain;
+          best_add = add;
+        }
+      }
+      if (best_gain <= 0) {
+        active[*worst] = 0;  // more GPUs do not help it: the rest go to the others
+        continue;
+      }
+      for (std::size_t k = 0; k < 2; ++k) {
+        split[*worst][k] += best_add[k];
+        free[k] -= best_add[k];
+      }
+    }
+    share_unused(split, gpus_);
+    return split;
+  }
+
+  // One GPU moved between two models where that raises the minimum; false when none does. It
+  // frees a low-class GPU that NP handed a model able to run whole on it, so others can pair.
+  bool improve(Split& split) {
+    const double z_now = z_of(split);
+    for (std::size_t from = 0; from < models_.size(); ++from)
+      for (std::size_t to = 0; to < models_.size(); ++to)
+        for (std::size_t k = 0; k < 2; ++k) {
+          if (from == to || split[from][k] == 0) continue;
+          auto moved = split;
+          --moved[from][k];
+          ++moved[to][k];
+          if (z_of(moved) > z_now * (1 + 1e-9)) {
+            split = std::move(moved);
+            return true;
+          }
+        }
+    return false;
+  }
+
+  std::vector<PlannerGpuType> share(const std::array<int, 2>& a) const {
+    auto mine = gpus_;
+    mine[0].count = a[0];
+    mine[1].count = a[1];
+    return mine;
+  }
+
+ private:
+  const std::vector<PlannerModel>& models_;
+  const std::vector<PlannerGpuType>& gpus_;
+  const PpipeOptions& options_;
+  const std::vector<std::optional<double>>& lambda_;
+  std::map<std::tuple<std::size_t, int, int>, double> memo_;
+};
+
+// The artifact's split: each model keeps the GPUs NP gives it, and the GPUs NP leaves unused are
+// shared evenly, the remainder going to the first models.
+SplitSearch::Split np_split(const PipelinePlan& np, const std::vector<PlannerModel>& models,
+                            const std::vector<PlannerGpuType>& gpus) {
+  SplitSearch::Split split(models.size(), {0, 0});
+  for (const auto& pipe : np.pipelines) {
+    const auto m = static_cast<std::size_t>(
+        std::ranges::find(models, pipe.model, [](const PlannerModel& pm) { return pm.profile->name; }) -
+        models.begin());
+    for (const auto& part : pipe.partitions)
+      split[m][part.gpu == gpus[0].gpu ? 0 : 1] += part.gpus;
+  }
+  share_unused(split, gpus);
+  return split;
+}
+
 }  // namespace
 
 PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
@@ -143,98 +258,20 @@ PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vec
     }
   if (models.size() == 1) return dart_r_one_model(models[0], gpus, options, lambda[0]);
 
-  // The artifact's split: each model keeps the GPUs NP gives it, and the GPUs NP leaves unused
-  // are shared evenly, the remainder going to the first models.
-  std::vector<std::array<int, 2>> np_split(models.size(), {0, 0});
-  for (const auto& pipe : np->pipelines) {
-    const auto m = static_cast<std::size_t>(
-        std::ranges::find(models, pipe.model, [](const PlannerModel& pm) { return pm.profile->name; }) -
-        models.begin());
-    for (const auto& part : pipe.partitions)
-      np_split[m][part.gpu == gpus[0].gpu ? 0 : 1] += part.gpus;
-  }
-  share_unused(np_split, gpus);
   // NP's max-min optimum is rarely unique, and which of its ties the solver returns decides how
-  // many pairs each model can form. A greedy max-min split over DART-r's own throughput guards
-  // against a poor tie: the baseline is the better of the two, never weaker than the artifact's.
-  std::map<std::tuple<std::size_t, int, int>, double> memo;
-  const auto rate = [&](std::size_t m, const std::array<int, 2>& a) {
-    const auto key = std::make_tuple(m, a[0], a[1]);
-    if (const auto it = memo.find(key); it != memo.end()) return it->second;
-    auto mine = gpus;
-    mine[0].count = a[0];
-    mine[1].count = a[1];
-    return memo[key] = dart_r_one_model(models[m], mine, options, lambda[m]).models[0].throughput_rps;
-  };
-  // per_share: rank additions by gain per share of the pools they draw from, so a scarce
-  // high-class GPU is not spent where a few plentiful low-class ones would do; else by raw gain.
-  const auto greedy_split = [&](bool per_share) {
-    std::vector<std::array<int, 2>> greedy(models.size(), {0, 0});
-    std::array<int, 2> free{gpus[0].count, gpus[1].count};
-    std::vector<char> active(models.size(), 1);
-    while (free[0] + free[1] > 0) {
-      std::optional<std::size_t> worst;
-      for (std::size_t m = 0; m < models.size(); ++m)
-        if (active[m] &&
-            (!worst || rate(m, greedy[m]) / models[m].weight < rate(*worst, greedy[*worst]) / models[*worst].weight))
-          worst = m;
-      if (!worst) break;
-      const auto now = rate(*worst, greedy[*worst]);
-      double best_gain = 0;
-      std::array<int, 2> best_add{0, 0};
-      for (const std::array<int, 2> add : {std::array<int, 2>{1, 0}, {0, 1}, {1, 1}}) {
-        if (add[0] > free[0] || add[1] > free[1]) continue;
-        const double share =
-            per_share ? add[0] / static_cast<double>(gpus[0].count) + add[1] / static_cast<double>(gpus[1].count) : 1.0;
-        const double gain = (rate(*worst, {greedy[*worst][0] + add[0], greedy[*worst][1] + add[1]}) - now) / share;
-        if (gain > best_gain * (1 + 1e-12) + 1e-9) {
-          best_gain = gain;
-          best_add = add;
-        }
-      }
-      if (best_gain <= 0) {
-        active[*worst] = 0;  // more GPUs do not help it: the rest go to the others
-        continue;
-      }
-      for (int k = 0; k < 2; ++k) {
-        greedy[*worst][static_cast<std::size_t>(k)] += best_add[static_cast<std::size_t>(k)];
-        free[static_cast<std::size_t>(k)] -= best_add[static_cast<std::size_t>(k)];
-      }
-    }
-    share_unused(greedy, gpus);
-    return greedy;
-  };
-  const auto z_of = [&](const std::vector<std::array<int, 2>>& split) {
-    double z = std::numeric_limits<double>::infinity();
-    for (std::size_t m = 0; m < models.size(); ++m)
-      z = std::min(z, rate(m, split[m]) / models[m].weight);
-    return z;
-  };
-  auto split = np_split;
-  bool use_greedy = false;
+  // many pairs each model can form. Greedy max-min splits over DART-r's own throughput, then a
+  // hill climb, guard against a poor tie: the baseline is the best found, never weaker than the
+  // artifact's.
+  SplitSearch search(models, gpus, options, lambda);
+  auto split = np_split(*np, models, gpus);
+  bool searched = false;
   for (const bool per_share : {false, true})
-    if (auto g = greedy_split(per_share); z_of(g) > z_of(split) * (1 + 1e-9)) {
+    if (auto g = search.greedy(per_share); search.z_of(g) > search.z_of(split) * (1 + 1e-9)) {
       split = std::move(g);
-      use_greedy = true;
+      searched = true;
     }
-  // Then hill-climb: move one GPU between two models while that raises the minimum. It frees a
-  // low-class GPU that NP handed a model able to run whole on it, so the others can form pairs.
-  for (int step = 0; step < 4 * (gpus[0].count + gpus[1].count); ++step) {
-    const double z_now = z_of(split);
-    std::optional<std::vector<std::array<int, 2>>> better;
-    for (std::size_t from = 0; from < models.size() && !better; ++from)
-      for (std::size_t to = 0; to < models.size() && !better; ++to)
-        for (std::size_t k = 0; k < 2 && !better; ++k) {
-          if (from == to || split[from][k] == 0) continue;
-          auto moved = split;
-          --moved[from][k];
-          ++moved[to][k];
-          if (z_of(moved) > z_now * (1 + 1e-9)) better = std::move(moved);
-        }
-    if (!better) break;
-    split = std::move(*better);
-    use_greedy = true;
-  }
+  for (int step = 0; step < 4 * (gpus[0].count + gpus[1].count) && search.improve(split); ++step)
+    searched = true;
 
   PipelinePlan plan;
   plan.system = "dart-r";
@@ -243,12 +280,10 @@ PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vec
   plan.solve.seconds = np->solve.seconds;
   double z = std::numeric_limits<double>::infinity();
   for (std::size_t m = 0; m < models.size(); ++m) {
-    auto mine = gpus;
-    mine[0].count = split[m][0];
-    mine[1].count = split[m][1];
+    const auto mine = search.share(split[m]);
     plan.notes.push_back(models[m].profile->name + ": " + std::to_string(mine[0].count) + " " + mine[0].gpu + " + " +
                          std::to_string(mine[1].count) + " " + mine[1].gpu +
-                         (use_greedy ? " from the max-min split search" : " after the NP split"));
+                         (searched ? " from the max-min split search" : " after the NP split"));
     auto one = dart_r_one_model(models[m], mine, options, lambda[m]);
     z = std::min(z, one.models[0].throughput_rps / models[m].weight);
     plan.models.push_back(one.models[0]);

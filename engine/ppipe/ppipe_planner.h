@@ -12,26 +12,9 @@
 #include <vector>
 
 #include "engine/ppipe/pipeline_plan.h"
-#include "model/cluster/cluster.h"
-#include "model/profile/model_profile.h"
+#include "engine/ppipe/planner_input.h"
 
 namespace servescope::engine {
-
-// One GPU type of the cluster as the planner sees it.
-struct PlannerGpuType {
-  std::string gpu;          // catalog id
-  int count = 0;            // N_k physical GPUs
-  int gpus_per_server = 1;  // s_k: GPUs sharing one node NIC (the largest server of this type)
-  double nic_gbps = 10;     // the slowest NIC direction of this type's servers
-};
-// Groups a cluster's GPUs by type, in order of first appearance.
-std::vector<PlannerGpuType> planner_gpu_types(const Cluster& cluster);
-
-struct PlannerModel {
-  const ModelProfile* profile = nullptr;  // form "blocks" (a whole-model table counts as one block)
-  Duration slo;
-  double weight = 1;  // share of the requests, for the max-min objective
-};
 
 struct PpipeOptions {
   int max_partitions = 2;                        // P, 1–3

@@ -230,10 +230,10 @@ nlohmann::json to_json(const TimelineData& t) {
           {"drops", std::move(drops)}};
 }
 
-TimelineData timeline_from_json(const JsonCursor& root) {
-  if (const auto kind = root.at("kind"); kind.value() != "timeline")
-    kind.fail("expected \"timeline\" (written by simulate --timeline), got " + describe_json(kind.value()));
-  TimelineData t;
+namespace {
+
+// The layout: slots with their types, shares, physical GPUs and servers; models with their SLOs.
+void read_layout(const JsonCursor& root, TimelineData& t) {
   t.system = root.string_or("system", "");
   t.gpus = strings(root, "gpus", true);
   t.models = strings(root, "models", true);
@@ -262,89 +262,119 @@ TimelineData timeline_from_json(const JsonCursor& root) {
     t.gpu_server = indexes(*sv, t.server_names.size(), "\"servers\"");
   if (const auto d = optional_array(root, "duty_cycle_us")) t.duty_cycles = durations(*d);
   t.duty_cycles.resize(t.gpus.size());
+}
 
-  const double max_gpu = static_cast<double>(t.gpus.size()) - 1;
-  const double max_model = static_cast<double>(t.models.size()) - 1;
-  {
-    const RowReader rows(root, "columns", "spans", {"gpu", "model", "start_us", "end_us"});
-    const int gpu = rows.index("gpu"), model = rows.index("model"), batch = rows.index("batch"),
-              size = rows.index("size"), start = rows.index("start_us"), end = rows.index("end_us"),
-              preempted = rows.index("preempted"), late = rows.index("late"), first = rows.index("first_request"),
-              open = rows.index("window_open_us"), close = rows.index("window_close_us");
-    t.spans.reserve(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto r = rows.row(i);
-      TimelineSpan s;
-      s.gpu = static_cast<std::uint32_t>(number(r, gpu, 0, max_gpu));
-      s.model = static_cast<std::uint32_t>(number(r, model, 0, max_model));
-      s.batch = static_cast<BatchId>(number(r, batch, 0, 1.8e19));
-      s.size = static_cast<std::uint32_t>(number(r, size, 0, 1e9));
-      std::tie(s.start, s.end) = interval(r, start, end, "batch");
-      s.preempted = flag(r, preempted);
-      s.late = static_cast<std::uint32_t>(number(r, late, 0, s.size));
-      s.first_request = static_cast<RequestId>(number(r, first, 0, 1.8e19));
-      if (open >= 0 && close >= 0) std::tie(s.window_open, s.window_close) = interval(r, open, close, "window");
-      t.end = std::max(t.end, s.end);
-      t.spans.push_back(s);
-    }
+double last_gpu(const TimelineData& t) {
+  return static_cast<double>(t.gpus.size()) - 1;
+}
+double last_model(const TimelineData& t) {
+  return static_cast<double>(t.models.size()) - 1;
+}
+
+void read_spans(const JsonCursor& root, TimelineData& t) {
+  const RowReader rows(root, "columns", "spans", {"gpu", "model", "start_us", "end_us"});
+  const int gpu = rows.index("gpu"), model = rows.index("model"), batch = rows.index("batch"),
+            size = rows.index("size"), start = rows.index("start_us"), end = rows.index("end_us"),
+            preempted = rows.index("preempted"), late = rows.index("late"), first = rows.index("first_request"),
+            open = rows.index("window_open_us"), close = rows.index("window_close_us");
+  t.spans.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows.row(i);
+    TimelineSpan s;
+    s.gpu = static_cast<std::uint32_t>(number(r, gpu, 0, last_gpu(t)));
+    s.model = static_cast<std::uint32_t>(number(r, model, 0, last_model(t)));
+    s.batch = static_cast<BatchId>(number(r, batch, 0, 1.8e19));
+    s.size = static_cast<std::uint32_t>(number(r, size, 0, 1e9));
+    std::tie(s.start, s.end) = interval(r, start, end, "batch");
+    s.preempted = flag(r, preempted);
+    s.late = static_cast<std::uint32_t>(number(r, late, 0, s.size));
+    s.first_request = static_cast<RequestId>(number(r, first, 0, 1.8e19));
+    if (open >= 0 && close >= 0) std::tie(s.window_open, s.window_close) = interval(r, open, close, "window");
+    t.end = std::max(t.end, s.end);
+    t.spans.push_back(s);
   }
-  if (root.find("transfers")) {
-    const RowReader rows(root, "transfer_columns", "transfers", {"from_gpu", "to_gpu", "start_us", "end_us"});
-    const int from = rows.index("from_gpu"), to = rows.index("to_gpu"), batch = rows.index("batch"),
-              bytes = rows.index("bytes"), start = rows.index("start_us"), end = rows.index("end_us");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto r = rows.row(i);
-      TransferSpan s;
-      s.from_gpu = static_cast<std::uint32_t>(number(r, from, 0, max_gpu));
-      s.to_gpu = static_cast<std::uint32_t>(number(r, to, 0, max_gpu));
-      s.batch = static_cast<BatchId>(number(r, batch, 0, 1.8e19));
-      s.bytes = static_cast<std::uint64_t>(number(r, bytes, 0, 1.8e19));
-      std::tie(s.start, s.end) = interval(r, start, end, "transfer");
-      t.end = std::max(t.end, s.end);
-      t.transfers.push_back(s);
-    }
+}
+
+void read_transfers(const JsonCursor& root, TimelineData& t) {
+  if (!root.find("transfers")) return;
+  const RowReader rows(root, "transfer_columns", "transfers", {"from_gpu", "to_gpu", "start_us", "end_us"});
+  const int from = rows.index("from_gpu"), to = rows.index("to_gpu"), batch = rows.index("batch"),
+            bytes = rows.index("bytes"), start = rows.index("start_us"), end = rows.index("end_us");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows.row(i);
+    TransferSpan s;
+    s.from_gpu = static_cast<std::uint32_t>(number(r, from, 0, last_gpu(t)));
+    s.to_gpu = static_cast<std::uint32_t>(number(r, to, 0, last_gpu(t)));
+    s.batch = static_cast<BatchId>(number(r, batch, 0, 1.8e19));
+    s.bytes = static_cast<std::uint64_t>(number(r, bytes, 0, 1.8e19));
+    std::tie(s.start, s.end) = interval(r, start, end, "transfer");
+    t.end = std::max(t.end, s.end);
+    t.transfers.push_back(s);
   }
-  if (root.find("queue")) {
-    const RowReader rows(root, "queue_columns", "queue", {"time_us", "model", "depth"});
-    const int time_us = rows.index("time_us"), model = rows.index("model"), depth = rows.index("depth");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto r = rows.row(i);
-      t.queue.push_back({instant(r, time_us), static_cast<std::uint32_t>(number(r, model, 0, max_model)),
-                         static_cast<std::uint32_t>(number(r, depth, 0, 4e9))});
-    }
+}
+
+void read_queue(const JsonCursor& root, TimelineData& t) {
+  if (!root.find("queue")) return;
+  const RowReader rows(root, "queue_columns", "queue", {"time_us", "model", "depth"});
+  const int time_us = rows.index("time_us"), model = rows.index("model"), depth = rows.index("depth");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto r = rows.row(i);
+    t.queue.push_back({instant(r, time_us), static_cast<std::uint32_t>(number(r, model, 0, last_model(t))),
+                       static_cast<std::uint32_t>(number(r, depth, 0, 4e9))});
   }
-  // An empty list (or null) stands for none, whatever its columns say.
-  if (const auto r = root.find("requests"); r && !r->value().empty()) {
-    const RowReader rows(root, "request_columns", "requests", {"request", "arrival_us", "deadline_us"});
-    const int id = rows.index("request"), arrival = rows.index("arrival_us"), deadline = rows.index("deadline_us");
-    if (rows.size() != t.request_count())
-      rows.rows().fail("holds " + std::to_string(rows.size()) + " requests; the spans carry " +
-                       std::to_string(t.request_count()));
-    t.requests.reserve(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto row = rows.row(i);
-      t.requests.push_back(
-          {static_cast<RequestId>(number(row, id, 0, 1.8e19)), instant(row, arrival), instant(row, deadline)});
-    }
-    std::uint64_t at = 0;  // in file order, before any re-sorting below
-    for (auto& span : t.spans) {
-      span.requests_at = at;
-      at += span.size;
-    }
+}
+
+// Every span's requests, in the spans' file order. An empty list (or null) stands for none,
+// whatever its columns say.
+void read_requests(const JsonCursor& root, TimelineData& t) {
+  const auto r = root.find("requests");
+  if (!r || r->value().empty()) return;
+  const RowReader rows(root, "request_columns", "requests", {"request", "arrival_us", "deadline_us"});
+  const int id = rows.index("request"), arrival = rows.index("arrival_us"), deadline = rows.index("deadline_us");
+  if (rows.size() != t.request_count())
+    rows.rows().fail("holds " + std::to_string(rows.size()) + " requests; the spans carry " +
+                     std::to_string(t.request_count()));
+  t.requests.reserve(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto row = rows.row(i);
+    t.requests.push_back(
+        {static_cast<RequestId>(number(row, id, 0, 1.8e19)), instant(row, arrival), instant(row, deadline)});
   }
-  if (const auto d = root.find("drops"); d && !d->value().empty()) {
-    const RowReader rows(root, "drop_columns", "drops", {"time_us", "model", "reason"});
-    const int time_us = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason");
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const auto row = rows.row(i);
-      const auto text = row.element(static_cast<std::size_t>(reason));
-      const auto why =
-          text.value().is_string() ? parse_drop_reason(text.value().get_ref<const std::string&>()) : std::nullopt;
-      if (!why)
-        text.fail("expected a drop reason (deadline-unreachable, window-drop, …), got " + describe_json(text.value()));
-      t.drops.push_back({instant(row, time_us), static_cast<std::uint32_t>(number(row, model, 0, max_model)), *why});
-    }
+  std::uint64_t at = 0;  // in file order, before any re-sorting
+  for (auto& span : t.spans) {
+    span.requests_at = at;
+    at += span.size;
   }
+}
+
+void read_drops(const JsonCursor& root, TimelineData& t) {
+  const auto d = root.find("drops");
+  if (!d || d->value().empty()) return;
+  const RowReader rows(root, "drop_columns", "drops", {"time_us", "model", "reason"});
+  const int time_us = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto row = rows.row(i);
+    const auto text = row.element(static_cast<std::size_t>(reason));
+    const auto why =
+        text.value().is_string() ? parse_drop_reason(text.value().get_ref<const std::string&>()) : std::nullopt;
+    if (!why)
+      text.fail("expected a drop reason (deadline-unreachable, window-drop, …), got " + describe_json(text.value()));
+    t.drops.push_back({instant(row, time_us), static_cast<std::uint32_t>(number(row, model, 0, last_model(t))), *why});
+  }
+}
+
+}  // namespace
+
+TimelineData timeline_from_json(const JsonCursor& root) {
+  if (const auto kind = root.at("kind"); kind.value() != "timeline")
+    kind.fail("expected \"timeline\" (written by simulate --timeline), got " + describe_json(kind.value()));
+  TimelineData t;
+  read_layout(root, t);
+  read_spans(root, t);
+  read_transfers(root, t);
+  read_queue(root, t);
+  read_requests(root, t);
+  read_drops(root, t);
   // Files written by others need not be sorted; the views rely on it.
   const auto by_start = [](const TimelineSpan& a, const TimelineSpan& b) {
     return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/ppipe/ppipe_planner.h"
+#include "engine/ppipe/pipeline_plan.h"
+#include "engine/ppipe/planner_input.h"
 
 namespace servescope::test {
 

@@ -83,7 +83,7 @@ class CostFamily final : public ServingFamily {
     return PlanKind::Cost;
   }
 
-  std::string_view title() const override { return "cost planners"; }
+  std::string_view title() const override { return "cost"; }
   OptionSchema<ScenarioPlanRequest> planner_options() const override { return cost_planner_options(); }
 
   std::string_view plan_kind() const override { return "cost-plan"; }
