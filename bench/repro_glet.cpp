@@ -398,6 +398,7 @@ int main(int argc, char** argv) {
   lo.gpu = "RTX2080Ti";
   lo.interference = lib.interference;
   std::vector<const ModelProfile*> order;
+  order.reserve(std::size(kModels));
   for (const auto& m : kModels)
     order.push_back(&lib.profiles.at(m.abbr));
   const auto models_at = [&](const std::vector<double>& rates) {

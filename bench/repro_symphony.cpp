@@ -110,6 +110,7 @@ void beta_alpha() {
   std::cout << "| β ms | β/α | deferred goodput | eager goodput | gain |\n|---|---|---|---|---|\n";
   for (double beta : {1.0, 5.0, 10.0, 15.0}) {
     std::vector<ModelProfile> models;
+    models.reserve(10);
     for (int i = 0; i < 10; ++i)
       models.push_back(linear("m" + std::to_string(i), "A100", 1.0, beta, 2 * (8 + beta)));
     const auto s = cluster_of("A100", 32, models);

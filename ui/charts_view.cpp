@@ -126,9 +126,9 @@ bool ChartsView::show_run(const QString& name) {
     const auto h = engine::run_headline(it->body, p->scenario.catalog(), it->name);
     status_->setText(tr("%1: %2 % on time, goodput %3 req/s, p99 %4 ms")
                          .arg(name)
-                         .arg(100 * h.slo_attainment, 0, 'f', 2)
-                         .arg(h.goodput_rps, 0, 'f', 1)
-                         .arg(h.p99_ms, 0, 'f', 2));
+                         .arg(100 * h.summary.slo_attainment, 0, 'f', 2)
+                         .arg(h.summary.goodput_rps, 0, 'f', 1)
+                         .arg(h.summary.p99.to_ms(), 0, 'f', 2));
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
   }

@@ -93,8 +93,9 @@ void add_gpu_chips(QGraphicsRectItem* box, const Node& n, const std::vector<engi
   const auto type_colour = widgets::color_for_name(QString::fromStdString(n.gpu), pal);
   const int shown = chips_shown(n);
   for (int g = 0; g < shown; ++g) {
-    const double x = 8 + (g % kChipsPerRow) * (kChip + kChipGap);
-    const double y = kTitleH + (g / kChipsPerRow) * (kChip + kChipGap);
+    const int column = g % kChipsPerRow, row = g / kChipsPerRow;
+    const double x = 8 + column * (kChip + kChipGap);
+    const double y = kTitleH + row * (kChip + kChipGap);
     auto* chip = new QGraphicsRectItem(x, y, kChip, kChip, box);
     chip->setPen(outline);
     if (!gpus || static_cast<std::size_t>(g) >= gpus->size()) {
@@ -268,7 +269,7 @@ QString ClusterEditor::edit(const std::function<Cluster(Cluster)>& change, const
 
 QString ClusterEditor::apply_template(const QString& resource) {
   return edit(
-      [&](Cluster) {
+      [&](const Cluster&) {
         auto doc = load_document(std::string(kBuiltinPrefix) + resource.toStdString());
         if (!std::holds_alternative<Cluster>(doc.content))
           throw QueryError(resource.toStdString() + " is not a cluster");
@@ -316,7 +317,7 @@ QString ClusterEditor::duplicate_node(int index) {
 }
 
 QString ClusterEditor::remove_node(int index) {
-  const auto why = edit(
+  auto why = edit(
       [&](Cluster c) {
         if (index < 0 || static_cast<std::size_t>(index) >= c.nodes.size()) throw QueryError("select a node first");
         c.nodes.erase(c.nodes.begin() + index);

@@ -59,15 +59,15 @@ QVariant RunComparisonModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::UserRole) {  // raw values, for sorting and tests
     switch (index.column()) {
       case Attainment:
-        return h.slo_attainment;
+        return h.summary.slo_attainment;
       case Goodput:
-        return h.goodput_rps;
+        return h.summary.goodput_rps;
       case P99:
-        return h.p99_ms;
+        return h.summary.p99.to_ms();
       case MeanBatch:
-        return h.mean_batch;
+        return h.summary.mean_batch;
       case GpusUsed:
-        return h.gpus_used;
+        return h.summary.gpus_used;
       case LeastBusy:
         return h.least_busy;
       case Price:
@@ -86,15 +86,15 @@ QVariant RunComparisonModel::data(const QModelIndex& index, int role) const {
     case System:
       return QString::fromStdString(h.system);
     case Attainment:
-      return QStringLiteral("%1 %").arg(100 * h.slo_attainment, 0, 'f', 2);
+      return QStringLiteral("%1 %").arg(100 * h.summary.slo_attainment, 0, 'f', 2);
     case Goodput:
-      return QString::number(h.goodput_rps, 'f', 1);
+      return QString::number(h.summary.goodput_rps, 'f', 1);
     case P99:
-      return QString::number(h.p99_ms, 'f', 2);
+      return QString::number(h.summary.p99.to_ms(), 'f', 2);
     case MeanBatch:
-      return QString::number(h.mean_batch, 'f', 2);
+      return QString::number(h.summary.mean_batch, 'f', 2);
     case GpusUsed:
-      return h.gpus_used;
+      return h.summary.gpus_used;
     case LeastBusy:
       return h.least_busy_type.empty() ? QString()
                                        : QStringLiteral("%1 %2 %")

@@ -14,15 +14,10 @@ RunHeadline run_headline(const nlohmann::json& run, const GpuCatalog& catalog, c
   if (const auto kind = root.at("kind"); kind.as_string() != "run-result") kind.fail("expected \"run-result\"");
   const auto summary = root.at("summary");
   const auto gpus = root.at("gpus");
-  summary.expect_object();
   gpus.expect_object();
   RunHeadline h;
   h.system = root.string_or("system", "");
-  h.slo_attainment = summary.double_or("slo_attainment", 0.0, 0, 1);
-  h.goodput_rps = summary.double_or("goodput_rps", 0.0, 0, 1e12);
-  if (const auto latency = summary.find("latency_ms")) h.p99_ms = latency->double_or("p99", 0.0, 0, 1e12);
-  h.mean_batch = summary.double_or("mean_batch_size", 0.0, 0, 1e9);
-  h.gpus_used = static_cast<int>(summary.int_or("gpus_used", 0, 0, 1'000'000));
+  h.summary = run_summary_from_json(summary);
   bool first = true;
   if (const auto by_type = gpus.find("busy_by_type")) {
     by_type->expect_object();

@@ -9,17 +9,14 @@
 #include <optional>
 #include <string>
 
+#include "engine/serving/run_result_json.h"
 #include "model/gpu/gpu_catalog.h"
 
 namespace servescope::engine {
 
 struct RunHeadline {
   std::string system;
-  double slo_attainment = 0;  // fraction
-  double goodput_rps = 0;
-  double p99_ms = 0;
-  double mean_batch = 0;
-  int gpus_used = 0;
+  RunSummary summary;  // as the run file holds it
   std::string least_busy_type;
   double least_busy = 0;                  // its busy fraction
   std::optional<double> price_per_hour;   // of the busy GPUs; none when a price is unknown

@@ -221,4 +221,37 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
              r.wall_seconds > 0 ? static_cast<double>(r.sim.arrivals) / r.wall_seconds : 0.0}}}};
 }
 
+RunSummary run_summary_from_json(const JsonCursor& summary) {
+  summary.expect_object();
+  constexpr std::int64_t kCount = std::int64_t{1} << 62;
+  const auto count = [&](std::string_view key) {
+    return static_cast<std::uint64_t>(summary.int_or(key, 0, 0, kCount));
+  };
+  RunSummary s;
+  s.arrivals = count("arrivals");
+  s.completed = count("completed");
+  s.on_time = count("on_time");
+  s.late = count("late");
+  s.dropped = count("dropped");
+  s.unfinished = count("unfinished");
+  s.slo_attainment = summary.double_or("slo_attainment", 0.0, 0, 1);
+  s.bad_rate = summary.double_or("bad_rate", 0.0, 0, 1);
+  s.goodput_rps = summary.double_or("goodput_rps", 0.0, 0, 1e12);
+  s.worst_model_miss = summary.double_or("worst_model_miss", 0.0, 0, 1);
+  if (const auto latency = summary.find("latency_ms")) {
+    latency->expect_object();
+    const auto at = [&](std::string_view key) {
+      return Duration::from_us(1e3 * latency->double_or(key, 0.0, 0, 1e12));
+    };
+    s.p50 = at("p50");
+    s.p99 = at("p99");
+    s.max = at("max");
+  }
+  s.mean_batch = summary.double_or("mean_batch_size", 0.0, 0, 1e9);
+  s.median_batch = static_cast<int>(summary.int_or("median_batch_size", 0, 0, 1'000'000'000));
+  s.mean_gpu_busy = summary.double_or("mean_gpu_busy", 0.0, 0, 1e6);
+  s.gpus_used = static_cast<int>(summary.int_or("gpus_used", 0, 0, 1'000'000));
+  return s;
+}
+
 }  // namespace servescope::engine

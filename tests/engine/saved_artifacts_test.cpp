@@ -36,6 +36,34 @@ TEST(SavedArtifacts, ARunAsTheSimulatorWroteItIsAccepted) {
   EXPECT_EQ(refusal(project_with_a_run()), "accepted");
 }
 
+// The summary a run file holds reads back as the RunSummary it was written from (latencies to the
+// microsecond the file keeps): the writer and the reader are one pair.
+TEST(SavedArtifacts, ARunsSummaryReadsBackAsWritten) {
+  auto project = load_project("builtin:projects/demo.json");
+  SimulationSpec spec;
+  spec.duration = Duration::seconds(2);
+  spec.warmup = Duration::milliseconds(500);
+  const auto result = simulate(project.scenario, spec);
+  const auto written = summarize_run(result);
+  const auto json = run_result_to_json(result, project.scenario.name);
+  const auto read = run_summary_from_json(JsonCursor(json, "run.json").at("summary"));
+  EXPECT_EQ(read.arrivals, written.arrivals);
+  EXPECT_EQ(read.completed, written.completed);
+  EXPECT_EQ(read.on_time, written.on_time);
+  EXPECT_EQ(read.late, written.late);
+  EXPECT_EQ(read.dropped, written.dropped);
+  EXPECT_EQ(read.unfinished, written.unfinished);
+  EXPECT_DOUBLE_EQ(read.slo_attainment, written.slo_attainment);
+  EXPECT_DOUBLE_EQ(read.goodput_rps, written.goodput_rps);
+  EXPECT_NEAR(read.p50.to_us(), written.p50.to_us(), 1);
+  EXPECT_NEAR(read.p99.to_us(), written.p99.to_us(), 1);
+  EXPECT_NEAR(read.max.to_us(), written.max.to_us(), 1);
+  EXPECT_DOUBLE_EQ(read.mean_batch, written.mean_batch);
+  EXPECT_EQ(read.median_batch, written.median_batch);
+  EXPECT_EQ(read.gpus_used, written.gpus_used);
+  EXPECT_GT(read.completed, 0u);
+}
+
 TEST(SavedArtifacts, AMemberOfTheWrongTypeIsNamedAtItsPlaceInTheProject) {
   auto p = project_with_a_run();
   p.runs[0].body["summary"]["gpus_used"] = "many";

@@ -189,7 +189,7 @@ TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
   EXPECT_EQ(back.queue.size(), t.queue.size());
   EXPECT_EQ(back.end, t.end);
 
-  const auto expect_error = [](nlohmann::json j, const std::string& where, const std::string& why) {
+  const auto expect_error = [](const nlohmann::json& j, const std::string& where, const std::string& why) {
     try {
       (void)timeline_from_json(j, "bad.json");
       ADD_FAILURE() << "accepted; expected an error at " << where;

@@ -95,7 +95,7 @@ Options parse_options(int argc, char** argv) {
         o.hang_seconds = std::stoi(value());
       else if (a == "--replay") {
         for (++i; i < argc; ++i)
-          o.replay.push_back(argv[i]);
+          o.replay.emplace_back(argv[i]);
       } else
         usage("unknown option " + a);
     } catch (const std::logic_error&) {
