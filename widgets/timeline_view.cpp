@@ -20,10 +20,6 @@ namespace {
 
 constexpr std::int64_t kMinWindowNs = 1'000;  // 1 µs across the view at most zoomed in
 
-std::int64_t ns(engine::Time t) {
-  return t.count_ns();
-}
-
 }  // namespace
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {

@@ -100,6 +100,8 @@ class TimelineView : public QWidget {
   };
   void rebuild_rows();
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
+  // The view works in integer nanoseconds, as the engine's times are.
+  static std::int64_t ns(engine::Time t) { return t.count_ns(); }
   void paint_slot(QPainter& p, const Lane& lane, double y);
   void paint_slot_label(QPainter& p, std::uint32_t slot, double y);
   void paint_boxes(QPainter& p, std::size_t row, double top, double h);

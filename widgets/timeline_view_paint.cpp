@@ -12,14 +12,6 @@
 #include "widgets/timeline_view.h"
 
 namespace servescope::widgets {
-namespace {
-
-std::int64_t ns(engine::Time t) {
-  return t.count_ns();
-}
-
-}  // namespace
-
 void TimelineView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const auto pal = palette();
