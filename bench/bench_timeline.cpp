@@ -35,10 +35,10 @@ TimelineData synthetic(std::size_t spans, std::uint32_t slots, std::uint32_t bat
     t.models.push_back("model-" + std::to_string(m));
   t.model_slo.assign(t.models.size(), Duration::milliseconds(50));
   for (std::uint32_t g = 0; g < slots; ++g) {
-    t.gpus.push_back("gpu" + std::to_string(g / 4) + "/v" + std::to_string(g % 4));
+    t.gpus.emplace_back("gpu" + std::to_string(g / 4) + "/v" + std::to_string(g % 4));
     t.gpu_physical.push_back(g / 4);
-    t.gpu_shares.push_back("1/4");
-    t.gpu_types.push_back("A100");
+    t.gpu_shares.emplace_back("1/4");
+    t.gpu_types.emplace_back("A100");
   }
   for (std::uint32_t p = 0; p < (slots + 3) / 4; ++p)
     t.physical_names.push_back("gpu" + std::to_string(p));

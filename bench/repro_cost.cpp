@@ -341,7 +341,7 @@ void simulated_attainment(std::uint64_t first, std::uint64_t last) {
   }
 }
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::uint64_t first = 1, last = 1200;
   std::vector<std::string> args(argv + 1, argv + argc);
   for (std::size_t i = 0; i < args.size(); ++i)
@@ -474,4 +474,13 @@ int main(int argc, char** argv) {
   std::cout << "\n";
   simulated_attainment(first, std::min(last, first + 29));
   return picc.violations.empty() && harp.violations.empty() ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "repro_cost: " << e.what() << "\n";
+    return 1;
+  }
 }

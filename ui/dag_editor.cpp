@@ -169,7 +169,8 @@ QString DagEditor::apply(const std::function<Application(Application)>& edit, co
 }
 
 QString DagEditor::add_module(const QString& model) {
-  if (model.isEmpty()) return apply([](Application) -> Application { throw QueryError("pick a model first"); }, {});
+  if (model.isEmpty())
+    return apply([](const Application&) -> Application { throw QueryError("pick a model first"); }, {});
   const auto m = model.toStdString();
   return apply(
       [&](Application a) {

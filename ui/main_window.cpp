@@ -268,8 +268,8 @@ QString MainWindow::add_poisson_workload(const QString& target, double rate_rps,
   t.kind = application ? TargetKind::Application : TargetKind::Model;
   t.name = target.toStdString();
   w.targets.push_back(std::move(t));
-  const auto why = document_->set_workload(p->scenario.workloads.size(), w,
-                                           tr("Add workload %1").arg(QString::fromStdString(w.name)));
+  auto why = document_->set_workload(p->scenario.workloads.size(), w,
+                                     tr("Add workload %1").arg(QString::fromStdString(w.name)));
   if (!why.isEmpty()) log(tr("refused: %1").arg(why));
   return why;
 }

@@ -186,7 +186,7 @@ QString MainWindow::import_run(const QString& path) {
   run.system = engine::run_system(run.body, path.toStdString());
   run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
   const auto name = QString::fromStdString(run.name);
-  const auto why = document_->add_run(std::move(run));
+  auto why = document_->add_run(std::move(run));
   if (why.isEmpty()) {
     log(tr("imported the run %1 as %2").arg(path, name));
     run_view_->show_run(name);

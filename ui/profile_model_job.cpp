@@ -146,7 +146,7 @@ void ProfileModelJob::exited(int code, QProcess::ExitStatus status) {
     outcome.status = error.isEmpty() ? ProfileModelOutcome::Status::Measured : ProfileModelOutcome::Status::Failed;
     outcome.error = error;
   }
-  finish(std::move(outcome));
+  finish(outcome);
 }
 
 void ProfileModelJob::failed_to_start(QProcess::ProcessError error) {
@@ -157,7 +157,7 @@ void ProfileModelJob::failed_to_start(QProcess::ProcessError error) {
           tr("cannot start %1: %2").arg(program_, process_ ? process_->errorString() : QString())});
 }
 
-void ProfileModelJob::finish(ProfileModelOutcome outcome) {
+void ProfileModelJob::finish(const ProfileModelOutcome& outcome) {
   if (process_) {
     process_->disconnect(this);
     process_->deleteLater();

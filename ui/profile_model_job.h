@@ -68,7 +68,7 @@ class ProfileModelJob : public QObject {
   void read_stderr();
   void exited(int code, QProcess::ExitStatus status);
   void failed_to_start(QProcess::ProcessError error);
-  void finish(ProfileModelOutcome outcome);
+  void finish(const ProfileModelOutcome& outcome);
   QString stderr_tail() const;
 
   QString program_;

@@ -56,9 +56,7 @@ int run_command(const CLI::App& app, const cli::CommandBody& run) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   CLI::App app{"ServeScope: plan, simulate and watch DNN inference serving on heterogeneous GPU clusters",
                "servescope-cli"};
   app.set_version_flag("--version", std::string("servescope-cli ") + SERVESCOPE_VERSION);
@@ -101,4 +99,19 @@ int main(int argc, char** argv) {
   // After SIGINT or SIGTERM the status is the signal's, whether the work stopped, failed or
   // finished before it noticed.
   return cli::signal_exit_status().value_or(status);
+}
+
+}  // namespace
+
+// What run_main does not turn into a message itself (building the commands, a signal handler
+// that cannot be installed) still ends as one, never as std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "error: an unknown exception\n";
+  }
+  return cli::kExitFailure;
 }

@@ -16,7 +16,7 @@ std::string random_id() {
   std::random_device device;
   std::array<char, 33> hex{};
   for (int word = 0; word < 4; ++word)
-    std::snprintf(hex.data() + 8 * word, 9, "%08x", static_cast<unsigned>(device()));
+    std::snprintf(hex.data() + std::ptrdiff_t{8} * word, 9, "%08x", static_cast<unsigned>(device()));
   return hex.data();
 }
 

@@ -29,6 +29,7 @@ void hand_over_to_torch() {
   if (args.empty()) throw QueryError("cannot read this process's arguments from /proc/self/cmdline");
   args[0] = torch.string();
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -14,13 +14,13 @@ namespace servescope::cli {
 
 #ifndef SERVESCOPE_HAVE_TORCH
 
-TorchWorker make_torch_worker(const TorchWorkerArgs&, std::function<void(const std::string&)>) {
+TorchWorker make_torch_worker(const TorchWorkerArgs&, const std::function<void(const std::string&)>&) {
   hand_over_to_torch();
 }
 
 #else
 
-TorchWorker make_torch_worker(const TorchWorkerArgs& args, std::function<void(const std::string&)> log) {
+TorchWorker make_torch_worker(const TorchWorkerArgs& args, const std::function<void(const std::string&)>& log) {
   if (args.models.empty()) throw QueryError("--executor torch needs the model folders it serves (--models DIR…)");
   if (args.device != "cpu" && args.device != "cuda") throw QueryError("--device " + args.device + ": cpu or cuda");
   const auto device = args.device == "cuda" ? torchexec::ComputeDevice::Cuda : torchexec::ComputeDevice::Cpu;

@@ -26,6 +26,6 @@ struct TorchWorker {
 
 // Loads every folder (InputError naming the file on a bad one). Without LibTorch it does not
 // return: the process becomes servescope-torch, or QueryError says how to get one.
-TorchWorker make_torch_worker(const TorchWorkerArgs& args, std::function<void(const std::string&)> log);
+TorchWorker make_torch_worker(const TorchWorkerArgs& args, const std::function<void(const std::string&)>& log);
 
 }  // namespace servescope::cli

@@ -100,9 +100,9 @@ class Pipeline {
       if (!best || cheaper(plan.cost, best->cost)) best = std::move(plan);
     };
     if (!refusal_.empty()) return unplannable(refusal_);
-    for (std::size_t m = 0; m < p_.modules.size(); ++m)
-      if (!p_.modules[m].is_fixed() && p_.modules[m].configs.empty())
-        return unplannable("module '" + p_.modules[m].id + "' has no configuration left under " + o_.system);
+    for (const auto& module : p_.modules)
+      if (!module.is_fixed() && module.configs.empty())
+        return unplannable("module '" + module.id + "' has no configuration left under " + o_.system);
     switch (o_.split) {
       case SplitMethod::Even:
         consider(even_budgets(), {});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ranges>
 #include <tuple>
 
 #include "model/core/error.h"
@@ -23,7 +24,7 @@ Duration collection_time(int batch, double rate_rps) {
   const double ns = std::min(kLongest, static_cast<double>(batch) * 1e9 / rate_rps);
   // Rounds half up, as llround does for these non-negative values, without its library call
   // (a tenth of the cost planners' time).
-  return Duration::nanoseconds(static_cast<std::int64_t>(ns + 0.5));
+  return Duration::nanoseconds(static_cast<std::int64_t>(ns + 0.5));  // NOLINT(bugprone-incorrect-roundings)
 }
 
 void sort_configs(std::vector<CostConfig>& configs, double rate_rps) {
@@ -87,9 +88,9 @@ Duration CostDag::longest_path(const std::vector<Duration>& weight) const {
 
 std::vector<Duration> CostDag::longest_after(const std::vector<Duration>& weight) const {
   std::vector<Duration> after(size());
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it)
-    for (const auto s : succs_[*it])
-      after[*it] = std::max(after[*it], after[s] + weight[s]);
+  for (const auto u : std::views::reverse(order_))
+    for (const auto s : succs_[u])
+      after[u] = std::max(after[u], after[s] + weight[s]);
   return after;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <ranges>
 
 namespace servescope::engine {
 namespace {
@@ -54,8 +55,7 @@ QuantizedSplit quantized_split(const CostDag& dag, Duration slo, Duration quantu
     // f[u][k]: the least cost of u and everything below it within k steps.
     std::vector<std::vector<double>> f(n, std::vector<double>(S + 1, kInf));
     std::vector<std::vector<std::size_t>> arg(n, std::vector<std::size_t>(S + 1, 0));
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const std::size_t u = *it;
+    for (const std::size_t u : std::views::reverse(order)) {
       for (std::size_t k = 1; k <= S; ++k)
         for (const auto& [j, c] : points[u]) {
           if (j > k) break;

@@ -52,7 +52,7 @@ void Connection::flush() {
 }
 
 bool Connection::receive(std::vector<Frame>& frames) {
-  std::array<std::uint8_t, 64 * 1024> buffer;
+  std::array<std::uint8_t, std::size_t{64} * 1024> buffer;
   for (int reads = 0; reads < 16; ++reads) {  // bounded: one busy peer must not starve the rest
     std::optional<std::size_t> n;
     try {

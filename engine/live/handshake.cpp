@@ -67,7 +67,7 @@ std::optional<Frame> next_frame(TcpStream& stream, FrameDecoder& decoder, std::c
       why = "no answer within " + std::to_string(timeout.count()) + " ms";
       return std::nullopt;
     }
-    const auto bytes = stream.receive(64 * 1024, left);
+    const auto bytes = stream.receive(std::size_t{64} * 1024, left);
     if (!bytes) continue;
     if (bytes->empty()) {
       why = "the other side closed the connection";

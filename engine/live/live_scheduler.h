@@ -130,7 +130,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   // report from a plan that was switched away from cannot be taken for one of the new plan's.
   std::uint64_t wire_id(std::uint64_t id) const { return plan_epoch_ << 48 | id; }
   void lose_worker(std::uint32_t server, const std::string& why);
-  void lose_batch(InFlightBatch lost, DropReason reason);
+  void lose_batch(const InFlightBatch& lost, DropReason reason);
   void close_peer(Peer& peer, const std::string& why, bool refuse);
   void fire_due_timers();
   void publish();

@@ -74,7 +74,7 @@ class LiveWorker::Session {
       : w_(worker), scheduler_(std::move(scheduler)), features_(features) {}
 
   // Returns when the scheduler is gone or `stop` is set; why in the log.
-  void serve(const std::atomic<bool>& stop, std::vector<Frame> pending) {
+  void serve(const std::atomic<bool>& stop, const std::vector<Frame>& pending) {
     nlohmann::json hello_more = {{"feature_port", features_.port()}};
     // A listener on one address says which; on all of them the scheduler uses the one it sees.
     if (!w_.feature_address_.empty() && w_.feature_address_ != "0.0.0.0")
@@ -434,7 +434,7 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     try {
       if (const auto welcome = parse_payload_or_nothing(joined.welcome); welcome && welcome->is_object())
         executor_->assign(parse_assignment(*welcome));
-      session.serve(stop, std::move(joined.pending));
+      session.serve(stop, joined.pending);
     } catch (const ProtocolError& e) {
       if (log_) log_(std::string("protocol error from the scheduler: ") + e.what());
     }

@@ -191,7 +191,7 @@ void LiveScheduler::fail_transfer(std::uint64_t id, const std::string& why) {
   prepared_.plane->on_transfer_done(TransferDone{x.id, x.batch, x.from_gpu, x.to_gpu, lost.issued, now()});
 }
 
-void LiveScheduler::lose_batch(InFlightBatch lost, DropReason reason) {
+void LiveScheduler::lose_batch(const InFlightBatch& lost, DropReason reason) {
   const Time t = now();
   const auto& b = lost.batch;
   fanout_.on_batch(b, lost.dispatched, t, false);

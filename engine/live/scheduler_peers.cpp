@@ -77,8 +77,8 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
       " batches and " + std::to_string(cut.size()) + " transfers in flight");
   // Out of planning first, so nothing the plane does on hearing of its lost batches goes there.
   set_server_available(server, false);
-  for (auto& b : lost)
-    lose_batch(std::move(b), DropReason::WorkerLost);
+  for (const auto& b : lost)
+    lose_batch(b, DropReason::WorkerLost);
   const Time t = now();
   for (auto& c : cut) {
     for (const auto& r : c.transfer.requests)
@@ -303,7 +303,7 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
   if (!j.is_object()) throw ProtocolError("a control frame is not a JSON object");
   if (j.contains("command") && !j["command"].is_string()) throw ProtocolError("a control command must be a string");
   if (peer.hello.role == PeerRole::Worker && j.contains("feature_port")) {
-    const auto port = j["feature_port"];
+    const auto& port = j["feature_port"];
     if (!port.is_number_unsigned() || port.get<std::uint64_t>() > 65535)
       throw ProtocolError("feature_port must be a port number");
     peer.feature_port = port.get<std::uint16_t>();

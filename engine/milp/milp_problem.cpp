@@ -136,10 +136,9 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
     } else if (rc == GLP_ENODFS) {
       // The relaxation has no dual feasible solution: unbounded (GLPK's presolver reports it so).
       result.status = MilpStatus::Unbounded;
-    } else if (status == GLP_OPT && rc == 0) {
-      result.status = MilpStatus::Optimal;
-    } else if (rc == GLP_EMIPGAP && (status == GLP_FEAS || status == GLP_OPT)) {
-      // Stopped because the gap fell below relative_gap: optimal within the tolerance asked for.
+    } else if ((status == GLP_OPT && rc == 0) || (rc == GLP_EMIPGAP && (status == GLP_FEAS || status == GLP_OPT))) {
+      // Solved, or stopped because the gap fell below relative_gap: optimal within the tolerance
+      // asked for.
       result.status = MilpStatus::Optimal;
     } else if (status == GLP_FEAS || status == GLP_OPT) {
       result.status = MilpStatus::Feasible;

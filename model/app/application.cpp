@@ -1,6 +1,7 @@
 #include "model/app/application.h"
 
 #include <algorithm>
+#include <ranges>
 
 namespace servescope {
 namespace {
@@ -68,11 +69,11 @@ std::vector<Duration> Application::module_slos(const std::vector<Duration>& cost
       if (index(e.to) == i) longest = std::max(longest, up[index(e.from)]);
     up[i] = longest + cost[i];
   }
-  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+  for (const auto i : std::views::reverse(*order)) {
     Duration longest;
     for (const auto& e : edges)
-      if (index(e.from) == *it) longest = std::max(longest, down[index(e.to)]);
-    down[*it] = longest + cost[*it];
+      if (index(e.from) == i) longest = std::max(longest, down[index(e.to)]);
+    down[i] = longest + cost[i];
   }
   for (std::size_t i = 0; i < n; ++i) {
     const Duration path = up[i] + down[i] - cost[i];

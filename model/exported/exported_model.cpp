@@ -28,7 +28,7 @@ std::vector<std::int64_t> shape_from(const JsonCursor& c) {
 
 // A file named by the manifest: a plain name (no folder, no "..") of a regular file beside it.
 std::string file_in(const JsonCursor& c, const std::filesystem::path& folder) {
-  const auto name = c.as_string();
+  auto name = c.as_string();
   const std::filesystem::path p(name);
   if (p.has_parent_path() || name == "." || name == ".." || p.is_absolute())
     c.fail("'" + name + "' is not a plain file name in the model folder");

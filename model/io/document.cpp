@@ -42,7 +42,7 @@ std::string resolve_include(const std::string& base, const std::string& ref, con
   return (fs::path(base).parent_path() / p).lexically_normal().string();
 }
 
-Document parse_document_in(std::string_view text, const std::string& location, std::vector<std::string> chain);
+Document parse_document_in(std::string_view text, const std::string& location, const std::vector<std::string>& chain);
 
 // The name a location is compared by when looking for include cycles: the same file reached
 // through "./", "../x/" or a symlink is the same file.
@@ -55,7 +55,7 @@ std::string identity_of(const std::string& location) {
 
 // `chain` is the files being read, outermost first, so that a file that includes itself, or
 // a → b → a, is named instead of recursing until the stack runs out.
-IncludeResolver resolver_for(const std::string& base, LoadReport& report, std::vector<std::string> chain) {
+IncludeResolver resolver_for(const std::string& base, LoadReport& report, const std::vector<std::string>& chain) {
   return [base, &report, chain](const std::string& ref, const JsonCursor& where) -> ProfileSet {
     const auto target = resolve_include(base, ref, where);
     const auto id = identity_of(target);
@@ -72,7 +72,7 @@ IncludeResolver resolver_for(const std::string& base, LoadReport& report, std::v
     try {
       auto inner = chain;
       inner.push_back(id);
-      doc = parse_document_in(read_location(target), target, std::move(inner));
+      doc = parse_document_in(read_location(target), target, inner);
     } catch (const InputError& e) {
       // The included file's own location is in e.what(); say who included it.
       where.fail("cannot include '" + ref + "': " + e.what());
@@ -140,7 +140,7 @@ Document parse_document(std::string_view text, const std::string& location) {
 
 namespace {
 
-Document parse_document_in(std::string_view text, const std::string& location, std::vector<std::string> chain) {
+Document parse_document_in(std::string_view text, const std::string& location, const std::vector<std::string>& chain) {
   const auto json = parse_json_text(text, location);
   const JsonCursor root(json, location);
   if (!json.is_object()) root.fail("expected a JSON object at the top level, got " + describe_json(json));

@@ -78,7 +78,7 @@ constexpr long kMaxRssKiB = 1200L * 1024;
 constexpr long kMaxRssKiB = 600L * 1024;
 #endif
 // A refusal is one line or a few; a message of megabytes (a 1M-deep JSON path) is not readable.
-constexpr std::size_t kMaxMessageBytes = 16 * 1024;
+constexpr std::size_t kMaxMessageBytes = std::size_t{16} * 1024;
 
 std::chrono::seconds case_timeout() {
   // The bound on one run; SERVESCOPE_CORPUS_TIMEOUT_S lowers it while iterating on a fix.
@@ -290,7 +290,7 @@ class BadInputCorpus : public ::testing::Test {
 
   // Runs one bad case and checks it is refused properly; returns the outcome for more checks.
   Outcome refused(const std::vector<std::string>& args, const Expect& expect) {
-    const auto o = run_cli(args, dir_.path() / "scratch", expect.in);
+    auto o = run_cli(args, dir_.path() / "scratch", expect.in);
     tally_.add(o);
     program_tally().add(o);
     const auto what = command_line(args);

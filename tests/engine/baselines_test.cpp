@@ -19,6 +19,7 @@ Duration ms(double v) {
 
 std::vector<GpuSlot> gpus(int n) {
   std::vector<GpuSlot> out;
+  out.reserve(static_cast<std::size_t>(n));
   for (int g = 0; g < n; ++g)
     out.push_back({static_cast<std::uint32_t>(g), "G" + std::to_string(g), "T", GpuShare::whole(), 0});
   return out;
@@ -185,6 +186,7 @@ TEST(Nexus, RoutesByShareAndServesRoundRobin) {
                                         {"b", BatchLatency::linear(ms(2), ms(4), 64), ms(60)}};
   NexusScheduler nexus(models, gpus(4), {200, 100}, {});
   std::vector<Arrival> list;
+  list.reserve(600);
   for (int i = 0; i < 600; ++i)
     list.push_back({ms(5.0 * i / 3.0), static_cast<std::uint32_t>(i % 3 == 2), 0, i % 3 == 2 ? ms(60) : ms(50)});
   ListArrivals arrivals(list);

@@ -14,7 +14,7 @@ namespace {
 using std::chrono::milliseconds;
 
 // One server connection handled on another thread; its outcome comes back through the future.
-std::future<std::variant<Accepted, Refusal>> serve_one(TcpListener& listener, std::string token) {
+std::future<std::variant<Accepted, Refusal>> serve_one(TcpListener& listener, const std::string& token) {
   return std::async(std::launch::async, [&listener, token] {
     auto stream = listener.accept(milliseconds(2000));
     if (!stream) return std::variant<Accepted, Refusal>(Refusal{"nobody came"});

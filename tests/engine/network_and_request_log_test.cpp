@@ -39,7 +39,7 @@ class TwoStagePipeline final : public DataPlane {
     t.id = done.id;
     t.from_gpu = 0;
     t.to_gpu = 1;
-    t.bytes = 1'000'000 * done.size;
+    t.bytes = std::uint64_t{1'000'000} * done.size;
     t.batch = done.id;
     t.requests = carried_;
     ctx_->executor.transfer(std::move(t));

@@ -186,7 +186,7 @@ TEST(EstimatorProfiles, ProfileSetsNameWhatIsWrong) {
   EXPECT_EQ(set.models[0].configurations().size(), 5u);
   EXPECT_NE(set.source.find("not measurements"), std::string::npos);
   auto message = [&](const std::vector<std::string>& archs, const std::vector<std::string>& gpus,
-                     EstimateOptions options = {}) -> std::string {
+                     const EstimateOptions& options = {}) -> std::string {
     try {
       estimate_profiles(archs, gpus, catalog, options);
     } catch (const QueryError& e) {

@@ -38,7 +38,7 @@ namespace {
 
 const char* const kDevice = "cpu-test-4t";
 
-BatchCurve curve(std::vector<int> us) {
+BatchCurve curve(const std::vector<int>& us) {
   std::vector<Duration> latency;
   for (const int v : us)
     latency.push_back(Duration::microseconds(v));

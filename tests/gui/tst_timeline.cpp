@@ -44,7 +44,7 @@ std::shared_ptr<TimelineData> synthetic() {
   t->physical_names = {"g0", "g1"};
   std::mt19937 rng(3);
   for (std::uint32_t g = 0; g < 4; ++g) {
-    auto at = Duration::microseconds(50 * g);
+    auto at = Duration::microseconds(std::int64_t{50} * g);
     for (int k = 0; k < 60; ++k) {
       const auto len = Duration::microseconds(100 + static_cast<std::int64_t>(rng() % 800));
       t->spans.push_back({static_cast<std::uint64_t>(t->spans.size()),

@@ -19,7 +19,7 @@ ModelProfile three_blocks() {
     for (int b = 0; b < 3; ++b) {
       std::vector<Duration> l;
       for (int n = 1; n <= 4; ++n)
-        l.push_back(Duration::microseconds((b + 1) * 100 * n * v));
+        l.push_back(Duration::microseconds(std::int64_t{b + 1} * 100 * n * v));
       t.blocks.emplace_back(batch_range(4), l);
     }
     p.block_tables.push_back(std::move(t));

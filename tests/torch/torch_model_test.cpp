@@ -20,9 +20,9 @@ std::filesystem::path exported(const std::string& name) {
   return std::filesystem::path(SERVESCOPE_TORCH_MODELS) / name;
 }
 
-#define REQUIRE_MODEL(path)                                                                    \
-  if (path.empty() || !std::filesystem::exists(path / kExportedModelManifest)) {               \
-    GTEST_SKIP() << "no exported model at " << path << " (the torch.export fixture makes it)"; \
+#define REQUIRE_MODEL(path)                                                                      \
+  if ((path).empty() || !std::filesystem::exists((path) / kExportedModelManifest)) {             \
+    GTEST_SKIP() << "no exported model at " << (path) << " (the torch.export fixture makes it)"; \
   }
 
 TEST(TorchModel, BlocksInOrderGiveTheWholeModel) {
