@@ -62,8 +62,10 @@ void FamilyFlags<Target>::add_to(CLI::App* cmd, std::vector<Group> groups, const
       const auto& spec = bound.spec;
       const auto same = std::ranges::find_if(flags_, [&](const auto& f) { return f->spec.name == spec.name; });
       if (same != flags_.end()) {
-        if ((*same)->spec.type != spec.type)
-          throw QueryError("two serving families declare --" + spec.name + " with different types");
+        // One flag is checked once: the families must agree on what it accepts.
+        const auto& first = (*same)->spec;
+        if (first.type != spec.type || first.min != spec.min || first.max != spec.max || first.choices != spec.choices)
+          throw QueryError("two serving families declare --" + spec.name + " with different types or ranges");
         (*same)->option->description(merged_help((*same)->option->get_description(), spec.help));
         continue;
       }
@@ -104,7 +106,7 @@ void FamilyFlags<Target>::apply(Target& target, const engine::ServingFamily& fam
       else if (flag->spec.type == engine::OptionType::TextList)
         value = flag->list;
       else
-        value = engine::parse_option_value(flag->spec, flag->text);
+        value = engine::parse_option_value(bound->spec, flag->text);
       bound->write(target, value);
     } catch (const QueryError& e) {
       throw CLI::ValidationError(name, e.what());
