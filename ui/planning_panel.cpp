@@ -8,7 +8,6 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QTabWidget>
 #include <QTableView>
 #include <QThread>
@@ -21,7 +20,7 @@
 #include "ui/exception_guard.h"
 #include "ui/plan_comparison_model.h"
 #include "ui/project_document.h"
-#include "widgets/option_form.h"
+#include "widgets/family_option_tabs.h"
 
 namespace servescope::ui {
 
@@ -57,22 +56,9 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   options_ = new QTabWidget(this);
   options_->setObjectName(QStringLiteral("plannerOptions"));
   options_->setDocumentMode(true);
-  const engine::ScenarioPlanRequest defaults;
-  for (const auto& family : engine::SystemRegistry::instance().families()) {
-    if (family->planners().empty()) continue;
-    auto schema = family->planner_options();
-    if (schema.options().empty()) continue;
-    auto* form = widgets::make_option_form(schema, defaults);
-    const auto title = QString::fromUtf8(family->title().data(), static_cast<qsizetype>(family->title().size()));
-    form->setObjectName(QStringLiteral("options:") + title);
-    auto* scroll = new QScrollArea(options_);
-    scroll->setWidget(form);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    options_->addTab(scroll, title);
-    forms_.push_back(FamilyOptions{family.get(), std::move(schema), form});
-  }
+  forms_ = std::make_unique<widgets::FamilyOptionTabs<engine::ScenarioPlanRequest>>(options_);
+  for (const auto& family : engine::SystemRegistry::instance().families())
+    if (!family->planners().empty()) forms_->add(*family, family->planner_options());
   auto* controls = new QHBoxLayout;
   controls->addWidget(workload_, 1);
   controls->addWidget(run_);
@@ -98,9 +84,7 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   // Ticking a planner shows its family's options.
   connect(systems_, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
     if (item->checkState() != Qt::Checked) return;
-    const auto& family = engine::planning_family(item->data(Qt::UserRole).toString().toStdString());
-    for (std::size_t i = 0; i < forms_.size(); ++i)
-      if (forms_[i].family == &family) options_->setCurrentIndex(static_cast<int>(i));
+    forms_->show(engine::planning_family(item->data(Qt::UserRole).toString().toStdString()));
   });
   connect(cancel_, &QPushButton::clicked, this, &PlanningPanel::cancel);
   connect(doc_, &ProjectDocument::changed, this, &PlanningPanel::refresh);
@@ -130,8 +114,7 @@ void PlanningPanel::refresh() {
   if (p)
     for (const auto& [type, count] : p->scenario.cluster.gpus_by_type())
       gpu_types << QString::fromStdString(type);
-  for (const auto& f : forms_)
-    f.form->set_gpu_types(gpu_types);
+  forms_->set_gpu_types(gpu_types);
   run_->setEnabled(p != nullptr && !worker_);
 }
 
@@ -145,13 +128,13 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
   const auto chosen_workload = workload.toStdString();
   // Each planner gets its own family's options: one request per family.
   std::vector<std::pair<const engine::ServingFamily*, engine::ScenarioPlanRequest>> requests;
-  for (const auto& f : forms_) {
+  for (const auto* family : forms_->families()) {
     engine::ScenarioPlanRequest request;
-    if (const auto why = widgets::apply_form(*f.form, f.schema, request); !why.isEmpty()) {
-      status_->setText(QStringLiteral("%1: %2").arg(options_->tabText(static_cast<int>(&f - forms_.data())), why));
+    if (const auto why = forms_->apply(*family, request); !why.isEmpty()) {
+      status_->setText(why);
       return false;
     }
-    requests.emplace_back(f.family, std::move(request));
+    requests.emplace_back(family, std::move(request));
   }
   stop_ = std::make_shared<std::atomic<bool>>(false);
   auto stop = stop_;

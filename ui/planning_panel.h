@@ -24,7 +24,8 @@ class QThread;
 class QTabWidget;
 
 namespace servescope::widgets {
-class OptionForm;
+template <class Target>
+class FamilyOptionTabs;
 }
 
 namespace servescope::ui {
@@ -64,13 +65,8 @@ class PlanningPanel : public QWidget {
   QTableView* table_;
   // One tab per planning family with its options, made from the family's schema
   // (engine/serving/option_schema.h) as `plan`'s flags are.
-  struct FamilyOptions {
-    const engine::ServingFamily* family;
-    engine::OptionSchema<engine::ScenarioPlanRequest> schema;
-    widgets::OptionForm* form;
-  };
   QTabWidget* options_;
-  std::vector<FamilyOptions> forms_;
+  std::unique_ptr<widgets::FamilyOptionTabs<engine::ScenarioPlanRequest>> forms_;
   PlanComparisonModel* comparison_;
   QThread* worker_ = nullptr;
   std::shared_ptr<std::atomic<bool>> stop_;

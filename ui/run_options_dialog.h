@@ -6,16 +6,10 @@
 
 #include <QDialog>
 #include <QString>
-#include <vector>
 
 #include "engine/serving/option_schema.h"
 #include "engine/serving/serving_system.h"
-
-class QTabWidget;
-
-namespace servescope::widgets {
-class OptionForm;
-}
+#include "widgets/family_option_tabs.h"
 
 namespace servescope::ui {
 
@@ -32,13 +26,8 @@ class RunOptionsDialog : public QDialog {
   void set_gpu_types(const QStringList& types);
 
  private:
-  struct FamilyOptions {
-    const engine::ServingFamily* family;
-    engine::OptionSchema<engine::SimulationSpec> schema;
-    widgets::OptionForm* form;
-  };
   QTabWidget* tabs_;
-  std::vector<FamilyOptions> forms_;
+  widgets::FamilyOptionTabs<engine::SimulationSpec> forms_;
 };
 
 }  // namespace servescope::ui

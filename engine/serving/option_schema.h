@@ -59,6 +59,17 @@ std::string format_option_value(const OptionValue& value);
 // QueryError unless the value has the option's type and lies in its range.
 void check_option_value(const OptionSpec& option, const OptionValue& value);
 
+// An option's description with its name, label, help and type; range, choices, unit and hint
+// are set on it after.
+inline OptionSpec option_spec(std::string name, std::string label, std::string help, OptionType type) {
+  OptionSpec s;
+  s.name = std::move(name);
+  s.label = std::move(label);
+  s.help = std::move(help);
+  s.type = type;
+  return s;
+}
+
 template <class Target>
 struct BoundOption {
   OptionSpec spec;
@@ -201,12 +212,7 @@ class OptionSchema {
 
  private:
   static OptionSpec spec(std::string name, std::string label, std::string help, OptionType type) {
-    OptionSpec s;
-    s.name = std::move(name);
-    s.label = std::move(label);
-    s.help = std::move(help);
-    s.type = type;
-    return s;
+    return option_spec(std::move(name), std::move(label), std::move(help), type);
   }
   template <class Value, class Access>
   OptionSpec& bind(OptionSpec s, Access field) {

@@ -1,7 +1,7 @@
 #include "engine/systems/cost/cost_options.h"
 
-#include <charconv>
-#include <cmath>
+#include <limits>
+#include <string_view>
 
 #include "model/core/error.h"
 #include "model/core/text.h"
@@ -12,14 +12,15 @@ namespace {
 // "T4=0.35" → (T4, 0.35); the type is checked against the scenario's catalog when it plans
 // (cost_problem_from_scenario), where the catalog is known.
 std::pair<std::string, double> parse_price(const std::string& text) {
+  auto price = option_spec("price", "", "", OptionType::Real);
+  price.min = std::numeric_limits<double>::min();  // positive
   const auto eq = text.find('=');
-  double value = 0;
-  const char* first = eq == std::string::npos ? nullptr : text.data() + eq + 1;
-  const char* last = text.data() + text.size();
-  const auto [end, ec] = first ? std::from_chars(first, last, value) : std::from_chars_result{nullptr, {}};
-  if (!first || eq == 0 || ec != std::errc() || end != last || !(value > 0) || !std::isfinite(value))
+  try {
+    if (eq == std::string::npos || eq == 0) throw QueryError("no TYPE=");
+    return {text.substr(0, eq), std::get<double>(parse_option_value(price, std::string_view(text).substr(eq + 1)))};
+  } catch (const QueryError&) {
     throw QueryError("expected TYPE=VALUE with a positive price, got '" + text + "'");
-  return {text.substr(0, eq), value};
+  }
 }
 
 }  // namespace
@@ -30,36 +31,25 @@ OptionSchema<ScenarioPlanRequest> cost_planner_options() {
   o.text("app", "Application", "Cost planners: the application to plan (default: the one targeted)",
          [](R& r) -> std::string& { return r.cost.scenario.application; })
       .show_default = false;
-  OptionSpec price;
-  price.name = "price";
-  price.label = "Prices";
-  price.help = "Cost planners: a GPU type's price, TYPE=VALUE (repeatable)";
-  price.type = OptionType::TextList;
-  price.show_default = false;
   o.add(
-      std::move(price),
-      [](const R& r) -> OptionValue {
-        std::vector<std::string> out;
-        for (const auto& [type, value] : r.cost.scenario.prices)
-          out.push_back(type + "=" + format_number(value));
-        return out;
-      },
-      [](R& r, const OptionValue& v) {
-        r.cost.scenario.prices.clear();
-        for (const auto& text : std::get<std::vector<std::string>>(v)) {
-          const auto [type, value] = parse_price(text);
-          r.cost.scenario.prices[type] = value;
-        }
-      });
-  OptionSpec gpu;
-  gpu.name = "gpu";
-  gpu.label = "Only GPU type";
-  gpu.help = "cost planners: plan on this GPU type only";
-  gpu.type = OptionType::Text;
-  gpu.hint = OptionHint::ClusterGpuType;
-  gpu.show_default = false;
-  o.add(
-      std::move(gpu),
+       option_spec("price", "Prices", "Cost planners: a GPU type's price, TYPE=VALUE (repeatable)",
+                   OptionType::TextList),
+       [](const R& r) -> OptionValue {
+         std::vector<std::string> out;
+         for (const auto& [type, value] : r.cost.scenario.prices)
+           out.push_back(type + "=" + format_number(value));
+         return out;
+       },
+       [](R& r, const OptionValue& v) {
+         r.cost.scenario.prices.clear();
+         for (const auto& text : std::get<std::vector<std::string>>(v)) {
+           const auto [type, value] = parse_price(text);
+           r.cost.scenario.prices[type] = value;
+         }
+       })
+      .show_default = false;
+  auto& gpu = o.add(
+      option_spec("gpu", "Only GPU type", "cost planners: plan on this GPU type only", OptionType::Text),
       [](const R& r) -> OptionValue {
         return r.cost.scenario.gpus.size() == 1 ? r.cost.scenario.gpus.front() : std::string();
       },
@@ -67,6 +57,8 @@ OptionSchema<ScenarioPlanRequest> cost_planner_options() {
         const auto& type = std::get<std::string>(v);
         r.cost.scenario.gpus = type.empty() ? std::vector<std::string>{} : std::vector<std::string>{type};
       });
+  gpu.hint = OptionHint::ClusterGpuType;
+  gpu.show_default = false;
   o.integer_list("batches", "Batch sizes",
                  "cost planners: allowed batch sizes (default: every profiled one and 1, 2, 4, …, 64 within each "
                  "profile's range, interpolated, each MPS share 1/s as concurrency s up to 4; Harpagon, Nexus, "

@@ -8,22 +8,16 @@ OptionSchema<SimulationSpec> glet_simulation_options() {
   OptionSchema<GletRunOptions> o;
   using G = GletRunOptions;
   // Aliases ("t4") name the catalog's type, as everywhere else.
-  o.add(
-       [] {
-         OptionSpec s;
-         s.name = "gpu";
-         s.label = "GPU type to split";
-         s.help = "glet-serving: the GPU type to split on a mixed cluster";
-         s.type = OptionType::Text;
-         s.hint = OptionHint::ClusterGpuType;
-         return s;
-       }(),
-       [](const G& g) -> OptionValue { return g.gpu; },
-       [](G& g, const OptionValue& v) {
-         const auto& id = std::get<std::string>(v);
-         g.gpu = id.empty() ? std::string() : GpuCatalog::builtin().canonical_id(id);
-       })
-      .show_default = false;
+  auto& gpu = o.add(
+      option_spec("gpu", "GPU type to split", "glet-serving: the GPU type to split on a mixed cluster",
+                  OptionType::Text),
+      [](const G& g) -> OptionValue { return g.gpu; },
+      [](G& g, const OptionValue& v) {
+        const auto& id = std::get<std::string>(v);
+        g.gpu = id.empty() ? std::string() : GpuCatalog::builtin().canonical_id(id);
+      });
+  gpu.hint = OptionHint::ClusterGpuType;
+  gpu.show_default = false;
   o.duration("period", "Reschedule period", "glet-serving: seconds between reschedules", 0.1, 86400, 1,
              [](G& g) -> Duration& { return g.serving.period; })
       .unit = " s";

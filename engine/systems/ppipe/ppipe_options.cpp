@@ -13,22 +13,17 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
                      {{"paper", WakeRule::LatestFeasible}, {"artifact", WakeRule::NextBatchInfeasible}},
                      [](P& p) -> WakeRule& { return p.reservation.wake; });
   // Both pipeline data planes take the artifact's first look; one option sets it for both.
-  o.add(
-      [] {
-        OptionSpec s;
-        s.name = "first-look";
-        s.label = "First look";
-        s.help = "Drop a new head at once unless a batch of this fraction of the planned one fits (0: off)";
-        s.type = OptionType::Real;
-        s.min = 0;
-        s.max = 1;
-        return s;
-      }(),
+  auto& first_look = o.add(
+      option_spec("first-look", "First look",
+                  "Drop a new head at once unless a batch of this fraction of the planned one fits (0: off)",
+                  OptionType::Real),
       [](const P& p) -> OptionValue { return p.reservation.first_look_min_fraction; },
       [](P& p, const OptionValue& v) {
         p.reservation.first_look_min_fraction = std::get<double>(v);
         p.reactive.first_look_min_fraction = std::get<double>(v);
       });
+  first_look.min = 0;
+  first_look.max = 1;
   o.flag("local-handoff-free", "Local hand-offs free",
          "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)",
          [](P& p) -> bool& { return p.reservation.probe.local_handoff_free; });
