@@ -127,16 +127,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   connect(sweep_, &QPushButton::clicked, this, [this] { sweep(source_->currentData().toString(), seconds_->value()); });
   connect(stop_button_, &QPushButton::clicked, this, &RunView::stop);
   connect(options_button_, &QPushButton::clicked, this, [this] {
-    const auto source = source_->currentData().toString();
-    std::string system = source.toStdString();
-    const auto* p = doc_->project();
-    if (source.startsWith(QStringLiteral("plan:")) && p) {  // the data plane that runs the plan
-      const auto it = std::ranges::find(p->plans, source.mid(5).toStdString(), &SavedArtifact::name);
-      engine::SimulationSpec spec;
-      if (it != p->plans.end()) run_guarded([&] { engine::use_plan(spec, it->body, it->name); });
-      system = spec.system;
-    }
-    options_->show_for(system);
+    engine::SimulationSpec spec;  // for a plan: the data plane that runs it
+    run_guarded([&] { use_source(spec, source_->currentData().toString()); });
+    options_->show_for(spec.system);
   });
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -214,6 +207,19 @@ void RunView::refresh() {
   sweep_->setEnabled(p != nullptr && !worker_);
 }
 
+void RunView::use_source(engine::SimulationSpec& spec, const QString& source) const {
+  if (!source.startsWith(QStringLiteral("plan:"))) {
+    spec.system = source.toStdString();
+    return;
+  }
+  const auto* p = doc_->project();
+  if (!p) throw QueryError("no project is open");
+  const auto name = source.mid(5).toStdString();
+  const auto it = std::ranges::find(p->plans, name, &SavedArtifact::name);
+  if (it == p->plans.end()) throw QueryError("the project has no plan named '" + name + "'");
+  engine::use_plan(spec, it->body, name);
+}
+
 std::optional<RunView::Job> RunView::prepare(const QString& source, double seconds) {
   const auto* p = doc_->project();
   if (worker_ || !p) return std::nullopt;
@@ -226,17 +232,9 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
   stop_ = std::stop_source();  // a fresh one: the last job's stop request is spent
   spec.stop = stop_.get_token();
   // Plans are parsed here, on the UI thread, and travel with the worker.
-  job.label = source;
+  job.label = source.startsWith(QStringLiteral("plan:")) ? source.mid(5) : source;
   try {
-    if (source.startsWith(QStringLiteral("plan:"))) {
-      const auto name = source.mid(5).toStdString();
-      const auto it = std::ranges::find(p->plans, name, &SavedArtifact::name);
-      if (it == p->plans.end()) throw QueryError("the project has no plan named '" + name + "'");
-      job.label = QString::fromStdString(name);
-      engine::use_plan(spec, it->body, name);
-    } else {
-      spec.system = source.toStdString();
-    }
+    use_source(spec, source);
     if (const auto why = options_->apply(spec); !why.isEmpty()) throw QueryError(why.toStdString());
     spec.workloads = engine::runnable_workloads(p->scenario, spec);
   } catch (const Error& e) {

@@ -79,6 +79,9 @@ class RunView : public QWidget {
     QString label;
   };
   std::optional<Job> prepare(const QString& source, double seconds);
+  // Sets the system `source` names, or reads the project's plan "plan:NAME" into the spec with
+  // the data plane that runs it; QueryError for a plan the project lacks.
+  void use_source(engine::SimulationSpec& spec, const QString& source) const;
   struct Outcome {  // what a worker made: a run's timeline and the JSON kept in the project
     std::shared_ptr<engine::TimelineData> timeline;
     nlohmann::json body;  // moved, never printed and parsed again, on its way to the project
