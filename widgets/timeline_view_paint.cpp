@@ -189,8 +189,8 @@ void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double 
 void TimelineView::paint_duty_cycle(QPainter& p, std::uint32_t slot, double top, double h) {
   const auto pal = palette();
   const double px_ns = ns_per_px();
-  if (slot < data_->duty_cycles.size()) {
-    const auto duty = ns(data_->duty_cycles[slot]);
+  if (slot < data_->gpu_duty_cycle.size()) {
+    const auto duty = ns(data_->gpu_duty_cycle[slot]);
     if (duty > 0 && static_cast<double>(duty) / px_ns >= 6) {
       QColor tick = pal.color(QPalette::Text);
       tick.setAlphaF(0.25f);

@@ -181,22 +181,13 @@ void LiveRun::apply(std::span<const std::uint8_t> events) {
 
 SimulationResult LiveRun::snapshot() const {
   SimulationResult r;
-  r.system = description_.system;
-  r.models = description_.models;
-  r.model_slo = description_.model_slo;
-  r.gpus = description_.gpus;
+  static_cast<RunLayout&>(r) = description_;
   r.offered_rate_rps = description_.offered_rate_rps;
   r.nominal_capacity_rps = description_.nominal_capacity_rps;
   r.seed = description_.seed;
   r.subclusters = description_.subclusters;
   r.partition_status = description_.partition_status;
   r.plan_system = description_.plan_system;
-  r.gpu_types = description_.gpu_types;
-  r.gpu_shares = description_.gpu_shares;
-  r.gpu_physical = description_.gpu_physical;
-  r.gpu_duty_cycle = description_.gpu_duty_cycle;
-  r.gpu_server = description_.gpu_server;
-  r.server_names = description_.server_names;
   r.duration = latest_;
   r.warmup = std::min(description_.warmup, latest_);
   // The aggregates' window ends at the latest event: a copy with that end, counts unchanged.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dataplane/run_layout.h"
 #include "engine/dataplane/run_recorder.h"
 #include "engine/glet/glet_serving.h"
 #include "engine/metrics/gpu_class_busy.h"
@@ -25,11 +26,8 @@ struct SubclusterSummary {
   double rate_rps = 0;  // offered to its models
 };
 
-struct SimulationResult {
-  std::string system;
-  std::vector<std::string> models;
-  std::vector<Duration> model_slo;
-  std::vector<std::string> gpus;
+// The layout it ran on (RunLayout) and what happened there.
+struct SimulationResult : RunLayout {
   double offered_rate_rps = 0;
   double nominal_capacity_rps = 0;
   Duration duration, warmup;
@@ -45,14 +43,8 @@ struct SimulationResult {
   double wall_seconds = 0;
   std::vector<SubclusterSummary> subclusters;  // one entry when the cluster is not split
   std::string partition_status;
-  std::string plan_system;                  // the planner behind a pipeline data plane's plan
-  std::vector<std::string> gpu_types;       // per GPU (vGPU for pipelines): catalog id
-  std::vector<std::string> gpu_shares;      // per GPU: "1", "1/2", …
-  std::vector<std::uint32_t> gpu_physical;  // per GPU: index of its physical GPU
-  std::vector<Duration> gpu_duty_cycle;     // per GPU: a glet's planned duty cycle (0: none)
-  std::vector<std::uint32_t> gpu_server;    // per GPU: its server (an index of server_names)
-  std::vector<std::string> server_names;    // the cluster's servers, whose NICs transfers use
-  std::uint64_t probes = 0;                 // probe() calls of the reservation data plane
+  std::string plan_system;   // the planner behind a pipeline data plane's plan
+  std::uint64_t probes = 0;  // probe() calls of the reservation data plane
   std::uint64_t dispatches = 0;
   std::vector<Reorganisation> reorganisations;  // glet-serving: when each schedule took over
 };

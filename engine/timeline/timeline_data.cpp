@@ -131,29 +131,9 @@ std::span<const SpanRequest> TimelineData::requests_of(std::size_t i) const {
 
 TimelineData timeline_of(const SimulationResult& r) {
   TimelineData t;
-  t.system = r.system;
-  t.gpus = r.gpus;
-  t.gpu_types = r.gpu_types;
-  t.gpu_shares = r.gpu_shares;
-  t.gpu_physical = r.gpu_physical;
-  std::uint32_t physical = 0;
-  for (const auto p : r.gpu_physical)
-    physical = std::max(physical, p + 1);
-  // A physical GPU is named after its first slot, less the slot's own suffix ("/v0", "@50%").
-  t.physical_names.resize(physical);
-  for (std::size_t g = 0; g < r.gpus.size() && g < r.gpu_physical.size(); ++g) {
-    auto& name = t.physical_names[r.gpu_physical[g]];
-    if (!name.empty()) continue;
-    name = r.gpus[g];
-    if (const auto cut = name.find_first_of("@#"); cut != std::string::npos) name.resize(cut);
-    if (const auto v = name.rfind("/v"); v != std::string::npos && v > name.rfind("/gpu")) name.resize(v);
-  }
-  t.gpu_server = r.gpu_server;
-  t.server_names = r.server_names;
-  t.duty_cycles = r.gpu_duty_cycle;
-  t.duty_cycles.resize(t.gpus.size());
-  t.models = r.models;
-  t.model_slo = r.model_slo;
+  static_cast<RunLayout&>(t) = r;
+  t.physical_names = r.physical_gpu_names();
+  t.gpu_duty_cycle.resize(t.gpus.size());
   t.spans = r.timeline;
   t.transfers = r.transfers;
   std::ranges::stable_sort(t.transfers, {}, &TransferSpan::start);
@@ -185,7 +165,7 @@ nlohmann::json to_json(const TimelineData& t) {
     spans.push_back(std::move(row));
   }
   nlohmann::json duty = nlohmann::json::array();
-  for (const auto& d : t.duty_cycles)
+  for (const auto& d : t.gpu_duty_cycle)
     duty.push_back(d.to_us());
   nlohmann::json drops = nlohmann::json::array();
   for (const auto& d : t.drops)
@@ -249,19 +229,15 @@ void read_layout(const JsonCursor& root, TimelineData& t) {
     for (std::uint32_t g = 0; g < t.gpus.size(); ++g)
       t.gpu_physical.push_back(g);
   }
-  std::uint32_t physical = 0;
-  for (const auto p : t.gpu_physical)
-    physical = std::max(physical, p + 1);
-  if (t.physical_names.size() < physical)
-    for (std::uint32_t p = static_cast<std::uint32_t>(t.physical_names.size()); p < physical; ++p)
-      t.physical_names.push_back("gpu " + std::to_string(p));
+  for (auto p = t.physical_names.size(); p < t.physical_gpu_count(); ++p)
+    t.physical_names.push_back("gpu " + std::to_string(p));
   if (const auto s = optional_array(root, "model_slo_us")) t.model_slo = durations(*s);
   t.model_slo.resize(t.models.size());
   t.server_names = strings(root, "servers", false);
   if (const auto sv = optional_array(root, "gpu_server"); sv && sv->size() == t.gpus.size())
     t.gpu_server = indexes(*sv, t.server_names.size(), "\"servers\"");
-  if (const auto d = optional_array(root, "duty_cycle_us")) t.duty_cycles = durations(*d);
-  t.duty_cycles.resize(t.gpus.size());
+  if (const auto d = optional_array(root, "duty_cycle_us")) t.gpu_duty_cycle = durations(*d);
+  t.gpu_duty_cycle.resize(t.gpus.size());
 }
 
 double last_gpu(const TimelineData& t) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dataplane/run_layout.h"
 #include "engine/dataplane/run_recorder.h"
 #include "model/io/json_cursor.h"
 
@@ -17,21 +18,12 @@ namespace servescope::engine {
 
 struct SimulationResult;
 
-struct TimelineData {
-  std::string system;
-  std::vector<std::string> gpus;            // per slot (a vGPU for pipelines, a glet for gpu-let)
-  std::vector<std::string> gpu_types;       // per slot, catalog id ("" when unknown)
-  std::vector<std::string> gpu_shares;      // per slot, "1", "1/2", "40%"
-  std::vector<std::uint32_t> gpu_physical;  // per slot, its physical GPU
+// The layout (RunLayout) and what ran on it. Per-slot vectors are as long as `gpus` once read.
+struct TimelineData : RunLayout {
   std::vector<std::string> physical_names;  // per physical GPU
-  std::vector<Duration> duty_cycles;        // per slot: a glet's duty cycle (0: none)
-  std::vector<std::uint32_t> gpu_server;    // per slot, its server (empty: unknown)
-  std::vector<std::string> server_names;    // whose NICs the transfers use
-  std::vector<std::string> models;
-  std::vector<Duration> model_slo;      // per model (0 when unknown)
-  std::vector<TimelineSpan> spans;      // sorted by start, then slot
-  std::vector<TransferSpan> transfers;  // sorted by start
-  std::vector<QueueSample> queue;       // in time order
+  std::vector<TimelineSpan> spans;          // sorted by start, then slot
+  std::vector<TransferSpan> transfers;      // sorted by start
+  std::vector<QueueSample> queue;           // in time order
   // Every batch's requests (TimelineSpan::requests_at, size); empty when the file had none.
   std::vector<SpanRequest> requests;
   std::vector<DropMark> drops;  // dropped requests, in time order

@@ -156,10 +156,10 @@ TEST(Timeline, SchedulableWindowsAndDutyCycles) {
   glet_spec.warmup = Duration::milliseconds(200);
   glet_spec.timeline = true;
   const auto g = timeline_of(simulate(glet_scenario, glet_spec));
-  ASSERT_EQ(g.duty_cycles.size(), g.gpus.size());
-  EXPECT_TRUE(std::ranges::all_of(g.duty_cycles, [](Duration d) { return d > Duration(); }));
+  ASSERT_EQ(g.gpu_duty_cycle.size(), g.gpus.size());
+  EXPECT_TRUE(std::ranges::all_of(g.gpu_duty_cycle, [](Duration d) { return d > Duration(); }));
   const auto g_back = timeline_from_json(nlohmann::json::parse(to_json(g).dump()), "g.json");
-  EXPECT_EQ(g_back.duty_cycles, g.duty_cycles);
+  EXPECT_EQ(g_back.gpu_duty_cycle, g.gpu_duty_cycle);
 }
 
 TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
@@ -224,7 +224,7 @@ TimelineData small_timeline() {
   t.gpu_shares = {"1/2", "1/2"};
   t.gpu_physical = {0, 0};
   t.physical_names = {"gpu0"};
-  t.duty_cycles = {us(500), us(0)};
+  t.gpu_duty_cycle = {us(500), us(0)};
   t.gpu_server = {0, 0};
   t.server_names = {"server0"};
   t.models = {"resnet50"};
@@ -260,7 +260,7 @@ TEST(Timeline, MalformedFilesSayWhere) {
   const auto back = timeline_from_json(good, "t.json");
   EXPECT_EQ(back.gpu_physical, small_timeline().gpu_physical);
   EXPECT_EQ(back.gpu_server, small_timeline().gpu_server);
-  EXPECT_EQ(back.duty_cycles, small_timeline().duty_cycles);
+  EXPECT_EQ(back.gpu_duty_cycle, small_timeline().gpu_duty_cycle);
   EXPECT_EQ(back.model_slo, small_timeline().model_slo);
   ASSERT_EQ(back.requests.size(), 4u);
   EXPECT_EQ(back.requests_of(1)[0].id, 102u);
