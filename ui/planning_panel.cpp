@@ -10,13 +10,13 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include "engine/milp/milp_problem.h"
 #include "engine/systems/scenario_planner.h"
 #include "engine/systems/system_registry.h"
 #include "model/core/error.h"
+#include "ui/background_job.h"
 #include "ui/exception_guard.h"
 #include "ui/plan_comparison_model.h"
 #include "ui/project_document.h"
@@ -27,6 +27,8 @@ namespace servescope::ui {
 PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
     : QWidget(parent), doc_(document), comparison_(new PlanComparisonModel(this)) {
   setObjectName(QStringLiteral("planningPanel"));
+  job_ = new BackgroundJob(doc_, this);
+  connect(job_, &BackgroundJob::finished, this, &PlanningPanel::job_finished);
   systems_ = new QListWidget(this);
   systems_->setObjectName(QStringLiteral("planners"));
   for (const auto& [family, name] : engine::scenario_planners()) {
@@ -43,6 +45,7 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   cancel_ = new QPushButton(tr("Cancel"), this);
   cancel_->setEnabled(false);
   progress_ = new QProgressBar(this);
+  connect(job_, &BackgroundJob::progress, progress_, &QProgressBar::setValue);
   progress_->setTextVisible(true);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
@@ -93,10 +96,11 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
 }
 
 PlanningPanel::~PlanningPanel() {
-  if (worker_) {
-    stop_->store(true);
-    worker_->wait();
-  }
+  delete job_;  // stops after the planner that is running and waits: before the members it names
+}
+
+bool PlanningPanel::busy() const {
+  return job_->busy();
 }
 
 void PlanningPanel::refresh() {
@@ -115,11 +119,11 @@ void PlanningPanel::refresh() {
     for (const auto& [type, count] : p->scenario.cluster.gpus_by_type())
       gpu_types << QString::fromStdString(type);
   forms_->set_gpu_types(gpu_types);
-  run_->setEnabled(p != nullptr && !worker_);
+  run_->setEnabled(p != nullptr && !job_->busy());
 }
 
 bool PlanningPanel::run_planners(const QStringList& systems, const QString& workload) {
-  if (worker_ || !doc_->project() || systems.isEmpty()) return false;
+  if (job_->busy() || !doc_->project() || systems.isEmpty()) return false;
   // The worker plans a copy: edits made meanwhile do not reach a solver halfway through.
   auto scenario = std::make_shared<const Scenario>(doc_->project()->scenario);
   std::vector<std::string> names;
@@ -136,22 +140,19 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
     }
     requests.emplace_back(family, std::move(request));
   }
-  stop_ = std::make_shared<std::atomic<bool>>(false);
-  auto stop = stop_;
   progress_->setRange(0, static_cast<int>(names.size()));
   progress_->setValue(0);
   failures_.clear();
   status_->setText(tr("Planning with %1…").arg(systems.join(QStringLiteral(", "))));
   run_->setEnabled(false);
   cancel_->setEnabled(true);
-  const auto generation = doc_->generation();
-  worker_ = QThread::create([this, scenario, names, chosen_workload, stop, requests, generation] {
+  job_->start([this, scenario, names, chosen_workload, requests](BackgroundJob::Context& context) {
     const int total = static_cast<int>(names.size());
-    for (int k = 0; k < total && !stop->load(); ++k) {
+    for (int k = 0; k < total && !context.stop_requested(); ++k) {
+      const auto& system = names[static_cast<std::size_t>(k)];
       // The plan and its summary travel to the UI thread as they are: never printed and parsed again.
       auto planned = std::make_shared<engine::ScenarioPlanResult>();
       const QString error = run_guarded([&] {
-        const auto& system = names[static_cast<std::size_t>(k)];
         const auto& family = engine::planning_family(system);
         const auto own = std::ranges::find(requests, &family, [](const auto& r) { return r.first; });
         auto request = own == requests.end() ? engine::ScenarioPlanRequest{} : own->second;
@@ -159,36 +160,24 @@ bool PlanningPanel::run_planners(const QStringList& systems, const QString& work
         if (!chosen_workload.empty()) request.workloads = {chosen_workload};
         *planned = engine::plan_scenario(*scenario, request);
       });
-      // Back to the UI thread: only it touches the document.
-      QMetaObject::invokeMethod(
-          this,
-          [this, system = QString::fromStdString(names[static_cast<std::size_t>(k)]), planned, error, k, total,
-           generation] {
-            if (generation != doc_->generation()) {  // planned for a project closed meanwhile
-              stop_->store(true);
-              Q_EMIT message(tr("%1: not kept, its project was closed while it planned").arg(system));
-              return;
-            }
-            plan_done(system, std::move(*planned), error, k + 1, total);
-          },
-          Qt::QueuedConnection);
+      context.post([this, system = QString::fromStdString(system), planned, error, k, total] {
+        plan_done(system, std::move(*planned), error, k + 1, total);
+      });
+      context.progress(k + 1, total);
     }
     engine::release_solver_thread();
   });
-  connect(worker_, &QThread::finished, this, &PlanningPanel::worker_finished, Qt::QueuedConnection);
-  worker_->start();
   return true;
 }
 
 void PlanningPanel::cancel() {
-  if (!stop_) return;
-  stop_->store(true);
+  if (!job_->busy()) return;
+  job_->stop();
   status_->setText(tr("Cancelling after the planner that is running…"));
 }
 
 void PlanningPanel::plan_done(const QString& system, engine::ScenarioPlanResult planned, const QString& error, int done,
                               int total) {
-  progress_->setValue(done);
   if (!error.isEmpty()) {
     failures_ << tr("%1 could not plan: %2").arg(system, error);
     Q_EMIT message(failures_.back());
@@ -213,11 +202,12 @@ void PlanningPanel::plan_done(const QString& system, engine::ScenarioPlanResult 
           : tr("%1: plan not kept: %2").arg(system, why));
 }
 
-void PlanningPanel::worker_finished() {
-  worker_->deleteLater();
-  worker_ = nullptr;
-  const bool cancelled = stop_ && stop_->load();
-  if (cancelled)
+void PlanningPanel::job_finished(const QString& error, bool discarded) {
+  if (discarded) Q_EMIT message(tr("Plans not kept: their project was closed while they were planned"));
+  if (!error.isEmpty()) failures_ << error;  // the loop itself failed, not a planner
+  if (discarded)
+    status_->setText(tr("Discarded: the project was closed."));
+  else if (job_->stop_requested())
     status_->setText(tr("Cancelled."));
   else if (failures_.isEmpty())
     status_->setText(tr("Done."));

@@ -7,7 +7,6 @@
 
 #include <QStringList>
 #include <QWidget>
-#include <atomic>
 #include <memory>
 
 #include "engine/serving/option_schema.h"
@@ -20,7 +19,6 @@ class QPushButton;
 class QProgressBar;
 class QLabel;
 class QTableView;
-class QThread;
 class QTabWidget;
 
 namespace servescope::widgets {
@@ -30,6 +28,7 @@ class FamilyOptionTabs;
 
 namespace servescope::ui {
 
+class BackgroundJob;
 class ProjectDocument;
 class PlanComparisonModel;
 
@@ -42,7 +41,7 @@ class PlanningPanel : public QWidget {
   // Runs `systems` on the selected workload ("" for all); false when a run is already going.
   bool run_planners(const QStringList& systems, const QString& workload = {});
   void cancel();
-  bool busy() const { return worker_ != nullptr; }
+  bool busy() const;
   PlanComparisonModel* comparison() const { return comparison_; }
   QString status_text() const;
 
@@ -53,7 +52,7 @@ class PlanningPanel : public QWidget {
  private:
   void refresh();
   void plan_done(const QString& system, engine::ScenarioPlanResult planned, const QString& error, int done, int total);
-  void worker_finished();
+  void job_finished(const QString& error, bool discarded);
 
   ProjectDocument* doc_;
   QListWidget* systems_;
@@ -68,8 +67,7 @@ class PlanningPanel : public QWidget {
   QTabWidget* options_;
   std::unique_ptr<widgets::FamilyOptionTabs<engine::ScenarioPlanRequest>> forms_;
   PlanComparisonModel* comparison_;
-  QThread* worker_ = nullptr;
-  std::shared_ptr<std::atomic<bool>> stop_;
+  BackgroundJob* job_;    // the planners, one after another
   QStringList failures_;  // of the current run, for the status line
 };
 

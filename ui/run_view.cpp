@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include "engine/systems/plan_to_run.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
+#include "ui/background_job.h"
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
 #include "ui/run_options_dialog.h"
@@ -39,6 +39,7 @@ constexpr int kFrameMs = 33;
 
 RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
   setObjectName(QStringLiteral("runView"));
+  job_ = new BackgroundJob(doc_, this);
   view_ = new widgets::TimelineView(this);
   runs_ = new QComboBox(this);
   runs_->setObjectName(QStringLiteral("runs"));
@@ -152,8 +153,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   });
   connect(view_, &widgets::TimelineView::selectionChanged, this, &RunView::show_selection);
   connect(doc_, &ProjectDocument::changed, this, &RunView::refresh);
+  connect(job_, &BackgroundJob::finished, this, &RunView::job_finished);
   connect(doc_, &ProjectDocument::projectReset, this, [this] {
-    stop_.request_stop();  // a run of the project that was closed would not be kept anyway
+    job_->stop();  // a run of the project that was closed would not be kept anyway
     timelines_.clear();
     view_->set_timeline(nullptr);
     refresh();
@@ -163,15 +165,19 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
 }
 
 RunView::~RunView() {
-  // The simulator checks the stop token every 65,536 events: this waits milliseconds, or as long
-  // as the result's timeline and JSON take to build if the simulation itself had just ended.
-  stop_.request_stop();
-  if (worker_) worker_->wait();
+  // Before the members its closures name: the job stops and waits for its worker. The simulator
+  // checks the stop token every 65,536 events, so this takes milliseconds, or as long as the
+  // result's timeline and JSON take to build if the simulation itself had just ended.
+  delete job_;
+}
+
+bool RunView::busy() const {
+  return job_->busy();
 }
 
 void RunView::stop() {
-  if (!worker_) return;
-  stop_.request_stop();
+  if (!job_->busy()) return;
+  job_->stop();
   stop_button_->setEnabled(false);
   status_->setText(tr("Stopping…"));
 }
@@ -203,8 +209,8 @@ void RunView::refresh() {
       if (engine::artifact_kind(run) == engine::ArtifactKind::RunResult)
         runs_->addItem(QString::fromStdString(run.name));
   runs_->setCurrentIndex(std::max(0, runs_->findText(shown)));
-  simulate_->setEnabled(p != nullptr && !worker_);
-  sweep_->setEnabled(p != nullptr && !worker_);
+  simulate_->setEnabled(p != nullptr && !job_->busy());
+  sweep_->setEnabled(p != nullptr && !job_->busy());
 }
 
 void RunView::use_source(engine::SimulationSpec& spec, const QString& source) const {
@@ -222,15 +228,13 @@ void RunView::use_source(engine::SimulationSpec& spec, const QString& source) co
 
 std::optional<RunView::Job> RunView::prepare(const QString& source, double seconds) {
   const auto* p = doc_->project();
-  if (worker_ || !p) return std::nullopt;
+  if (job_->busy() || !p) return std::nullopt;
   Job job;
   job.scenario = std::make_shared<const Scenario>(p->scenario);
   auto& spec = job.spec;
   spec.duration = Duration::microseconds(static_cast<std::int64_t>(seconds * 1e6));
   spec.warmup = std::min(Duration::seconds(2), Duration::nanoseconds(spec.duration.count_ns() / 5));
   spec.timeline = true;
-  stop_ = std::stop_source();  // a fresh one: the last job's stop request is spent
-  spec.stop = stop_.get_token();
   // Plans are parsed here, on the UI thread, and travel with the worker.
   job.label = source.startsWith(QStringLiteral("plan:")) ? source.mid(5) : source;
   try {
@@ -260,7 +264,8 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
   status_->setText(
       tr("Sweeping load 10–120 % of %1's capacity, %2 s per point…").arg(job->label).arg(seconds_per_point));
   auto shared = std::make_shared<Job>(std::move(*job));
-  start_worker(name, [shared](Outcome& out) {
+  start_worker(name, [shared](Outcome& out, std::stop_token stop) {
+    shared->spec.stop = std::move(stop);
     engine::LoadSweepOptions options;
     options.from = 0.1;
     options.to = 1.2;
@@ -271,34 +276,17 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
   return true;
 }
 
-void RunView::start_worker(const std::string& name, std::function<void(Outcome&)> work) {
+void RunView::start_worker(const std::string& name, std::function<void(Outcome&, std::stop_token)> work) {
   simulate_->setEnabled(false);
   sweep_->setEnabled(false);
   stop_button_->setEnabled(true);
-  // The work runs on its own thread; what it made comes back to this (the UI) thread queued.
-  const auto generation = doc_->generation();
-  worker_ = QThread::create([this, name, generation, work = std::move(work)] {
+  running_ = QString::fromStdString(name);
+  job_->start([this, work = std::move(work)](BackgroundJob::Context& context) {
     auto out = std::make_shared<Outcome>();
-    const QString error = run_guarded([&] { work(*out); });
-    QMetaObject::invokeMethod(
-        this,
-        [this, out, name, error, generation] {
-          if (generation != doc_->generation()) {  // another project was opened meanwhile
-            worker_ = nullptr;
-            stop_button_->setEnabled(false);
-            refresh();
-            Q_EMIT message(tr("%1: not kept, its project was closed while it ran").arg(QString::fromStdString(name)));
-            Q_EMIT finished();
-            return;
-          }
-          pending_timeline_ = out->timeline;
-          pending_body_ = std::move(out->body);
-          simulation_done(QString::fromStdString(name), error);
-        },
-        Qt::QueuedConnection);
+    work(*out, context.stop_token());
+    // The run travels to the UI thread as it is: never printed and parsed again.
+    context.post([this, out] { pending_ = std::move(*out); });
   });
-  connect(worker_, &QThread::finished, worker_, &QObject::deleteLater);
-  worker_->start();
 }
 
 bool RunView::simulate(const QString& source, double seconds) {
@@ -309,7 +297,8 @@ bool RunView::simulate(const QString& source, double seconds) {
   const auto label = job->label;
   const std::string name = unique_name(label).toStdString();
   status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
-  start_worker(name, [scenario, spec](Outcome& out) {
+  start_worker(name, [scenario, spec](Outcome& out, std::stop_token stop) mutable {
+    spec.stop = std::move(stop);
     const auto result = engine::simulate(*scenario, spec);
     out.timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
     auto json = engine::run_result_to_json(result, scenario->name);
@@ -320,12 +309,19 @@ bool RunView::simulate(const QString& source, double seconds) {
   return true;
 }
 
-void RunView::simulation_done(const QString& name, const QString& error) {
-  worker_ = nullptr;
+void RunView::job_finished(const QString& error, bool discarded) {
+  const QString name = running_;
+  auto out = std::exchange(pending_, Outcome{});
   simulate_->setEnabled(doc_->project() != nullptr);
   sweep_->setEnabled(doc_->project() != nullptr);
   stop_button_->setEnabled(false);
-  if (stop_.stop_requested()) {
+  if (discarded) {
+    refresh();
+    Q_EMIT message(tr("%1: not kept, its project was closed while it ran").arg(name));
+    Q_EMIT finished();
+    return;
+  }
+  if (job_->stop_requested()) {
     status_->setText(tr("%1: stopped; nothing was kept").arg(name));
     Q_EMIT message(status_->text());
     Q_EMIT finished();
@@ -342,8 +338,7 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   SavedArtifact run;
   run.name = kept.toStdString();
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-  run.body = std::move(pending_body_);
-  pending_body_ = nullptr;
+  run.body = std::move(out.body);
   run.system = engine::run_system(run.body, run.name);
   if (engine::artifact_kind(run) == engine::ArtifactKind::LoadSweep) {
     const double best = engine::sweep_max_load_factor(run.body, run.name);
@@ -361,7 +356,7 @@ void RunView::simulation_done(const QString& name, const QString& error) {
   const double attainment = run.body.value(nlohmann::json::json_pointer("/summary/slo_attainment"), 0.0);
   const double goodput = run.body.value(nlohmann::json::json_pointer("/summary/goodput_rps"), 0.0);
   const auto why = doc_->add_run(std::move(run));
-  if (why.isEmpty()) timelines_[key] = pending_timeline_;
+  if (why.isEmpty()) timelines_[key] = out.timeline;
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
   } else {
@@ -370,9 +365,8 @@ void RunView::simulation_done(const QString& name, const QString& error) {
                          .arg(kept)
                          .arg(100 * attainment, 0, 'f', 2)
                          .arg(goodput, 0, 'f', 1)
-                         .arg(pending_timeline_->spans.size()));
+                         .arg(out.timeline->spans.size()));
   }
-  pending_timeline_.reset();
   Q_EMIT message(status_->text());
   Q_EMIT finished();
 }

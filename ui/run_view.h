@@ -22,7 +22,6 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QCheckBox;
-class QThread;
 class QTimer;
 
 namespace servescope::widgets {
@@ -31,6 +30,7 @@ class TimelineView;
 
 namespace servescope::ui {
 
+class BackgroundJob;
 class ProjectDocument;
 class RunOptionsDialog;
 
@@ -47,7 +47,7 @@ class RunView : public QWidget {
   // Simulates `source` at load factors 0.1–1.2 of its capacity, `seconds_per_point` each, and
   // keeps the attainment curve in the project (a `kind: load-sweep` entry of its runs).
   bool sweep(const QString& source, double seconds_per_point);
-  bool busy() const { return worker_ != nullptr; }
+  bool busy() const;
   // Asks the running simulation or sweep to stop; it ends soon, keeping nothing.
   void stop();
   // Shows a run of the project by name (its timeline from this session, or the one it keeps).
@@ -86,10 +86,11 @@ class RunView : public QWidget {
     std::shared_ptr<engine::TimelineData> timeline;
     nlohmann::json body;  // moved, never printed and parsed again, on its way to the project
   };
-  void start_worker(const std::string& name, std::function<void(Outcome&)> work);
+  // Runs `work` on the job's thread; `job_finished` keeps what it made in the project.
+  void start_worker(const std::string& name, std::function<void(Outcome&, std::stop_token)> work);
   QString unique_name(const QString& base) const;
   void refresh();
-  void simulation_done(const QString& name, const QString& error);
+  void job_finished(const QString& error, bool discarded);
   void show_selection();
 
   ProjectDocument* doc_;
@@ -112,13 +113,11 @@ class RunView : public QWidget {
   QLabel* status_;
   QLabel* details_;
   QTimer* clock_;
-  QThread* worker_ = nullptr;
-  std::stop_source stop_;  // of the running job
+  BackgroundJob* job_;  // the running simulation or sweep
+  QString running_;     // its name
+  Outcome pending_;     // what it handed back
   // Timelines of this session's runs, by run name (large ones are not kept in the project).
   std::map<std::string, std::shared_ptr<const engine::TimelineData>> timelines_;
-  // What the worker hands back.
-  std::shared_ptr<engine::TimelineData> pending_timeline_;
-  nlohmann::json pending_body_;
 };
 
 }  // namespace servescope::ui

@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -85,6 +86,29 @@ class TestPlanning : public QObject {
     qInfo("planning took %lld ms; the longest wait between ticks was %lld ms; %d ticks while planning", clock.elapsed(),
           worst, ticks_while_planning);
     QVERIFY(ticks_while_planning > 0);
+  }
+
+  // Plans that finish after another project was opened do not land in it, and the progress bar
+  // counts the planners that ran.
+  void plansNeverLandInAnotherProject() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/cost-demo.json"), false));
+    auto* panel = w.planning();
+    auto* bar = panel->findChild<QProgressBar*>();
+    QVERIFY(bar);
+    QSignalSpy done(panel, &PlanningPanel::finished);
+    QVERIFY(panel->run_planners({QStringLiteral("harpagon"), QStringLiteral("piccolo")}));
+    QVERIFY(!panel->run_planners({QStringLiteral("nexus")}));  // one job at a time
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{2});
+    QCOMPARE(bar->value(), 2);
+    QVERIFY(panel->run_planners({QStringLiteral("harpagon"), QStringLiteral("piccolo")}));
+    w.new_project();
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{0});
+    QVERIFY2(w.log_text().contains(QStringLiteral("not kept")), qPrintable(w.log_text()));
+    QVERIFY(!panel->busy());
   }
 
   void costPlannerAndARefusal() {
