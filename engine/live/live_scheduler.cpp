@@ -38,12 +38,11 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
       context_{*this, *this, *this},
       listener_(options_.port, options_.host),
       origin_(std::chrono::steady_clock::now()),
+      roster_(prepared_.result.server_names),
       event_began_(origin_),
       last_status_(origin_) {
   check_servable_live(prepared_);
   const auto& result = prepared_.result;
-  server_worker_.assign(result.server_names.size(), 0);
-  server_doubted_.assign(result.server_names.size(), false);
   const auto models = result.models.size();
   counters_.arrivals.assign(models, 0);
   counters_.on_time.assign(models, 0);
@@ -60,22 +59,18 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
 // The current plane's slots: which server holds each, which servers the plan uses, their counters.
 void LiveScheduler::adopt_plane() {
   const auto& result = prepared_.result;
-  slot_server_.assign(result.gpu_server.begin(), result.gpu_server.end());
-  server_used_.assign(result.server_names.size(), false);
-  for (const auto s : slot_server_)
-    server_used_[s] = true;
+  roster_.set_plan(result.gpu_server);
   counters_.batches.assign(result.gpus.size(), 0);
   counters_.busy_ns.assign(result.gpus.size(), 0);
   prepared_.plane->start(context_);
   // Slots whose worker has not joined are gone until it does; a doubted worker's until it reports.
-  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
-    if (server_worker_[slot_server_[g]] == 0 || server_doubted_[slot_server_[g]])
-      prepared_.plane->set_gpu_available(g, false);
+  for (std::uint32_t g = 0; g < roster_.slots(); ++g)
+    if (!roster_.slot_usable(g)) prepared_.plane->set_gpu_available(g, false);
 }
 
 void LiveScheduler::set_server_available(std::uint32_t server, bool available) {
-  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
-    if (slot_server_[g] == server) prepared_.plane->set_gpu_available(g, available);
+  for (const auto g : roster_.slots_of(server))
+    prepared_.plane->set_gpu_available(g, available);
 }
 
 std::vector<SimulationResult> LiveScheduler::recorded_before_switches() const {
@@ -108,53 +103,28 @@ Time LiveScheduler::now() const {
 }
 
 TimerId LiveScheduler::create_timer(std::uint64_t token) {
-  timer_tokens_.push_back(token);
-  return timers_.add_slot();
+  return timers_.create(token);
 }
 
 void LiveScheduler::arm(TimerId timer, Time at) {
-  timers_.set(timer, TimerKey{at, ++timer_seq_});
+  timers_.arm(timer, at);
 }
 
 void LiveScheduler::disarm(TimerId timer) {
-  timers_.erase(timer);
+  timers_.disarm(timer);
 }
 
 void LiveScheduler::fire_due_timers() {
-  for (;;) {
-    const Time t = now();
-    Time best = kNever;
-    int which = -1;
-    if (!timers_.empty() && timers_.top_key().at <= t) {
-      best = timers_.top_key().at;
-      which = 0;
-    }
-    if (!lost_completions_.empty() && lost_completions_.begin()->first <= t &&
-        lost_completions_.begin()->first < best) {
-      best = lost_completions_.begin()->first;
-      which = 1;
-    }
-    if (!instant_transfers_.empty() && instant_transfers_.begin()->first <= t &&
-        instant_transfers_.begin()->first < best) {
-      best = instant_transfers_.begin()->first;
-      which = 2;
-    }
-    if (which < 0) return;
+  while (const auto due = timers_.take_due(now())) {
     // The overhead of what this firing dispatches counts from when it was due, so the loop's own
     // lateness is in it.
-    event_began_ = origin_ + std::chrono::nanoseconds(best.count_ns());
-    if (which == 0) {
-      const auto slot = timers_.pop();
-      prepared_.plane->on_timer(timer_tokens_[slot]);
-    } else if (which == 1) {
-      const auto done = lost_completions_.begin()->second;
-      lost_completions_.erase(lost_completions_.begin());
-      prepared_.plane->on_batch_done(done);
-    } else {
-      const auto done = instant_transfers_.begin()->second;
-      instant_transfers_.erase(instant_transfers_.begin());
-      prepared_.plane->on_transfer_done(done);
-    }
+    event_began_ = origin_ + std::chrono::nanoseconds(due->at.count_ns());
+    if (const auto* token = std::get_if<std::uint64_t>(&due->what))
+      prepared_.plane->on_timer(*token);
+    else if (const auto* batch = std::get_if<BatchDone>(&due->what))
+      prepared_.plane->on_batch_done(*batch);
+    else
+      prepared_.plane->on_transfer_done(std::get<TransferDone>(due->what));
   }
 }
 
@@ -212,9 +182,7 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     }
     // Sleep until the next timer is due, and at most 50 ms (stop flag, liveness).
     Time next = now() + Duration::milliseconds(50);
-    if (!timers_.empty()) next = std::min(next, timers_.top_key().at);
-    if (!lost_completions_.empty()) next = std::min(next, lost_completions_.begin()->first);
-    if (!instant_transfers_.empty()) next = std::min(next, instant_transfers_.begin()->first);
+    if (const auto due = timers_.next_due()) next = std::min(next, *due);
     const auto wait_ns = std::max<std::int64_t>(0, (next - now()).count_ns());
     const timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
     const int ready = ::ppoll(fds.data(), fds.size(), &timeout, nullptr);

@@ -17,14 +17,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/core/indexed_heap.h"
 #include "engine/live/connection.h"
 #include "engine/live/event_stream.h"
 #include "engine/live/handshake.h"
 #include "engine/live/hello_gate.h"
+#include "engine/live/live_timers.h"
 #include "engine/live/messages.h"
 #include "engine/live/metrics_server.h"
 #include "engine/live/scheduler_counters.h"
+#include "engine/live/worker_roster.h"
 #include "engine/serving/prepared_serving.h"
 
 namespace servescope::engine::live {
@@ -98,11 +99,6 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
     std::uint64_t client_id = 0;
     Request request;
   };
-  struct TimerKey {
-    Time at;
-    std::uint64_t seq = 0;
-    bool operator<(const TimerKey& o) const { return at != o.at ? at < o.at : seq < o.seq; }
-  };
 
   // Clock
   Time now() const override;
@@ -160,22 +156,17 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   SteadyTime origin_;
   std::uint64_t next_peer_id_ = 1;
   std::vector<std::unique_ptr<Peer>> peers_;
-  std::vector<std::uint32_t> slot_server_;    // per GPU slot
-  std::vector<std::uint64_t> server_worker_;  // per server: the worker's peer id (0: none)
-  std::vector<bool> server_used_;             // per server: the plan puts a slot on it
-  // Per server: a batch's report is overdue, so the data plane plans without its GPUs until the
-  // worker is heard from again (or lost after a second of silence).
-  std::vector<bool> server_doubted_;
+  // Which worker serves which server. A server whose batch report is overdue is in doubt: the
+  // data plane plans without its GPUs until the worker is heard from again (or lost after a
+  // second of silence).
+  WorkerRoster roster_;
   std::unordered_map<BatchId, InFlightBatch> batches_;
   std::unordered_map<TransferId, InFlightTransfer> transfers_;
   std::unordered_map<RequestId, Owner> ledger_;
   RequestId next_request_ = 1;
-  // Data-plane timers and the scheduler's own (work the data plane sent to a lost worker).
-  IndexedHeap<TimerKey> timers_;
-  std::vector<std::uint64_t> timer_tokens_;
-  std::uint64_t timer_seq_ = 0;
-  std::multimap<Time, BatchDone> lost_completions_;
-  std::multimap<Time, TransferDone> instant_transfers_;
+  // Data-plane timers and the scheduler's own completions (work sent to a lost worker, a feature
+  // map that stays on its server).
+  LiveTimers timers_;
   // Where the current event started, for the dispatch overhead.
   SteadyTime event_began_;
   RecorderFanout fanout_;

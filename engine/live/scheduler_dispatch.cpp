@@ -19,7 +19,7 @@ namespace servescope::engine::live {
 void LiveScheduler::execute(Batch batch) {
   const Time t = now();
   fanout_.on_dispatch(batch, t);
-  const auto server = slot_server_.at(batch.gpu);
+  const auto server = roster_.server_of(batch.gpu);
   Peer* worker = worker_of(server);
   if (!worker) {
     // Nobody runs this slot now: its requests end here with the reason, and the data plane hears
@@ -27,7 +27,7 @@ void LiveScheduler::execute(Batch batch) {
     for (const auto& r : batch.requests)
       dropped(r, DropReason::WorkerLost);
     fanout_.on_batch(batch, t, t, false);
-    lost_completions_.emplace(
+    timers_.complete_at(
         std::max(t, batch.predicted_end),
         BatchDone{batch.id, batch.gpu, batch.model, static_cast<std::uint32_t>(batch.requests.size()), t, t});
     return;
@@ -68,8 +68,8 @@ bool LiveScheduler::preempt(BatchId, std::uint32_t) {
 
 void LiveScheduler::transfer(Transfer t) {
   const Time at = now();
-  const auto sender = slot_server_.at(t.from_gpu);
-  const auto receiver = slot_server_.at(t.to_gpu);
+  const auto sender = roster_.server_of(t.from_gpu);
+  const auto receiver = roster_.server_of(t.to_gpu);
   auto done_at = [&](Time when) {
     return TransferDone{t.id, t.batch, t.from_gpu, t.to_gpu, std::max(at, t.not_before), when};
   };
@@ -77,7 +77,7 @@ void LiveScheduler::transfer(Transfer t) {
     // Between vGPUs of one server the feature map stays in host memory (PPipe §4.5's local hand-off).
     const Time when = std::max(at, t.not_before);
     fanout_.on_transfer(t, when, when);
-    instant_transfers_.emplace(when, done_at(when));
+    timers_.deliver_at(when, done_at(when));
     return;
   }
   Peer* from = worker_of(sender);
@@ -85,7 +85,7 @@ void LiveScheduler::transfer(Transfer t) {
   if (!from || !to || to->feature_port == 0) {
     for (const auto& r : t.requests)
       dropped(r, DropReason::WorkerLost);
-    instant_transfers_.emplace(at, done_at(at));
+    timers_.deliver_at(at, done_at(at));
     return;
   }
   SendOrder order;

@@ -32,28 +32,25 @@ double seconds(std::chrono::steady_clock::duration d) {
 }  // namespace
 
 LiveScheduler::Peer* LiveScheduler::worker_of(std::uint32_t server) {
-  if (server_worker_[server] == 0) return nullptr;
+  const auto id = roster_.worker(server);
+  if (id == 0) return nullptr;
   for (auto& p : peers_)
-    if (p->id == server_worker_[server] && !p->closed) return p.get();
+    if (p->id == id && !p->closed) return p.get();
   return nullptr;
 }
 
 std::size_t LiveScheduler::workers_connected() const {
-  return static_cast<std::size_t>(std::ranges::count_if(server_worker_, [](std::uint64_t id) { return id != 0; }));
+  return roster_.connected();
 }
 
 std::vector<std::string> LiveScheduler::missing_servers() const {
-  std::vector<std::string> out;
-  for (std::size_t s = 0; s < server_worker_.size(); ++s)
-    if (server_used_[s] && server_worker_[s] == 0) out.push_back(prepared_.result.server_names[s]);
-  return out;
+  return roster_.missing();
 }
 
 // ---- Executor ---------------------------------------------------------------------------------
 
 void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
-  server_worker_[server] = 0;
-  server_doubted_[server] = false;
+  roster_.leave(server);
   ++counters_.workers_lost;
   std::vector<InFlightBatch> lost;
   for (auto it = batches_.begin(); it != batches_.end();)
@@ -119,14 +116,9 @@ nlohmann::json LiveScheduler::welcome_for(const Peer& peer) const {
 
 void LiveScheduler::broadcast_status() {
   last_status_ = std::chrono::steady_clock::now();
-  nlohmann::json workers = nlohmann::json::array();
-  for (std::size_t s = 0; s < server_worker_.size(); ++s)
-    workers.push_back({{"server", prepared_.result.server_names[s]},
-                       {"connected", server_worker_[s] != 0},
-                       {"used", static_cast<bool>(server_used_[s])}});
   const nlohmann::json status = {{"type", "status"},
                                  {"now_ns", now().count_ns()},
-                                 {"workers", workers},
+                                 {"workers", roster_.status()},
                                  {"missing_servers", missing_servers()},
                                  {"outstanding", ledger_.size()},
                                  {"switching", pending_ != nullptr},
@@ -152,7 +144,7 @@ void LiveScheduler::close_peer(Peer& peer, const std::string& why, bool refuse) 
   }
   peer.conn->close();
   if (peer.welcomed) log(std::string(to_string(peer.hello.role)) + " " + peer.hello.name + " disconnected: " + why);
-  if (peer.hello.role == PeerRole::Worker && peer.server != UINT32_MAX && server_worker_[peer.server] == peer.id)
+  if (peer.hello.role == PeerRole::Worker && peer.server != UINT32_MAX && roster_.worker(peer.server) == peer.id)
     lose_worker(peer.server, why);
 }
 
@@ -206,15 +198,14 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
   }
   peer.hello = std::get<Hello>(std::move(checked));
   if (peer.hello.role == PeerRole::Worker) {
-    const auto& names = prepared_.result.server_names;
-    const auto it = std::ranges::find(names, peer.hello.name);
+    const auto server = roster_.find(peer.hello.name);
     std::string why;
-    if (it == names.end()) {
+    if (!server) {
       why = "no server named '" + peer.hello.name + "' in the cluster (servers:";
-      for (const auto& n : names)
+      for (const auto& n : roster_.server_names())
         why += " " + n;
       why += ")";
-    } else if (server_worker_[static_cast<std::size_t>(it - names.begin())] != 0) {
+    } else if (roster_.worker(*server) != 0) {
       why = "server '" + peer.hello.name + "' already has a worker connected";
     }
     if (!why.empty()) {
@@ -224,7 +215,7 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
       close_peer(peer, why, true);
       return;
     }
-    peer.server = static_cast<std::uint32_t>(it - names.begin());
+    peer.server = *server;
     peer.feature_host = peer.source.empty() ? "127.0.0.1" : peer.source;
   }
   peer.welcomed = true;
@@ -233,7 +224,7 @@ void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
   peer.conn->send_raw(FrameEncoder::preamble());
   peer.conn->send(FrameType::Welcome, welcome_for(peer).dump());
   if (peer.hello.role == PeerRole::Worker) {
-    server_worker_[peer.server] = peer.id;
+    roster_.join(peer.server, peer.id);
     set_server_available(peer.server, true);
     ++counters_.workers_joined;
     log("worker " + peer.hello.name + " joined");
@@ -275,10 +266,10 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
     finish_batch(ran->batch, ran->run_ns);
     // Only a batch of this plan, run to its end, clears a doubt: heartbeats, feature-map reports and
     // stale reports do not (a worker whose executor hangs still beats).
-    if (ours && server_doubted_[peer.server] && !std::ranges::any_of(batches_, [&](const auto& kv) {
+    if (ours && roster_.doubted(peer.server) && !std::ranges::any_of(batches_, [&](const auto& kv) {
           return kv.second.server == peer.server && now() > kv.second.overdue;
         })) {
-      server_doubted_[peer.server] = false;
+      roster_.clear_doubt(peer.server);
       set_server_available(peer.server, true);
       log("worker of " + peer.hello.name + " answered again");
     }
@@ -432,10 +423,7 @@ void LiveScheduler::check_liveness() {
     log(line);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> doubted;  // (server, its late batch)
   for (const auto& [id, b] : batches_)
-    if (at > b.overdue && !server_doubted_[b.server] && server_worker_[b.server] != 0) {
-      server_doubted_[b.server] = true;
-      doubted.emplace_back(b.server, b.batch.id);
-    }
+    if (at > b.overdue && roster_.doubt(b.server)) doubted.emplace_back(b.server, b.batch.id);
   for (const auto& [server, batch] : doubted) {
     ++counters_.workers_doubted;
     set_server_available(server, false);

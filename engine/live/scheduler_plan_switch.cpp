@@ -53,10 +53,7 @@ void LiveScheduler::maybe_switch() {
     kept_events_.clear();
   }
   // Everything of the old plane goes with it: its timers, its pending completions, its work.
-  timers_ = IndexedHeap<TimerKey>();
-  timer_tokens_.clear();
-  lost_completions_.clear();
-  instant_transfers_.clear();
+  timers_.clear();
   batches_.clear();
   transfers_.clear();
   ++plan_epoch_;  // reports for the old plan's batches, if any come, match nothing now
@@ -93,10 +90,9 @@ void LiveScheduler::maybe_switch() {
 nlohmann::json LiveScheduler::assignment_for(std::uint32_t server) const {
   const auto& result = prepared_.result;
   nlohmann::json slots = nlohmann::json::array();
-  for (std::uint32_t g = 0; g < slot_server_.size(); ++g)
-    if (slot_server_[g] == server)
-      slots.push_back(
-          {{"slot", g}, {"name", result.gpus[g]}, {"type", result.gpu_types[g]}, {"share", result.gpu_shares[g]}});
+  for (const auto g : roster_.slots_of(server))
+    slots.push_back(
+        {{"slot", g}, {"name", result.gpus[g]}, {"type", result.gpu_types[g]}, {"share", result.gpu_shares[g]}});
   return {{"node", result.server_names[server]}, {"models", result.models}, {"slots", slots}};
 }
 
