@@ -40,6 +40,7 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
       origin_(std::chrono::steady_clock::now()),
       roster_(prepared_.result.server_names),
       event_began_(origin_),
+      recording_(options_.keep_events),
       last_status_(origin_) {
   check_servable_live(prepared_);
   const auto& result = prepared_.result;
@@ -48,7 +49,6 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
   counters_.on_time.assign(models, 0);
   counters_.late.assign(models, 0);
   counters_.dropped.assign(models, {});
-  fanout_.add(events_);
   adopt_plane();
   if (options_.metrics_port) {
     metrics_ = std::make_unique<MetricsServer>(*options_.metrics_port, options_.host);
@@ -74,16 +74,7 @@ void LiveScheduler::set_server_available(std::uint32_t server, bool available) {
 }
 
 std::vector<SimulationResult> LiveScheduler::recorded_before_switches() const {
-  std::vector<SimulationResult> out;
-  for (const auto& seg : segments_) {
-    auto description = run_from_description(seg.description, "the scheduler");
-    const auto warmup = description.warmup;
-    LiveRun run(std::move(description), warmup);
-    run.set_horizon(now());
-    run.apply(seg.events);
-    out.push_back(run.snapshot());
-  }
-  return out;
+  return recording_.earlier_plans(now());
 }
 
 LiveScheduler::~LiveScheduler() = default;
@@ -134,11 +125,10 @@ void LiveScheduler::publish() {
       p->conn->send(FrameType::Outcome, encode_outcomes(p->outcomes));
       p->outcomes.clear();
     }
-  if (events_.size() > 0) {
-    counters_.events = events_.records();
-    counters_.event_bytes += events_.size();
-    const auto bytes = events_.take();
-    if (options_.keep_events) kept_events_.insert(kept_events_.end(), bytes.begin(), bytes.end());
+  if (recording_.unpublished_bytes() > 0) {
+    counters_.events = recording_.records();
+    counters_.event_bytes += recording_.unpublished_bytes();
+    const auto bytes = recording_.take();
     for (auto& p : peers_) {
       if (p->closed || !p->welcomed || p->hello.role != PeerRole::Gui) continue;
       if (p->conn->buffered() > options_.subscriber_limit_bytes) {
@@ -236,12 +226,7 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
 }
 
 SimulationResult LiveScheduler::recorded() const {
-  LiveRun run(run_from_description(describe_run(prepared_.result), "the scheduler"), prepared_.result.warmup);
-  run.set_horizon(now());
-  run.apply(kept_events_);
-  auto events = events_.bytes();  // not yet published
-  run.apply(events);
-  return run.snapshot();
+  return recording_.recorded(prepared_.result, now());
 }
 
 std::string LiveScheduler::prometheus_text() const {

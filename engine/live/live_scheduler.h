@@ -21,9 +21,11 @@
 #include "engine/live/event_stream.h"
 #include "engine/live/handshake.h"
 #include "engine/live/hello_gate.h"
+#include "engine/live/live_recording.h"
 #include "engine/live/live_timers.h"
 #include "engine/live/messages.h"
 #include "engine/live/metrics_server.h"
+#include "engine/live/plan_switch.h"
 #include "engine/live/scheduler_counters.h"
 #include "engine/live/worker_roster.h"
 #include "engine/serving/prepared_serving.h"
@@ -75,8 +77,8 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   // `flush_limit` passed), the new plane takes over and gets the held requests. Throws QueryError
   // when a switch is already under way or the new plane serves other models.
   void apply_plan(PreparedServing next, Duration flush_limit = Duration::seconds(10));
-  bool switching() const { return pending_ != nullptr; }
-  std::uint64_t plan_switches() const { return plan_switches_; }
+  bool switching() const { return switch_.under_way(); }
+  std::uint64_t plan_switches() const { return switch_.switches(); }
   // Every plan's part of the run when the plan changed while recording (the last is recorded()).
   std::vector<SimulationResult> recorded_before_switches() const;
 
@@ -124,7 +126,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void fail_transfer(std::uint64_t transfer, const std::string& why);
   // A batch or transfer id on the wire carries the plan's epoch in its top 16 bits, so a late
   // report from a plan that was switched away from cannot be taken for one of the new plan's.
-  std::uint64_t wire_id(std::uint64_t id) const { return plan_epoch_ << 48 | id; }
+  std::uint64_t wire_id(std::uint64_t id) const { return switch_.epoch() << 48 | id; }
   void lose_worker(std::uint32_t server, const std::string& why);
   void lose_batch(const InFlightBatch& lost, DropReason reason);
   void close_peer(Peer& peer, const std::string& why, bool refuse);
@@ -169,24 +171,13 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   LiveTimers timers_;
   // Where the current event started, for the dispatch overhead.
   SteadyTime event_began_;
-  RecorderFanout fanout_;
-  EventEncoder events_;
-  std::vector<std::uint8_t> kept_events_;
+  LiveRecording recording_;
   SchedulerCounters counters_;
   SteadyTime last_status_;
   std::function<void(const std::string&)> log_;
   PlanPreparer plan_preparer_;
-  std::unique_ptr<PreparedServing> pending_;  // the plan being switched to
-  Time switch_started_, flush_limit_;
-  std::vector<Request> held_;  // arrived during the flush
-  std::uint64_t plan_switches_ = 0;
-  std::uint64_t plan_epoch_ = 0;
+  PlanSwitch switch_;
   SteadyTime accept_paused_until_;
-  struct Segment {
-    nlohmann::json description;
-    std::vector<std::uint8_t> events;
-  };
-  std::vector<Segment> segments_;  // recorded under earlier plans
 };
 
 }  // namespace servescope::engine::live

@@ -18,7 +18,7 @@ namespace servescope::engine::live {
 
 void LiveScheduler::execute(Batch batch) {
   const Time t = now();
-  fanout_.on_dispatch(batch, t);
+  recording_.events().on_dispatch(batch, t);
   const auto server = roster_.server_of(batch.gpu);
   Peer* worker = worker_of(server);
   if (!worker) {
@@ -26,7 +26,7 @@ void LiveScheduler::execute(Batch batch) {
     // the batch finish when it expected to, as if the slot had run it (it plans with that time).
     for (const auto& r : batch.requests)
       dropped(r, DropReason::WorkerLost);
-    fanout_.on_batch(batch, t, t, false);
+    recording_.events().on_batch(batch, t, t, false);
     timers_.complete_at(
         std::max(t, batch.predicted_end),
         BatchDone{batch.id, batch.gpu, batch.model, static_cast<std::uint32_t>(batch.requests.size()), t, t});
@@ -76,7 +76,7 @@ void LiveScheduler::transfer(Transfer t) {
   if (sender == receiver) {
     // Between vGPUs of one server the feature map stays in host memory (PPipe §4.5's local hand-off).
     const Time when = std::max(at, t.not_before);
-    fanout_.on_transfer(t, when, when);
+    recording_.events().on_transfer(t, when, when);
     timers_.deliver_at(when, done_at(when));
     return;
   }
@@ -136,13 +136,13 @@ void LiveScheduler::record_outcome(const Request& r, OutcomeStatus status, DropR
 void LiveScheduler::dropped(const Request& request, DropReason reason) {
   if (request.internal || !ledger_.contains(request.id)) return;  // ended already (its worker was lost)
   const Time t = now();
-  fanout_.on_drop(request, reason, t);
+  recording_.events().on_drop(request, reason, t);
   record_outcome(request, OutcomeStatus::Dropped, reason, t);
 }
 
 void LiveScheduler::completed(const Request& request, Time start, Time end) {
   if (request.internal || !ledger_.contains(request.id)) return;
-  fanout_.on_complete(request, start, end);
+  recording_.events().on_complete(request, start, end);
   record_outcome(request, end <= request.deadline ? OutcomeStatus::OnTime : OutcomeStatus::Late,
                  DropReason::DeadlineUnreachable, end);
 }
@@ -157,7 +157,7 @@ void LiveScheduler::finish_batch(std::uint64_t id, std::int64_t run_ns) {
   const auto& b = done.batch;
   ++counters_.batches[b.gpu];
   counters_.busy_ns[b.gpu] += (end - start).count_ns();
-  fanout_.on_batch(b, start, end, true);
+  recording_.events().on_batch(b, start, end, true);
   if (b.final_stage)
     for (const auto& r : b.requests)
       completed(r, start, end);
@@ -174,7 +174,7 @@ void LiveScheduler::finish_transfer(std::uint64_t id) {
   const Time start = std::min(end, std::max(done.issued, done.transfer.not_before));
   ++counters_.transfers;
   counters_.transfer_bytes += done.transfer.bytes;
-  fanout_.on_transfer(done.transfer, start, end);
+  recording_.events().on_transfer(done.transfer, start, end);
   const auto& t = done.transfer;
   prepared_.plane->on_transfer_done(TransferDone{t.id, t.batch, t.from_gpu, t.to_gpu, start, end});
 }
@@ -194,7 +194,7 @@ void LiveScheduler::fail_transfer(std::uint64_t id, const std::string& why) {
 void LiveScheduler::lose_batch(const InFlightBatch& lost, DropReason reason) {
   const Time t = now();
   const auto& b = lost.batch;
-  fanout_.on_batch(b, lost.dispatched, t, false);
+  recording_.events().on_batch(b, lost.dispatched, t, false);
   for (const auto& r : b.requests)
     dropped(r, reason);
   prepared_.plane->on_batch_done(

@@ -121,7 +121,7 @@ void LiveScheduler::broadcast_status() {
                                  {"workers", roster_.status()},
                                  {"missing_servers", missing_servers()},
                                  {"outstanding", ledger_.size()},
-                                 {"switching", pending_ != nullptr},
+                                 {"switching", switch_.under_way()},
                                  {"system", prepared_.result.system},
                                  {"requests", counters_.requests()},
                                  {"events", counters_.events}};
@@ -246,11 +246,11 @@ void LiveScheduler::handle_requests(Peer& peer, const Frame& frame) {
     const Request r{next_request_++, c.model, c.target, t, t + slo[c.model]};
     ledger_.emplace(r.id, Owner{peer.id, c.client_id, r});
     ++counters_.arrivals[r.model];
-    if (pending_) {
-      held_.push_back(r);  // a plan switch is flushing the current plane; it arrives in the next
+    if (switch_.under_way()) {
+      switch_.hold(r);  // a plan switch is flushing the current plane; it arrives in the next
       continue;
     }
-    fanout_.on_arrival(r);
+    recording_.events().on_arrival(r);
     prepared_.plane->on_request(r);
   }
 }
@@ -315,7 +315,7 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
       if (!plan_preparer_) throw QueryError("this scheduler was started without a way to prepare plans");
       apply_plan(plan_preparer_(j));
       reply["ok"] = true;
-      reply["message"] = "switching to " + pending_->result.system + ": flushing the current plan";
+      reply["message"] = "switching to " + switch_.next().result.system + ": flushing the current plan";
     } catch (const std::exception& e) {
       reply["message"] = std::string("plan not applied: ") + e.what();
       log(reply["message"].get<std::string>());

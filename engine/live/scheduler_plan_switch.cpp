@@ -16,31 +16,28 @@
 namespace servescope::engine::live {
 
 void LiveScheduler::apply_plan(PreparedServing next, Duration flush_limit) {
-  if (pending_) throw QueryError("a plan switch is already under way");
+  if (switch_.under_way()) throw QueryError("a plan switch is already under way");
   if (next.result.models != prepared_.result.models)
     throw QueryError("the new plan serves other models than the running one; both must serve the workload's models");
   if (next.result.server_names != prepared_.result.server_names)
     throw QueryError("the new plan is for another cluster");
   check_servable_live(next);
-  pending_ = std::make_unique<PreparedServing>(std::move(next));
-  switch_started_ = now();
-  flush_limit_ = flush_limit;
-  log("switching to " + pending_->result.system +
-      (pending_->result.plan_system.empty() ? "" : " (" + pending_->result.plan_system + ")") +
+  switch_.begin(std::move(next), now(), flush_limit);
+  const auto& result = switch_.next().result;
+  log("switching to " + result.system + (result.plan_system.empty() ? "" : " (" + result.plan_system + ")") +
       ": holding new requests while the current plane flushes");
   broadcast_status();
 }
 
 void LiveScheduler::maybe_switch() {
-  if (!pending_) return;
-  const bool flushed = batches_.empty() && transfers_.empty() && ledger_.size() == held_.size();
+  const bool flushed = batches_.empty() && transfers_.empty() && ledger_.size() == switch_.held().size();
   const Time t = now();
-  if (!flushed && t - switch_started_ < flush_limit_) return;
+  if (!switch_.due(t, flushed)) return;
   publish();  // what the old plane did reaches subscribers under its own description
   // Requests the old plane still held past the limit end here, with the reason.
   std::vector<Request> stranded;
   std::unordered_set<RequestId> is_held;
-  for (const auto& r : held_)
+  for (const auto& r : switch_.held())
     is_held.insert(r.id);
   for (const auto& [id, owner] : ledger_)
     if (!is_held.contains(id)) stranded.push_back(owner.request);
@@ -48,19 +45,14 @@ void LiveScheduler::maybe_switch() {
   for (const auto& r : stranded)
     dropped(r, DropReason::NoCapacity);
   publish();  // the stranded drops too, to subscribers and into the recording
-  if (options_.keep_events) {
-    segments_.push_back({describe_run(prepared_.result), std::move(kept_events_)});
-    kept_events_.clear();
-  }
+  recording_.end_plan(prepared_.result);
   // Everything of the old plane goes with it: its timers, its pending completions, its work.
   timers_.clear();
   batches_.clear();
   transfers_.clear();
-  ++plan_epoch_;  // reports for the old plan's batches, if any come, match nothing now
-  const auto flush_ms = (t - switch_started_).to_ms();
-  prepared_ = std::move(*pending_);
-  pending_.reset();
-  ++plan_switches_;
+  // A new epoch: reports for the old plan's batches, if any come, match nothing now.
+  auto done = switch_.finish(t);
+  prepared_ = std::move(done.next);
   adopt_plane();
   // Workers learn their slots' new shares (and an executor on real compute its threads).
   for (auto& p : peers_)
@@ -74,14 +66,12 @@ void LiveScheduler::maybe_switch() {
   const auto text = changed.dump();
   for (auto& p : peers_)
     if (p->welcomed && !p->closed && p->hello.role == PeerRole::Gui) p->conn->send(FrameType::Control, text);
-  auto held = std::move(held_);
-  held_.clear();
-  for (const auto& r : held) {
-    fanout_.on_arrival(r);
+  for (const auto& r : done.held) {
+    recording_.events().on_arrival(r);
     prepared_.plane->on_request(r);
   }
-  log("switched to " + prepared_.result.system + " after a flush of " + std::to_string(flush_ms) + " ms; " +
-      std::to_string(held.size()) + " held requests handed over, " + std::to_string(stranded.size()) +
+  log("switched to " + prepared_.result.system + " after a flush of " + std::to_string(done.flush.to_ms()) + " ms; " +
+      std::to_string(done.held.size()) + " held requests handed over, " + std::to_string(stranded.size()) +
       " dropped as the old plan went");
   broadcast_status();
 }

@@ -1,0 +1,44 @@
+#include "engine/live/live_recording.h"
+
+#include "engine/live/live_run.h"
+
+namespace servescope::engine::live {
+namespace {
+
+SimulationResult replay(SimulationResult description, Time now, std::span<const std::uint8_t> kept,
+                        std::span<const std::uint8_t> unpublished = {}) {
+  const auto warmup = description.warmup;
+  LiveRun run(std::move(description), warmup);
+  run.set_horizon(now);
+  run.apply(kept);
+  run.apply(unpublished);
+  return run.snapshot();
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> LiveRecording::take() {
+  auto bytes = events_.take();
+  if (keep_) kept_.insert(kept_.end(), bytes.begin(), bytes.end());
+  return bytes;
+}
+
+void LiveRecording::end_plan(const SimulationResult& plan) {
+  if (!keep_) return;
+  segments_.push_back({describe_run(plan), std::move(kept_)});
+  kept_.clear();
+}
+
+SimulationResult LiveRecording::recorded(const SimulationResult& plan, Time now) const {
+  // Through the description a subscriber reads, so the run is what a viewer would see.
+  return replay(run_from_description(describe_run(plan), "the scheduler"), now, kept_, events_.bytes());
+}
+
+std::vector<SimulationResult> LiveRecording::earlier_plans(Time now) const {
+  std::vector<SimulationResult> out;
+  for (const auto& seg : segments_)
+    out.push_back(replay(run_from_description(seg.description, "the scheduler"), now, seg.events));
+  return out;
+}
+
+}  // namespace servescope::engine::live
