@@ -5,9 +5,8 @@
 namespace servescope::engine::live {
 namespace {
 
-SimulationResult replay(SimulationResult description, Time now, std::span<const std::uint8_t> kept,
+SimulationResult replay(SimulationResult description, Duration warmup, Time now, std::span<const std::uint8_t> kept,
                         std::span<const std::uint8_t> unpublished = {}) {
-  const auto warmup = description.warmup;
   LiveRun run(std::move(description), warmup);
   run.set_horizon(now);
   run.apply(kept);
@@ -31,13 +30,16 @@ void LiveRecording::end_plan(const SimulationResult& plan) {
 
 SimulationResult LiveRecording::recorded(const SimulationResult& plan, Time now) const {
   // Through the description a subscriber reads, so the run is what a viewer would see.
-  return replay(run_from_description(describe_run(plan), "the scheduler"), now, kept_, events_.bytes());
+  return replay(run_from_description(describe_run(plan), "the scheduler"), plan.warmup, now, kept_, events_.bytes());
 }
 
 std::vector<SimulationResult> LiveRecording::earlier_plans(Time now) const {
   std::vector<SimulationResult> out;
-  for (const auto& seg : segments_)
-    out.push_back(replay(run_from_description(seg.description, "the scheduler"), now, seg.events));
+  for (const auto& seg : segments_) {
+    auto description = run_from_description(seg.description, "the scheduler");
+    const auto warmup = description.warmup;
+    out.push_back(replay(std::move(description), warmup, now, seg.events));
+  }
   return out;
 }
 
