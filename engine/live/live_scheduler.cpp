@@ -36,11 +36,11 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
       options_(std::move(options)),
       scenario_name_(std::move(scenario_name)),
       context_{*this, *this, *this},
-      listener_(options_.port, options_.host),
       origin_(std::chrono::steady_clock::now()),
       roster_(prepared_.result.server_names),
       event_began_(origin_),
       recording_(options_.keep_events),
+      peers_(*this, {options_.token, options_.host, options_.port, options_.heartbeat, options_.liveness}, counters_),
       last_status_(origin_) {
   check_servable_live(prepared_);
   const auto& result = prepared_.result;
@@ -120,7 +120,7 @@ void LiveScheduler::fire_due_timers() {
 }
 
 void LiveScheduler::publish() {
-  for (auto& p : peers_)
+  for (const auto& p : peers_.peers())
     if (!p->closed && !p->outcomes.empty()) {
       p->conn->send(FrameType::Outcome, encode_outcomes(p->outcomes));
       p->outcomes.clear();
@@ -129,47 +129,31 @@ void LiveScheduler::publish() {
     counters_.events = recording_.records();
     counters_.event_bytes += recording_.unpublished_bytes();
     const auto bytes = recording_.take();
-    for (auto& p : peers_) {
+    for (const auto& p : peers_.peers()) {
       if (p->closed || !p->welcomed || p->hello.role != PeerRole::Gui) continue;
       if (p->conn->buffered() > options_.subscriber_limit_bytes) {
         // Never wait for a subscriber: the data plane's pace is the run's, not the viewer's.
         ++counters_.subscribers_dropped;
-        close_peer(*p,
-                   "too slow: " + std::to_string(p->conn->buffered() >> 20) +
-                       " MiB of events not yet read; reconnect to follow again",
-                   true);
+        peers_.close(*p,
+                     "too slow: " + std::to_string(p->conn->buffered() >> 20) +
+                         " MiB of events not yet read; reconnect to follow again",
+                     true);
         continue;
       }
       p->conn->send(FrameType::Events, bytes);
     }
   }
   if (std::chrono::steady_clock::now() - last_status_ > kStatusEvery) broadcast_status();
-  for (auto& p : peers_) {
-    if (p->closed || !p->conn->wants_write()) continue;
-    try {
-      p->conn->flush();
-    } catch (const LiveError& e) {
-      close_peer(*p, e.what(), false);
-    }
-  }
+  peers_.flush();
 }
 
 void LiveScheduler::run(const std::atomic<bool>& stop) {
   use_fine_timer_slack();
   std::vector<pollfd> fds;
-  std::vector<Frame> frames;
   auto last_liveness = std::chrono::steady_clock::now();
   while (!stop.load(std::memory_order_relaxed)) {
     fds.clear();
-    const bool accepting = std::chrono::steady_clock::now() >= accept_paused_until_;
-    fds.push_back({accepting ? listener_.native_handle() : -1, POLLIN, 0});
-    const auto polled = std::chrono::steady_clock::now();
-    for (const auto& p : peers_) {
-      // A source that failed too many hellos has its next ones left unread for a while.
-      const bool held = !p->welcomed && gate_.holds(p->source, polled);
-      fds.push_back({p->closed || held ? -1 : p->conn->native_handle(),
-                     static_cast<short>(POLLIN | (p->conn->wants_write() ? POLLOUT : 0)), 0});
-    }
+    peers_.add_poll_fds(fds, std::chrono::steady_clock::now());
     // Sleep until the next timer is due, and at most 50 ms (stop flag, liveness).
     Time next = now() + Duration::milliseconds(50);
     if (const auto due = timers_.next_due()) next = std::min(next, *due);
@@ -178,28 +162,7 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
     const int ready = ::ppoll(fds.data(), fds.size(), &timeout, nullptr);
     if (ready < 0 && errno != EINTR) throw LiveError(std::string("poll: ") + std::strerror(errno));
     fire_due_timers();
-    if (ready > 0) {
-      // Peers first, newcomers after: a connection accepted last time has its hello read before
-      // any newcomer can push it out of the gate.
-      for (std::size_t i = 0; i < peers_.size() && i + 1 < fds.size(); ++i) {
-        auto& p = *peers_[i];
-        if (p.closed || fds[i + 1].revents == 0) continue;
-        frames.clear();
-        const bool open = p.conn->receive(frames);
-        handle_frames(p, frames);
-        if (!open && !p.closed) {
-          const bool bad_magic = !p.welcomed && p.conn->error().find("magic") != std::string::npos;
-          if (!p.conn->error().empty()) ++counters_.connections_refused;
-          if (bad_magic) {
-            close_peer(p, "not one of ours", false);  // no answer at all
-          } else {
-            if (!p.conn->error().empty() && !p.welcomed) p.conn->send_raw(FrameEncoder::preamble());
-            close_peer(p, p.conn->error().empty() ? "connection closed" : p.conn->error(), !p.conn->error().empty());
-          }
-        }
-      }
-      if (fds[0].revents & POLLIN) accept_connections();
-    }
+    if (ready > 0) peers_.serve(fds);
     fire_due_timers();
     if (std::chrono::steady_clock::now() - last_liveness > std::chrono::milliseconds(50)) {
       last_liveness = std::chrono::steady_clock::now();
@@ -211,18 +174,9 @@ void LiveScheduler::run(const std::atomic<bool>& stop) {
       metrics_refreshed_ = std::chrono::steady_clock::now();
       metrics_->publish(prometheus_text());
     }
-    std::erase_if(peers_, [](const std::unique_ptr<Peer>& p) { return p->closed; });
+    peers_.erase_closed();
   }
-  for (auto& p : peers_)
-    if (!p->closed && p->welcomed) {
-      try {
-        p->conn->send(FrameType::Refused, std::string_view("the scheduler is shutting down"));
-        p->conn->drain(std::chrono::milliseconds(200));
-      } catch (const LiveError&) {
-        // It is going too.
-      }
-    }
-  peers_.clear();
+  peers_.shut_down("the scheduler is shutting down");
 }
 
 SimulationResult LiveScheduler::recorded() const {
@@ -233,8 +187,7 @@ std::string LiveScheduler::prometheus_text() const {
   SchedulerGauges gauges;
   gauges.outstanding = ledger_.size();
   gauges.workers = workers_connected();
-  gauges.subscribers = static_cast<std::size_t>(std::ranges::count_if(
-      peers_, [](const auto& p) { return !p->closed && p->welcomed && p->hello.role == PeerRole::Gui; }));
+  gauges.subscribers = peers_.subscribers();
   return live::prometheus_text(counters_, prepared_.result, gauges);
 }
 

@@ -4,13 +4,17 @@
 // slot, transfers to the worker that sends the feature map) and OutcomeSink (each request's outcome
 // goes back to the load generator that sent it, exactly once). One thread, one poll loop: the
 // data plane is single-threaded by design (seed 002 §2.4, one scheduler thread per sub-cluster).
+// The loop is a host over parts with one job each: PeerServer (connections, hellos, liveness of
+// the connections), WorkerRoster (which worker serves which server, which are in doubt),
+// LiveTimers, PlanSwitch (flush and switch), LiveRecording (events for subscribers and the run
+// file) and MetricsServer (Prometheus); this class holds what ties them to the data plane: the
+// batches and transfers in flight and each request's owner.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,11 +24,11 @@
 #include "engine/live/connection.h"
 #include "engine/live/event_stream.h"
 #include "engine/live/handshake.h"
-#include "engine/live/hello_gate.h"
 #include "engine/live/live_recording.h"
 #include "engine/live/live_timers.h"
 #include "engine/live/messages.h"
 #include "engine/live/metrics_server.h"
+#include "engine/live/peer_server.h"
 #include "engine/live/plan_switch.h"
 #include "engine/live/scheduler_counters.h"
 #include "engine/live/worker_roster.h"
@@ -43,14 +47,14 @@ struct SchedulerOptions {
   bool keep_events = false;                       // keep every event for recorded()
 };
 
-class LiveScheduler final : private Clock, private Executor, private OutcomeSink {
+class LiveScheduler final : private Clock, private Executor, private OutcomeSink, private PeerServer::Handler {
  public:
   // Throws QueryError when the prepared system cannot run live (application requests) and
   // LiveError when it cannot listen.
   LiveScheduler(PreparedServing prepared, SchedulerOptions options, std::string scenario_name);
   ~LiveScheduler() override;
 
-  std::uint16_t port() const { return listener_.port(); }
+  std::uint16_t port() const { return peers_.port(); }
   std::optional<std::uint16_t> metrics_port() const;
 
   // Serves until `stop` is set (a signal handler's flag), then says goodbye to every peer.
@@ -83,7 +87,6 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   std::vector<SimulationResult> recorded_before_switches() const;
 
  private:
-  struct Peer;
   struct InFlightBatch {
     Batch batch;
     std::uint32_t server = 0;
@@ -115,9 +118,14 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void dropped(const Request& request, DropReason reason) override;
   void completed(const Request& request, Time start, Time end) override;
 
-  void accept_connections();
-  void handle_frames(Peer& peer, std::vector<Frame>& frames);
-  void handle_hello(Peer& peer, const Frame& frame);
+  // PeerServer::Handler
+  std::string admit(Peer& peer) override;
+  nlohmann::json welcome(const Peer& peer) const override;
+  void welcomed(Peer& peer) override;
+  void frame(Peer& peer, const Frame& frame) override;
+  void closed(Peer& peer, const std::string& why) override;
+  void log(const std::string& line) const override;
+
   void handle_requests(Peer& peer, const Frame& frame);
   void handle_report(Peer& peer, const Frame& frame);
   void handle_control(Peer& peer, const Frame& frame);
@@ -129,13 +137,11 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   std::uint64_t wire_id(std::uint64_t id) const { return switch_.epoch() << 48 | id; }
   void lose_worker(std::uint32_t server, const std::string& why);
   void lose_batch(const InFlightBatch& lost, DropReason reason);
-  void close_peer(Peer& peer, const std::string& why, bool refuse);
   void fire_due_timers();
   void publish();
   void check_liveness();
 
   void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
-  nlohmann::json welcome_for(const Peer& peer) const;
   nlohmann::json assignment_for(std::uint32_t server) const;
   std::uint32_t stage_end(std::uint32_t model, std::uint32_t slot) const;
   void adopt_plane();
@@ -143,21 +149,16 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void set_server_available(std::uint32_t server, bool available);
   void maybe_switch();
   void broadcast_status();
-  void log(const std::string& line) const;
 
   PreparedServing prepared_;
   SchedulerOptions options_;
   std::string scenario_name_;
   DataPlaneContext context_;
-  TcpListener listener_;
   // Answers /metrics on a thread of its own from a text the loop refreshes, so a slow or hostile
   // scraper never holds up dispatch.
   std::unique_ptr<MetricsServer> metrics_;
   SteadyTime metrics_refreshed_;
-  HelloGate gate_;  // connections that have not said hello yet
   SteadyTime origin_;
-  std::uint64_t next_peer_id_ = 1;
-  std::vector<std::unique_ptr<Peer>> peers_;
   // Which worker serves which server. A server whose batch report is overdue is in doubt: the
   // data plane plans without its GPUs until the worker is heard from again (or lost after a
   // second of silence).
@@ -173,11 +174,11 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   SteadyTime event_began_;
   LiveRecording recording_;
   SchedulerCounters counters_;
+  PeerServer peers_;  // workers, load generators and GUI subscribers
   SteadyTime last_status_;
   std::function<void(const std::string&)> log_;
   PlanPreparer plan_preparer_;
   PlanSwitch switch_;
-  SteadyTime accept_paused_until_;
 };
 
 }  // namespace servescope::engine::live

@@ -126,11 +126,8 @@ void LiveScheduler::record_outcome(const Request& r, OutcomeStatus status, DropR
       ++counters_.dropped[r.model][static_cast<std::size_t>(reason)];
       break;
   }
-  for (auto& p : peers_)
-    if (p->id == owner.peer && !p->closed) {
-      p->outcomes.push_back(ClientOutcome{owner.client_id, status, reason, (end - r.arrival).count_ns()});
-      break;
-    }
+  if (auto* client = peers_.find(owner.peer))
+    client->outcomes.push_back(ClientOutcome{owner.client_id, status, reason, (end - r.arrival).count_ns()});
 }
 
 void LiveScheduler::dropped(const Request& request, DropReason reason) {

@@ -1,6 +1,6 @@
-// The live scheduler's peers: accepting connections behind the hello gate, the hello, requests,
-// reports and control frames of workers, load generators and GUI subscribers, their liveness,
-// and what happens to a worker's batches when it is lost (docs/protocol.md).
+// The live scheduler's side of its peers (docs/protocol.md): who may join as which server's worker,
+// the welcome, what the frames of workers, load generators and GUI subscribers mean, the status
+// they are sent, and what happens to a worker's batches when it is lost or late.
 #include <algorithm>
 
 #include "engine/live/byte_codec.h"
@@ -14,29 +14,9 @@
 #include "model/core/error.h"
 
 namespace servescope::engine::live {
-namespace {
-
-// Until a peer is welcomed its frames may be no larger than a hello needs, and only so many
-// peers may be waiting to say hello (HelloGate): strangers cannot make the scheduler buffer much.
-constexpr std::uint32_t kHelloFrameLimit = 4096;
-// Accepted per pass of the loop, so the hellos of those accepted are read before a flood's next
-// connections can push them out of the gate.
-constexpr int kAcceptsPerPass = 16;
-// A worker or load generator this far behind reading what it is sent is dropped.
-constexpr std::size_t kPeerBufferLimit = 64u << 20;
-
-double seconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-}  // namespace
-
-LiveScheduler::Peer* LiveScheduler::worker_of(std::uint32_t server) {
+Peer* LiveScheduler::worker_of(std::uint32_t server) {
   const auto id = roster_.worker(server);
-  if (id == 0) return nullptr;
-  for (auto& p : peers_)
-    if (p->id == id && !p->closed) return p.get();
-  return nullptr;
+  return id == 0 ? nullptr : peers_.find(id);
 }
 
 std::size_t LiveScheduler::workers_connected() const {
@@ -88,7 +68,7 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
 
 // ---- Connections ------------------------------------------------------------------------------
 
-nlohmann::json LiveScheduler::welcome_for(const Peer& peer) const {
+nlohmann::json LiveScheduler::welcome(const Peer& peer) const {
   const auto& result = prepared_.result;
   nlohmann::json j = {{"server", "servescope-scheduler"},
                       {"protocol", kProtocolVersion},
@@ -126,112 +106,40 @@ void LiveScheduler::broadcast_status() {
                                  {"requests", counters_.requests()},
                                  {"events", counters_.events}};
   const auto text = status.dump();
-  for (auto& p : peers_)
-    if (p->welcomed && !p->closed && p->hello.role != PeerRole::Worker) p->conn->send(FrameType::Control, text);
+  peers_.send_to(PeerRole::LoadGenerator, FrameType::Control, text);
+  peers_.send_to(PeerRole::Gui, FrameType::Control, text);
 }
 
-void LiveScheduler::close_peer(Peer& peer, const std::string& why, bool refuse) {
-  if (peer.closed) return;
-  peer.closed = true;
-  gate_.leave(peer.id);
-  if (refuse) {
-    try {
-      peer.conn->send(FrameType::Refused, why);
-      peer.conn->flush();
-    } catch (const LiveError&) {
-      // It left already.
-    }
-  }
-  peer.conn->close();
-  if (peer.welcomed) log(std::string(to_string(peer.hello.role)) + " " + peer.hello.name + " disconnected: " + why);
+void LiveScheduler::closed(Peer& peer, const std::string& why) {
   if (peer.hello.role == PeerRole::Worker && peer.server != UINT32_MAX && roster_.worker(peer.server) == peer.id)
     lose_worker(peer.server, why);
 }
 
-void LiveScheduler::accept_connections() {
-  const auto speaking = [this](std::uint64_t id) {
-    const auto it = std::ranges::find_if(peers_, [id](const auto& p) { return p->id == id; });
-    return it != peers_.end() && !(*it)->closed && (*it)->conn->heard_anything();
-  };
-  for (int accepted = 0; accepted < kAcceptsPerPass; ++accepted) {
-    std::optional<TcpStream> stream;
-    try {
-      stream = listener_.accept(std::chrono::milliseconds(0));
-    } catch (const LiveError& e) {
-      // Out of descriptors (a flood, or a limit too low): stop accepting for a moment rather than
-      // spin or fall over; established peers go on being served.
-      log(std::string("not accepting connections for 100 ms: ") + e.what());
-      accept_paused_until_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-      return;
-    }
-    if (!stream) return;
-    auto peer = std::make_unique<Peer>();
-    peer->id = next_peer_id_++;
-    peer->source = stream->peer_address();
-    const auto admission = gate_.arrive(peer->id, peer->source, std::chrono::steady_clock::now(), speaking);
-    if (admission.evicted) {
-      // Closed without a word, like any connection that has not said hello in time.
-      const auto it = std::ranges::find_if(peers_, [&](const auto& p) { return p->id == *admission.evicted; });
-      if (it != peers_.end()) {
-        ++counters_.connections_evicted;
-        close_peer(**it, "evicted before its hello", false);
-      }
-    }
-    if (!admission.admitted) {
-      ++counters_.connections_refused;
-      continue;  // closed as it goes out of scope: the room is full of workers' connections
-    }
-    peer->conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloFrameLimit), FrameEncoder());
-    peers_.push_back(std::move(peer));
+std::string LiveScheduler::admit(Peer& peer) {
+  if (peer.hello.role != PeerRole::Worker) return {};
+  const auto server = roster_.find(peer.hello.name);
+  if (!server) {
+    std::string why = "no server named '" + peer.hello.name + "' in the cluster (servers:";
+    for (const auto& n : roster_.server_names())
+      why += " " + n;
+    return why + ")";
   }
+  if (roster_.worker(*server) != 0) return "server '" + peer.hello.name + "' already has a worker connected";
+  peer.server = *server;
+  peer.feature_host = peer.source.empty() ? "127.0.0.1" : peer.source;
+  return {};
 }
 
-void LiveScheduler::handle_hello(Peer& peer, const Frame& frame) {
-  auto checked = accept_hello(frame, options_.token);
-  if (auto* refusal = std::get_if<Refusal>(&checked)) {
-    ++counters_.connections_refused;
-    peer.conn->send_raw(FrameEncoder::preamble());
-    // Counted per source, logged once per interval: a guesser cannot flood the log.
-    if (const auto line = gate_.failed(peer.source, refusal->reason, std::chrono::steady_clock::now())) log(*line);
-    close_peer(peer, refusal->reason, true);
+void LiveScheduler::welcomed(Peer& peer) {
+  if (peer.hello.role != PeerRole::Worker) {
+    log(std::string(to_string(peer.hello.role)) + " " + peer.hello.name + " connected");
     return;
   }
-  peer.hello = std::get<Hello>(std::move(checked));
-  if (peer.hello.role == PeerRole::Worker) {
-    const auto server = roster_.find(peer.hello.name);
-    std::string why;
-    if (!server) {
-      why = "no server named '" + peer.hello.name + "' in the cluster (servers:";
-      for (const auto& n : roster_.server_names())
-        why += " " + n;
-      why += ")";
-    } else if (roster_.worker(*server) != 0) {
-      why = "server '" + peer.hello.name + "' already has a worker connected";
-    }
-    if (!why.empty()) {
-      ++counters_.connections_refused;
-      peer.conn->send_raw(FrameEncoder::preamble());
-      log("refused worker: " + why);
-      close_peer(peer, why, true);
-      return;
-    }
-    peer.server = *server;
-    peer.feature_host = peer.source.empty() ? "127.0.0.1" : peer.source;
-  }
-  peer.welcomed = true;
-  gate_.welcomed(peer.id, peer.hello.role == PeerRole::Worker);
-  peer.conn->set_max_frame_bytes(kDefaultMaxFrameBytes);
-  peer.conn->send_raw(FrameEncoder::preamble());
-  peer.conn->send(FrameType::Welcome, welcome_for(peer).dump());
-  if (peer.hello.role == PeerRole::Worker) {
-    roster_.join(peer.server, peer.id);
-    set_server_available(peer.server, true);
-    ++counters_.workers_joined;
-    log("worker " + peer.hello.name + " joined");
-    broadcast_status();
-  } else {
-    log(std::string(to_string(peer.hello.role)) + " " + peer.hello.name + " connected");
-  }
+  roster_.join(peer.server, peer.id);
+  set_server_available(peer.server, true);
+  ++counters_.workers_joined;
+  log("worker " + peer.hello.name + " joined");
+  broadcast_status();
 }
 
 void LiveScheduler::handle_requests(Peer& peer, const Frame& frame) {
@@ -327,79 +235,27 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
   throw ProtocolError("unknown control message " + quote_payload(frame.payload));
 }
 
-void LiveScheduler::handle_frames(Peer& peer, std::vector<Frame>& frames) {
-  for (const auto& f : frames) {
-    if (peer.closed) return;
-    event_began_ = std::chrono::steady_clock::now();
-    if (!peer.welcomed) {
-      if (f.type != FrameType::Hello) {
-        ++counters_.connections_refused;
-        peer.conn->send_raw(FrameEncoder::preamble());
-        close_peer(peer, std::string(to_string(f.type)) + " frame before hello", true);
-        return;
-      }
-      try {
-        handle_hello(peer, f);
-      } catch (const std::exception& e) {
-        ++counters_.connections_refused;
-        close_peer(peer, std::string("refused: ") + e.what(), true);
-        return;
-      }
-      continue;
-    }
-    try {
-      switch (f.type) {
-        case FrameType::Heartbeat:
-          break;
-        case FrameType::Request:
-          if (peer.hello.role != PeerRole::LoadGenerator) throw ProtocolError("only load generators send requests");
-          handle_requests(peer, f);
-          break;
-        case FrameType::BatchDone:
-          if (peer.hello.role != PeerRole::Worker) throw ProtocolError("only workers report batches");
-          handle_report(peer, f);
-          break;
-        case FrameType::Control:
-          handle_control(peer, f);
-          break;
-        case FrameType::Refused:
-          close_peer(peer, "it said: " + quote_payload(f.payload), false);
-          return;
-        default:
-          throw ProtocolError(std::string("a ") + std::string(to_string(f.type)) + " frame is not for the scheduler");
-      }
-    } catch (const ProtocolError& e) {
-      ++counters_.connections_refused;
-      close_peer(peer, e.what(), true);
-      return;
-    } catch (const nlohmann::json::exception& e) {
-      // A control message of the wrong shape ({"command": 1}): that peer's mistake, not ours.
-      ++counters_.connections_refused;
-      close_peer(peer, std::string("malformed control message: ") + e.what(), true);
-      return;
-    }
+void LiveScheduler::frame(Peer& peer, const Frame& f) {
+  event_began_ = std::chrono::steady_clock::now();
+  switch (f.type) {
+    case FrameType::Request:
+      if (peer.hello.role != PeerRole::LoadGenerator) throw ProtocolError("only load generators send requests");
+      handle_requests(peer, f);
+      break;
+    case FrameType::BatchDone:
+      if (peer.hello.role != PeerRole::Worker) throw ProtocolError("only workers report batches");
+      handle_report(peer, f);
+      break;
+    case FrameType::Control:
+      handle_control(peer, f);
+      break;
+    default:
+      throw ProtocolError(std::string("a ") + std::string(to_string(f.type)) + " frame is not for the scheduler");
   }
 }
 
 void LiveScheduler::check_liveness() {
-  const auto t = std::chrono::steady_clock::now();
-  const auto overdue = gate_.overdue(t);
-  for (auto& p : peers_) {
-    if (p->closed) continue;
-    if (!p->welcomed) {
-      if (std::ranges::find(overdue, p->id) != overdue.end())
-        close_peer(*p, "no hello within " + std::to_string(gate_.deadline().count()) + " ms", false);
-      continue;
-    }
-    if (t - p->conn->last_heard() > options_.liveness) {
-      std::ostringstream why;
-      why.precision(2);
-      why << std::fixed << "silent for " << seconds(t - p->conn->last_heard()) << " s";
-      close_peer(*p, why.str(), true);
-      continue;
-    }
-    if (t - p->conn->last_sent() > options_.heartbeat) p->conn->send(FrameType::Heartbeat, std::string_view{});
-  }
+  peers_.check_liveness(std::chrono::steady_clock::now());
   // A worker whose batch is overdue may have stopped: plan without its GPUs now rather than keep
   // sending it work for the rest of the liveness second. Hearing from it again restores them.
   const Time at = now();
@@ -414,13 +270,7 @@ void LiveScheduler::check_liveness() {
     if (at > b.overdue + Duration::nanoseconds(std::chrono::nanoseconds(options_.liveness).count())) hung = b.server;
   if (hung)
     if (auto* worker = worker_of(*hung))
-      close_peer(*worker, "a batch is more than " + std::to_string(options_.liveness.count()) + " ms overdue", true);
-  for (auto& p : peers_)
-    if (!p->closed && p->welcomed && p->hello.role != PeerRole::Gui && p->conn->buffered() > kPeerBufferLimit)
-      close_peer(*p, "not reading what it is sent (" + std::to_string(p->conn->buffered() >> 20) + " MiB behind)",
-                 true);
-  for (const auto& line : gate_.summaries(t))
-    log(line);
+      peers_.close(*worker, "a batch is more than " + std::to_string(options_.liveness.count()) + " ms overdue", true);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> doubted;  // (server, its late batch)
   for (const auto& [id, b] : batches_)
     if (at > b.overdue && roster_.doubt(b.server)) doubted.emplace_back(b.server, b.batch.id);

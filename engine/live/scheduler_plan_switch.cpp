@@ -55,7 +55,7 @@ void LiveScheduler::maybe_switch() {
   prepared_ = std::move(done.next);
   adopt_plane();
   // Workers learn their slots' new shares (and an executor on real compute its threads).
-  for (auto& p : peers_)
+  for (const auto& p : peers_.peers())
     if (p->welcomed && !p->closed && p->hello.role == PeerRole::Worker) {
       auto assignment = assignment_for(p->server);
       assignment["type"] = "assignment";
@@ -63,9 +63,7 @@ void LiveScheduler::maybe_switch() {
     }
   const nlohmann::json changed = {
       {"type", "plan-changed"}, {"run", describe_run(prepared_.result)}, {"now_ns", now().count_ns()}};
-  const auto text = changed.dump();
-  for (auto& p : peers_)
-    if (p->welcomed && !p->closed && p->hello.role == PeerRole::Gui) p->conn->send(FrameType::Control, text);
+  peers_.send_to(PeerRole::Gui, FrameType::Control, changed.dump());
   for (const auto& r : done.held) {
     recording_.events().on_arrival(r);
     prepared_.plane->on_request(r);
