@@ -1,5 +1,7 @@
 #include "engine/analysis/batch_capacity.h"
 
+#include "engine/dataplane/batch_latency.h"
+
 namespace servescope::engine {
 namespace {
 
@@ -12,18 +14,10 @@ double throughput_rps(const ModelProfile& p, std::string_view gpu, int gpus, int
 }  // namespace
 
 int largest_batch_within(const ModelProfile& profile, std::string_view gpu, GpuShare share, Duration budget) {
-  const int hi_batch = profile.max_batch(gpu, share);
-  if (hi_batch == 0) return 0;
-  // Latency is non-decreasing in batch size, so binary search for the last batch within budget.
-  int lo = 0, hi = hi_batch;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (profile.latency({gpu, share, mid, std::nullopt}) <= budget)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
+  if (profile.max_batch(gpu, share) == 0) return 0;
+  // The schedulers' own table, so that the closed form and the data planes agree on what fits.
+  const BatchLatency latency(profile, gpu, share);
+  return latency.largest_within(budget, latency.max_batch());
 }
 
 StaggeredCapacity staggered_capacity(const ModelProfile& profile, std::string_view gpu, int gpus, Duration slo) {

@@ -10,7 +10,10 @@
 
 namespace servescope::engine {
 
-// Largest profiled batch b with latency(b) ≤ budget on (gpu, share); 0 when even batch 1 is over.
+// Largest profiled batch b with latency(b) ≤ budget on (gpu, share); 0 when even batch 1 is over
+// or the profile has no batches there. The data planes' BatchLatency answers it, so the closed
+// form and the schedulers agree; like them it throws QueryError for a table that does not start
+// at batch 1.
 int largest_batch_within(const ModelProfile& profile, std::string_view gpu, GpuShare share, Duration budget);
 
 struct StaggeredCapacity {

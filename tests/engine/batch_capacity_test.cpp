@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/core/error.h"
 #include "model/io/document.h"
 
 using namespace servescope;
@@ -72,4 +73,26 @@ TEST(BatchCapacity, ZooTablesMatchTheDigestsDerivedColumns) {
   }
   EXPECT_EQ(gtx.models.size(), 35u);
   EXPECT_EQ(a100.models.size(), 37u);
+}
+
+// The closed form answers "largest batch within" with the schedulers' own table: on a table it
+// agrees batch by batch with the profile's interpolated latencies, and a table that does not
+// start at batch 1 is refused as the schedulers refuse it, instead of guessing below the data.
+TEST(BatchCapacity, LargestBatchWithinUsesTheSchedulersTable) {
+  ModelProfile p;
+  p.name = "table";
+  p.form = ProfileForm::Table;
+  p.batch_tables.push_back(
+      {"A100", GpuShare::whole(),
+       BatchCurve({1, 4, 8}, {Duration::milliseconds(2), Duration::milliseconds(5), Duration::milliseconds(9)})});
+  for (int b = 1; b <= 8; ++b) {
+    const auto at_b = p.latency({"A100", GpuShare::whole(), b, std::nullopt});
+    EXPECT_EQ(engine::largest_batch_within(p, "A100", GpuShare::whole(), at_b), b);
+  }
+  EXPECT_EQ(engine::largest_batch_within(p, "A100", GpuShare::whole(), Duration::milliseconds(1)), 0);
+  EXPECT_EQ(engine::largest_batch_within(p, "A100", GpuShare::whole(), Duration::seconds(1)), 8);
+  EXPECT_EQ(engine::largest_batch_within(p, "V100", GpuShare::whole(), Duration::seconds(1)), 0);
+
+  p.batch_tables.front().curve = BatchCurve({4, 8}, {Duration::milliseconds(5), Duration::milliseconds(9)});
+  EXPECT_THROW(engine::largest_batch_within(p, "A100", GpuShare::whole(), Duration::seconds(1)), QueryError);
 }
