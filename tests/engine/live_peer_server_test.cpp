@@ -58,7 +58,7 @@ struct Fixture {
   }
 
   // A client's hello on its own thread, while this one runs the server.
-  std::future<Joined> join_as(std::string name, std::string token, TcpStream& stream) {
+  std::future<Joined> join_as(const std::string& name, const std::string& token, TcpStream& stream) {
     stream = TcpStream::connect("127.0.0.1", server.port(), milliseconds(1000));
     return std::async(std::launch::async, [&stream, name, token] {
       return join(stream, Hello{token, PeerRole::Gui, name}, milliseconds(10000));
