@@ -10,13 +10,16 @@ export SERVESCOPE_ROOT
 # the window on a machine without a display server. LibTorch and PyTorch with torchvision (CPU
 # builds) run real models: scripts/export_model.py and torchexec/. LibTorch calls the system BLAS,
 # which is Debian's reference one unless OpenBLAS is installed: with it a batch-1 ResNet-18 block
-# runs 8x faster (43 ms -> 5 ms for the whole model at 32x32).
+# runs 8x faster (43 ms -> 5 ms for the whole model at 32x32). help2man writes the man pages from
+# the programs' --help; lintian, appstreamcli and desktop-file-validate check the Debian package,
+# the AppStream file and the launcher (ctest packaging.*).
 SERVESCOPE_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache clang-format
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
   fonts-dejavu-core
   libtorch-dev python3-torch python3-torchvision libopenblas0-pthread
+  help2man lintian appstream desktop-file-utils
 )
 
 missing_packages() {
