@@ -100,6 +100,9 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
   auto* add = new QPushButton(tr("Add module"), this);
   auto* add_cpu = new QPushButton(tr("Add CPU step"), this);
   auto* layout_button = new QPushButton(tr("Lay out"), this);
+  auto* new_app = new QPushButton(tr("New application…"), this);
+  new_app->setObjectName(QStringLiteral("dagNewApplication"));
+  new_app->setToolTip(tr("Add an application to the project and draw it here"));
   slo_ = new QDoubleSpinBox(this);
   slo_->setObjectName(QStringLiteral("dagSlo"));
   slo_->setRange(0.001, 1e7);
@@ -127,6 +130,7 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
   bar->addWidget(add_cpu);
   bar->addWidget(slo_);
   bar->addWidget(layout_button);
+  bar->addWidget(new_app);
   auto* box = new QVBoxLayout(this);
   box->addLayout(bar);
   box->addWidget(view_, 1);
@@ -134,6 +138,7 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
   connect(add, &QPushButton::clicked, this, [this] { add_module(models_->currentText()); });
   connect(add_cpu, &QPushButton::clicked, this, [this] { add_cpu_step(1.0); });
   connect(layout_button, &QPushButton::clicked, this, &DagEditor::rebuild);
+  connect(new_app, &QPushButton::clicked, this, &DagEditor::newApplicationRequested);
   connect(slo_, &QDoubleSpinBox::editingFinished, this, [this] { set_slo_ms(slo_->value()); });
   connect(scene_, &DagScene::connectRequested, this,
           [this](const QString& from, const QString& to) { connect_modules(from, to); });
@@ -154,7 +159,9 @@ QString DagEditor::apply(const std::function<Application(Application)>& edit, co
   const auto* p = doc_->project();
   QString why;
   if (!p || app_ < 0 || static_cast<std::size_t>(app_) >= p->scenario.applications.size()) {
-    why = tr("no application is open in the editor");
+    why =
+        tr("no application is open in the editor: pick one in the project tree, or make one with New "
+           "application");
   } else {
     try {
       auto edited = edit(p->scenario.applications[static_cast<std::size_t>(app_)]);

@@ -69,6 +69,7 @@ class DagEditor : public QWidget {
 
  Q_SIGNALS:
   void refused(const QString& why);
+  void newApplicationRequested();  // its "New application…" button
 
  private:
   void rebuild();

@@ -57,9 +57,17 @@
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 #include "ui/run_view.h"
+#include "ui/save_dialog.h"
 #include "widgets/timeline_view.h"
 
 namespace servescope::ui {
+namespace {
+
+bool is_recovery_copy(const QString& location) {
+  return QFileInfo(location).absoluteFilePath() == QFileInfo(MainWindow::recovery_path()).absoluteFilePath();
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MainWindow"));
@@ -181,6 +189,7 @@ bool MainWindow::offer_recovery(RecoveryChoice choice) {
 }
 
 void MainWindow::remember_recent(const QString& location) {
+  if (is_recovery_copy(location)) return;  // offered at start-up, never a file of the user's
   QSettings settings;
   auto recent = settings.value(QStringLiteral("recentFiles")).toStringList();
   recent.removeAll(location);
@@ -192,7 +201,8 @@ void MainWindow::remember_recent(const QString& location) {
 
 void MainWindow::fill_recent_menu() {
   recent_menu_->clear();
-  const auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeIf(is_recovery_copy);  // kept by versions that listed it
   for (const auto& location : recent)
     recent_menu_->addAction(location, this, [this, location] { open_location(location); });
   if (recent.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
@@ -233,18 +243,28 @@ QString MainWindow::add_estimated_models(const QStringList& architectures, const
 
 bool MainWindow::start_demo_runs(const QStringList& systems, double seconds) {
   if (systems.isEmpty() || run_view_->busy()) return false;
-  // Each finished run starts the next; the last one fills the Compare tab.
+  // Each finished run starts the next; the last one fills the Compare tab. Runs the demo makes of
+  // a project just opened are part of what it opens as: it stays unmodified, so New, Open and Quit
+  // do not ask to save a built-in file (an edit meanwhile keeps it modified).
+  const bool opened_clean = !document_->is_modified();
+  const int index_before = document_->undo_stack()->index();
   auto left = std::make_shared<QStringList>(systems.mid(1));
   auto names = std::make_shared<QStringList>();
   auto chain = std::make_shared<QMetaObject::Connection>();
-  *chain = connect(run_view_, &RunView::finished, this, [this, left, names, chain, seconds] {
-    if (const auto* p = document_->project(); p && !p->runs.empty())
-      *names << QString::fromStdString(p->runs.back().name);
-    if (!left->isEmpty() && run_view_->simulate(left->takeFirst(), seconds)) return;
-    disconnect(*chain);
-    if (!names->isEmpty()) run_view_->show_run(names->front());
-    compare_view_->compare(*names);
-  });
+  const auto generation = document_->generation();
+  *chain = connect(run_view_, &RunView::finished, this,
+                   [this, left, names, chain, seconds, opened_clean, index_before, generation] {
+                     if (const auto* p = document_->project(); p && !p->runs.empty())
+                       *names << QString::fromStdString(p->runs.back().name);
+                     if (!left->isEmpty() && run_view_->simulate(left->takeFirst(), seconds)) return;
+                     disconnect(*chain);
+                     auto* undo = document_->undo_stack();
+                     if (opened_clean && generation == document_->generation() &&
+                         undo->index() == index_before + static_cast<int>(names->size()))
+                       undo->setClean();
+                     if (!names->isEmpty()) run_view_->show_run(names->front());
+                     compare_view_->compare(*names);
+                   });
   if (run_view_->simulate(systems.front(), seconds)) {
     tabs_->setCurrentWidget(run_view_);
     return true;
@@ -408,13 +428,14 @@ bool MainWindow::save_to(const QString& path, bool interactive) {
 
 void MainWindow::open_dialog() {
   const auto path = QFileDialog::getOpenFileName(this, tr("Open project or scenario"), QString(),
-                                                 tr("ServeScope files (*.json);;All files (*)"));
+                                                 tr("ServeScope files (*.servescope *.json);;All files (*)"));
   if (!path.isEmpty()) open_location(path);
 }
 
 void MainWindow::save_as_dialog() {
+  // The project's own extension by default, so that the desktop opens it with ServeScope.
   const auto path =
-      QFileDialog::getSaveFileName(this, tr("Save project"), QString(), tr("ServeScope project (*.json)"));
+      ask_save_path(this, tr("Save project"), QString(), tr("ServeScope project (*.servescope);;JSON (*.json)"));
   if (!path.isEmpty()) save_to(path);
 }
 
@@ -452,9 +473,36 @@ void MainWindow::show_selection() {
   const int section = current.data(ProjectTreeModel::SectionRole).toInt();
   const int entry = current.data(ProjectTreeModel::EntryIndexRole).toInt();
   details_->setHtml(item_details_html(*p, section, entry));
-  if (section == static_cast<int>(ProjectTreeModel::Section::Applications) && entry >= 0) dag_->show_application(entry);
-  if (section == static_cast<int>(ProjectTreeModel::Section::Plans) && entry >= 0) plan_view_->show_plans(entry, -1);
-  if (section == static_cast<int>(ProjectTreeModel::Section::Models) && entry >= 0) profile_view_->show_model(entry);
+  // Picking an entry shows it in its own tab; a heading, or an entry without one, in Details.
+  using Section = ProjectTreeModel::Section;
+  QWidget* shown = details_;
+  if (entry >= 0) {
+    switch (static_cast<Section>(section)) {
+      case Section::Applications:
+        dag_->show_application(entry);
+        shown = dag_;
+        break;
+      case Section::Plans:
+        plan_view_->show_plans(entry, -1);
+        shown = plan_view_;
+        break;
+      case Section::Models:
+        profile_view_->show_model(entry);
+        shown = profile_view_;
+        break;
+      case Section::Cluster:
+        shown = cluster_;
+        break;
+      case Section::Runs:
+        // A load sweep has no timeline: its details stay in view (the Charts tab draws it).
+        if (run_view_->show_run(QString::fromStdString(p->runs[static_cast<std::size_t>(entry)].name)))
+          shown = run_view_;
+        break;
+      default:
+        break;
+    }
+  }
+  tabs_->setCurrentWidget(shown);
 }
 
 void MainWindow::update_title() {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "model/scenario/scenario.h"
+#include "ui/project_tree_model.h"
 
 class QTextBrowser;
 class QPlainTextEdit;
@@ -19,7 +20,6 @@ class QTimer;
 
 namespace servescope::ui {
 
-class ProjectTreeModel;
 class ProjectDocument;
 class DagEditor;
 class PlanningPanel;
@@ -93,6 +93,12 @@ class MainWindow : public QMainWindow {
   // workload, plan or run leaves the project, undoably. The reason when nothing removable is
   // selected or the edit is refused (a workload of an application the scenario needs, …).
   QString remove_selected();
+  // Edit → New application (a button of the Application tab, the tree's context menu): adds one
+  // with a first module (ProjectDocument::add_application), selects it and shows it in the
+  // Application tab. Edit → Rename: the selected application, with the workloads sending to it.
+  // Each returns the reason when refused.
+  QString new_application(const QString& name = {});
+  QString rename_selected(const QString& name);
   // A Poisson workload sending `rate_rps` to a model (or an application).
   QString add_poisson_workload(const QString& target, double rate_rps, bool application = false);
   // Whether closing with unsaved changes asks first (off in tests).
@@ -116,6 +122,10 @@ class MainWindow : public QMainWindow {
   void update_title();
   void open_dialog();
   void save_as_dialog();
+  void new_application_dialog();
+  void rename_dialog();
+  void tree_context_menu(const QPoint& at);
+  void select_entry(ProjectTreeModel::Section section, int entry);
   void remember_recent(const QString& location);
   void fill_recent_menu();
   // Unsaved changes and an interactive window: asks Save / Discard / Cancel; true when the
@@ -139,6 +149,9 @@ class MainWindow : public QMainWindow {
   CompareView* compare_view_ = nullptr;
   LiveView* live_view_ = nullptr;
   QTabWidget* tabs_ = nullptr;
+  QAction* new_application_action_ = nullptr;
+  QAction* rename_action_ = nullptr;
+  QAction* remove_action_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QTimer* autosave_timer_ = nullptr;
   bool interactive_ = true;

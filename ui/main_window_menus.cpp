@@ -58,6 +58,7 @@
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 #include "ui/run_view.h"
+#include "ui/save_dialog.h"
 #include "widgets/timeline_view.h"
 
 namespace servescope::ui {
@@ -103,8 +104,7 @@ void MainWindow::build_file_menu() {
   });
   auto* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("View as PNG or SVG…"), this, [this] {
-    const auto path =
-        QFileDialog::getSaveFileName(this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    const auto path = ask_save_path(this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty()) return;
     const auto why = export_view(path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
@@ -118,8 +118,7 @@ void MainWindow::build_file_menu() {
     bool ok = false;
     const auto name = QInputDialog::getItem(this, tr("Export plan"), tr("Plan:"), names, 0, false, &ok);
     if (!ok) return;
-    const auto path =
-        QFileDialog::getSaveFileName(this, tr("Export plan"), name + QStringLiteral(".json"), tr("JSON (*.json)"));
+    const auto path = ask_save_path(this, tr("Export plan"), name + QStringLiteral(".json"), tr("JSON (*.json)"));
     if (path.isEmpty()) return;
     const auto why = export_plan(static_cast<int>(names.indexOf(name)), path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
@@ -134,15 +133,14 @@ void MainWindow::build_file_menu() {
     bool ok = false;
     const auto name = QInputDialog::getItem(this, tr("Export run metrics"), tr("Run:"), names, 0, false, &ok);
     if (!ok) return;
-    const auto path =
-        QFileDialog::getSaveFileName(this, tr("Export run metrics"), name + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+    const auto path = ask_save_path(this, tr("Export run metrics"), name + QStringLiteral(".csv"), tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     const auto why = export_metrics_csv(name, path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
   });
   exports->addAction(tr("Run timeline as Chrome trace…"), this, [this] {
-    const auto path = QFileDialog::getSaveFileName(this, tr("Export Chrome trace"), QStringLiteral("trace.json"),
-                                                   tr("Trace-event JSON (*.json)"));
+    const auto path =
+        ask_save_path(this, tr("Export Chrome trace"), QStringLiteral("trace.json"), tr("Trace-event JSON (*.json)"));
     if (path.isEmpty()) return;
     const auto why = export_trace(path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
@@ -174,23 +172,25 @@ void MainWindow::build_edit_menu() {
   edit->addAction(redo);
   edit->addSeparator();
   // Delete only where the project tree has focus: elsewhere the key edits text and tables.
-  auto* remove = edit->addAction(tr("Re&move"), this, [this] {
+  new_application_action_ = edit->addAction(tr("New &application…"), this, &MainWindow::new_application_dialog);
+  new_application_action_->setObjectName(QStringLiteral("newApplicationAction"));
+  new_application_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+  connect(dag_, &DagEditor::newApplicationRequested, new_application_action_, &QAction::trigger);
+  rename_action_ = edit->addAction(tr("Re&name…"), this, &MainWindow::rename_dialog);
+  rename_action_->setObjectName(QStringLiteral("renameAction"));
+  rename_action_->setShortcut(QKeySequence(Qt::Key_F2));
+  rename_action_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  tree_->addAction(rename_action_);
+  remove_action_ = edit->addAction(tr("Re&move"), this, [this] {
     const auto why = remove_selected();
     if (!why.isEmpty()) statusBar()->showMessage(why, 5000);
   });
-  remove->setObjectName(QStringLiteral("removeAction"));
-  remove->setShortcut(QKeySequence::Delete);
-  remove->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-  tree_->addAction(remove);
+  remove_action_->setObjectName(QStringLiteral("removeAction"));
+  remove_action_->setShortcut(QKeySequence::Delete);
+  remove_action_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  tree_->addAction(remove_action_);
   tree_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(tree_, &QWidget::customContextMenuRequested, this, [this, remove](const QPoint& at) {
-    const auto index = tree_->indexAt(at);
-    if (!index.isValid() || index.data(ProjectTreeModel::EntryIndexRole).toInt() < 0) return;
-    tree_->setCurrentIndex(index);
-    QMenu menu(this);
-    menu.addAction(remove);
-    menu.exec(tree_->viewport()->mapToGlobal(at));
-  });
+  connect(tree_, &QWidget::customContextMenuRequested, this, &MainWindow::tree_context_menu);
   edit->addSeparator();
   edit->addAction(tr("Add &estimated models…"), this, [this] {
     bool ok = false;

@@ -3,6 +3,9 @@
 #include <QUndoCommand>
 #include <algorithm>
 
+#include "model/core/error.h"
+#include "model/scenario/scenario_editing.h"
+
 namespace servescope::ui {
 namespace {
 
@@ -168,6 +171,29 @@ QString ProjectDocument::remove_entry(std::vector<T>& (*list)(Project&), std::si
 
 QString ProjectDocument::set_application(std::size_t index, Application app, const QString& what) {
   return set_entry(&applications_of, index, std::move(app), what, tr("application"));
+}
+
+QString ProjectDocument::add_application(const QString& name) {
+  if (!project_) return tr("no project is open");
+  const auto& scenario = project_->scenario;
+  auto chosen = name.trimmed().toStdString();
+  if (chosen.empty()) chosen = unique_application_name(scenario, "application");
+  auto app = starter_application(scenario, chosen);
+  const auto what = tr("New application %1").arg(QString::fromStdString(chosen));
+  return set_application(scenario.applications.size(), std::move(app), what);
+}
+
+QString ProjectDocument::rename_application(std::size_t index, const QString& name) {
+  if (!project_ || index >= project_->scenario.applications.size()) return tr("no application %1").arg(index);
+  const auto& from = project_->scenario.applications[index].name;
+  const auto to = name.trimmed();
+  try {
+    auto renamed = with_renamed_application(project_->scenario, from, to.toStdString());
+    return push_part(&scenario_of, std::move(renamed),
+                     tr("Rename application %1 to %2").arg(QString::fromStdString(from), to));
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
 }
 
 QString ProjectDocument::remove_application(std::size_t index) {

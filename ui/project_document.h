@@ -44,6 +44,12 @@ class ProjectDocument : public QObject {
   QString set_cluster(Cluster cluster, const QString& what);
   QString set_application(std::size_t index, Application app, const QString& what);  // index == count adds
   QString remove_application(std::size_t index);
+  // A new application at the end of the list: one module to start drawing from
+  // (model/scenario/scenario_editing.h), called `name`, or "application", "application 2", …
+  // when `name` is blank.
+  QString add_application(const QString& name = {});
+  // Renames application `index` and every workload target naming it, as one undoable step.
+  QString rename_application(std::size_t index, const QString& name);
   QString set_workload(std::size_t index, Workload workload, const QString& what);  // index == count adds
   QString remove_workload(std::size_t index);
   // Adds inline profiles (estimated, imported or measured); a model the project already has is

@@ -158,6 +158,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
     job_->stop();  // a run of the project that was closed would not be kept anyway
     timelines_.clear();
     view_->set_timeline(nullptr);
+    status_->clear();  // it spoke of the closed project's last run
     refresh();
   });
   refresh();

@@ -1,10 +1,14 @@
 // The DAG editor on the offscreen platform: it draws the selected application in layers, a drag
 // from one module's output port onto another connects them through the undo stack, refused
-// edits (a cycle) change nothing and say why, and Delete removes a module with its edges.
+// edits (a cycle) change nothing and say why, and Delete removes a module with its edges. A new
+// project gets its first application from Edit → New application (or the tab's button), and a
+// renamed application keeps the workloads that send to it; both undo.
+#include <QAction>
 #include <QDoubleSpinBox>
 #include <QGraphicsItem>
 #include <QGraphicsView>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
 #include <QTreeView>
@@ -22,6 +26,60 @@ class TestDagEditor : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void initTestCase() { QCoreApplication::setApplicationName(QStringLiteral("servescope-tests")); }
+
+  void aNewProjectGetsAnApplicationToDraw() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    QVERIFY(w.project()->scenario.applications.empty());
+    auto* dag = w.dag_editor();
+    QVERIFY(!dag->add_module(QStringLiteral("x")).isEmpty());  // nothing to add it to yet
+    QVERIFY(dag->last_refusal().contains(QStringLiteral("New application")));
+
+    // The tab's button and the context menu reach the same action as the Edit menu.
+    auto* action = w.findChild<QAction*>(QStringLiteral("newApplicationAction"));
+    QVERIFY(action);
+    QVERIFY(w.findChild<QPushButton*>(QStringLiteral("dagNewApplication")));
+    QCOMPARE(w.new_application(QStringLiteral("pipeline")), QString());
+    const auto& apps = w.project()->scenario.applications;
+    QCOMPARE(apps.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(apps[0].name), QStringLiteral("pipeline"));
+    QCOMPARE(apps[0].modules.size(), std::size_t{1});
+    QCOMPARE(dag->application(), 0);  // selected and shown
+    QCOMPARE(w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->currentWidget(), dag);
+    QCOMPARE(dag->add_cpu_step(2.0), QString());
+    QCOMPARE(w.project()->scenario.applications[0].modules.size(), std::size_t{2});
+
+    // A blank name takes the next free one; a taken one is refused with the reason.
+    QCOMPARE(w.new_application({}), QString());
+    QCOMPARE(QString::fromStdString(w.project()->scenario.applications[1].name), QStringLiteral("application"));
+    QVERIFY(!w.new_application(QStringLiteral("pipeline")).isEmpty());
+    QCOMPARE(w.project()->scenario.applications.size(), std::size_t{2});
+    auto* undo = w.document()->undo_stack();
+    undo->undo();
+    undo->undo();
+    undo->undo();
+    QVERIFY(w.project()->scenario.applications.empty());
+  }
+
+  void aRenamedApplicationKeepsItsWorkloads() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/cost-demo.json"), false));
+    auto* tree = w.findChild<QTreeView*>(QStringLiteral("projectTree"));
+    auto* model = w.tree_model();
+    const auto apps = model->index(static_cast<int>(ProjectTreeModel::Section::Applications), 0);
+    QVERIFY(!w.rename_selected(QStringLiteral("doorbell")).isEmpty());  // nothing selected
+    tree->setCurrentIndex(model->index(0, 0, apps));
+    const auto before = w.project()->scenario;
+    QCOMPARE(w.rename_selected(QStringLiteral("doorbell")), QString());
+    const auto& s = w.project()->scenario;
+    QCOMPARE(QString::fromStdString(s.applications[0].name), QStringLiteral("doorbell"));
+    QCOMPARE(QString::fromStdString(s.workloads[0].targets[0].name), QStringLiteral("doorbell"));
+    QCOMPARE(tree->currentIndex().data().toString(), QStringLiteral("doorbell"));
+    w.document()->undo_stack()->undo();
+    QVERIFY(w.project()->scenario == before);
+  }
 
   void selectingAnApplicationDrawsItInLayers() {
     MainWindow w;

@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -22,6 +23,7 @@
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 #include "ui/run_view.h"
+#include "ui/save_dialog.h"
 
 using servescope::ui::MainWindow;
 using servescope::ui::ProjectTreeModel;
@@ -38,6 +40,7 @@ class TestMainWindow : public QObject {
   // is the same project and still unsaved; discarded, the copy is gone.
   void recoveryAfterACrash() {
     QFile::remove(MainWindow::recovery_path());
+    QSettings().remove(QStringLiteral("recentFiles"));
     QCOMPARE(MainWindow().offer_recovery(MainWindow::RecoveryChoice::Open), false);  // nothing to recover
     servescope::Project lost;
     {
@@ -62,6 +65,44 @@ class TestMainWindow : public QObject {
     MainWindow last;
     QVERIFY(!last.offer_recovery(MainWindow::RecoveryChoice::Discard));
     QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+    // The recovery copy is the program's own file: File → Open Recent never lists it.
+    const auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    QVERIFY2(!recent.contains(MainWindow::recovery_path()), qPrintable(recent.join(QLatin1Char(','))));
+  }
+
+  // The runs the demo makes of a project just opened are part of what it opens as: it is not
+  // "modified", so New, Open and Quit do not ask to save a built-in file. An edit made while they
+  // run still counts.
+  void theDemosOwnRunsLeaveItUnmodified() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
+    QVERIFY(w.start_demo_runs({QStringLiteral("symphony"), QStringLiteral("nexus")}, 1));
+    QVERIFY(done.wait(120000));
+    if (done.size() < 2) QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), std::size_t{2});
+    QVERIFY(!w.document()->is_modified());
+
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QVERIFY(w.start_demo_runs({QStringLiteral("symphony")}, 1));
+    QCOMPARE(w.document()->rename(QStringLiteral("mine now")), QString());
+    QVERIFY(done.wait(120000));
+    QVERIFY(w.document()->is_modified());
+  }
+
+  // A name typed without an extension gets the one of the filter chosen; one with an extension
+  // keeps it.
+  void savedNamesGetTheirFiltersExtension() {
+    using servescope::ui::with_filter_suffix;
+    const auto png = QStringLiteral("PNG image (*.png)");
+    QCOMPARE(with_filter_suffix(QStringLiteral("/tmp/view"), png), QStringLiteral("/tmp/view.png"));
+    QCOMPARE(with_filter_suffix(QStringLiteral("/tmp/a.b/view"), png), QStringLiteral("/tmp/a.b/view.png"));
+    QCOMPARE(with_filter_suffix(QStringLiteral("/tmp/view.svg"), png), QStringLiteral("/tmp/view.svg"));
+    QCOMPARE(with_filter_suffix(QStringLiteral("/tmp/p"), QStringLiteral("ServeScope project (*.servescope)")),
+             QStringLiteral("/tmp/p.servescope"));
+    QCOMPARE(with_filter_suffix(QStringLiteral("/tmp/p"), QStringLiteral("All files (*)")), QStringLiteral("/tmp/p"));
+    QCOMPARE(with_filter_suffix(QString(), png), QString());
   }
 
   void opensTheDemo() {

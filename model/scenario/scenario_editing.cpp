@@ -1,0 +1,51 @@
+#include "model/scenario/scenario_editing.h"
+
+#include <algorithm>
+
+#include "model/core/error.h"
+#include "model/core/text.h"
+
+namespace servescope {
+namespace {
+
+bool has_application(const Scenario& scenario, std::string_view name) {
+  return std::ranges::any_of(scenario.applications, [&](const Application& a) { return a.name == name; });
+}
+
+}  // namespace
+
+std::string unique_application_name(const Scenario& scenario, std::string_view base) {
+  return unique_name(
+      std::string(base.empty() ? "application" : base),
+      [&scenario](const std::string& name) { return has_application(scenario, name); }, " ");
+}
+
+Application starter_application(const Scenario& scenario, std::string name) {
+  Application app;
+  app.name = std::move(name);
+  app.slo = Duration::milliseconds(100);
+  const auto& models = scenario.profiles.models;
+  if (models.empty()) {
+    app.modules.push_back(AppModule{"cpu", ModuleKind::Cpu, {}, Duration::milliseconds(1), 1});
+    return app;
+  }
+  const auto& model = models.front();
+  if (model.default_slo) app.slo = *model.default_slo;
+  app.modules.push_back(AppModule{model.name, ModuleKind::Dnn, model.name, {}, 1});
+  return app;
+}
+
+Scenario with_renamed_application(Scenario scenario, std::string_view from, std::string to) {
+  const auto it = std::ranges::find(scenario.applications, from, &Application::name);
+  if (it == scenario.applications.end()) throw QueryError("no application named " + quote_for_message(from));
+  if (to.empty()) throw QueryError("an application needs a name");
+  if (to == from) return scenario;
+  if (has_application(scenario, to)) throw QueryError("another application is called " + quote_for_message(to));
+  it->name = to;
+  for (auto& workload : scenario.workloads)
+    for (auto& target : workload.targets)
+      if (target.kind == TargetKind::Application && target.name == from) target.name = to;
+  return scenario;
+}
+
+}  // namespace servescope

@@ -1,0 +1,76 @@
+// Editing a scenario's applications as wholes (model/scenario/scenario_editing.h): a fresh name,
+// an application to start drawing from (with or without profiled models), and a rename that the
+// workloads follow; each refusal says why and changes nothing.
+#include "model/scenario/scenario_editing.h"
+
+#include <gtest/gtest.h>
+
+#include "model/core/error.h"
+
+using namespace servescope;
+
+namespace {
+
+Scenario with_one_application() {
+  Scenario s;
+  Application app;
+  app.name = "camera";
+  app.slo = Duration::milliseconds(200);
+  app.modules = {{"detect", ModuleKind::Dnn, "yolo", {}, 1}};
+  s.applications.push_back(app);
+  Workload frames;
+  frames.name = "frames";
+  frames.targets = {{TargetKind::Application, "camera", 1, {}}, {TargetKind::Model, "camera", 1, {}}};
+  s.workloads.push_back(frames);
+  return s;
+}
+
+}  // namespace
+
+TEST(ScenarioEditing, UniqueApplicationNames) {
+  auto s = with_one_application();
+  EXPECT_EQ(unique_application_name(s, "pipeline"), "pipeline");
+  EXPECT_EQ(unique_application_name(s, "camera"), "camera 2");
+  s.applications.push_back(s.applications.front());
+  s.applications.back().name = "camera 2";
+  EXPECT_EQ(unique_application_name(s, "camera"), "camera 3");
+  EXPECT_EQ(unique_application_name(s, ""), "application");
+}
+
+TEST(ScenarioEditing, AStarterHasOneModuleToDrawFrom) {
+  Scenario empty;
+  const auto cpu = starter_application(empty, "new");
+  EXPECT_EQ(cpu.name, "new");
+  ASSERT_EQ(cpu.modules.size(), 1u);
+  EXPECT_EQ(cpu.modules[0].kind, ModuleKind::Cpu);
+  EXPECT_EQ(cpu.modules[0].cpu_latency, Duration::milliseconds(1));
+  EXPECT_EQ(cpu.slo, Duration::milliseconds(100));
+
+  Scenario profiled;
+  ModelProfile resnet;
+  resnet.name = "resnet50";
+  resnet.default_slo = Duration::milliseconds(50);
+  profiled.profiles.models = {resnet};
+  const auto dnn = starter_application(profiled, "vision");
+  ASSERT_EQ(dnn.modules.size(), 1u);
+  EXPECT_EQ(dnn.modules[0].kind, ModuleKind::Dnn);
+  EXPECT_EQ(dnn.modules[0].model, "resnet50");
+  EXPECT_EQ(dnn.slo, Duration::milliseconds(50));
+}
+
+TEST(ScenarioEditing, ARenameCarriesTheWorkloadsThatSendToTheApplication) {
+  const auto before = with_one_application();
+  const auto after = with_renamed_application(before, "camera", "doorbell");
+  EXPECT_EQ(after.applications[0].name, "doorbell");
+  const auto& targets = after.workloads[0].targets;
+  EXPECT_EQ(targets[0].name, "doorbell");
+  EXPECT_EQ(targets[1].name, "camera") << "a model that happens to share the name is not the application";
+
+  EXPECT_THROW((void)with_renamed_application(before, "nowhere", "x"), QueryError);
+  EXPECT_THROW((void)with_renamed_application(before, "camera", ""), QueryError);
+  auto two = before;
+  two.applications.push_back(two.applications.front());
+  two.applications.back().name = "doorbell";
+  EXPECT_THROW((void)with_renamed_application(two, "camera", "doorbell"), QueryError);
+  EXPECT_EQ(with_renamed_application(before, "camera", "camera"), before);
+}
