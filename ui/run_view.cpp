@@ -147,7 +147,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   connect(speed_, &QDoubleSpinBox::valueChanged, this, &RunView::set_speed);
   connect(next_late, &QPushButton::clicked, this, &RunView::next_violation);
   connect(clock_, &QTimer::timeout, this, [this] { advance(std::int64_t{kFrameMs} * 1'000'000); });
-  connect(view_, &widgets::TimelineView::windowChanged, this, [this] {
+  connect(view_, &widgets::TimelineView::historyChanged, this, [this] {
     back_->setEnabled(view_->can_go_back());
     forward_->setEnabled(view_->can_go_forward());
   });

@@ -256,6 +256,7 @@ void TimelineView::push_history() {
   history_.resize(std::min(history_.size(), history_pos_ + 1));
   if (history_.empty() || history_.back() != std::pair{from_, to_}) history_.emplace_back(from_, to_);
   history_pos_ = history_.size() - 1;
+  Q_EMIT historyChanged();
 }
 
 void TimelineView::set_window(std::int64_t from_ns, std::int64_t to_ns) {
@@ -293,6 +294,7 @@ bool TimelineView::back() {
   --history_pos_;
   wheeling_ = false;
   set_window_quiet(history_[history_pos_].first, history_[history_pos_].second);
+  Q_EMIT historyChanged();
   return true;
 }
 
@@ -301,6 +303,7 @@ bool TimelineView::forward() {
   ++history_pos_;
   wheeling_ = false;
   set_window_quiet(history_[history_pos_].first, history_[history_pos_].second);
+  Q_EMIT historyChanged();
   return true;
 }
 

@@ -75,6 +75,9 @@ class TimelineView : public QWidget {
 
  Q_SIGNALS:
   void windowChanged(std::int64_t from_ns, std::int64_t to_ns);
+  // The zoom history moved or grew: can_go_back() and can_go_forward() may have changed. Separate
+  // from windowChanged, which a zoom emits before its history entry is recorded.
+  void historyChanged();
   void selectionChanged(std::optional<std::uint32_t> span);
 
  protected:

@@ -122,6 +122,21 @@ class TestTimeline : public QObject {
     QVERIFY(view.back());
     view.set_window(5'000'000, 6'000'000);
     QVERIFY(!view.can_go_forward());
+
+    // Every change of the history is signalled after it is recorded, so a "back" button can
+    // follow: a Shift+drag range zoom, as a user makes it, can be gone back from at once.
+    view.set_timeline(synthetic());
+    QVERIFY(!view.can_go_back());
+    QSignalSpy history(&view, &TimelineView::historyChanged);
+    bool could_go_back = false;
+    QObject::connect(&view, &TimelineView::historyChanged, [&] { could_go_back = view.can_go_back(); });
+    QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(400, 100));
+    QTest::mouseMove(&view, QPoint(600, 100));
+    QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(600, 100));
+    QVERIFY(history.size() >= 1);
+    QVERIFY(could_go_back);
+    QVERIFY(view.back());
+    QVERIFY(!could_go_back);
   }
 
   // A filter naming a model keeps every row and hides other models' batches; one naming GPUs
