@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -53,6 +54,14 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   seconds_->setSuffix(tr(" s"));
   simulate_ = new QPushButton(tr("Simulate"), this);
   sweep_ = new QPushButton(tr("Sweep load"), this);
+  progress_ = new QProgressBar(this);
+  progress_->setObjectName(QStringLiteral("runProgress"));
+  progress_->setMaximumWidth(160);
+  progress_->hide();  // while a simulation or sweep runs
+  connect(job_, &BackgroundJob::progress, progress_, [this](int done, int total) {
+    progress_->setRange(0, total);
+    progress_->setValue(done);
+  });
   stop_button_ = new QPushButton(tr("Stop"), this);
   stop_button_->setToolTip(tr("Stop the running simulation or sweep (nothing of it is kept)"));
   stop_button_->setEnabled(false);
@@ -107,6 +116,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   top->addWidget(options_button_);
   top->addWidget(simulate_);
   top->addWidget(sweep_);
+  top->addWidget(progress_);
   top->addWidget(stop_button_);
   top->addStretch(1);
   top->addWidget(status_, 2);
@@ -265,26 +275,32 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
   status_->setText(
       tr("Sweeping load 10–120 % of %1's capacity, %2 s per point…").arg(job->label).arg(seconds_per_point));
   auto shared = std::make_shared<Job>(std::move(*job));
-  start_worker(name, [shared](Outcome& out, std::stop_token stop) {
-    shared->spec.stop = std::move(stop);
+  start_worker(name, [shared](Outcome& out, BackgroundJob::Context& context) {
+    shared->spec.stop = context.stop_token();
     engine::LoadSweepOptions options;
     options.from = 0.1;
     options.to = 1.2;
     options.step = 0.1;
-    const auto result = engine::sweep_load(*shared->scenario, shared->spec, options);
+    constexpr int kPoints = 12;  // 1.2 down to 0.1
+    int measured = 0;
+    context.progress(0, kPoints);
+    const auto result = engine::sweep_load(*shared->scenario, shared->spec, options,
+                                           [&](const engine::LoadPoint&) { context.progress(++measured, kPoints); });
     out.body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name);
   });
   return true;
 }
 
-void RunView::start_worker(const std::string& name, std::function<void(Outcome&, std::stop_token)> work) {
+void RunView::start_worker(const std::string& name, std::function<void(Outcome&, BackgroundJob::Context&)> work) {
   simulate_->setEnabled(false);
   sweep_->setEnabled(false);
   stop_button_->setEnabled(true);
+  progress_->setValue(0);
+  progress_->show();
   running_ = QString::fromStdString(name);
   job_->start([this, work = std::move(work)](BackgroundJob::Context& context) {
     auto out = std::make_shared<Outcome>();
-    work(*out, context.stop_token());
+    work(*out, context);
     // The run travels to the UI thread as it is: never printed and parsed again.
     context.post([this, out] { pending_ = std::move(*out); });
   });
@@ -298,9 +314,12 @@ bool RunView::simulate(const QString& source, double seconds) {
   const auto label = job->label;
   const std::string name = unique_name(label).toStdString();
   status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
-  start_worker(name, [scenario, spec](Outcome& out, std::stop_token stop) mutable {
-    spec.stop = std::move(stop);
-    const auto result = engine::simulate(*scenario, spec);
+  start_worker(name, [scenario, spec](Outcome& out, BackgroundJob::Context& context) mutable {
+    spec.stop = context.stop_token();
+    int shown = -1;  // whole per cent: a hundred queued calls at most, whatever the run's length
+    const auto result = engine::simulate(*scenario, spec, [&](double done) {
+      if (const int percent = static_cast<int>(done * 100); percent != shown) context.progress(shown = percent, 100);
+    });
     out.timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
     auto json = engine::run_result_to_json(result, scenario->name);
     if (out.timeline->spans.size() <= kTimelineKeptInProject && out.timeline->request_count() <= kRequestsKeptInProject)
@@ -312,6 +331,7 @@ bool RunView::simulate(const QString& source, double seconds) {
 
 void RunView::job_finished(const QString& error, bool discarded) {
   const QString name = running_;
+  progress_->hide();
   auto out = std::exchange(pending_, Outcome{});
   simulate_->setEnabled(doc_->project() != nullptr);
   sweep_->setEnabled(doc_->project() != nullptr);

@@ -11,15 +11,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <stop_token>
 
 #include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
+#include "ui/background_job.h"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
 class QPushButton;
 class QCheckBox;
 class QTimer;
@@ -30,7 +31,6 @@ class TimelineView;
 
 namespace servescope::ui {
 
-class BackgroundJob;
 class ProjectDocument;
 class RunOptionsDialog;
 
@@ -87,7 +87,7 @@ class RunView : public QWidget {
     nlohmann::json body;  // moved, never printed and parsed again, on its way to the project
   };
   // Runs `work` on the job's thread; `job_finished` keeps what it made in the project.
-  void start_worker(const std::string& name, std::function<void(Outcome&, std::stop_token)> work);
+  void start_worker(const std::string& name, std::function<void(Outcome&, BackgroundJob::Context&)> work);
   QString unique_name(const QString& base) const;
   void refresh();
   void job_finished(const QString& error, bool discarded);
@@ -100,6 +100,7 @@ class RunView : public QWidget {
   QDoubleSpinBox* seconds_;
   QPushButton* simulate_;
   QPushButton* sweep_;
+  QProgressBar* progress_;  // the running job's, in per cent or load points
   QPushButton* stop_button_;
   QPushButton* options_button_;
   RunOptionsDialog* options_;  // the chosen system's family's options

@@ -3,6 +3,7 @@
 // as a brute-force scan does, and a scripted session simulates the demo, reads a batch, plays
 // the run, exports a Chrome trace, and reopens the saved project with its run.
 #include <QFile>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -323,6 +324,33 @@ class TestTimeline : public QObject {
     QCOMPARE(again.project()->runs.size(), std::size_t{1});
     QVERIFY(again.run_view()->show_run(QString::fromStdString(again.project()->runs[0].name)));
     QCOMPARE(again.run_view()->timeline()->timeline()->spans.size(), t->spans.size());
+  }
+
+  // A simulation and a sweep show how far they are: the bar counts per cent (a sweep: its load
+  // points) up to the end and goes away when the run is kept.
+  void aRunShowsItsProgress() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* runs = w.run_view();
+    auto* bar = runs->findChild<QProgressBar*>(QStringLiteral("runProgress"));
+    QVERIFY(bar);
+    int highest = -1;
+    QObject::connect(bar, &QProgressBar::valueChanged, [&](int v) { highest = std::max(highest, v); });
+    QSignalSpy done(runs, &RunView::finished);
+    QVERIFY(runs->simulate(QStringLiteral("symphony"), 3));
+    QVERIFY(!bar->isHidden());
+    QVERIFY(done.wait(120000));
+    QCOMPARE(highest, 100);
+    QCOMPARE(bar->maximum(), 100);
+    QVERIFY(bar->isHidden());
+
+    highest = -1;
+    QVERIFY(runs->sweep(QStringLiteral("symphony"), 0.5));
+    QVERIFY(done.wait(120000));
+    QCOMPARE(bar->maximum(), 12);
+    QCOMPARE(highest, 12);
+    QVERIFY(bar->isHidden());
   }
 
   // A run finishing after another project was opened is not added to it.
