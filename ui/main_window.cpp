@@ -11,6 +11,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QIcon>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
@@ -70,6 +71,7 @@ bool is_recovery_copy(const QString& location) {
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowIcon(QIcon(QStringLiteral(":/packaging/org.servescope.ServeScope.svg")));  // the desktop file's
   setObjectName(QStringLiteral("MainWindow"));
   document_ = new ProjectDocument(this);
   connect(document_, &ProjectDocument::changed, this, &MainWindow::refresh_views);

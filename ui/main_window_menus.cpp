@@ -48,6 +48,7 @@
 #include "ui/compare_view.h"
 #include "ui/dag_editor.h"
 #include "ui/exception_guard.h"
+#include "ui/help_dialogs.h"
 #include "ui/item_details.h"
 #include "ui/live_view.h"
 #include "ui/main_window.h"
@@ -154,10 +155,15 @@ void MainWindow::build_file_menu() {
   });
   save->setShortcut(QKeySequence::Save);
   auto* save_as = file->addAction(tr("Save &As…"), this, &MainWindow::save_as_dialog);
-  save_as->setShortcut(QKeySequence::SaveAs);
+  // Some platform themes bind no key to Save As or Quit: then the common ones.
+  const auto standard_or = [](QKeySequence::StandardKey key, const QKeySequence& fallback) {
+    const auto bound = QKeySequence::keyBindings(key);
+    return bound.isEmpty() ? QList<QKeySequence>{fallback} : bound;
+  };
+  save_as->setShortcuts(standard_or(QKeySequence::SaveAs, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)));
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  quit->setShortcuts(standard_or(QKeySequence::Quit, QKeySequence(Qt::CTRL | Qt::Key_Q)));
 }
 
 void MainWindow::build_edit_menu() {
@@ -239,6 +245,11 @@ void MainWindow::build_edit_menu() {
 }
 
 void MainWindow::build_live_view_help_menus() {
+  // What the Planning dock and the Run tab do, with keys that work wherever the focus is.
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(planning_->run_action());
+  run->addSeparator();
+  run->addActions(run_view_->run_actions());
   auto* live = menuBar()->addMenu(tr("&Live"));
   live->addAction(tr("&Connect to a deployment…"), this, [this] {
     tabs_->setCurrentWidget(live_view_);
@@ -252,7 +263,24 @@ void MainWindow::build_live_view_help_menus() {
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())
     view->addAction(dock->toggleViewAction());
+  view->addSeparator();
+  // Ctrl+1 … Ctrl+9: the tabs in their order.
+  for (int i = 0; i < tabs_->count() && i < 9; ++i) {
+    auto* go = view->addAction(tr("Show %1").arg(tabs_->tabText(i)), this, [this, i] { tabs_->setCurrentIndex(i); });
+    go->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
+  }
   auto* help = menuBar()->addMenu(tr("&Help"));
+  auto* guide = help->addAction(tr("User &guide"), this, [this] { show_user_guide(this); });
+  guide->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    QList<QAction*> all;  // each once: the tree's actions are also the Edit menu's
+    for (const auto* menu : menuBar()->findChildren<QMenu*>())
+      for (auto* action : menu->actions())
+        if (!all.contains(action)) all << action;
+    show_keys(this, all);
+  });
+  help->addAction(tr("&Licence"), this, [this] { show_licence(this); });
+  help->addSeparator();
   help->addAction(tr("&About ServeScope"), this, [this] {
     QMessageBox::about(this, tr("About ServeScope"),
                        tr("<b>ServeScope %1</b><p>Plan, simulate and watch DNN inference serving on "

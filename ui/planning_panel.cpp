@@ -1,5 +1,6 @@
 #include "ui/planning_panel.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -74,6 +75,9 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   box->addWidget(status_);
   box->addWidget(table_, 2);
 
+  run_action_ = new QAction(tr("Run &planners"), this);
+  run_action_->setShortcut(QKeySequence(Qt::Key_F6));
+  connect(run_action_, &QAction::triggered, run_, &QPushButton::click);
   connect(run_, &QPushButton::clicked, this, [this] {
     QStringList chosen;
     for (int i = 0; i < systems_->count(); ++i)

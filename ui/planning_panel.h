@@ -12,6 +12,7 @@
 #include "engine/serving/option_schema.h"
 #include "engine/systems/scenario_planner.h"
 
+class QAction;
 class QListWidget;
 class QComboBox;
 class QLineEdit;
@@ -43,6 +44,8 @@ class PlanningPanel : public QWidget {
   void cancel();
   bool busy() const;
   PlanComparisonModel* comparison() const { return comparison_; }
+  // Run (F6), for the main window's Run menu: the ticked planners on the chosen workload.
+  QAction* run_action() const { return run_action_; }
   QString status_text() const;
 
  Q_SIGNALS:
@@ -59,6 +62,7 @@ class PlanningPanel : public QWidget {
   QComboBox* workload_;
   QPushButton* run_;
   QPushButton* cancel_;
+  QAction* run_action_;
   QProgressBar* progress_;
   QLabel* status_;
   QTableView* table_;

@@ -1,5 +1,6 @@
 #include "ui/run_view.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -137,6 +138,19 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
           [this] { simulate(source_->currentData().toString(), seconds_->value()); });
   connect(sweep_, &QPushButton::clicked, this, [this] { sweep(source_->currentData().toString(), seconds_->value()); });
   connect(stop_button_, &QPushButton::clicked, this, &RunView::stop);
+  // The buttons as actions with keys, for the main window's Run menu: each clicks its button, so
+  // a key does what the button does and nothing while the button is disabled.
+  const auto action = [this](const QString& text, const QKeySequence& keys, QAbstractButton* button) {
+    auto* a = new QAction(text, this);
+    a->setShortcut(keys);
+    connect(a, &QAction::triggered, button, &QAbstractButton::click);
+    actions_.push_back(a);
+  };
+  action(tr("&Simulate"), QKeySequence(Qt::Key_F5), simulate_);
+  action(tr("S&weep load"), QKeySequence(Qt::SHIFT | Qt::Key_F5), sweep_);
+  action(tr("S&top"), QKeySequence(Qt::CTRL | Qt::Key_Period), stop_button_);
+  action(tr("&Play or pause"), QKeySequence(Qt::CTRL | Qt::Key_Space), play_);
+  action(tr("&Next violation"), QKeySequence(Qt::Key_F8), next_late);
   connect(options_button_, &QPushButton::clicked, this, [this] {
     engine::SimulationSpec spec;  // for a plan: the data plane that runs it
     run_guarded([&] { use_source(spec, source_->currentData().toString()); });

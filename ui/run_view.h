@@ -22,6 +22,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QAction;
 class QCheckBox;
 class QTimer;
 
@@ -56,6 +57,9 @@ class RunView : public QWidget {
   // null with the reason in `why` otherwise.
   std::shared_ptr<const engine::TimelineData> timeline_for(const QString& name, QString* why = nullptr);
   widgets::TimelineView* timeline() const { return view_; }
+  // Simulate, Sweep load, Stop, Play and Next violation as actions with their keys (F5, Shift+F5,
+  // Ctrl+., Ctrl+Space, F8), for the Run menu.
+  const QList<QAction*>& run_actions() const { return actions_; }
   QString status_text() const;
   QString details_text() const;
 
@@ -114,6 +118,7 @@ class RunView : public QWidget {
   QLabel* status_;
   QLabel* details_;
   QTimer* clock_;
+  QList<QAction*> actions_;
   BackgroundJob* job_;  // the running simulation or sweep
   QString running_;     // its name
   Outcome pending_;     // what it handed back

@@ -3,11 +3,16 @@
 // Save As writes a file that opens again, and unsaved work survives a crash.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -19,6 +24,7 @@
 
 #include "model/io/document.h"
 #include "ui/exception_guard.h"
+#include "ui/help_dialogs.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
@@ -89,6 +95,43 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.document()->rename(QStringLiteral("mine now")), QString());
     QVERIFY(done.wait(120000));
     QVERIFY(w.document()->is_modified());
+  }
+
+  // The Help menu: the user guide (the README), every key of the window's actions and the
+  // timeline's, and the licence; the window has the desktop file's icon; the Run menu's actions
+  // carry their keys and do what their buttons do.
+  void helpKeysAndTheRunMenu() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QVERIFY(!w.windowIcon().pixmap(32).isNull());
+    QStringList keys;
+    for (const auto* menu : w.menuBar()->findChildren<QMenu*>())
+      for (const auto* action : menu->actions())
+        if (!action->shortcut().isEmpty()) keys << action->shortcut().toString();
+    for (const auto* wanted :
+         {"F5", "Shift+F5", "F6", "F8", "Ctrl+Space", "Ctrl+1", "Ctrl+9", "F1", "F2", "Ctrl+Shift+S", "Ctrl+Q"})
+      QVERIFY2(keys.contains(QString::fromLatin1(wanted)), wanted);
+
+    servescope::ui::show_user_guide(&w);
+    auto* guide = w.findChild<QDialog*>(QStringLiteral("userGuide"));
+    QVERIFY(guide);
+    QVERIFY(guide->findChild<QTextBrowser*>()->toPlainText().contains(QStringLiteral("The GUI")));
+    servescope::ui::show_licence(&w);
+    QVERIFY(w.findChild<QDialog*>(QStringLiteral("licenceHelp"))
+                ->findChild<QPlainTextEdit*>()
+                ->toPlainText()
+                .contains(QStringLiteral("GNU GENERAL PUBLIC LICENSE")));
+    servescope::ui::show_keys(&w, w.run_view()->run_actions());
+    const auto* table = w.findChild<QDialog*>(QStringLiteral("keysHelp"))->findChild<QTableWidget*>();
+    QVERIFY(table->rowCount() > 5);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("F5"));
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("Simulate"));
+
+    QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
+    w.run_view()->run_actions().front()->trigger();  // F5: Simulate, as its button
+    QVERIFY(w.run_view()->busy());
+    QVERIFY(done.wait(120000));
   }
 
   // A name typed without an extension gets the one of the filter chosen; one with an extension
