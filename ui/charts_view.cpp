@@ -6,6 +6,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -33,9 +34,13 @@ ChartsView::ChartsView(ProjectDocument* document, QWidget* parent) : QWidget(par
   runs_->setMinimumContentsLength(16);
   status_ = new QLabel(this);
   status_->setWordWrap(true);
-  auto* grid = new QGridLayout;
+  // The charts keep a legible size and scroll when the window is smaller, so this tab never
+  // sets the window's minimum size (a 1280×800 screen holds the window with its docks).
+  auto* charts = new QWidget(this);
+  auto* grid = new QGridLayout(charts);
+  grid->setContentsMargins(0, 0, 0, 0);
   for (std::size_t c = 0; c < kCharts; ++c) {
-    auto* view = new QChartView(this);
+    auto* view = new QChartView(charts);
     view->setRenderHint(QPainter::Antialiasing);
     view->setMinimumSize(320, 220);
     views_.push_back(view);
@@ -47,7 +52,12 @@ ChartsView::ChartsView(ProjectDocument* document, QWidget* parent) : QWidget(par
   top->addWidget(status_, 1);
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
-  box->addLayout(grid, 1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("chartsScroll"));
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(charts);
+  box->addWidget(scroll, 1);
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(doc_, &ProjectDocument::changed, this, &ChartsView::refresh);
   connect(doc_, &ProjectDocument::projectReset, this, &ChartsView::refresh);

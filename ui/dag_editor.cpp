@@ -120,19 +120,26 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
   auto* apply_module = new QPushButton(tr("Apply"), this);
   connect(apply_module, &QPushButton::clicked, this, &DagEditor::apply_module_form);
   connect(module_id_, &QLineEdit::returnPressed, this, &DagEditor::apply_module_form);
+  // Two rows, so the tab fits beside the docks on a 1280-pixel screen: the application (its SLO,
+  // adding modules); the selected module's name and rate, the layout, a new application.
+  title_->setWordWrap(true);
   auto* bar = new QHBoxLayout;
   bar->addWidget(title_, 1);
-  bar->addWidget(module_id_);
-  bar->addWidget(rate_scale_);
-  bar->addWidget(apply_module);
+  bar->addWidget(slo_);
   bar->addWidget(models_);
   bar->addWidget(add);
   bar->addWidget(add_cpu);
-  bar->addWidget(slo_);
-  bar->addWidget(layout_button);
-  bar->addWidget(new_app);
+  auto* module_bar = new QHBoxLayout;
+  module_bar->addWidget(new QLabel(tr("Selected module"), this));
+  module_bar->addWidget(module_id_);
+  module_bar->addWidget(rate_scale_);
+  module_bar->addWidget(apply_module);
+  module_bar->addStretch(1);
+  module_bar->addWidget(layout_button);
+  module_bar->addWidget(new_app);
   auto* box = new QVBoxLayout(this);
   box->addLayout(bar);
+  box->addLayout(module_bar);
   box->addWidget(view_, 1);
 
   connect(add, &QPushButton::clicked, this, [this] { add_module(models_->currentText()); });

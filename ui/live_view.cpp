@@ -50,6 +50,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   status_ = new QLabel(tr("Not connected. Start a deployment (README, \"Live deployment\") and connect."), this);
   status_->setObjectName(QStringLiteral("liveStatus"));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setWordWrap(true);  // a long reason must not widen the window
   view_ = new widgets::TimelineView(this);
   chart_ = new QChartView(this);
   goodput_chart_ = new QChartView(this);

@@ -125,8 +125,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
   autosave_timer_->start();
   QSettings settings;
-  if (!restoreGeometry(settings.value(QStringLiteral("mainwindow/geometry")).toByteArray())) resize(1200, 800);
-  restoreState(settings.value(QStringLiteral("mainwindow/state")).toByteArray());
+  if (!restoreGeometry(settings.value(QStringLiteral("mainwindow/geometry")).toByteArray())) resize(1200, 760);
+  if (!restoreState(settings.value(QStringLiteral("mainwindow/state")).toByteArray())) {
+    // First start: the central tabs get the height, the log a few lines, the tree its headings.
+    if (auto* log_dock = findChild<QDockWidget*>(QStringLiteral("logDock")))
+      resizeDocks({log_dock}, {6 * fontMetrics().height()}, Qt::Vertical);
+  }
   update_title();
 }
 
@@ -327,6 +331,9 @@ void MainWindow::build_docks() {
   tree_->setModel(tree_model_);
   tree_->header()->hide();
   tree_->setUniformRowHeights(true);
+  // Wide enough that the headings and counts show whole ("Applications (12)"), not "Applicat…".
+  tree_->setMinimumWidth(tree_->fontMetrics().horizontalAdvance(QStringLiteral("Applications (999)")) +
+                         3 * tree_->indentation());
   connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { show_selection(); });
   auto* tree_dock = new QDockWidget(tr("Project"), this);
   tree_dock->setObjectName(QStringLiteral("projectDock"));

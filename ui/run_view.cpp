@@ -46,6 +46,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   runs_ = new QComboBox(this);
   runs_->setObjectName(QStringLiteral("runs"));
   runs_->setMinimumContentsLength(16);
+  runs_->setToolTip(tr("The run of the project the timeline shows"));
   source_ = new QComboBox(this);
   source_->setObjectName(QStringLiteral("runSource"));
   source_->setToolTip(tr("A serving system for the workloads, or a plan of the project (its data plane runs it)"));
@@ -53,6 +54,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   seconds_->setRange(0.1, 3600);
   seconds_->setValue(20);
   seconds_->setSuffix(tr(" s"));
+  seconds_->setToolTip(tr("Simulated time (a sweep: per load point)"));
   simulate_ = new QPushButton(tr("Simulate"), this);
   sweep_ = new QPushButton(tr("Sweep load"), this);
   progress_ = new QProgressBar(this);
@@ -74,12 +76,16 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
       tr("Simulate at 10–120 % of the capacity (the duration per point) and keep SLO attainment "
          "against load factor for the Charts tab"));
   colouring_ = new QComboBox(this);
+  // As wide as "Colour by model": the longer choices show in the open list.
+  colouring_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  colouring_->setMinimumContentsLength(16);
   colouring_->addItem(tr("Colour by model"));
   colouring_->addItem(tr("Colour by SLO outcome"));
   colouring_->addItem(tr("Colour by batch (pipeline stages match)"));
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter: model or GPU"));
   filter_->setClearButtonEnabled(true);
+  filter_->setMinimumWidth(140);  // room for its placeholder
   back_ = new QPushButton(tr("◀"), this);
   back_->setToolTip(tr("Previous zoom (Alt+Left)"));
   forward_ = new QPushButton(tr("▶"), this);
@@ -108,22 +114,22 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   clock_ = new QTimer(this);
   clock_->setInterval(kFrameMs);
 
+  // Short rows, so the tab fits beside the docks on a 1280-pixel screen: the run shown and its
+  // playback; a new run; what happened, across the tab; how the timeline is drawn.
   auto* top = new QHBoxLayout;
-  top->addWidget(new QLabel(tr("Run"), this));
+  top->addWidget(new QLabel(tr("Show run"), this));
   top->addWidget(runs_);
-  top->addSpacing(12);
-  top->addWidget(source_);
-  top->addWidget(seconds_);
-  top->addWidget(options_button_);
-  top->addWidget(simulate_);
-  top->addWidget(sweep_);
-  top->addWidget(progress_);
-  top->addWidget(stop_button_);
+  for (QWidget* w : std::initializer_list<QWidget*>{play_, speed_, follow_, next_late})
+    top->addWidget(w);
   top->addStretch(1);
-  top->addWidget(status_, 2);
+  auto* make = new QHBoxLayout;
+  make->addWidget(new QLabel(tr("New run with"), this));
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{source_, seconds_, options_button_, simulate_, sweep_, progress_, stop_button_})
+    make->addWidget(w);
+  make->addStretch(1);
   auto* bar = new QHBoxLayout;
-  for (QWidget* w : std::initializer_list<QWidget*>{colouring_, filter_, back_, forward_, fit, to_selection, play_,
-                                                    speed_, follow_, next_late})
+  for (QWidget* w : std::initializer_list<QWidget*>{colouring_, filter_, back_, forward_, fit, to_selection})
     bar->addWidget(w);
   bar->addStretch(1);
   auto* body = new QHBoxLayout;
@@ -131,6 +137,8 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   body->addWidget(details_);
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
+  box->addLayout(make);
+  box->addWidget(status_);
   box->addLayout(bar);
   box->addLayout(body, 1);
 

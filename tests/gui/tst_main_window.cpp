@@ -134,6 +134,20 @@ class TestMainWindow : public QObject {
     QVERIFY(done.wait(120000));
   }
 
+  // The window, with its docks, fits a 1280×800 laptop screen: no tab sets a larger minimum, and
+  // the project tree is wide enough for its headings.
+  void fitsASmallScreen() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    const auto least = w.minimumSizeHint().expandedTo(w.minimumSize());
+    qInfo("minimum window size %d x %d", least.width(), least.height());
+    QVERIFY(least.width() <= 1280);
+    QVERIFY(least.height() <= 800 - 40);  // a panel or title bar takes the rest
+    const auto* tree = w.project_tree();
+    QVERIFY(tree->minimumWidth() >= tree->fontMetrics().horizontalAdvance(QStringLiteral("Applications (2)")));
+  }
+
   // A name typed without an extension gets the one of the filter chosen; one with an extension
   // keeps it.
   void savedNamesGetTheirFiltersExtension() {
