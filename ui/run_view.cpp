@@ -455,6 +455,10 @@ bool RunView::show_run(const QString& name) {
   }
   view_->set_timeline(timeline);
   view_->set_now(std::nullopt);
+  warmup_ns_ = 0;
+  if (const auto* p = doc_->project())
+    if (const auto it = std::ranges::find(p->runs, name.toStdString(), &SavedArtifact::name); it != p->runs.end())
+      run_guarded([&] { warmup_ns_ = engine::run_warmup(it->body, it->name).count_ns(); });
   runs_->setCurrentIndex(std::max(0, runs_->findText(name)));
   show_selection();
   return true;
@@ -539,7 +543,8 @@ void RunView::advance(std::int64_t wall_ns) {
 bool RunView::next_violation() {
   const auto* t = view_->timeline();
   if (!t) return false;
-  const auto after = view_->now_ns().value_or(view_->from_ns());
+  // Nothing before the warm-up counts (its drops are the queues filling), so neither is it shown.
+  const auto after = std::max(view_->now_ns().value_or(view_->from_ns()), warmup_ns_);
   // After the selected batch when it starts at "now" (other late batches may start then too),
   // else after "now".
   const auto selected = view_->selected();
@@ -558,9 +563,10 @@ bool RunView::next_violation() {
   }
   // Whichever comes first: a batch that finished a request late, or a request dropped.
   if (have_late && (!have_drop || late->start <= drop->time)) {
+    // At the zoom the user chose: the batch comes into view and its row is scrolled to.
     view_->set_now(late->start.count_ns());
     view_->select(static_cast<std::uint32_t>(late - t->spans.begin()));
-    view_->zoom_to_selection();
+    view_->reveal(late->start.count_ns(), late->gpu);
     status_->setText(tr("Late: %1 of %2 requests of %3 missed their deadline")
                          .arg(late->late)
                          .arg(late->size)
@@ -570,8 +576,7 @@ bool RunView::next_violation() {
   const auto at = drop->time.count_ns();
   view_->set_now(at);
   view_->select(std::nullopt);
-  const auto width = std::max<std::int64_t>(view_->to_ns() - view_->from_ns(), 2'000'000) / 2;
-  view_->set_window(at - width / 2, at + width / 2);
+  view_->reveal(at, std::nullopt, drop->model);  // drops are marked on their model's queue row
   status_->setText(tr("Dropped at %1: a request of %2 (%3)")
                        .arg(widgets::format_duration(at), QString::fromStdString(t->models[drop->model]),
                             QString::fromUtf8(engine::to_string(drop->reason).data())));

@@ -119,9 +119,10 @@ class RunView : public QWidget {
   QLabel* details_;
   QTimer* clock_;
   QList<QAction*> actions_;
-  BackgroundJob* job_;  // the running simulation or sweep
-  QString running_;     // its name
-  Outcome pending_;     // what it handed back
+  std::int64_t warmup_ns_ = 0;  // of the run shown: Next violation looks after it
+  BackgroundJob* job_;          // the running simulation or sweep
+  QString running_;             // its name
+  Outcome pending_;             // what it handed back
   // Timelines of this session's runs, by run name (large ones are not kept in the project).
   std::map<std::string, std::shared_ptr<const engine::TimelineData>> timelines_;
 };

@@ -318,6 +318,35 @@ void TimelineView::zoom_to_selection() {
   set_window(lo - margin, hi + margin);
 }
 
+void TimelineView::reveal(std::int64_t at_ns, std::optional<std::uint32_t> slot, std::optional<std::uint32_t> model) {
+  if (at_ns < from_ || at_ns > to_) {
+    const auto half = (to_ - from_) / 2;
+    set_window(at_ns - half, at_ns + half);
+  }
+  const auto wanted = [&](const Lane& lane) {
+    if (slot && lane.kind == Lane::Kind::Slot) return index_.slot(lane.index) == *slot;
+    return !slot && model && lane.kind == Lane::Kind::Queue && lane.index == *model;
+  };
+  if (const auto it = std::ranges::find_if(lanes_, wanted); it != lanes_.end()) scroll_to_lane(*it);
+}
+
+bool TimelineView::row_in_view(std::uint32_t slot) const {
+  const double visible = height() - kAxisHeight;
+  return std::ranges::any_of(lanes_, [&](const Lane& lane) {
+    return lane.kind == Lane::Kind::Slot && index_.slot(lane.index) == slot && lane.top >= scroll_px_ &&
+           lane.top + lane.height <= scroll_px_ + visible;
+  });
+}
+
+void TimelineView::scroll_to_lane(const Lane& lane) {
+  const double visible = height() - kAxisHeight;
+  const double total = lanes_.empty() ? 0 : lanes_.back().top + lanes_.back().height;
+  // Already whole in view: stay, so stepping through nearby rows does not jump.
+  if (lane.top >= scroll_px_ && lane.top + lane.height <= scroll_px_ + visible) return;
+  scroll_px_ = std::clamp(lane.top - visible / 3, 0.0, std::max(0.0, total - visible));
+  update();
+}
+
 void TimelineView::set_colouring(BoxColouring colouring) {
   colouring_ = colouring;
   update();

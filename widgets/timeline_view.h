@@ -48,6 +48,11 @@ class TimelineView : public QWidget {
   bool can_go_back() const { return history_pos_ > 0; }
   bool can_go_forward() const { return history_pos_ + 1 < history_.size(); }
   void zoom_to_selection();
+  // Brings `at_ns` into view at the present zoom (centred when it was outside the window, one
+  // history entry), and scrolls the rows so that `slot`'s row, or `model`'s queue row, shows.
+  void reveal(std::int64_t at_ns, std::optional<std::uint32_t> slot, std::optional<std::uint32_t> model = {});
+  // Whether `slot`'s row is whole in view: not scrolled away, not filtered out.
+  bool row_in_view(std::uint32_t slot) const;
 
   void set_colouring(BoxColouring colouring);
   // Shows only batches of models, and rows of slots, whose names contain `text` (case
@@ -102,6 +107,7 @@ class TimelineView : public QWidget {
     double height = 0;
   };
   void rebuild_rows();
+  void scroll_to_lane(const Lane& lane);
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
   // The view works in integer nanoseconds, as the engine's times are.
   static std::int64_t ns(engine::Time t) { return t.count_ns(); }

@@ -57,6 +57,12 @@ std::string run_system(const nlohmann::json& body, const std::string& location) 
   return JsonCursor(body, location).string_or("system", "");
 }
 
+Duration run_warmup(const nlohmann::json& body, const std::string& location) {
+  const JsonCursor run(body, location);
+  const auto config = run.find("config");
+  return config ? Duration::from_s(config->double_or("warmup_s", 0, 0, 1e6)) : Duration();
+}
+
 double sweep_max_load_factor(const nlohmann::json& body, const std::string& location) {
   return JsonCursor(body, location).double_or("max_load_factor", 0, 0, 1e6);
 }

@@ -35,5 +35,8 @@ inline bool places_on_the_cluster(ArtifactKind kind) {
 // at 99 % SLO attainment (0: none met it). InputError naming `location` for a malformed body.
 std::string run_system(const nlohmann::json& body, const std::string& location);
 double sweep_max_load_factor(const nlohmann::json& body, const std::string& location);
+// A run's warm-up (its config's warmup_s; 0 when the file gives none): what happened before it
+// is not measured, so looking for SLO violations starts after it.
+Duration run_warmup(const nlohmann::json& body, const std::string& location);
 
 }  // namespace servescope::engine

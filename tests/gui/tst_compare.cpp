@@ -9,7 +9,9 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
+#include "engine/analysis/saved_artifacts.h"
 #include "ui/charts_view.h"
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
@@ -63,14 +65,33 @@ class TestCompare : public QObject {
     QVERIFY2(symphony > nexus, qPrintable(QStringLiteral("%1 vs %2").arg(symphony).arg(nexus)));
     QVERIFY(!table->index(0, RunComparisonModel::MaxLoad).data(Qt::UserRole).isValid());
 
-    // Nexus drops requests: "Next violation" finds a late batch or a drop.
+    // Nexus drops requests: "Next violation" finds a late batch or a drop after the warm-up, at
+    // the zoom the user chose, with its row in view; pressed again, it moves on.
     QVERIFY(w.run_view()->show_run(QStringLiteral("nexus")));
-    w.run_view()->timeline()->set_now(0);
-    QVERIFY(w.run_view()->next_violation());
-    QVERIFY2(w.run_view()->status_text().startsWith(QStringLiteral("Dropped")) ||
-                 w.run_view()->status_text().startsWith(QStringLiteral("Late")),
-             qPrintable(w.run_view()->status_text()));
-    QVERIFY(*w.run_view()->timeline()->now_ns() > 0);
+    auto* timeline = w.run_view()->timeline();
+    timeline->resize(1000, 300);
+    timeline->set_now(0);
+    timeline->set_window(0, 500'000'000);
+    const auto width = timeline->to_ns() - timeline->from_ns();
+    const auto& runs = w.project()->runs;
+    const auto nexus_run = std::ranges::find(runs, std::string("nexus"), &servescope::SavedArtifact::name);
+    QVERIFY(nexus_run != runs.end());
+    const auto warmup = servescope::engine::run_warmup(nexus_run->body, "nexus").count_ns();
+    QVERIFY(warmup > 0);
+    std::int64_t last = 0;
+    for (int press = 0; press < 3; ++press) {
+      QVERIFY(w.run_view()->next_violation());
+      const auto status = w.run_view()->status_text();
+      QVERIFY2(status.startsWith(QStringLiteral("Dropped")) || status.startsWith(QStringLiteral("Late")),
+               qPrintable(status));
+      const auto now = *timeline->now_ns();
+      QVERIFY(now >= warmup && now >= last);
+      last = now;
+      QCOMPARE(timeline->to_ns() - timeline->from_ns(), width);
+      QVERIFY(timeline->from_ns() <= now && now <= timeline->to_ns());
+      if (const auto selected = timeline->selected())
+        QVERIFY(timeline->row_in_view(timeline->timeline()->spans[*selected].gpu));
+    }
 
     // One time axis: zooming one timeline moves the other.
     const auto& views = w.compare_view()->timelines();
