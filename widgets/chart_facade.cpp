@@ -14,6 +14,16 @@
 #include "widgets/model_colors.h"
 
 namespace servescope::widgets {
+namespace {
+
+// Round tick values (0, 0.25, 0.5 …; 0, 2000, 4000 …) over a range widened to them, labelled
+// without trailing noise ("9674.7" becomes ticks of 2000).
+void nice_ticks(QValueAxis* axis) {
+  axis->applyNiceNumbers();
+  axis->setLabelFormat(QStringLiteral("%.4g"));
+}
+
+}  // namespace
 
 QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   auto* chart = new QChart;
@@ -57,6 +67,7 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
       x->append(QString::number(v));
     auto* y = new QValueAxis;
     y->setRange(0, top * 1.05 + 1e-9);
+    nice_ticks(y);
     style_axis(x, spec.x_title);
     style_axis(y, spec.y_title);
     chart->addAxis(x, Qt::AlignBottom);
@@ -98,6 +109,7 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   } else {
     auto* lin = new QValueAxis;
     lin->setRange(x_lo, x_hi > x_lo ? x_hi : x_lo + 1);
+    nice_ticks(lin);
     x = lin;
   }
   auto* y = new QValueAxis;
@@ -105,6 +117,7 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
     y->setRange(spec.y_range->first, spec.y_range->second);
   else
     y->setRange(std::min(0.0, y_lo), y_hi > 0 ? y_hi * 1.05 : 1.0);
+  if (!spec.y_range) nice_ticks(y);  // a range the caller chose stays as chosen
   style_axis(x, spec.x_title);
   style_axis(y, spec.y_title);
   chart->addAxis(x, Qt::AlignBottom);

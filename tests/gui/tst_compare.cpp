@@ -3,13 +3,18 @@
 // passes Qt's model checker, its figures are the runs' own, a load sweep gives the
 // "max load at 99 %" column, and zooming one compared timeline moves the other.
 #include <QAbstractItemModelTester>
+#include <QChart>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
 
 #include "engine/analysis/saved_artifacts.h"
 #include "ui/charts_view.h"
@@ -18,6 +23,7 @@
 #include "ui/project_document.h"
 #include "ui/run_comparison_model.h"
 #include "ui/run_view.h"
+#include "widgets/chart_facade.h"
 #include "widgets/timeline_view.h"
 
 using servescope::ui::MainWindow;
@@ -27,6 +33,35 @@ using servescope::ui::RunView;
 class TestCompare : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // Chart axes step in round numbers (1, 2, 2.5 or 5 times a power of ten) over a range widened
+  // to them, not the data's raw extremes (9674.7 batches); a range the caller fixes stays.
+  void chartsUseRoundTicks() {
+    servescope::widgets::ChartSpec spec;
+    spec.series.push_back({"batches", {{0, 0}, {3.3, 9674.7}, {7.9, 120}}});
+    std::unique_ptr<QChart> chart(servescope::widgets::build_chart(spec, QPalette()));
+    const auto round_step = [](const QValueAxis* axis) {
+      const double step = (axis->max() - axis->min()) / (axis->tickCount() - 1);
+      const double scale = std::pow(10.0, std::floor(std::log10(step)));
+      const double mantissa = step / scale;
+      return std::ranges::any_of(std::array{1.0, 2.0, 2.5, 5.0, 10.0},
+                                 [&](double m) { return std::abs(mantissa - m) < 1e-9; });
+    };
+    const auto* y = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+    const auto* x = qobject_cast<QValueAxis*>(chart->axes(Qt::Horizontal).front());
+    QVERIFY(y && x);
+    QVERIFY(y->max() >= 9674.7);
+    QVERIFY2(round_step(y),
+             qPrintable(QStringLiteral("%1..%2, %3 ticks").arg(y->min()).arg(y->max()).arg(y->tickCount())));
+    QVERIFY2(round_step(x),
+             qPrintable(QStringLiteral("%1..%2, %3 ticks").arg(x->min()).arg(x->max()).arg(x->tickCount())));
+
+    spec.y_range = std::pair{0.9, 1.0};
+    chart.reset(servescope::widgets::build_chart(spec, QPalette()));
+    const auto* fixed = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+    QCOMPARE(fixed->min(), 0.9);
+    QCOMPARE(fixed->max(), 1.0);
+  }
+
   void initTestCase() {
     QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
     QStandardPaths::setTestModeEnabled(true);
