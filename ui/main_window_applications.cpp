@@ -25,7 +25,7 @@ QString MainWindow::new_application(const QString& name) {
   const auto* p = document_->project();
   if (!p) return tr("no project is open");
   const auto index = static_cast<int>(p->scenario.applications.size());
-  const auto why = document_->add_application(name);
+  auto why = document_->add_application(name);
   if (!why.isEmpty()) return why;
   select_entry(kApplications, index);
   tabs_->setCurrentWidget(dag_);
@@ -38,7 +38,7 @@ QString MainWindow::rename_selected(const QString& name) {
       current.isValid() && current.data(ProjectTreeModel::SectionRole).toInt() == static_cast<int>(kApplications);
   const int entry = current.isValid() ? current.data(ProjectTreeModel::EntryIndexRole).toInt() : -1;
   if (!document_->project() || !application || entry < 0) return tr("select an application to rename");
-  const auto why = document_->rename_application(static_cast<std::size_t>(entry), name);
+  auto why = document_->rename_application(static_cast<std::size_t>(entry), name);
   if (why.isEmpty()) select_entry(kApplications, entry);  // the tree was rebuilt
   return why;
 }

@@ -35,7 +35,7 @@ Application starter_application(const Scenario& scenario, std::string name) {
   return app;
 }
 
-Scenario with_renamed_application(Scenario scenario, std::string_view from, std::string to) {
+Scenario with_renamed_application(Scenario scenario, std::string_view from, const std::string& to) {
   const auto it = std::ranges::find(scenario.applications, from, &Application::name);
   if (it == scenario.applications.end()) throw QueryError("no application named " + quote_for_message(from));
   if (to.empty()) throw QueryError("an application needs a name");

@@ -22,6 +22,6 @@ Application starter_application(const Scenario& scenario, std::string name);
 
 // The scenario with application `from` called `to`, and every workload target that named `from`
 // naming `to`. Refused: an unknown application, an empty name, or one another application has.
-Scenario with_renamed_application(Scenario scenario, std::string_view from, std::string to);
+Scenario with_renamed_application(Scenario scenario, std::string_view from, const std::string& to);
 
 }  // namespace servescope
