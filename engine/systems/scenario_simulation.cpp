@@ -140,7 +140,8 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     });
   if (progress || spec.stop.stop_possible()) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
-    sim.set_progress([&](Time now) {
+    // `horizon` by value: this block ends before the simulator calls back.
+    sim.set_progress([&, horizon](Time now) {
       if (spec.stop.stop_requested()) throw Cancelled("the simulation was stopped");
       if (progress) progress(std::min(1.0, static_cast<double>(now.count_ns()) / horizon));
     });

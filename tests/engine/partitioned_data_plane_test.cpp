@@ -3,8 +3,10 @@
 // model ever runs outside its sub-cluster and every request is accounted for.
 #include "engine/dataplane/partitioned_data_plane.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <set>
+#include <stop_token>
 
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/scenario_simulation.h"
@@ -129,4 +131,24 @@ TEST(PartitionedDataPlane, RefusesMoreSubclustersThanModelsOrGpus) {
   EXPECT_THROW(two_parts_claiming({0}, {1}), std::invalid_argument);  // model 0 twice
   EXPECT_THROW(two_parts_claiming({1}, {0}), std::invalid_argument);  // GPU 0 twice
   EXPECT_THROW(two_parts_claiming({2}, {1}), std::invalid_argument);  // no model 2
+}
+
+// The progress a simulation reports (the GUI's bar) only grows, ends at 1, and comes with a stop
+// token as without one: the callback outlives the block that set it up (the sanitizer build
+// checks what it reads).
+TEST(Simulate, ReportsProgressUpToTheEnd) {
+  auto sp = spec(1);
+  sp.duration = Duration::seconds(20);  // events enough for progress on the way (every 65,536)
+  sp.timeline = false;
+  std::stop_source stop;
+  for (const bool stoppable : {false, true}) {
+    if (stoppable) sp.stop = stop.get_token();
+    std::vector<double> seen;
+    (void)simulate(demo(), sp, [&](double done) { seen.push_back(done); });
+    ASSERT_GE(seen.size(), 2u) << stoppable;
+    EXPECT_TRUE(std::ranges::is_sorted(seen)) << stoppable;
+    EXPECT_GE(seen.front(), 0.0);
+    EXPECT_EQ(seen.back(), 1.0);
+    EXPECT_TRUE(std::ranges::any_of(seen, [](double d) { return d > 0 && d < 1; })) << "no progress on the way";
+  }
 }
