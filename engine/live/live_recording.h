@@ -1,5 +1,6 @@
-// What the live scheduler records of its run (docs/protocol.md "Events"): every arrival, dispatch,
-// batch, transfer, completion and drop as the event stream encodes it, taken in chunks for the
+// What the live scheduler records of its run (docs/protocol.md "Payloads" and "Subscribers and
+// metrics"): every arrival, dispatch, batch, transfer, completion and drop as the event stream
+// encodes it, taken in chunks for the
 // GUI subscribers and, when asked to keep them, kept per plan with that plan's description, so
 // that the run so far reads back as a SimulationResult like a simulated run's (recorded()), and
 // each earlier plan's part too after a plan switch.

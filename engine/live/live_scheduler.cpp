@@ -40,7 +40,7 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
       roster_(prepared_.result.server_names),
       event_began_(origin_),
       recording_(options_.keep_events),
-      peers_(*this, {options_.token, options_.host, options_.port, options_.heartbeat, options_.liveness}, counters_),
+      peers_(*this, options_, counters_),
       last_status_(origin_) {
   check_servable_live(prepared_);
   const auto& result = prepared_.result;

@@ -36,13 +36,9 @@
 
 namespace servescope::engine::live {
 
-struct SchedulerOptions {
-  std::string token;
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 0;                         // 0: any free port (see LiveScheduler::port())
+// The peer server's options (token, address, heartbeat and liveness), and the scheduler's own.
+struct SchedulerOptions : PeerServerOptions {
   std::optional<std::uint16_t> metrics_port;      // Prometheus text over HTTP at /metrics
-  std::chrono::milliseconds heartbeat{250};       // sent on a connection idle this long
-  std::chrono::milliseconds liveness{1000};       // a peer silent this long is gone
   std::size_t subscriber_limit_bytes = 8u << 20;  // a subscriber this far behind is dropped
   bool keep_events = false;                       // keep every event for recorded()
 };

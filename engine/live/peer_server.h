@@ -1,4 +1,4 @@
-// The live scheduler's connections (docs/protocol.md "Frames" and "Liveness"): it listens, lets
+// The live scheduler's connections (docs/protocol.md "Frames" and "Liveness and faults"): it listens, lets
 // strangers wait for their hello behind the HelloGate, checks each hello's token, welcomes or
 // refuses, reads frames, sends heartbeats, and closes a peer that falls silent, stops reading or
 // breaks the protocol, saying why. What a welcomed peer's frames mean (requests, reports, control

@@ -1,11 +1,11 @@
 #include "engine/live/plan_switch.h"
 
-#include "model/core/error.h"
+#include <cassert>
 
 namespace servescope::engine::live {
 
 void PlanSwitch::begin(PreparedServing next, Time now, Duration flush_limit) {
-  if (next_) throw QueryError("a plan switch is already under way");
+  assert(!next_);
   next_ = std::make_unique<PreparedServing>(std::move(next));
   started_ = now;
   flush_limit_ = flush_limit;

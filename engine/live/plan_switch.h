@@ -16,7 +16,7 @@ namespace servescope::engine::live {
 class PlanSwitch {
  public:
   bool under_way() const { return next_ != nullptr; }
-  // Throws QueryError when a switch is already under way.
+  // Only when no switch is under way (the scheduler refuses a second one, saying why).
   void begin(PreparedServing next, Time now, Duration flush_limit);
   const PreparedServing& next() const { return *next_; }
 

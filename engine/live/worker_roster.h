@@ -1,4 +1,4 @@
-// Which worker serves which server, for the live scheduler (docs/protocol.md "Liveness"): the
+// Which worker serves which server, for the live scheduler (docs/protocol.md "Liveness and faults"): the
 // plan's slots and the server each sits on, the connection of each server's worker (one at a
 // time), and the servers in doubt because a batch's report is overdue. A slot is usable while
 // its server's worker is connected and not in doubt; the scheduler takes the others out of the
