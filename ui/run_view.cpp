@@ -303,11 +303,11 @@ bool RunView::sweep(const QString& source, double seconds_per_point) {
     options.from = 0.1;
     options.to = 1.2;
     options.step = 0.1;
-    constexpr int kPoints = 12;  // 1.2 down to 0.1
     int measured = 0;
-    context.progress(0, kPoints);
-    const auto result = engine::sweep_load(*shared->scenario, shared->spec, options,
-                                           [&](const engine::LoadPoint&) { context.progress(++measured, kPoints); });
+    context.progress(0, options.points());
+    const auto result = engine::sweep_load(*shared->scenario, shared->spec, options, [&](const engine::LoadPoint&) {
+      context.progress(++measured, options.points());
+    });
     out.body = engine::load_sweep_to_json(result, shared->spec, shared->scenario->name);
   });
   return true;

@@ -14,13 +14,16 @@ const LoadPoint* LoadSweepResult::best() const {
   return out;
 }
 
+int LoadSweepOptions::points() const {
+  return static_cast<int>(std::floor((to - from) / step + 1e-9)) + 1;
+}
+
 LoadSweepResult sweep_load_factors(const LoadSweepOptions& o, const std::function<LoadPoint(double)>& measure) {
   if (!(o.step > 0) || !(o.from > 0) || o.to < o.from)
     throw QueryError("the load-factor range must be positive and increasing, with a positive step");
   LoadSweepResult r;
   // Integer steps from the top, so 1.0 − 19 × 0.05 lands on 0.05 and not on 0.04999….
-  const auto steps = static_cast<int>(std::floor((o.to - o.from) / o.step + 1e-9));
-  for (int i = 0; i <= steps; ++i) {
+  for (int i = 0; i < o.points(); ++i) {
     const double lf = std::round((o.to - i * o.step) * 1e9) / 1e9;
     auto p = measure(lf);
     p.load_factor = lf;

@@ -21,6 +21,8 @@ struct LoadSweepOptions {
   bool stop_at_first = false;
   // Load factor 1 in req/s; 0: the plan's (or the system's nominal) throughput.
   double base_rate_rps = 0;
+  // How many load factors the whole curve measures, `to` down to `from` by `step` (a valid range).
+  int points() const;
 };
 
 struct LoadPoint {

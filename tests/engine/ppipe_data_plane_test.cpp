@@ -420,6 +420,8 @@ TEST(PpipeT19, SweepReturnsTheHighestLoadFactorMeetingTheTarget) {
   o.stop_at_first = false;
   const auto curve = sweep_load_factors(o, stub);
   EXPECT_EQ(curve.points.size(), 20u);
+  EXPECT_EQ(o.points(), 20);  // what a progress bar counts to
+  EXPECT_EQ((LoadSweepOptions{0.1, 1.2, 0.1}.points()), 12);
   EXPECT_DOUBLE_EQ(curve.points.back().load_factor, 0.05);
   EXPECT_DOUBLE_EQ(curve.max_load_factor, 0.95);
   ASSERT_NE(curve.best(), nullptr);
