@@ -10,6 +10,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "widgets/timeline_view.h"
+
 namespace servescope::ui {
 namespace {
 
@@ -36,19 +38,6 @@ QDialog* help_window(QWidget* parent, const QString& title, QWidget* body, const
   return dialog;
 }
 
-// Keys the timeline handles itself (widgets/timeline_view.cpp), which no action carries.
-const char* const kTimelineKeys[][2] = {
-    {"Wheel", "Zoom around the cursor"},
-    {"Shift+Wheel", "Scroll the rows"},
-    {"Drag", "Pan"},
-    {"Shift+Drag", "Zoom to the range"},
-    {"+ / −", "Zoom in or out around the middle"},
-    {"← / →", "Pan a tenth of the window"},
-    {"0", "Fit the whole run"},
-    {"Alt+← / Alt+→", "Back and forward in the zoom history"},
-    {"Esc", "Clear the selection"},
-};
-
 }  // namespace
 
 void show_user_guide(QWidget* parent) {
@@ -72,8 +61,9 @@ void show_keys(QWidget* parent, const QList<QAction*>& actions) {
   for (const auto* action : actions)
     if (!action->shortcut().isEmpty())
       add(action->shortcut().toString(QKeySequence::NativeText), action->text().remove(QLatin1Char('&')));
-  for (const auto& [keys, does] : kTimelineKeys)
-    add(QObject::tr("%1 (timeline)").arg(QString::fromUtf8(keys)), QObject::tr(does));
+  // Keys the timeline handles itself, which no action carries.
+  for (const auto& [keys, does] : widgets::TimelineView::key_help())
+    add(QObject::tr("%1 (timeline)").arg(widgets::TimelineView::tr(keys)), widgets::TimelineView::tr(does));
   table->resizeColumnsToContents();
   table->horizontalHeader()->setStretchLastSection(true);
   help_window(parent, QObject::tr("Keyboard shortcuts"), table, QStringLiteral("keysHelp"));

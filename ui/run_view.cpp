@@ -468,9 +468,15 @@ void RunView::show_selection() {
   const auto* t = view_->timeline();
   const auto span = view_->selected();
   if (!t || !span) {
-    details_->setText(t ? tr("Click a batch to see it here.<br><br>Wheel: zoom around the cursor<br>Drag: pan<br>"
-                             "Shift+drag: zoom to a range<br>Shift+wheel: scroll the rows")
-                        : tr("No run shown."));
+    if (!t) {
+      details_->setText(tr("No run shown."));
+      return;
+    }
+    QString text = tr("Click a batch to see it here.<br>");  // and the mouse's gestures
+    const auto gestures = widgets::TimelineView::key_help().first(widgets::TimelineView::kMouseGestures);
+    for (const auto& [keys, does] : gestures)
+      text += QStringLiteral("<br>%1: %2").arg(widgets::TimelineView::tr(keys), widgets::TimelineView::tr(does));
+    details_->setText(text);
     return;
   }
   // Its requests: how long each waited, its latency and the slack its deadline left.

@@ -31,6 +31,21 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   refresh_colours();
 }
 
+std::span<const TimelineView::KeyHelp> TimelineView::key_help() {
+  static constexpr KeyHelp kKeys[] = {
+      {QT_TR_NOOP("Wheel"), QT_TR_NOOP("Zoom around the cursor")},
+      {QT_TR_NOOP("Drag"), QT_TR_NOOP("Pan")},
+      {QT_TR_NOOP("Shift+Drag"), QT_TR_NOOP("Zoom to a range")},
+      {QT_TR_NOOP("Shift+Wheel"), QT_TR_NOOP("Scroll the rows")},
+      {"+ / −", QT_TR_NOOP("Zoom in or out around the middle")},
+      {"← / →", QT_TR_NOOP("Pan a tenth of the window")},
+      {"0", QT_TR_NOOP("Fit the whole run")},
+      {"Alt+← / Alt+→", QT_TR_NOOP("Back and forward in the zoom history")},
+      {"Esc", QT_TR_NOOP("Clear the selection")},
+  };
+  return kKeys;
+}
+
 void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> timeline) {
   adopt(std::move(timeline));
   history_.clear();

@@ -12,6 +12,7 @@
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/timeline/timeline_data.h"
@@ -26,6 +27,15 @@ enum class BoxColouring { Model, SloOutcome, Batch };
 class TimelineView : public QWidget {
   Q_OBJECT
  public:
+  // The keys and gestures the view answers to (mousePressEvent, wheelEvent, keyPressEvent), for
+  // help texts: the first kMouseGestures are the mouse's.
+  struct KeyHelp {
+    const char* keys;
+    const char* does;
+  };
+  static std::span<const KeyHelp> key_help();
+  static constexpr std::size_t kMouseGestures = 4;
+
   explicit TimelineView(QWidget* parent = nullptr);
 
   void set_timeline(std::shared_ptr<const engine::TimelineData> timeline);
