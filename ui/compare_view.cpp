@@ -32,6 +32,8 @@ CompareView::CompareView(ProjectDocument* document, RunView* runs, QWidget* pare
   table_view_->verticalHeader()->hide();
   table_view_->setMaximumHeight(170);
   stack_ = new QSplitter(Qt::Vertical, this);
+  // One window, history, range and filter for every timeline: zooming one moves them all.
+  state_ = new widgets::TimelineViewState(this);
   status_ = new QLabel(tr("Tick two or more runs to compare them."), this);
   status_->setWordWrap(true);
   auto* left = new QVBoxLayout;
@@ -100,30 +102,21 @@ void CompareView::rebuild() {
       continue;
     }
     auto* view = new widgets::TimelineView(stack_);
+    view->set_state(state_);
     view->set_timeline(timeline);
     stack_->addWidget(view);
     views_.push_back(view);
-    connect(view, &widgets::TimelineView::windowChanged, this, [this, view] { follow(view); });
   }
   // One time axis for all: the widest run's, fitted.
   std::int64_t end = 0;
   for (auto* view : views_)
     end = std::max(end, view->timeline()->end.count_ns());
-  for (auto* view : views_)
-    view->set_window(0, end + end / 50);
+  state_->reset(end);
   if (ticked.size() < 2)
     status_->setText(tr("Tick two or more runs to compare them."));
   else
     status_->setText(missing.isEmpty() ? tr("Zoom or pan any timeline: the others follow.")
                                        : tr("Not shown: %1").arg(missing.join(QStringLiteral("; "))));
-}
-
-void CompareView::follow(widgets::TimelineView* leader) {
-  if (following_) return;
-  following_ = true;  // the followers' own windowChanged must not lead in turn
-  for (auto* view : views_)
-    if (view != leader) view->show_window(leader->from_ns(), leader->to_ns());
-  following_ = false;
 }
 
 }  // namespace servescope::ui

@@ -13,6 +13,7 @@ class QLabel;
 
 namespace servescope::widgets {
 class TimelineView;
+class TimelineViewState;
 }
 
 namespace servescope::ui {
@@ -31,11 +32,11 @@ class CompareView : public QWidget {
   bool compare(const QStringList& runs);
   RunComparisonModel* table() const { return model_; }
   const std::vector<widgets::TimelineView*>& timelines() const { return views_; }
+  widgets::TimelineViewState* view_state() const { return state_; }
 
  private:
   void refresh();
   void rebuild();
-  void follow(widgets::TimelineView* leader);
 
   ProjectDocument* doc_;
   RunView* runs_view_;
@@ -45,7 +46,7 @@ class CompareView : public QWidget {
   QSplitter* stack_;
   QLabel* status_;
   std::vector<widgets::TimelineView*> views_;
-  bool following_ = false;
+  widgets::TimelineViewState* state_;
 };
 
 }  // namespace servescope::ui

@@ -95,8 +95,8 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
     if (on) refresh();
   });
   // Looking back (a pan, a zoom, the history) is the user's: stop following until asked again.
-  connect(view_, &widgets::TimelineView::windowChanged, this, [this] {
-    if (!moving_window_ && follow_->isChecked()) follow_->setChecked(false);
+  connect(view_->state(), &widgets::TimelineViewState::userMovedWindow, this, [this] {
+    if (follow_->isChecked()) follow_->setChecked(false);
   });
 }
 
@@ -200,12 +200,10 @@ void LiveView::refresh() {
     if (timeline) {
       const bool new_run = s.run != shown_run_;
       shown_run_ = s.run;
-      moving_window_ = true;
       if (new_run || !view_->timeline())
         view_->set_timeline(timeline);
       else
         view_->update_timeline(timeline);
-      moving_window_ = false;
       keep_->setEnabled(true);
     }
     timer_->setInterval(static_cast<int>(std::clamp<qint64>(4 * cost.elapsed(), kRefreshMs, 2000)));
@@ -213,13 +211,11 @@ void LiveView::refresh() {
   if (follow_->isChecked() && view_->timeline() && s.connected) {
     const auto width = view_->to_ns() - view_->from_ns();
     const auto now = s.scheduler_now.count_ns();
-    moving_window_ = true;
     // The width the user left it at; not the microsecond a run that was still empty fitted to
     // when it arrived (connected before any request, the window stayed 1 µs wide).
     const bool usable = width >= kMinFollowWindowNs && width < 3600'000'000'000;
-    view_->show_window(now - (usable ? width : kDefaultWindowNs), now);
+    view_->state()->follow_window(now - (usable ? width : kDefaultWindowNs), now);
     view_->set_now(now);
-    moving_window_ = false;
   }
   QString text;
   if (!s.connected) {

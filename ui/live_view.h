@@ -79,7 +79,6 @@ class LiveView : public QWidget {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::uint64_t shown_generation_ = 0, shown_run_ = 0, charted_generation_ = 0;
-  bool moving_window_ = false;  // the view's window changes because we follow
   QElapsedTimer chart_clock_;
   std::string shown_reply_;
 };

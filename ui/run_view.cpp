@@ -11,7 +11,10 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSplitter>
+#include <QStyle>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -25,6 +28,7 @@
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
 #include "ui/run_options_dialog.h"
+#include "widgets/range_summary_panel.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
 
@@ -85,13 +89,29 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter: model or GPU"));
   filter_->setClearButtonEnabled(true);
-  filter_->setMinimumWidth(140);  // room for its placeholder
-  back_ = new QPushButton(tr("◀"), this);
-  back_->setToolTip(tr("Previous zoom (Alt+Left)"));
-  forward_ = new QPushButton(tr("▶"), this);
-  forward_->setToolTip(tr("Next zoom (Alt+Right)"));
-  auto* fit = new QPushButton(tr("Fit"), this);
-  auto* to_selection = new QPushButton(tr("Zoom to batch"), this);
+  filter_->setMinimumWidth(130);  // room for its placeholder
+  find_ = new QLineEdit(this);
+  find_->setObjectName(QStringLiteral("timelineFind"));
+  find_->setPlaceholderText(tr("Find: request id or model"));
+  find_->setToolTip(tr("Enter selects the first batch of a request id, or the next batch of a model; again for "
+                       "the one after"));
+  find_->setClearButtonEnabled(true);
+  find_->setMinimumWidth(130);
+  // The view state's own actions: enabled exactly when they can act.
+  const auto tool = [this](QAction* action) {
+    auto* b = new QToolButton(this);
+    b->setDefaultAction(action);
+    if (!action->icon().isNull()) b->setToolButtonStyle(Qt::ToolButtonIconOnly);
+    return b;
+  };
+  auto* state = view_->state();
+  state->back_action()->setIcon(style()->standardIcon(QStyle::SP_ArrowBack));
+  state->forward_action()->setIcon(style()->standardIcon(QStyle::SP_ArrowForward));
+  auto* frame = new QAction(tr("Frame"), this);
+  frame->setToolTip(tr("Frame the selected batch and its stages, or the marked range (F)"));
+  connect(frame, &QAction::triggered, view_, &widgets::TimelineView::zoom_to_selection);
+  const auto view_tools = {tool(state->back_action()), tool(state->forward_action()), tool(state->fit_action()),
+                           tool(frame), tool(state->clear_range_action())};
   play_ = new QPushButton(tr("Play"), this);
   play_->setCheckable(true);
   speed_ = new QDoubleSpinBox(this);
@@ -111,6 +131,8 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   details_->setWordWrap(true);
   details_->setMinimumWidth(220);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  summary_ = new widgets::RangeSummaryPanel(view_, this);
+  summary_->setMinimumWidth(220);
   clock_ = new QTimer(this);
   clock_->setInterval(kFrameMs);
 
@@ -129,12 +151,21 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
     make->addWidget(w);
   make->addStretch(1);
   auto* bar = new QHBoxLayout;
-  for (QWidget* w : std::initializer_list<QWidget*>{colouring_, filter_, back_, forward_, fit, to_selection})
+  for (QWidget* w : std::initializer_list<QWidget*>{colouring_, filter_, find_})
+    bar->addWidget(w);
+  for (auto* w : view_tools)
     bar->addWidget(w);
   bar->addStretch(1);
+  // Beside the timeline: the selected batch above the marked range's summary.
+  auto* side = new QSplitter(Qt::Vertical, this);
+  side->setObjectName(QStringLiteral("runSidePanel"));
+  side->addWidget(details_);
+  side->addWidget(summary_);
+  side->setStretchFactor(0, 1);
+  side->setStretchFactor(1, 1);
   auto* body = new QHBoxLayout;
   body->addWidget(view_, 1);
-  body->addWidget(details_);
+  body->addWidget(side);
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
   box->addLayout(make);
@@ -171,18 +202,16 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
                                   : widgets::BoxColouring::Model);
   });
   connect(filter_, &QLineEdit::textChanged, view_, &widgets::TimelineView::set_filter);
-  connect(back_, &QPushButton::clicked, view_, &widgets::TimelineView::back);
-  connect(forward_, &QPushButton::clicked, view_, &widgets::TimelineView::forward);
-  connect(fit, &QPushButton::clicked, view_, &widgets::TimelineView::zoom_to_fit);
-  connect(to_selection, &QPushButton::clicked, view_, &widgets::TimelineView::zoom_to_selection);
+  connect(find_, &QLineEdit::returnPressed, this, [this] {
+    const auto found = view_->find_next(find_->text());
+    Q_EMIT message(found.isEmpty() ? tr("Nothing matches “%1”: give a request id or part of a model's name")
+                                         .arg(find_->text())
+                                   : tr("Found %1").arg(found));
+  });
   connect(play_, &QPushButton::toggled, this, &RunView::play);
   connect(speed_, &QDoubleSpinBox::valueChanged, this, &RunView::set_speed);
   connect(next_late, &QPushButton::clicked, this, &RunView::next_violation);
   connect(clock_, &QTimer::timeout, this, [this] { advance(std::int64_t{kFrameMs} * 1'000'000); });
-  connect(view_, &widgets::TimelineView::historyChanged, this, [this] {
-    back_->setEnabled(view_->can_go_back());
-    forward_->setEnabled(view_->can_go_forward());
-  });
   connect(view_, &widgets::TimelineView::selectionChanged, this, &RunView::show_selection);
   connect(doc_, &ProjectDocument::changed, this, &RunView::refresh);
   connect(job_, &BackgroundJob::finished, this, &RunView::job_finished);

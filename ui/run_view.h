@@ -27,6 +27,7 @@ class QCheckBox;
 class QTimer;
 
 namespace servescope::widgets {
+class RangeSummaryPanel;
 class TimelineView;
 }
 
@@ -110,8 +111,8 @@ class RunView : public QWidget {
   RunOptionsDialog* options_;  // the chosen system's family's options
   QComboBox* colouring_;
   QLineEdit* filter_;
-  QPushButton* back_;
-  QPushButton* forward_;
+  QLineEdit* find_;
+  widgets::RangeSummaryPanel* summary_;
   QPushButton* play_;
   QDoubleSpinBox* speed_;
   QCheckBox* follow_;

@@ -1,22 +1,30 @@
-// What every virtual GPU did, when (README "The GUI", Run tab; Qt Creator's timeline and Hotspot's
-// zoom stack, docs gui-anchors §0 items 1–3): one row per slot (vGPU, glet) grouped by physical
-// GPU, a row of network transfers and one row per model's queue depth; batches as boxes coloured by
-// model or by SLO outcome, the stages of one pipeline batch outlined together when one is selected
-// (PPipe Fig. 12). Painting culls to the visible window through the engine's TimelineIndex and
-// merges boxes narrower than a pixel into runs, so a million batches pan and zoom smoothly.
-// Wheel zooms around the cursor, dragging pans, Shift+drag zooms to a range; every zoom is kept
-// in a back/forward history.
+// What every virtual GPU did, when (README "The GUI", Run tab; Qt Creator's timeline and
+// Perfetto's navigation, docs gui-anchors §0 items 1–3): one row per slot (vGPU, glet) grouped
+// by physical GPU, whose groups collapse; a row per NIC; one row per model's queue depth; and an
+// overview strip of late batches and drops over all rows. Batches are boxes coloured by model,
+// SLO outcome or batch, the stages of a selected pipeline batch joined by flow arrows through
+// the NICs that carried their feature maps (PPipe Fig. 12). Painting culls to the visible window
+// through the engine's TimelineIndex and merges boxes narrower than a pixel into runs painted in
+// their models' colours in proportion, so a million batches pan and zoom smoothly.
+//
+// The window, its history, the marked range, the selection and the filter live in a
+// TimelineViewState, the view's own or one shared with other views.
 #pragma once
 
 #include <QColor>
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <vector>
 
+#include "engine/timeline/request_flow.h"
 #include "engine/timeline/timeline_data.h"
 #include "engine/timeline/timeline_index.h"
+#include "widgets/timeline_view_state.h"
+
+class QScrollBar;
 
 namespace servescope::widgets {
 
@@ -27,52 +35,70 @@ enum class BoxColouring { Model, SloOutcome, Batch };
 class TimelineView : public QWidget {
   Q_OBJECT
  public:
-  // The keys and gestures the view answers to (mousePressEvent, wheelEvent, keyPressEvent), for
-  // help texts: the first kMouseGestures are the mouse's.
+  // The keys and gestures the view answers to (timeline_view_input.cpp), for help texts: the
+  // first kMouseGestures are the mouse's.
   struct KeyHelp {
     const char* keys;
     const char* does;
   };
   static std::span<const KeyHelp> key_help();
-  static constexpr std::size_t kMouseGestures = 4;
+  static constexpr std::size_t kMouseGestures = 7;
 
   explicit TimelineView(QWidget* parent = nullptr);
 
+  // Shares `state` (not owned) with other views; null goes back to a state of the view's own.
+  void set_state(TimelineViewState* state);
+  TimelineViewState* state() const { return state_; }
+
+  // A new run: the state starts afresh on it (TimelineViewState::reset).
   void set_timeline(std::shared_ptr<const engine::TimelineData> timeline);
-  // The same run, grown (live mode): keeps the window, its history and the filter; the
-  // selection is cleared (span indices move as batches are added).
+  // The same run, grown (live mode): keeps the window, its history, the range and the filter;
+  // the selection is cleared (span indices move as batches are added).
   void update_timeline(std::shared_ptr<const engine::TimelineData> timeline);
   const engine::TimelineData* timeline() const { return data_.get(); }
+  const std::shared_ptr<const engine::TimelineData>& shared_timeline() const { return data_; }
   const engine::TimelineIndex& index() const { return index_; }
 
-  // The visible time window [from, to) in ns since the run's start.
-  std::int64_t from_ns() const { return from_; }
-  std::int64_t to_ns() const { return to_; }
-  void set_window(std::int64_t from_ns, std::int64_t to_ns);  // a zoom of its own in the history
-  // The same without a history entry: for views that follow another's window.
-  void show_window(std::int64_t from_ns, std::int64_t to_ns) { set_window_quiet(from_ns, to_ns); }
-  void zoom_to_fit();
+  // The visible time window [from, to) in ns since the run's start (the state's).
+  std::int64_t from_ns() const { return state_->from_ns(); }
+  std::int64_t to_ns() const { return state_->to_ns(); }
+  void set_window(std::int64_t from_ns, std::int64_t to_ns) { state_->set_window(from_ns, to_ns); }
+  void zoom_to_fit() { state_->fit(); }
   void zoom_around(double x, double factor);  // factor > 1 zooms in; the time under x stays put
-  bool back();
-  bool forward();
-  bool can_go_back() const { return history_pos_ > 0; }
-  bool can_go_forward() const { return history_pos_ + 1 < history_.size(); }
+  void pan(double fraction);                  // by a share of the window's width; < 0 goes back
+  bool back() { return state_->back(); }
+  bool forward() { return state_->forward(); }
+  bool can_go_back() const { return state_->can_go_back(); }
+  bool can_go_forward() const { return state_->can_go_forward(); }
+  // Frames the selected batch and its pipeline stages, or else the marked range.
   void zoom_to_selection();
+  // Marks the selected batch's extent (its stages' too) as the range; false without one.
+  bool mark_selection();
   // Brings `at_ns` into view at the present zoom (centred when it was outside the window, one
   // history entry), and scrolls the rows so that `slot`'s row, or `model`'s queue row, shows.
   void reveal(std::int64_t at_ns, std::optional<std::uint32_t> slot, std::optional<std::uint32_t> model = {});
-  // Whether `slot`'s row is whole in view: not scrolled away, not filtered out.
+  // Whether `slot`'s row is whole in view: not scrolled away, not filtered out, not collapsed.
   bool row_in_view(std::uint32_t slot) const;
+  // Finds `text`: a request id selects the first batch that carried it; otherwise the next batch
+  // after the selection (or the window's start) whose model's name contains it. Selects and
+  // reveals what it found and returns a line saying what; an empty string when nothing matched.
+  QString find_next(const QString& text);
 
   void set_colouring(BoxColouring colouring);
   // Shows only batches of models, and rows of slots, whose names contain `text` (case
   // insensitive; empty shows everything). A text matching no model filters GPUs only.
-  void set_filter(const QString& text);
+  void set_filter(const QString& text) { state_->set_filter(text); }
+  // Collapses a physical GPU's slots into one row (or opens them again).
+  void set_collapsed(std::uint32_t physical_gpu, bool collapsed);
+  bool collapsed(std::uint32_t physical_gpu) const { return collapsed_.contains(physical_gpu); }
+  // Draws the selected batch's flow (arrows between its stages and transfers); on by default.
+  void set_flows_shown(bool shown);
+  const std::vector<engine::FlowStep>& flow() const { return flow_; }
   // A playback position, drawn as a line; std::nullopt hides it.
   void set_now(std::optional<std::int64_t> now_ns);
   std::optional<std::int64_t> now_ns() const { return now_; }
 
-  std::optional<std::uint32_t> selected() const { return selected_; }
+  std::optional<std::uint32_t> selected() const { return state_->selected_in(data_.get()); }
   void select(std::optional<std::uint32_t> span);
   // Geometry, for tests and tooltips.
   double x_of(std::int64_t t_ns) const;
@@ -81,22 +107,26 @@ class TimelineView : public QWidget {
   std::optional<std::uint32_t> span_at(QPointF pos) const;  // the batch under pos
   QString describe(std::uint32_t span) const;               // the tooltip text
   int label_width() const { return kLabelWidth; }
+  int plot_right() const;                                       // the right edge of the time area
   double row_y(std::size_t index_row) const;                    // top of the row, when shown
+  double lanes_top() const { return kAxisHeight + kOverviewHeight; }
   std::size_t boxes_painted() const { return boxes_painted_; }  // in the last paint
   // The NIC lanes ("NIC ↑ server", "NIC ↓ server") and how many transfers each carried.
   std::vector<std::pair<QString, std::size_t>> nic_lanes() const;
+  double scroll_px() const { return scroll_px_; }
+  double content_height() const;  // all lanes, unscrolled
 
   QSize sizeHint() const override { return {1200, 600}; }
 
  Q_SIGNALS:
   void windowChanged(std::int64_t from_ns, std::int64_t to_ns);
-  // The zoom history moved or grew: can_go_back() and can_go_forward() may have changed. Separate
-  // from windowChanged, which a zoom emits before its history entry is recorded.
+  // The zoom history moved or grew: can_go_back() and can_go_forward() may have changed.
   void historyChanged();
   void selectionChanged(std::optional<std::uint32_t> span);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -106,43 +136,63 @@ class TimelineView : public QWidget {
 
  private:
   static constexpr int kLabelWidth = 190;
+  static constexpr int kSparklineWidth = 40;  // at the label column's right
   static constexpr int kAxisHeight = 26;
+  static constexpr int kOverviewHeight = 8;
   static constexpr int kRowHeight = 18;
   static constexpr int kQueueRowHeight = 30;
 
   struct Lane {
-    enum class Kind { Slot, Network, Queue } kind = Kind::Slot;
-    std::size_t index = 0;  // index row (Slot), model (Queue) or NIC lane (Network)
+    enum class Kind { Slot, Group, Network, Queue } kind = Kind::Slot;
+    std::size_t index = 0;  // index row (Slot; Group: its first row), model (Queue) or NIC lane
+    std::size_t rows = 1;   // Group: how many index rows it stands for
     double top = 0;         // from the first lane's top, before scrolling
     double height = 0;
   };
+  void connect_state();
   void rebuild_rows();
+  void apply_filter();
   void scroll_to_lane(const Lane& lane);
+  void set_scroll(double px);
+  void sync_scrollbar();
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
+  void selection_moved();
+  std::uint32_t physical_of(std::uint32_t slot) const;
   // The view works in integer nanoseconds, as the engine's times are.
   static std::int64_t ns(engine::Time t) { return t.count_ns(); }
   void paint_slot(QPainter& p, const Lane& lane, double y);
-  void paint_slot_label(QPainter& p, std::uint32_t slot, double y);
+  void paint_slot_label(QPainter& p, const Lane& lane, double y);
+  void paint_sparkline(QPainter& p, std::size_t row, double y);
   void paint_boxes(QPainter& p, std::size_t row, double top, double h);
   void paint_duty_cycle(QPainter& p, std::uint32_t slot, double top, double h);
   void paint_selection(QPainter& p, std::uint32_t slot, double top, double h);
   void paint_network(QPainter& p, const Lane& lane, double y);
   void paint_queue(QPainter& p, const Lane& lane, double y);
   void paint_axis(QPainter& p);
+  void paint_overview(QPainter& p);
+  void paint_range(QPainter& p, double bottom);
+  void paint_flow(QPainter& p);
+  double lane_centre(const Lane* lane) const;
+  const Lane* nic_lane(std::uint32_t n) const;
   QColor box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const;
   QColor late_colour() const;
   void refresh_colours();
   const Lane* lane_at(double y) const;
-  void set_window_quiet(std::int64_t from_ns, std::int64_t to_ns);
-  void push_history();
+  const Lane* lane_of_row(std::size_t row) const;
   bool model_shown(std::uint32_t model) const;
   double ns_per_px() const;
+  // The point under the cursor to zoom around: the mouse when it is over the lanes, else the middle.
+  double zoom_anchor_x() const;
 
+  TimelineViewState* own_state_;
+  TimelineViewState* state_;
   std::shared_ptr<const engine::TimelineData> data_;
   engine::TimelineIndex index_;
   std::vector<Lane> lanes_;                              // what is drawn, top to bottom
   std::vector<std::size_t> row_lane_;                    // per index row, its lane (SIZE_MAX: filtered out)
   std::vector<std::vector<std::uint32_t>> late_prefix_;  // per index row: late batches before position k
+  std::vector<std::vector<float>> sparklines_;           // per index row: busy share over the run
+  std::vector<std::int64_t> late_ends_ns_;               // every late batch's end, sorted (overview)
   std::vector<QColor> model_colours_;
   std::int64_t longest_transfer_ = 0;
   // A server's uplink or downlink: the transfers it carried, by start (all of them in one lane
@@ -152,26 +202,25 @@ class TimelineView : public QWidget {
     std::vector<std::uint32_t> transfers;
   };
   std::vector<NicLane> nic_lanes_;
-  QString filter_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> transfer_lanes_;  // per transfer: up and down NIC lane
   bool filter_names_models_ = false;                      // the filter matched model names (else it filters GPU rows)
   std::vector<bool> model_visible_;                       // per model, after the filter
   std::vector<std::vector<std::size_t>> queue_by_model_;  // indices into data_->queue
   std::vector<std::vector<std::size_t>> drops_by_model_;  // indices into data_->drops
-  std::int64_t from_ = 0, to_ = 1'000'000'000;
-  std::vector<std::pair<std::int64_t, std::int64_t>> history_;
-  std::size_t history_pos_ = 0;
+  std::set<std::uint32_t> collapsed_;                     // physical GPUs shown as one row
+  std::vector<std::uint32_t> group_size_;                 // per physical GPU: its slots
   BoxColouring colouring_ = BoxColouring::Model;
   std::optional<std::int64_t> now_;
-  std::optional<std::uint32_t> selected_;
   std::vector<std::uint32_t> linked_;  // the selection's pipeline stages
-  double scroll_px_ = 0;               // how far the lanes are scrolled up
-  bool wheeling_ = false;              // a wheel gesture replaces its own history entry
-  qint64 last_wheel_ms_ = 0;
+  std::vector<engine::FlowStep> flow_;
+  bool flows_shown_ = true;
+  double scroll_px_ = 0;  // how far the lanes are scrolled up
+  QScrollBar* vbar_;
   // Mouse gestures.
+  enum class Gesture { None, Pan, Range, ZoomRange } gesture_ = Gesture::None;
   QPoint press_pos_;
   std::int64_t press_from_ = 0, press_to_ = 0;
   double press_scroll_ = 0;
-  bool dragging_ = false, ranging_ = false;
   double range_x_ = 0;
   std::size_t boxes_painted_ = 0;
 };

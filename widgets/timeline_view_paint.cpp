@@ -6,6 +6,7 @@
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "widgets/model_colors.h"
 #include "widgets/time_axis.h"
@@ -22,21 +23,22 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("No run yet: simulate a plan to see what every GPU does"));
     return;
   }
-  // Lanes, culled to the visible height.
-  p.setClipRect(QRect(0, kAxisHeight, width(), height() - kAxisHeight));
-  const double visible_top = scroll_px_, visible_bottom = scroll_px_ + height() - kAxisHeight;
+  // Lanes, culled to the visible height and the time area's right edge (the scroll bar's left).
+  const double top = lanes_top();
+  p.setClipRect(QRectF(0, top, plot_right(), height() - top));
+  const double visible_top = scroll_px_, visible_bottom = scroll_px_ + height() - top;
   auto first = std::ranges::upper_bound(lanes_, visible_top, {}, &Lane::top);
   if (first != lanes_.begin()) --first;
   std::uint32_t last_physical = UINT32_MAX;
   for (auto it = first; it != lanes_.end() && it->top < visible_bottom; ++it) {
-    const double y = kAxisHeight + it->top - scroll_px_;
+    const double y = top + it->top - scroll_px_;
     switch (it->kind) {
-      case Lane::Kind::Slot: {
-        const auto slot = index_.slot(it->index);
-        const auto physical = slot < data_->gpu_physical.size() ? data_->gpu_physical[slot] : slot;
+      case Lane::Kind::Slot:
+      case Lane::Kind::Group: {
+        const auto physical = physical_of(index_.slot(it->index));
         if (physical != last_physical && it != lanes_.begin()) {
           p.setPen(pal.color(QPalette::Mid));
-          p.drawLine(QPointF(0, y), QPointF(width(), y));
+          p.drawLine(QPointF(0, y), QPointF(plot_right(), y));
         }
         last_physical = physical;
         paint_slot(p, *it, y);
@@ -50,19 +52,22 @@ void TimelineView::paintEvent(QPaintEvent*) {
         break;
     }
   }
+  paint_range(p, height());
+  if (flows_shown_) paint_flow(p);
   p.setClipping(false);
   paint_axis(p);
+  paint_overview(p);
   // Label column border and the playback line.
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(QPointF(kLabelWidth - 0.5, 0), QPointF(kLabelWidth - 0.5, height()));
   if (now_) {
     const double x = x_of(*now_);
-    if (x >= kLabelWidth && x <= width()) {
+    if (x >= kLabelWidth && x <= plot_right()) {
       p.setPen(QPen(QColor::fromHslF(0.0f, 0.8f, 0.5f), 2));
       p.drawLine(QPointF(x, kAxisHeight), QPointF(x, height()));
     }
   }
-  if (ranging_) {
+  if (gesture_ == Gesture::ZoomRange) {
     QColor band = pal.color(QPalette::Highlight);
     band.setAlphaF(0.25f);
     p.fillRect(QRectF(QPointF(std::min(range_x_, static_cast<double>(press_pos_.x())), kAxisHeight),
@@ -72,44 +77,66 @@ void TimelineView::paintEvent(QPaintEvent*) {
 }
 
 void TimelineView::paint_slot(QPainter& p, const Lane& lane, double y) {
-  const auto slot = index_.slot(lane.index);
-  paint_slot_label(p, slot, y);
+  paint_slot_label(p, lane, y);
   const double top = y + 2, h = kRowHeight - 4;
-  paint_boxes(p, lane.index, top, h);
-  paint_duty_cycle(p, slot, top, h);
-  paint_selection(p, slot, top, h);
+  // A collapsed GPU paints all its slots' batches into its one row.
+  for (std::size_t row = lane.index; row < lane.index + lane.rows; ++row) {
+    paint_boxes(p, row, top, h);
+    paint_duty_cycle(p, index_.slot(row), top, h);
+    paint_selection(p, index_.slot(row), top, h);
+  }
+  paint_sparkline(p, lane.index, y);
 }
 
-// The slot, with its type and share.
-void TimelineView::paint_slot_label(QPainter& p, std::uint32_t slot, double y) {
+// The slot, with its type and share; a GPU's first slot offers to collapse the group.
+void TimelineView::paint_slot_label(QPainter& p, const Lane& lane, double y) {
   const auto pal = palette();
+  const auto slot = index_.slot(lane.index);
+  const auto physical = physical_of(slot);
+  const bool grouped = physical < group_size_.size() && group_size_[physical] > 1;
+  const bool first_of_group = lane.index == 0 || physical_of(index_.slot(lane.index - 1)) != physical;
+  QString label;
+  if (lane.kind == Lane::Kind::Group) {
+    const auto name = physical < data_->physical_names.size() ? data_->physical_names[physical] : data_->gpus[slot];
+    label = QStringLiteral("▸ ") + tr("%1 (%n slots)", nullptr, static_cast<int>(lane.rows))
+                                       .arg(QString::fromStdString(name));
+  } else {
+    label = QString::fromStdString(data_->gpus[slot]);
+    if (slot < data_->gpu_shares.size() && data_->gpu_shares[slot] != "1")
+      label += QStringLiteral(" · ") + QString::fromStdString(data_->gpu_shares[slot]);
+    if (grouped) label = (first_of_group ? QStringLiteral("▾ ") : QStringLiteral("   ")) + label;
+  }
+  const int room = kLabelWidth - kSparklineWidth - 12;
   p.setPen(pal.color(QPalette::Text));
-  QString label = QString::fromStdString(data_->gpus[slot]);
-  if (slot < data_->gpu_shares.size() && data_->gpu_shares[slot] != "1")
-    label += QStringLiteral(" · ") + QString::fromStdString(data_->gpu_shares[slot]);
-  p.drawText(QRectF(4, y, kLabelWidth - 8, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
-             p.fontMetrics().elidedText(label, Qt::ElideMiddle, kLabelWidth - 8));
+  p.drawText(QRectF(4, y, room, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             p.fontMetrics().elidedText(label, Qt::ElideMiddle, room));
 }
 
 void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double h) {
   const auto pal = palette();
   const auto spans = index_.spans(row);
-  const auto [first, last] = index_.range(row, engine::Time::nanoseconds(from_), engine::Time::nanoseconds(to_));
+  const auto [first, last] =
+      index_.range(row, engine::Time::nanoseconds(from_ns()), engine::Time::nanoseconds(to_ns()));
   const double px_ns = ns_per_px();
-  const double right = width();
+  const double right = plot_right();
+  const double from = static_cast<double>(from_ns());
   const bool filtered = std::ranges::find(model_visible_, false) != model_visible_.end();
   // Boxes under kMergePx wide join a run painted as one rectangle (Qt Creator's sub-pixel
-  // merging): in the model's colour while the run holds one model, else in a neutral "several
-  // batches here" tone; by SLO outcome, a run is late if any batch in it is.
+  // merging). Coloured by model, a run of several models is striped in their colours, each as
+  // tall as its share of the run (sampled per pixel column: the first, middle and last batch
+  // starting in it); by SLO outcome, a run is late if any batch in it is.
   constexpr double kMergePx = 2.0;
   double run_x0 = 0, run_x1 = -1;
   QColor run_colour;
   bool run_mixed = false;
+  std::vector<double> run_weight(model_colours_.size(), 0.0);
+  std::vector<std::uint32_t> run_models;  // those with weight, to reset
   const QColor mixed = pal.color(QPalette::Mid);
   const QColor late_tone = late_colour();
   const bool by_outcome = colouring_ == BoxColouring::SloOutcome;
   const QColor ok_tone = box_colour(0, 0, false), preempted_tone = box_colour(0, 0, true);
   const bool by_batch = colouring_ == BoxColouring::Batch;
+  const bool by_model = !by_outcome && !by_batch;
   const bool dark = is_dark(pal);
   const auto colour_of = [&](const engine::TimelineIndex::Box& b) -> QColor {
     if (by_batch) {  // golden-ratio hues: neighbouring batches differ
@@ -119,11 +146,34 @@ void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double 
     if (!by_outcome) return b.model < model_colours_.size() ? model_colours_[b.model] : mixed;
     return b.preempted ? preempted_tone : b.late > 0 ? late_tone : ok_tone;
   };
+  const auto weigh = [&](std::uint32_t model, double px) {
+    if (model >= run_weight.size()) return;
+    if (run_weight[model] == 0) run_models.push_back(model);
+    run_weight[model] += px;
+  };
   const auto flush = [&] {
     if (run_x1 > run_x0) {
-      p.fillRect(QRectF(run_x0, top, run_x1 - run_x0, h), run_mixed ? mixed : run_colour);
+      const QRectF run(run_x0, top, run_x1 - run_x0, h);
+      if (by_model && run_models.size() > 1) {
+        std::ranges::sort(run_models);
+        double total = 0;
+        for (const auto m : run_models)
+          total += run_weight[m];
+        double y = top;
+        for (const auto m : run_models) {
+          const double next = y + h * run_weight[m] / total;
+          p.fillRect(QRectF(run_x0, std::round(y), run_x1 - run_x0, std::round(next) - std::round(y)),
+                     model_colours_[m]);
+          y = next;
+        }
+      } else {
+        p.fillRect(run, run_mixed ? mixed : run_colour);
+      }
       ++boxes_painted_;
     }
+    for (const auto m : run_models)
+      run_weight[m] = 0;
+    run_models.clear();
     run_x1 = -1;
   };
   const auto& late = late_prefix_[row];
@@ -133,8 +183,8 @@ void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double 
     const auto& b = boxes[k];
     if (filtered && !model_shown(b.model)) continue;
     const double x0 =
-        std::max(static_cast<double>(kLabelWidth), kLabelWidth + static_cast<double>(ns(b.start) - from_) * scale);
-    const double x1 = std::min(right, kLabelWidth + static_cast<double>(ns(b.end) - from_) * scale);
+        std::max(static_cast<double>(kLabelWidth), kLabelWidth + (static_cast<double>(ns(b.start)) - from) * scale);
+    const double x1 = std::min(right, kLabelWidth + (static_cast<double>(ns(b.end)) - from) * scale);
     if (x1 < x0) continue;
     if (x1 - x0 < kMergePx) {
       const double px0 = std::floor(x0), px1 = std::max(px0 + 1, std::ceil(x1));
@@ -142,7 +192,7 @@ void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double 
       // last of them (a row's batches follow one another, so only that one can reach further).
       std::size_t skip_to = k;
       if (!filtered && x1 - x0 < 1.0) {
-        const auto next_column = from_ + static_cast<std::int64_t>(std::ceil((px0 + 1 - kLabelWidth) * px_ns));
+        const auto next_column = from_ns() + static_cast<std::int64_t>(std::ceil((px0 + 1 - kLabelWidth) * px_ns));
         skip_to = std::min(last, index_.next_starting_at(row, k + 1, engine::Time::nanoseconds(next_column)));
         skip_to = skip_to > k + 1 ? skip_to - 1 : k;
       }
@@ -152,7 +202,7 @@ void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double 
         run_x1 = std::max(run_x1, px1);
         if (by_outcome) {
           if (colour == late_tone) run_colour = late_tone;
-        } else {
+        } else if (by_batch) {
           run_mixed = run_mixed || colour != run_colour || skip_to > k;
         }
       } else {
@@ -160,7 +210,17 @@ void TimelineView::paint_boxes(QPainter& p, std::size_t row, double top, double 
         run_x0 = px0;
         run_x1 = px1;
         run_colour = colour;
-        run_mixed = !by_outcome && skip_to > k;
+        run_mixed = by_batch && skip_to > k;
+      }
+      if (by_model) {
+        if (skip_to > k) {
+          const double share = (px1 - px0) / 3;
+          weigh(b.model, share);
+          weigh(boxes[(k + skip_to) / 2].model, share);
+          weigh(boxes[skip_to].model, share);
+        } else {
+          weigh(b.model, px1 - px0);
+        }
       }
       if (skip_to > k) k = skip_to - 1;  // the loop's ++k lands on the last one in the column
       continue;
@@ -195,7 +255,7 @@ void TimelineView::paint_duty_cycle(QPainter& p, std::uint32_t slot, double top,
       QColor tick = pal.color(QPalette::Text);
       tick.setAlphaF(0.25f);
       p.setPen(tick);
-      for (auto t = std::max<std::int64_t>(0, from_ / duty * duty); t <= to_; t += duty) {
+      for (auto t = std::max<std::int64_t>(0, from_ns() / duty * duty); t <= to_ns(); t += duty) {
         const double x = x_of(t);
         if (x >= kLabelWidth) p.drawLine(QPointF(x, top), QPointF(x, top + h));
       }
@@ -206,9 +266,9 @@ void TimelineView::paint_duty_cycle(QPainter& p, std::uint32_t slot, double top,
 // The selection and its pipeline stages on top, with the window it could have started in.
 void TimelineView::paint_selection(QPainter& p, std::uint32_t slot, double top, double h) {
   const auto pal = palette();
-  const double right = width();
-  if (selected_) {
-    const auto& chosen = data_->spans[*selected_];
+  const double right = plot_right();
+  if (const auto selected = this->selected()) {
+    const auto& chosen = data_->spans[*selected];
     if (chosen.gpu == slot && chosen.window_close > chosen.window_open) {
       QColor band = pal.color(QPalette::Highlight);
       band.setAlphaF(0.35f);
@@ -216,11 +276,11 @@ void TimelineView::paint_selection(QPainter& p, std::uint32_t slot, double top, 
       const double b = std::max(a + 2, std::min(right, x_of(ns(chosen.window_close))));
       p.fillRect(QRectF(a, top + h - 4, b - a, 5), band);
     }
-    for (const auto i : linked_.empty() ? std::vector<std::uint32_t>{*selected_} : linked_) {
+    for (const auto i : linked_.empty() ? std::vector<std::uint32_t>{*selected} : linked_) {
       const auto& s = data_->spans[i];
       if (s.gpu != slot) continue;
       const QRectF box(x_of(ns(s.start)), top - 1, std::max(2.0, x_of(ns(s.end)) - x_of(ns(s.start))), h + 2);
-      p.setPen(QPen(pal.color(QPalette::Highlight), 2, i == *selected_ ? Qt::SolidLine : Qt::DashLine));
+      p.setPen(QPen(pal.color(QPalette::Highlight), 2, i == *selected ? Qt::SolidLine : Qt::DashLine));
       p.setBrush(Qt::NoBrush);
       p.drawRect(box);
     }
@@ -242,14 +302,14 @@ void TimelineView::paint_network(QPainter& p, const Lane& lane, double y) {
              p.fontMetrics().elidedText(nic.label, Qt::ElideMiddle, kLabelWidth - 8));
   const auto& transfers = data_->transfers;
   const auto begin = std::ranges::partition_point(
-      nic.transfers, [&](std::uint32_t i) { return ns(transfers[i].start) < from_ - longest_transfer_; });
+      nic.transfers, [&](std::uint32_t i) { return ns(transfers[i].start) < from_ns() - longest_transfer_; });
   const QColor colour = pal.color(QPalette::Dark);
   double run_x0 = 0, run_x1 = -1;
-  for (auto it = begin; it != nic.transfers.end() && ns(transfers[*it].start) < to_; ++it) {
+  for (auto it = begin; it != nic.transfers.end() && ns(transfers[*it].start) < to_ns(); ++it) {
     const auto& t = transfers[*it];
-    if (ns(t.end) < from_) continue;
+    if (ns(t.end) < from_ns()) continue;
     const double x0 = std::max(static_cast<double>(kLabelWidth), x_of(ns(t.start)));
-    const double x1 = std::max(x0 + 1, std::min(static_cast<double>(width()), x_of(ns(t.end))));
+    const double x1 = std::max(x0 + 1, std::min(static_cast<double>(plot_right()), x_of(ns(t.end))));
     if (x0 <= run_x1 + 1) {
       run_x1 = std::max(run_x1, x1);
       continue;
@@ -274,7 +334,7 @@ void TimelineView::paint_queue(QPainter& p, const Lane& lane, double y) {
                                  Qt::ElideMiddle, kLabelWidth - 8));
   // A step curve, one vertical extent per pixel column.
   const auto first =
-      std::ranges::partition_point(samples, [&](std::size_t q) { return ns(data_->queue[q].time) < from_; });
+      std::ranges::partition_point(samples, [&](std::size_t q) { return ns(data_->queue[q].time) < from_ns(); });
   auto it = first == samples.begin() ? first : std::prev(first);
   const double base = y + kQueueRowHeight - 3, scale = (kQueueRowHeight - 6) / static_cast<double>(peak);
   QColor fill = model_colours_[lane.index];
@@ -283,25 +343,25 @@ void TimelineView::paint_queue(QPainter& p, const Lane& lane, double y) {
   double last_y = base;
   for (; it != samples.end(); ++it) {
     const auto& q = data_->queue[*it];
-    const double x = std::clamp(x_of(ns(q.time)), static_cast<double>(kLabelWidth), static_cast<double>(width()));
+    const double x = std::clamp(x_of(ns(q.time)), static_cast<double>(kLabelWidth), static_cast<double>(plot_right()));
     const double qy = base - q.depth * scale;
     path.lineTo(x, last_y);
     path.lineTo(x, qy);
     last_y = qy;
-    if (ns(q.time) > to_) break;
+    if (ns(q.time) > to_ns()) break;
   }
-  path.lineTo(width(), last_y);
-  path.lineTo(width(), base);
+  path.lineTo(plot_right(), last_y);
+  path.lineTo(plot_right(), base);
   path.closeSubpath();
   p.setPen(Qt::NoPen);
   p.setBrush(fill);
   p.drawPath(path);
   // Drops as red ticks along the top of the lane, one per pixel column at most.
   const auto& drops = drops_by_model_[lane.index];
-  auto d = std::ranges::partition_point(drops, [&](std::size_t k) { return ns(data_->drops[k].time) < from_; });
+  auto d = std::ranges::partition_point(drops, [&](std::size_t k) { return ns(data_->drops[k].time) < from_ns(); });
   p.setPen(QPen(late_colour(), 2));
   double last_x = -1;
-  for (; d != drops.end() && ns(data_->drops[*d].time) <= to_; ++d) {
+  for (; d != drops.end() && ns(data_->drops[*d].time) <= to_ns(); ++d) {
     const double x = std::floor(x_of(ns(data_->drops[*d].time)));
     if (x == last_x || x < kLabelWidth) continue;
     p.drawLine(QPointF(x, y + 1), QPointF(x, y + 8));
@@ -313,10 +373,11 @@ void TimelineView::paint_axis(QPainter& p) {
   const auto pal = palette();
   p.fillRect(QRectF(0, 0, width(), kAxisHeight), pal.color(QPalette::Window));
   const auto step = tick_step_ns(ns_per_px(), 90);
+  p.setClipRect(QRectF(0, 0, plot_right(), kAxisHeight));
   p.setPen(pal.color(QPalette::Text));
   p.drawText(QRectF(4, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft,
              data_ ? QString::fromStdString(data_->system) : QString());
-  for (const auto t : ticks(from_, to_, step)) {
+  for (const auto t : ticks(from_ns(), to_ns(), step)) {
     const double x = x_of(t);
     if (x < kLabelWidth) continue;
     p.setPen(pal.color(QPalette::Mid));
@@ -330,6 +391,20 @@ void TimelineView::paint_axis(QPainter& p) {
   }
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(QPointF(0, kAxisHeight - 0.5), QPointF(width(), kAxisHeight - 0.5));
+  // The marked range's duration, over the range on the axis (M, or a drag).
+  if (const auto& range = state_->range()) {
+    const double a = std::max(static_cast<double>(kLabelWidth), x_of(range->from_ns));
+    const double b = std::min(static_cast<double>(plot_right()), x_of(range->to_ns));
+    if (b > a) {
+      const auto text = QStringLiteral("Δ ") + format_duration(range->length_ns());
+      const double w = p.fontMetrics().horizontalAdvance(text) + 10;
+      const QRectF label((a + b - w) / 2, 2, w, kAxisHeight - 6);
+      p.fillRect(label, pal.color(QPalette::Highlight));
+      p.setPen(pal.color(QPalette::HighlightedText));
+      p.drawText(label, Qt::AlignCenter, text);
+    }
+  }
+  p.setClipping(false);
 }
 
 }  // namespace servescope::widgets

@@ -1,4 +1,4 @@
-// The timeline on the offscreen platform: the wheel zooms around the cursor (the time under it
+// The timeline on the offscreen platform: Ctrl+wheel zooms around the cursor (the time under it
 // stays put), the zoom history goes back and forward, hit testing finds the batch under a point
 // as a brute-force scan does, and a scripted session simulates the demo, reads a batch, plays
 // the run, exports a Chrome trace, and reopens the saved project with its run.
@@ -21,6 +21,7 @@
 #include "ui/project_document.h"
 #include "ui/run_view.h"
 #include "widgets/model_colors.h"
+#include "tests/gui/synthetic_timeline.h"
 #include "widgets/timeline_view.h"
 
 using servescope::Duration;
@@ -32,46 +33,8 @@ using servescope::widgets::TimelineView;
 
 namespace {
 
-// Four slots on two GPUs, batches of 100–900 µs with gaps, over about 40 ms.
-std::shared_ptr<TimelineData> synthetic() {
-  auto t = std::make_shared<TimelineData>();
-  t->system = "synthetic";
-  t->models = {"alpha", "beta"};
-  t->model_slo = {Duration::milliseconds(5), Duration::milliseconds(5)};
-  t->gpus = {"g0/v0", "g0/v1", "g1/v0", "g1/v1"};
-  t->gpu_physical = {0, 0, 1, 1};
-  t->gpu_shares = {"1/2", "1/2", "1/2", "1/2"};
-  t->gpu_types = {"V100", "V100", "V100", "V100"};
-  t->physical_names = {"g0", "g1"};
-  std::mt19937 rng(3);
-  for (std::uint32_t g = 0; g < 4; ++g) {
-    auto at = Duration::microseconds(std::int64_t{50} * g);
-    for (int k = 0; k < 60; ++k) {
-      const auto len = Duration::microseconds(100 + static_cast<std::int64_t>(rng() % 800));
-      t->spans.push_back({static_cast<std::uint64_t>(t->spans.size()),
-                          g,
-                          static_cast<std::uint32_t>(k % 2),
-                          4,
-                          at,
-                          at + len,
-                          false,
-                          k % 17 == 0 ? 1u : 0u,
-                          static_cast<std::uint64_t>(t->spans.size()),
-                          {},
-                          {}});
-      at = at + len + Duration::microseconds(static_cast<std::int64_t>(rng() % 100));
-    }
-  }
-  std::ranges::stable_sort(t->spans, [](const TimelineSpan& a, const TimelineSpan& b) {
-    return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
-  });
-  for (const auto& s : t->spans)
-    t->end = std::max(t->end, s.end);
-  return t;
-}
-
-void wheel(QWidget* w, QPointF at, int delta) {
-  QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+void wheel(QWidget* w, QPointF at, int delta, Qt::KeyboardModifiers modifiers = Qt::ControlModifier) {
+  QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, modifiers, Qt::NoScrollPhase,
                 false);
   QCoreApplication::sendEvent(w, &e);
 }
@@ -89,7 +52,7 @@ class TestTimeline : public QObject {
   void wheelZoomKeepsTheTimeUnderTheCursor() {
     TimelineView view;
     view.resize(1200, 300);
-    view.set_timeline(synthetic());
+    view.set_timeline(servescope::test::synthetic_timeline());
     for (const double x : {300.0, 700.0, 1150.0}) {
       const auto before = view.time_at(x);
       const auto width = view.to_ns() - view.from_ns();
@@ -106,7 +69,7 @@ class TestTimeline : public QObject {
   void historyGoesBackAndForward() {
     TimelineView view;
     view.resize(1000, 300);
-    view.set_timeline(synthetic());
+    view.set_timeline(servescope::test::synthetic_timeline());
     const auto fit = std::pair{view.from_ns(), view.to_ns()};
     view.set_window(1'000'000, 2'000'000);
     view.set_window(1'200'000, 1'300'000);
@@ -126,7 +89,7 @@ class TestTimeline : public QObject {
 
     // Every change of the history is signalled after it is recorded, so a "back" button can
     // follow: a Shift+drag range zoom, as a user makes it, can be gone back from at once.
-    view.set_timeline(synthetic());
+    view.set_timeline(servescope::test::synthetic_timeline());
     QVERIFY(!view.can_go_back());
     QSignalSpy history(&view, &TimelineView::historyChanged);
     bool could_go_back = false;
@@ -145,7 +108,7 @@ class TestTimeline : public QObject {
   void filterByModelOrGpu() {
     TimelineView view;
     view.resize(1000, 300);
-    const auto data = synthetic();
+    const auto data = servescope::test::synthetic_timeline();
     view.set_timeline(data);
     view.set_window(0, 5'000'000);
     view.set_filter(QStringLiteral("BETA"));
@@ -171,7 +134,7 @@ class TestTimeline : public QObject {
   void hitTestingMatchesABruteForceScan() {
     TimelineView view;
     view.resize(1400, 300);
-    const auto data = synthetic();
+    const auto data = servescope::test::synthetic_timeline();
     view.set_timeline(data);
     view.set_window(2'000'000, 12'000'000);  // boxes of 10–90 px
     std::mt19937 rng(11);
@@ -207,7 +170,7 @@ class TestTimeline : public QObject {
   void coloursFollowThePalette() {
     TimelineView view;
     view.resize(900, 200);
-    const auto data = synthetic();
+    const auto data = servescope::test::synthetic_timeline();
     view.set_timeline(data);
     view.set_window(0, 2'000'000);
     const auto& s = data->spans.front();

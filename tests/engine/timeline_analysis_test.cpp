@@ -1,0 +1,209 @@
+// What the timeline view reports about a run, checked against brute force over the same run: a
+// range's batches, busy shares, finished, late and dropped requests and latency percentiles;
+// one request's flow through a pooled pipeline (its stages and the transfers between them, GPU
+// to GPU); finding a request by id; the utilisation sparkline.
+#include <gtest/gtest.h>
+#include <map>
+#include <random>
+
+#include "engine/ppipe/scenario_planning.h"
+#include "engine/systems/ppipe/ppipe_options.h"
+#include "engine/systems/scenario_planner.h"
+#include "engine/systems/scenario_simulation.h"
+#include "engine/timeline/range_summary.h"
+#include "engine/timeline/request_flow.h"
+#include "model/io/document.h"
+#include "tests/support/pipeline_fixture.h"
+#include "tests/support/test_support.h"
+
+namespace servescope::engine {
+namespace {
+
+const TimelineData& pipeline_run() {
+  static const TimelineData timeline = [] {
+    test::TempDir dir;
+    const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
+    const auto plan = plan_pipelines("ppipe", planning_input(scenario, {"seg-poisson"}), PpipeOptions{});
+    SimulationSpec spec;
+    spec.system = "reservation";
+    spec.workloads = {"seg-poisson"};
+    spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(plan);
+    spec.load_factor = 1.3;  // past capacity: some requests are late or dropped
+    spec.duration = Duration::seconds(4);
+    spec.warmup = Duration::seconds(1);
+    spec.timeline = true;
+    auto t = timeline_of(simulate(scenario, spec));
+    // PPipe's reservations drop what would be late rather than run it late, so no request of
+    // the run is: tighten every seventh request's deadline (in each stage that carries it) to
+    // give the late count something to count.
+    for (auto& r : t.requests)
+      if (r.id % 7 == 0) r.deadline = r.arrival;
+    return t;
+  }();
+  return timeline;
+}
+
+// The brute force: every span, every request, every drop looked at for each range.
+RangeSummary brute_force(const TimelineData& t, const TimelineIndex& index, Time from, Time to) {
+  RangeSummary out;
+  out.busy.assign(index.rows(), 0.0);
+  std::map<std::uint32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> pieces;  // per slot
+  std::map<RequestId, std::tuple<Time, Time, Time>> last;                              // end, arrival, deadline
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    const auto& s = t.spans[i];
+    if (s.start >= from && s.start < to) ++out.batches;
+    const auto a = std::max(s.start, from), e = std::min(s.end, to);
+    if (e > a) pieces[s.gpu].emplace_back(a.count_ns(), e.count_ns());
+    if (s.preempted) continue;
+    for (const auto& r : t.requests_of(i)) {
+      auto& l = last[r.id];
+      if (std::get<0>(l) < s.end) l = {s.end, r.arrival, r.deadline};
+    }
+  }
+  for (auto& [slot, list] : pieces) {
+    std::ranges::sort(list);
+    std::int64_t busy = 0, reach = INT64_MIN;
+    for (const auto& [a, e] : list) {
+      const auto from_ns = std::max(a, reach);
+      if (e > from_ns) busy += e - from_ns;
+      reach = std::max(reach, e);
+    }
+    out.busy[*index.row_of_slot(slot)] = static_cast<double>(busy) / static_cast<double>((to - from).count_ns());
+  }
+  std::vector<Duration> latencies;
+  std::uint64_t late = 0;
+  for (const auto& [id, l] : last) {
+    const auto& [end, arrival, deadline] = l;
+    if (end < from || end >= to) continue;
+    latencies.push_back(end - arrival);
+    late += end > deadline ? 1u : 0u;
+  }
+  out.finished = latencies.size();
+  out.late = late;
+  std::ranges::sort(latencies);
+  const auto pick = [&](double p) -> std::optional<Duration> {
+    if (latencies.empty()) return std::nullopt;
+    std::size_t k = 0;
+    while (static_cast<double>(k + 1) < p / 100.0 * static_cast<double>(latencies.size())) ++k;
+    return latencies[k];
+  };
+  out.p50 = pick(50);
+  out.p99 = pick(99);
+  for (const auto& d : t.drops)
+    out.dropped += d.time >= from && d.time < to ? 1u : 0u;
+  return out;
+}
+
+TEST(RangeSummary, MatchesABruteForceCountOverTheRun) {
+  const auto& t = pipeline_run();
+  ASSERT_FALSE(t.requests.empty());
+  ASSERT_FALSE(t.drops.empty()) << "the run should be overloaded enough to drop";
+  const TimelineIndex index(t);
+  const RangeSummariser summariser(t, index);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::int64_t> at(0, t.end.count_ns());
+  std::uint64_t late_seen = 0;
+  for (int trial = 0; trial < 25; ++trial) {
+    auto a = at(rng), b = at(rng);
+    if (trial == 0) a = 0, b = t.end.count_ns() + 1;  // the whole run
+    if (a > b) std::swap(a, b);
+    if (a == b) continue;
+    const auto from = Time::nanoseconds(a), to = Time::nanoseconds(b);
+    const auto got = summariser.summarise(from, to);
+    const auto want = brute_force(t, index, from, to);
+    SCOPED_TRACE(testing::Message() << "range " << a << "–" << b << " ns");
+    EXPECT_EQ(got.batches, want.batches);
+    ASSERT_EQ(got.busy.size(), want.busy.size());
+    for (std::size_t r = 0; r < got.busy.size(); ++r)
+      EXPECT_NEAR(got.busy[r], want.busy[r], 1e-9) << "row " << r;
+    EXPECT_EQ(got.finished, want.finished);
+    EXPECT_EQ(got.late, want.late);
+    EXPECT_EQ(got.dropped, want.dropped);
+    EXPECT_EQ(got.p50, want.p50);
+    EXPECT_EQ(got.p99, want.p99);
+    late_seen += got.late.value_or(0);
+  }
+  EXPECT_GT(late_seen, 0u) << "some range should hold late requests, or the count is untested";
+}
+
+TEST(RangeSummary, NoRequestListsMeansNoRequestCounts) {
+  auto t = pipeline_run();
+  t.requests.clear();
+  const TimelineIndex index(t);
+  const auto s = RangeSummariser(t, index).summarise(Time(), t.end);
+  EXPECT_FALSE(s.finished.has_value());
+  EXPECT_FALSE(s.p99.has_value());
+  EXPECT_EQ(s.dropped, t.drops.size());
+  EXPECT_GT(s.batches, 0u);
+}
+
+TEST(RequestFlow, FollowsOneBatchThroughItsStagesAndTransfers) {
+  const auto& t = pipeline_run();
+  ASSERT_FALSE(t.transfers.empty()) << "the pipeline run should move feature maps";
+  const TimelineIndex index(t);
+  std::size_t multi_stage = 0;
+  for (std::uint32_t i = 0; i < t.spans.size() && multi_stage < 50; ++i) {
+    const auto group = index.linked(i);
+    if (group.size() < 2 || group.front() != i) continue;
+    ++multi_stage;
+    const auto flow = flow_of(t, index, group.back());  // any stage gives the same flow
+    std::size_t batches = 0;
+    for (std::size_t k = 0; k < flow.size(); ++k) {
+      const auto& step = flow[k];
+      if (k > 0) {
+        EXPECT_GE(step.start, flow[k - 1].start);
+      }
+      if (step.kind == FlowStep::Kind::Batch) {
+        EXPECT_EQ(step.index, group[batches]) << "stages in order";
+        ++batches;
+        continue;
+      }
+      // A transfer sits between the stage whose output it carries and the next stage.
+      const auto& transfer = t.transfers[step.index];
+      ASSERT_GT(k, 0u);
+      ASSERT_LT(k + 1, flow.size());
+      ASSERT_EQ(flow[k - 1].kind, FlowStep::Kind::Batch);
+      const auto& before = t.spans[flow[k - 1].index];
+      EXPECT_EQ(transfer.batch, before.batch);
+      EXPECT_EQ(transfer.from_gpu, before.gpu);
+      EXPECT_GE(transfer.start, before.end);
+      const auto& after = t.spans[flow[k + 1].index];
+      EXPECT_EQ(transfer.to_gpu, after.gpu);
+      EXPECT_LE(transfer.end, after.start);
+    }
+    EXPECT_EQ(batches, group.size());
+  }
+  EXPECT_GT(multi_stage, 0u);
+  // A request's first batch carries it, and nothing earlier does.
+  const auto& someone = t.requests[t.requests.size() / 2];
+  const auto first = first_batch_of_request(t, someone.id);
+  ASSERT_TRUE(first.has_value());
+  const auto carried = t.requests_of(*first);
+  EXPECT_TRUE(std::ranges::any_of(carried, [&](const SpanRequest& r) { return r.id == someone.id; }));
+  for (std::uint32_t i = 0; i < *first; ++i) {
+    for (const auto& r : t.requests_of(i)) {
+      ASSERT_NE(r.id, someone.id);
+    }
+  }
+  EXPECT_FALSE(first_batch_of_request(t, 0xFFFF'FFFF'FFFFull).has_value());
+}
+
+TEST(RangeSummary, BusyProfileAveragesToTheWholeRunsBusyShare) {
+  const auto& t = pipeline_run();
+  const TimelineIndex index(t);
+  const auto whole = RangeSummariser(t, index).summarise(Time(), t.end);
+  for (std::size_t r = 0; r < index.rows(); ++r) {
+    const auto profile = busy_profile(index, r, t.end, 40);
+    ASSERT_EQ(profile.size(), 40u);
+    double mean = 0;
+    for (const auto v : profile) {
+      EXPECT_GE(v, 0.0f);
+      EXPECT_LE(v, 1.0f);
+      mean += static_cast<double>(v) / 40.0;
+    }
+    EXPECT_NEAR(mean, whole.busy[r], 0.01) << "row " << r;
+  }
+}
+
+}  // namespace
+}  // namespace servescope::engine

@@ -1,0 +1,151 @@
+// What the timeline view paints over its rows (Perfetto's overlays, README "The GUI"): the
+// overview strip of late batches and drops over every row, so a zoomed-out run shows where it
+// failed whichever rows are scrolled away; the marked range with its duration; the selected
+// batch's flow as arrows through its stages and transfers; and each row's utilisation
+// sparkline in the label column.
+#include <QPainter>
+#include <QPainterPath>
+#include <algorithm>
+#include <cmath>
+
+#include "widgets/model_colors.h"
+#include "widgets/time_axis.h"
+#include "widgets/timeline_view.h"
+
+namespace servescope::widgets {
+
+void TimelineView::paint_overview(QPainter& p) {
+  const auto pal = palette();
+  const QRectF strip(kLabelWidth, kAxisHeight, plot_right() - kLabelWidth, kOverviewHeight);
+  p.fillRect(QRectF(0, kAxisHeight, plot_right(), kOverviewHeight), pal.color(QPalette::AlternateBase));
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.75);
+  p.setFont(small);
+  p.setPen(pal.color(QPalette::PlaceholderText));
+  p.drawText(QRectF(4, kAxisHeight - 1, kLabelWidth - 8, kOverviewHeight + 2), Qt::AlignVCenter | Qt::AlignRight,
+             tr("late ▮ dropped ▮"));
+  p.setFont(font());
+  // One mark per pixel column: find the first event at or after each column, then jump to the
+  // next column, so a million drops cost as many searches as there are columns that hold one.
+  const auto mark = [&](const auto& times, auto time_of, const QColor& colour, double y, double h) {
+    auto it = std::ranges::lower_bound(times, from_ns(), {}, time_of);
+    while (it != times.end() && time_of(*it) <= to_ns()) {
+      const double x = std::floor(x_of(time_of(*it)));
+      if (x >= plot_right()) break;
+      p.fillRect(QRectF(x, y, 1, h), colour);
+      it = std::ranges::lower_bound(it, times.end(), time_at(x + 1), {}, time_of);
+    }
+  };
+  QColor late = late_colour();
+  late.setAlphaF(0.7f);
+  mark(late_ends_ns_, [](std::int64_t t) { return t; }, late, strip.top(), kOverviewHeight / 2.0);
+  mark(data_->drops, [](const engine::DropMark& d) { return d.time.count_ns(); }, late_colour().darker(130),
+       strip.top() + kOverviewHeight / 2.0, kOverviewHeight / 2.0);
+}
+
+void TimelineView::paint_range(QPainter& p, double bottom) {
+  const auto& range = state_->range();
+  if (!range) return;
+  const auto pal = palette();
+  const double a = std::max(static_cast<double>(kLabelWidth), x_of(range->from_ns));
+  const double b = std::min(static_cast<double>(plot_right()), x_of(range->to_ns));
+  if (b < kLabelWidth || a > plot_right()) return;
+  QColor band = pal.color(QPalette::Highlight);
+  band.setAlphaF(0.15f);
+  p.fillRect(QRectF(a, lanes_top(), std::max(1.0, b - a), bottom - lanes_top()), band);
+  p.setPen(QPen(pal.color(QPalette::Highlight), 1));
+  for (const double x : {x_of(range->from_ns), x_of(range->to_ns)})
+    if (x >= kLabelWidth && x <= plot_right()) p.drawLine(QPointF(x, lanes_top()), QPointF(x, bottom));
+}
+
+const TimelineView::Lane* TimelineView::nic_lane(std::uint32_t n) const {
+  const auto it =
+      std::ranges::find_if(lanes_, [&](const Lane& l) { return l.kind == Lane::Kind::Network && l.index == n; });
+  return it == lanes_.end() ? nullptr : &*it;
+}
+
+double TimelineView::lane_centre(const Lane* lane) const {
+  return lanes_top() + lane->top - scroll_px_ + lane->height / 2;
+}
+
+void TimelineView::paint_flow(QPainter& p) {
+  if (flow_.size() < 2) return;
+  const auto pal = palette();
+  // Where each step is drawn: a batch on its slot's row; a transfer leaves on the sender's
+  // uplink and arrives on the receiver's downlink.
+  struct End {
+    double x, y;
+    bool shown;
+  };
+  const auto batch_lane = [&](std::uint32_t span) -> const Lane* {
+    const auto row = index_.row_of_slot(data_->spans[span].gpu);
+    return row ? lane_of_row(*row) : nullptr;
+  };
+  const auto endpoint = [&](const engine::FlowStep& step, bool at_end) -> End {
+    const Lane* lane = nullptr;
+    if (step.kind == engine::FlowStep::Kind::Batch) {
+      lane = batch_lane(step.index);
+    } else if (step.index < transfer_lanes_.size()) {
+      lane = nic_lane(at_end ? transfer_lanes_[step.index].second : transfer_lanes_[step.index].first);
+    }
+    if (!lane) return {0, 0, false};
+    return {x_of(ns(at_end ? step.end : step.start)), lane_centre(lane), true};
+  };
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing);
+  const QColor colour = pal.color(QPalette::Highlight);
+  // The transfers of the flow, outlined on both their lanes.
+  p.setPen(QPen(colour, 1.5));
+  p.setBrush(Qt::NoBrush);
+  for (const auto& step : flow_) {
+    if (step.kind != engine::FlowStep::Kind::Transfer) continue;
+    for (const bool arriving : {false, true}) {
+      const auto e = endpoint(step, arriving);
+      if (!e.shown) continue;
+      const double x0 = x_of(ns(step.start)), x1 = std::max(x0 + 2, x_of(ns(step.end)));
+      p.drawRect(QRectF(x0, e.y - kRowHeight / 2.0 + 3, x1 - x0, kRowHeight - 6));
+    }
+  }
+  for (std::size_t k = 0; k + 1 < flow_.size(); ++k) {
+    const auto from = endpoint(flow_[k], true), to = endpoint(flow_[k + 1], false);
+    if (!from.shown || !to.shown) continue;
+    // Perfetto's flow: a curve leaving to the right and arriving from the left, then a head.
+    const double bend = std::max(12.0, std::abs(to.x - from.x) / 2);
+    QPainterPath path(QPointF(from.x, from.y));
+    path.cubicTo(QPointF(from.x + bend, from.y), QPointF(to.x - bend, to.y), QPointF(to.x, to.y));
+    p.setPen(QPen(colour, 1.5));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(path);
+    QPainterPath head;
+    head.moveTo(to.x, to.y);
+    head.lineTo(to.x - 7, to.y - 4);
+    head.lineTo(to.x - 7, to.y + 4);
+    head.closeSubpath();
+    p.setBrush(colour);
+    p.drawPath(head);
+  }
+  p.restore();
+}
+
+void TimelineView::paint_sparkline(QPainter& p, std::size_t row, double y) {
+  if (row >= sparklines_.size() || sparklines_[row].empty()) return;
+  const auto* lane = lane_of_row(row);
+  const auto& bins = sparklines_[row];
+  const QRectF box(kLabelWidth - kSparklineWidth - 6, y + 3, kSparklineWidth, kRowHeight - 6);
+  auto colour = palette().color(QPalette::Text);
+  colour.setAlphaF(0.45f);
+  p.fillRect(box, palette().color(QPalette::AlternateBase));
+  // A collapsed GPU: its slots' mean.
+  const std::size_t rows = lane ? lane->rows : 1;
+  const double w = box.width() / static_cast<double>(bins.size());
+  for (std::size_t k = 0; k < bins.size(); ++k) {
+    double busy = 0;
+    for (std::size_t r = row; r < row + rows && r < sparklines_.size(); ++r)
+      busy += static_cast<double>(sparklines_[r][k]);
+    busy /= static_cast<double>(rows);
+    const double h = box.height() * busy;
+    if (h > 0) p.fillRect(QRectF(box.left() + w * static_cast<double>(k), box.bottom() - h, w, h), colour);
+  }
+}
+
+}  // namespace servescope::widgets
