@@ -3,6 +3,8 @@
 #include <QComboBox>
 #include <QGuiApplication>
 #include <QHBoxLayout>
+#include <QScrollArea>
+#include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -11,11 +13,13 @@
 #include <type_traits>
 #include <variant>
 
+#include "engine/planning/plan_diagram.h"
 #include "engine/serving/stored_plan.h"
 #include "engine/systems/scenario_planner.h"
 #include "model/core/error.h"
 #include "ui/project_document.h"
 #include "widgets/model_colors.h"
+#include "widgets/plan_diagram_view.h"
 
 namespace servescope::ui {
 namespace {
@@ -268,22 +272,37 @@ QString plan_html(const nlohmann::json& plan) {
 
 PlanView::PlanView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
   setObjectName(QStringLiteral("planView"));
-  left_pick_ = new QComboBox(this);
-  right_pick_ = new QComboBox(this);
-  left_ = new QTextBrowser(this);
-  right_ = new QTextBrowser(this);
-  auto* left_box = new QVBoxLayout;
-  left_box->addWidget(left_pick_);
-  left_box->addWidget(left_, 1);
-  auto* right_box = new QVBoxLayout;
-  right_box->addWidget(right_pick_);
-  right_box->addWidget(right_, 1);
   auto* box = new QHBoxLayout(this);
-  box->addLayout(left_box, 1);
-  box->addLayout(right_box, 1);
-  for (auto* pick : {left_pick_, right_pick_})
-    connect(pick, &QComboBox::currentIndexChanged, this,
-            [this] { show_plans(left_pick_->currentIndex() - 1, right_pick_->currentIndex() - 1); });
+  for (auto* side : {&left_side_, &right_side_}) {
+    side->pick = new QComboBox(this);
+    side->diagram = new widgets::PlanDiagramView(this);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(side->diagram);
+    scroll->setWidgetResizable(true);
+    scroll->setBackgroundRole(QPalette::Base);
+    side->text = new QTextBrowser(this);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(scroll);
+    split->addWidget(side->text);
+    // The diagram first: the page of figures below is for reading numbers off.
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({3000, 1000});
+    auto* column = new QVBoxLayout;
+    column->addWidget(side->pick);
+    column->addWidget(split, 1);
+    box->addLayout(column, 1);
+    connect(side->pick, &QComboBox::currentIndexChanged, this,
+            [this] { show_plans(left_side_.pick->currentIndex() - 1, right_side_.pick->currentIndex() - 1); });
+    // A pool, glet or module picked on one side is picked on the other too, where it exists.
+    connect(side->diagram, &widgets::PlanDiagramView::itemSelected, this, [this](const QString& id) {
+      for (auto* s : {&left_side_, &right_side_})
+        s->diagram->select(id.toStdString());
+      Q_EMIT itemSelected(id);
+    });
+  }
+  left_pick_ = left_side_.pick;
+  right_pick_ = right_side_.pick;
   connect(doc_, &ProjectDocument::changed, this, &PlanView::refresh);
   connect(doc_, &ProjectDocument::projectReset, this, &PlanView::refresh);
   refresh();
@@ -307,22 +326,32 @@ void PlanView::refresh() {
 void PlanView::show_plans(int left, int right) {
   const auto* p = doc_->project();
   const int count = p ? static_cast<int>(p->plans.size()) : 0;
-  const auto fill = [&](QComboBox* pick, QTextBrowser* view, int index) {
-    const QSignalBlocker block(pick);
+  const auto fill = [&](Side& side, int index) {
+    const QSignalBlocker block(side.pick);
     const bool ok = index >= 0 && index < count;
-    pick->setCurrentIndex(ok ? index + 1 : 0);
-    view->setHtml(ok ? plan_html(p->plans[static_cast<std::size_t>(index)].body)
-                     : tr("<p>Pick a plan of this project.</p>"));
+    side.pick->setCurrentIndex(ok ? index + 1 : 0);
+    side.text->setHtml(ok ? plan_html(p->plans[static_cast<std::size_t>(index)].body)
+                          : tr("<p>Pick a plan of this project.</p>"));
+    engine::PlanDiagram diagram;
+    if (ok) {
+      try {
+        diagram = engine::diagram_of(engine::read_plan(p->plans[static_cast<std::size_t>(index)].body, "plan"));
+      } catch (const Error&) {
+        // The page below says what is wrong with the plan; the diagram stays empty.
+      }
+    }
+    side.diagram->set_diagram(std::move(diagram));
   };
-  fill(left_pick_, left_, left);
-  fill(right_pick_, right_, right);
+  fill(left_side_, left);
+  fill(right_side_, right);
+  widgets::PlanDiagramView::share_scales(*left_side_.diagram, *right_side_.diagram);
 }
 
 QString PlanView::left_text() const {
-  return left_->toPlainText();
+  return left_side_.text->toPlainText();
 }
 QString PlanView::right_text() const {
-  return right_->toPlainText();
+  return right_side_.text->toPlainText();
 }
 
 }  // namespace servescope::ui

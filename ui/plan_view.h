@@ -1,7 +1,6 @@
-// Reading plans (README "The GUI", Plans tab): any plan the project keeps, as a page — pooled
-// pipelines as chains of pools per model with the bottleneck pool marked, gpu-let layouts as one
-// row per GPU split into its glets, cost plans as each module's tiers of machines with its budget —
-// and two plans side by side for comparison.
+// Reading plans (README "The GUI", Plans tab): any plan the project keeps, painted as a diagram
+// (widgets/plan_diagram_view.h: pools, glets or the module DAG) above its page of figures, and
+// two plans side by side on shared scales; an item picked on one side is picked on the other.
 #pragma once
 
 #include <QString>
@@ -10,6 +9,10 @@
 
 class QTextBrowser;
 class QComboBox;
+
+namespace servescope::widgets {
+class PlanDiagramView;
+}
 
 namespace servescope::ui {
 
@@ -26,15 +29,26 @@ class PlanView : public QWidget {
   void show_plans(int left, int right);
   QString left_text() const;
   QString right_text() const;
+  widgets::PlanDiagramView* left_diagram() const { return left_side_.diagram; }
+  widgets::PlanDiagramView* right_diagram() const { return right_side_.diagram; }
+
+ Q_SIGNALS:
+  // A pool ("pool:MODEL/PIPELINE/PARTITION"), glet ("glet:GPU/K") or module ("module:ID") was
+  // picked; empty when the pick was cleared.
+  void itemSelected(const QString& id);
 
  private:
   void refresh();
 
+  struct Side {
+    QComboBox* pick = nullptr;
+    widgets::PlanDiagramView* diagram = nullptr;
+    QTextBrowser* text = nullptr;
+  };
   ProjectDocument* doc_;
-  QComboBox* left_pick_;
-  QComboBox* right_pick_;
-  QTextBrowser* left_;
-  QTextBrowser* right_;
+  Side left_side_, right_side_;
+  QComboBox* left_pick_ = nullptr;
+  QComboBox* right_pick_ = nullptr;
 };
 
 }  // namespace servescope::ui

@@ -7,6 +7,7 @@
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "widgets/model_colors.h"
 #include "widgets/time_axis.h"
@@ -21,9 +22,18 @@ void TimelineView::paint_overview(QPainter& p) {
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.75);
   p.setFont(small);
-  p.setPen(pal.color(QPalette::PlaceholderText));
-  p.drawText(QRectF(4, kAxisHeight - 1, kLabelWidth - 8, kOverviewHeight + 2), Qt::AlignVCenter | Qt::AlignRight,
-             tr("late ▮ dropped ▮"));
+  // Its legend, right-aligned in the label column: "late ■ dropped ■" in the marks' colours.
+  QColor late = late_colour();
+  late.setAlphaF(0.7f);
+  const QColor dropped = late_colour().darker(130);
+  double right = kLabelWidth - 6;
+  for (const auto& [text, colour] : {std::pair{tr("dropped"), dropped}, std::pair{tr("late"), late}}) {
+    p.fillRect(QRectF(right - 6, kAxisHeight + 1, 6, kOverviewHeight - 2), colour);
+    const double w = p.fontMetrics().horizontalAdvance(text);
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(QRectF(right - 9 - w, kAxisHeight - 2, w, kOverviewHeight + 4), Qt::AlignVCenter | Qt::AlignRight, text);
+    right -= w + 16;
+  }
   p.setFont(font());
   // One mark per pixel column: find the first event at or after each column, then jump to the
   // next column, so a million drops cost as many searches as there are columns that hold one.
@@ -36,10 +46,8 @@ void TimelineView::paint_overview(QPainter& p) {
       it = std::ranges::lower_bound(it, times.end(), time_at(x + 1), {}, time_of);
     }
   };
-  QColor late = late_colour();
-  late.setAlphaF(0.7f);
   mark(late_ends_ns_, [](std::int64_t t) { return t; }, late, strip.top(), kOverviewHeight / 2.0);
-  mark(data_->drops, [](const engine::DropMark& d) { return d.time.count_ns(); }, late_colour().darker(130),
+  mark(data_->drops, [](const engine::DropMark& d) { return d.time.count_ns(); }, dropped,
        strip.top() + kOverviewHeight / 2.0, kOverviewHeight / 2.0);
 }
 

@@ -1,0 +1,54 @@
+// A plan, painted (README "The GUI", Plans tab): the engine's PlanDiagram drawn with QPainter in
+// palette colours (Hotspot's palette-driven colours, docs gui-anchors): pools, glets and modules
+// as boxes with chips, load bars against capacity, arrows with transfer times, the bottleneck
+// or critical path outlined. Hovering explains an item; clicking selects it and says which
+// (itemSelected with the diagram's selection id). Two views side by side share their scales.
+#pragma once
+
+#include <QWidget>
+#include <optional>
+
+#include "engine/planning/plan_diagram.h"
+
+namespace servescope::widgets {
+
+class PlanDiagramView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlanDiagramView(QWidget* parent = nullptr);
+
+  void set_diagram(engine::PlanDiagram diagram);
+  const engine::PlanDiagram& diagram() const { return diagram_; }
+  // Load bars are drawn against `capacity_rps` and ribbons against `slo`: the larger of two
+  // diagrams' own, so that equal lengths mean equal numbers side by side.
+  void set_scales(double capacity_rps, Duration slo);
+  static void share_scales(PlanDiagramView& a, PlanDiagramView& b);
+
+  // Selects the item with this id (empty: none) and repaints; no signal.
+  void select(const std::string& id);
+  const std::string& selected() const { return selected_; }
+  std::optional<std::size_t> item_at(QPointF pos) const;  // the topmost selectable item
+  QRectF item_rect(std::size_t item) const;              // where an item is painted
+
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override { return {200, 120}; }
+
+ Q_SIGNALS:
+  void itemSelected(const QString& id);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;  // tooltips
+
+ private:
+  void paint_item(QPainter& p, const engine::DiagramItem& item);
+  void paint_arrow(QPainter& p, const engine::DiagramArrow& arrow);
+
+  engine::PlanDiagram diagram_;
+  double capacity_scale_rps_ = 0;
+  Duration slo_scale_;
+  std::string selected_;
+};
+
+}  // namespace servescope::widgets
