@@ -12,7 +12,8 @@ export SERVESCOPE_ROOT
 # which is Debian's reference one unless OpenBLAS is installed: with it a batch-1 ResNet-18 block
 # runs 8x faster (43 ms -> 5 ms for the whole model at 32x32). help2man writes the man pages from
 # the programs' --help; lintian, appstreamcli and desktop-file-validate check the Debian package,
-# the AppStream file and the launcher (ctest packaging.*).
+# the AppStream file and the launcher (ctest packaging.*). xvfb and xauth run GUI tests in a real
+# window (xvfb-run); ffmpeg writes playback videos and ffprobe counts their frames in the tests.
 SERVESCOPE_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache clang-format
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
@@ -20,6 +21,7 @@ SERVESCOPE_PACKAGES=(
   fonts-dejavu-core
   libtorch-dev python3-torch python3-torchvision libopenblas0-pthread
   help2man lintian appstream desktop-file-utils
+  xvfb xauth ffmpeg
 )
 
 missing_packages() {

@@ -60,6 +60,7 @@
 #include "ui/project_tree_model.h"
 #include "ui/run_view.h"
 #include "ui/save_dialog.h"
+#include "ui/video_export_dialog.h"
 #include "widgets/timeline_view.h"
 
 namespace servescope::ui {
@@ -145,6 +146,10 @@ void MainWindow::build_file_menu() {
     if (path.isEmpty()) return;
     const auto why = export_trace(path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
+  });
+  exports->addAction(tr("Playback as video (MP4 or GIF)…"), this, [this] {
+    const auto why = ask_and_export_video(this, *run_view()->timeline());
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export the video"), why);
   });
   auto* save = file->addAction(tr("&Save"), this, [this] {
     // A built-in resource cannot be written back: save it somewhere first.

@@ -85,6 +85,7 @@ class TimelineView : public QWidget {
   QString find_next(const QString& text);
 
   void set_colouring(BoxColouring colouring);
+  BoxColouring colouring() const { return colouring_; }
   // Shows only batches of models, and rows of slots, whose names contain `text` (case
   // insensitive; empty shows everything). A text matching no model filters GPUs only.
   void set_filter(const QString& text) { state_->set_filter(text); }
