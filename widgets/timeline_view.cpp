@@ -76,6 +76,7 @@ void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
   index_ = data_ ? engine::TimelineIndex(*data_) : engine::TimelineIndex();
   late_prefix_.assign(index_.rows(), {});
   sparklines_.assign(index_.rows(), {});
+  sparkline_cache_.assign(index_.rows(), {});
   late_ends_ns_.clear();
   for (std::size_t r = 0; r < index_.rows(); ++r) {
     auto& prefix = late_prefix_[r];
@@ -466,6 +467,7 @@ bool TimelineView::event(QEvent* event) {
   }
   if (event->type() == QEvent::PaletteChange) {
     refresh_colours();  // colours follow the palette (dark mode)
+    sparkline_cache_.assign(index_.rows(), {});
     update();
   }
   return QWidget::event(event);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <QColor>
+#include <QImage>
 #include <QWidget>
 #include <memory>
 #include <optional>
@@ -193,6 +194,11 @@ class TimelineView : public QWidget {
   std::vector<std::size_t> row_lane_;                    // per index row, its lane (SIZE_MAX: filtered out)
   std::vector<std::vector<std::uint32_t>> late_prefix_;  // per index row: late batches before position k
   std::vector<std::vector<float>> sparklines_;           // per index row: busy share over the run
+  struct Sparkline {
+    QImage image;          // as painted, in the palette's colours
+    std::size_t rows = 0;  // how many rows it averages (a collapsed GPU's)
+  };
+  std::vector<Sparkline> sparkline_cache_;  // per index row; emptied by a new run or palette
   std::vector<std::int64_t> late_ends_ns_;               // every late batch's end, sorted (overview)
   std::vector<QColor> model_colours_;
   std::int64_t longest_transfer_ = 0;

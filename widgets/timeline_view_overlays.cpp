@@ -43,7 +43,9 @@ void TimelineView::paint_overview(QPainter& p) {
       const double x = std::floor(x_of(time_of(*it)));
       if (x >= plot_right()) break;
       p.fillRect(QRectF(x, y, 1, h), colour);
-      it = std::ranges::lower_bound(it, times.end(), time_at(x + 1), {}, time_of);
+      // Past this column, and past this event even where rounding puts the next column's first
+      // nanosecond on it.
+      it = std::ranges::upper_bound(it, times.end(), std::max(time_of(*it), time_at(x + 1) - 1), {}, time_of);
     }
   };
   mark(late_ends_ns_, [](std::int64_t t) { return t; }, late, strip.top(), kOverviewHeight / 2.0);
@@ -138,22 +140,28 @@ void TimelineView::paint_flow(QPainter& p) {
 void TimelineView::paint_sparkline(QPainter& p, std::size_t row, double y) {
   if (row >= sparklines_.size() || sparklines_[row].empty()) return;
   const auto* lane = lane_of_row(row);
-  const auto& bins = sparklines_[row];
-  const QRectF box(kLabelWidth - kSparklineWidth - 6, y + 3, kSparklineWidth, kRowHeight - 6);
-  auto colour = palette().color(QPalette::Text);
-  colour.setAlphaF(0.45f);
-  p.fillRect(box, palette().color(QPalette::AlternateBase));
-  // A collapsed GPU: its slots' mean.
   const std::size_t rows = lane ? lane->rows : 1;
-  const double w = box.width() / static_cast<double>(bins.size());
-  for (std::size_t k = 0; k < bins.size(); ++k) {
-    double busy = 0;
-    for (std::size_t r = row; r < row + rows && r < sparklines_.size(); ++r)
-      busy += static_cast<double>(sparklines_[r][k]);
-    busy /= static_cast<double>(rows);
-    const double h = box.height() * busy;
-    if (h > 0) p.fillRect(QRectF(box.left() + w * static_cast<double>(k), box.bottom() - h, w, h), colour);
+  // Painted once per row (and per collapsed group) into a small image: 40 bars a row, 64 rows,
+  // would otherwise be most of a zoomed-in paint.
+  auto& cached = sparkline_cache_[row];
+  if (cached.rows != rows || cached.image.isNull()) {
+    const auto& bins = sparklines_[row];
+    QImage image(kSparklineWidth, kRowHeight - 6, QImage::Format_ARGB32_Premultiplied);
+    image.fill(palette().color(QPalette::AlternateBase));
+    QPainter ip(&image);
+    auto colour = palette().color(QPalette::Text);
+    colour.setAlphaF(0.45f);
+    const double w = static_cast<double>(kSparklineWidth) / static_cast<double>(bins.size());
+    for (std::size_t k = 0; k < bins.size(); ++k) {
+      double busy = 0;  // a collapsed GPU: its slots' mean
+      for (std::size_t r = row; r < row + rows && r < sparklines_.size(); ++r)
+        busy += static_cast<double>(sparklines_[r][k]);
+      const double h = image.height() * busy / static_cast<double>(rows);
+      if (h > 0) ip.fillRect(QRectF(w * static_cast<double>(k), image.height() - h, w, h), colour);
+    }
+    cached = {std::move(image), rows};
   }
+  p.drawImage(QPointF(kLabelWidth - kSparklineWidth - 6, y + 3), cached.image);
 }
 
 }  // namespace servescope::widgets

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <unordered_set>
+#include <optional>
 #include <vector>
 
 #include "engine/dataplane/request.h"
@@ -81,6 +82,7 @@ struct DropMark {
   Time time;
   std::uint32_t model = 0;
   DropReason reason = DropReason::DeadlineUnreachable;
+  std::optional<RequestId> request;  // which one (timelines written before it was kept: unknown)
 };
 
 // One request of an executed batch, for listing a batch's requests.
@@ -121,7 +123,7 @@ class TimelineRecorder final : public RunRecorder {
   }
   void on_drop(const Request& r, DropReason why, Time when) override {
     if (r.internal) return;
-    drops_.push_back({when, r.model, why});
+    drops_.push_back({when, r.model, why, r.id});
     leave_queue(r, when);
   }
   void on_complete(const Request& r, Time, Time end) override {

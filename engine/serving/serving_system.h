@@ -36,6 +36,9 @@ struct DataPlaneTraits {
   bool serves_applications = false;  // runs application DAGs (else model workloads only)
   bool splits_subclusters = false;   // takes --subclusters (Symphony §4.4)
   std::string not_live;              // why live workers cannot run it; empty: they can
+  // How it decides when and where a batch runs, in a sentence or two with its paper's section,
+  // for the GUI's teaching mode (engine/timeline/request_story.h).
+  std::string decides;
 };
 
 enum class PlannerFamily { Pipeline, Glet, Cost };

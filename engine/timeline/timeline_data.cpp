@@ -16,7 +16,7 @@ const std::vector<std::string> kSpanColumns{"gpu",    "model",     "batch", "siz
 const std::vector<std::string> kTransferColumns{"from_gpu", "to_gpu", "batch", "bytes", "start_us", "end_us"};
 const std::vector<std::string> kQueueColumns{"time_us", "model", "depth"};
 const std::vector<std::string> kRequestColumns{"request", "arrival_us", "deadline_us"};
-const std::vector<std::string> kDropColumns{"time_us", "model", "reason"};
+const std::vector<std::string> kDropColumns{"time_us", "model", "reason", "request"};
 
 // Times in a timeline may precede the run's origin (a warm-up), by as much as they may follow it.
 constexpr double kMinTimeUs = -kMaxFileDurationUs;
@@ -169,7 +169,8 @@ nlohmann::json to_json(const TimelineData& t) {
     duty.push_back(d.to_us());
   nlohmann::json drops = nlohmann::json::array();
   for (const auto& d : t.drops)
-    drops.push_back({d.time.to_us(), d.model, std::string(to_string(d.reason))});
+    drops.push_back({d.time.to_us(), d.model, std::string(to_string(d.reason)),
+                     d.request ? nlohmann::json(*d.request) : nlohmann::json(nullptr)});
   // Requests follow the spans' order, so a reader finds each span's at the running offset.
   nlohmann::json requests = nlohmann::json::array();
   if (!t.requests.empty())
@@ -327,15 +328,21 @@ void read_drops(const JsonCursor& root, TimelineData& t) {
   const auto d = root.find("drops");
   if (!d || d->value().empty()) return;
   const RowReader rows(root, "drop_columns", "drops", {"time_us", "model", "reason"});
-  const int time_us = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason");
+  const int time_us = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason"),
+            request = rows.index("request");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto row = rows.row(i);
+    // Which request: a column files gained later; null (or no column) where it is not known.
+    std::optional<RequestId> id;
+    if (request >= 0 && !row.element(static_cast<std::size_t>(request)).value().is_null())
+      id = static_cast<RequestId>(number(row, request, 0, 1.8e19));
     const auto text = row.element(static_cast<std::size_t>(reason));
     const auto why =
         text.value().is_string() ? parse_drop_reason(text.value().get_ref<const std::string&>()) : std::nullopt;
     if (!why)
       text.fail("expected a drop reason (deadline-unreachable, window-drop, …), got " + describe_json(text.value()));
-    t.drops.push_back({instant(row, time_us), static_cast<std::uint32_t>(number(row, model, 0, last_model(t))), *why});
+    t.drops.push_back(
+        {instant(row, time_us), static_cast<std::uint32_t>(number(row, model, 0, last_model(t))), *why, id});
   }
 }
 

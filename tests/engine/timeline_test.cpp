@@ -108,6 +108,20 @@ TEST(Timeline, DropsAreKeptWithTheirReason) {
   ASSERT_EQ(back.drops.size(), t.drops.size());
   EXPECT_EQ(back.drops.back().reason, t.drops.back().reason);
   EXPECT_EQ(back.drops.back().time, t.drops.back().time);
+  // Each drop names its request, and keeps it through the file; older files without the column,
+  // or with null in it, still open.
+  EXPECT_TRUE(std::ranges::all_of(t.drops, [](const DropMark& d) { return d.request.has_value(); }));
+  EXPECT_EQ(back.drops.back().request, t.drops.back().request);
+  {
+    auto older = j;
+    older["drop_columns"] = {"time_us", "model", "reason"};
+    for (auto& row : older["drops"])
+      row.erase(3);
+    EXPECT_FALSE(timeline_from_json(older, "old.json").drops.front().request.has_value());
+    auto unknown = j;
+    unknown["drops"][0][3] = nullptr;
+    EXPECT_FALSE(timeline_from_json(unknown, "t.json").drops.front().request.has_value());
+  }
   j["drops"][0][2] = "bored";
   try {
     (void)timeline_from_json(j, "t.json");
@@ -235,7 +249,7 @@ TimelineData small_timeline() {
   t.requests = {{100, us(5), us(50)}, {101, us(6), us(50)}, {102, us(7), us(20)}, {103, us(8), us(60)}};
   t.transfers = {{0, 1, 0, 1, 4096, us(20), us(22)}};
   t.queue = {{us(5), 0, 1}, {us(10), 0, 0}};
-  t.drops = {{us(12), 0, DropReason::DeadlineUnreachable}};
+  t.drops = {{us(12), 0, DropReason::DeadlineUnreachable, 104}};
   t.end = us(40);
   return t;
 }

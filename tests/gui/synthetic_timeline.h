@@ -68,7 +68,8 @@ inline std::shared_ptr<engine::TimelineData> synthetic_timeline() {
   }
   // Three drops of alpha requests.
   for (const int ms : {5, 15, 25})
-    t->drops.push_back({Duration::milliseconds(ms), 0, engine::DropReason::DeadlineUnreachable});
+    t->drops.push_back({Duration::milliseconds(ms), 0, engine::DropReason::DeadlineUnreachable,
+                        static_cast<engine::RequestId>(1'000'000 + ms)});
   for (const auto& s : t->spans)
     t->end = std::max(t->end, s.end);
   return t;

@@ -45,6 +45,9 @@ class CostFamily final : public ServingFamily {
     t.places_own_gpus = true;
     t.serves_applications = true;
     t.not_live = "cost plans run in the simulator; live workers cannot serve a cost plan's frontend yet";
+    t.decides =
+        "The cost plan's frontend (seeds 001/004) sends each module's requests to its tiers in throughput-cost "
+        "order, each machine batching up to its tier's batch size within the module's latency budget.";
     return {t};
   }
   void place(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) const override {

@@ -166,6 +166,10 @@ class GletFamily final : public ServingFamily {
     glet.runs = PlanKind::Glet;
     glet.places_own_gpus = true;
     glet.serves_applications = true;
+    glet.decides =
+        "gpu-let's runtime (seed 003 §4.6, §5.2): each glet gathers up to its planned batch of a model for at most "
+        "one duty cycle (sooner when the oldest request would be late), with at most one batch per model in "
+        "flight; requests that can no longer make their deadline are dropped.";
     DataPlaneTraits serving = glet;
     serving.name = "glet-serving";
     serving.runs = PlanKind::None;

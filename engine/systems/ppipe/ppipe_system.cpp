@@ -1,6 +1,7 @@
 #include "engine/systems/ppipe/ppipe_system.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "engine/ppipe/pipeline_deployment.h"
 #include "engine/ppipe/pipeline_plan_json.h"
@@ -32,9 +33,18 @@ class PpipeFamily final : public ServingFamily {
  public:
   std::vector<DataPlaneTraits> data_planes() const override {
     std::vector<DataPlaneTraits> out;
-    for (const char* name : {"reservation", "reactive"}) {
+    const std::pair<const char*, const char*> planes[] = {
+        {"reservation",
+         "PPipe's reservation-based batching (seed 000 §5.2, Algorithm 1): for the head request it picks the "
+         "pooled pipeline that waits least, the largest batch that meets the head's deadline, and reserves every "
+         "vGPU and NIC on the path before dispatching, so each stage starts when its reservation begins."},
+        {"reactive",
+         "The reactive baseline (seed 000 §7.4): every pool batches on its own and forwards outputs first come, "
+         "first served, with no reservations, so transfers queue on busy links."}};
+    for (const auto& [name, decides] : planes) {
       DataPlaneTraits t;
       t.name = name;
+      t.decides = decides;
       t.runs = PlanKind::Pipeline;
       t.places_own_gpus = true;
       out.push_back(std::move(t));

@@ -21,13 +21,23 @@ struct DeferredVariant {
   ExecRule exec;
   BatchRule batch;  // unless the spec overrides it
   ModelPick pick;
+  const char* decides;  // DataPlaneTraits::decides
 };
 constexpr DeferredVariant kDeferredVariants[] = {
-    {"symphony", ExecRule::Deferred, BatchRule::WindowDrop, ModelPick::EarliestLatest},
-    {"eager", ExecRule::Eager, BatchRule::Greedy, ModelPick::OldestRequest},
-    {"timeout", ExecRule::Timeout, BatchRule::Greedy, ModelPick::OldestRequest},
-    {"latest", ExecRule::Latest, BatchRule::Greedy, ModelPick::EarliestLatest},
-    {"clockwork", ExecRule::Eager, BatchRule::Greedy, ModelPick::EarliestLatest},
+    {"symphony", ExecRule::Deferred, BatchRule::WindowDrop, ModelPick::EarliestLatest,
+     "Symphony defers a batch to the moment it can no longer grow: the latest start that still meets its head "
+     "request's deadline with one more request (its schedulable window, seed 002 §3.2); a head that would keep "
+     "the batch below its target size is dropped."},
+    {"eager", ExecRule::Eager, BatchRule::Greedy, ModelPick::OldestRequest,
+     "Eager starts the largest batch that meets the head's deadline as soon as a GPU is free (seed 002 §6)."},
+    {"timeout", ExecRule::Timeout, BatchRule::Greedy, ModelPick::OldestRequest,
+     "Timeout starts a batch when it is full or when its head has waited the time-out, as TF-Serving does "
+     "(seed 002 §6)."},
+    {"latest", ExecRule::Latest, BatchRule::Greedy, ModelPick::EarliestLatest,
+     "Latest starts a batch at the last moment its head can still meet its deadline: the largest batches, "
+     "the longest idle time (seed 002 §6)."},
+    {"clockwork", ExecRule::Eager, BatchRule::Greedy, ModelPick::EarliestLatest,
+     "Clockwork starts a batch as soon as a GPU is free, for the model whose head is due first (seed 002 §6)."},
 };
 
 std::unique_ptr<DataPlane> make_single_data_plane(const std::string& system, const SimulationSetup& setup,
@@ -151,17 +161,23 @@ class SymphonyFamily final : public ServingFamily {
  public:
   std::vector<DataPlaneTraits> data_planes() const override {
     std::vector<DataPlaneTraits> out;
-    const auto add = [&](const char* name, const char* not_live = "") {
+    const auto add = [&](const char* name, const char* decides, const char* not_live = "") {
       DataPlaneTraits t;
       t.name = name;
       t.splits_subclusters = true;
       t.not_live = not_live;
+      t.decides = decides;
       out.push_back(std::move(t));
     };
     for (const auto& v : kDeferredVariants)
-      add(v.name);
-    add("shepherd", "shepherd preempts running batches, which live workers cannot do yet");
-    add("nexus");
+      add(v.name, v.decides);
+    add("shepherd",
+        "Shepherd batches greedily and preempts a running batch when a much larger one waits (Symphony's "
+        "baselines, seed 002 §6); a preempted batch's work is lost and its requests go back to the queue.",
+        "shepherd preempts running batches, which live workers cannot do yet");
+    add("nexus",
+        "Nexus serves each model on the GPUs its squishy bin packing gave it, a batch per duty cycle (Symphony's "
+        "baselines, seed 002 §6).");
     return out;
   }
 
