@@ -11,7 +11,9 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QStyle>
 #include <QTimer>
 #include <QToolButton>
@@ -28,6 +30,7 @@
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
 #include "ui/run_options_dialog.h"
+#include "ui/teaching_panel.h"
 #include "widgets/range_summary_panel.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
@@ -132,7 +135,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   details_->setMinimumWidth(220);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   summary_ = new widgets::RangeSummaryPanel(view_, this);
-  summary_->setMinimumWidth(220);
+  teaching_ = new TeachingPanel(view_, this);
   clock_ = new QTimer(this);
   clock_->setInterval(kFrameMs);
 
@@ -156,13 +159,21 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   for (auto* w : view_tools)
     bar->addWidget(w);
   bar->addStretch(1);
-  // Beside the timeline: the selected batch above the marked range's summary.
-  auto* side = new QSplitter(Qt::Vertical, this);
+  // Beside the timeline: the selected batch, the marked range's summary, teaching mode.
+  auto* side = new QTabWidget(this);
   side->setObjectName(QStringLiteral("runSidePanel"));
-  side->addWidget(details_);
-  side->addWidget(summary_);
-  side->setStretchFactor(0, 1);
-  side->setStretchFactor(1, 1);
+  auto* details_scroll = new QScrollArea(side);
+  details_scroll->setWidget(details_);
+  details_scroll->setWidgetResizable(true);
+  details_scroll->setFrameShape(QFrame::NoFrame);
+  side->addTab(details_scroll, tr("Batch"));
+  side->addTab(summary_, tr("Range"));
+  side->addTab(teaching_, tr("Teach"));
+  side->setMinimumWidth(240);
+  // A marked range shows its summary at once.
+  connect(view_->state(), &widgets::TimelineViewState::rangeChanged, side, [side, this](const auto& range) {
+    if (range) side->setCurrentWidget(summary_);
+  });
   auto* body = new QHBoxLayout;
   body->addWidget(view_, 1);
   body->addWidget(side);

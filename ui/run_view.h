@@ -35,6 +35,7 @@ namespace servescope::ui {
 
 class ProjectDocument;
 class RunOptionsDialog;
+class TeachingPanel;
 
 class RunView : public QWidget {
   Q_OBJECT
@@ -58,6 +59,7 @@ class RunView : public QWidget {
   // null with the reason in `why` otherwise.
   std::shared_ptr<const engine::TimelineData> timeline_for(const QString& name, QString* why = nullptr);
   widgets::TimelineView* timeline() const { return view_; }
+  TeachingPanel* teaching() const { return teaching_; }
   // Simulate, Sweep load, Stop, Play and Next violation as actions with their keys (F5, Shift+F5,
   // Ctrl+., Ctrl+Space, F8), for the Run menu.
   const QList<QAction*>& run_actions() const { return actions_; }
@@ -113,6 +115,7 @@ class RunView : public QWidget {
   QLineEdit* filter_;
   QLineEdit* find_;
   widgets::RangeSummaryPanel* summary_;
+  TeachingPanel* teaching_;
   QPushButton* play_;
   QDoubleSpinBox* speed_;
   QCheckBox* follow_;

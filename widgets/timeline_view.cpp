@@ -443,6 +443,11 @@ void TimelineView::set_now(std::optional<std::int64_t> now_ns) {
   update();
 }
 
+void TimelineView::set_annotation(const QString& text) {
+  annotation_ = text;
+  update();
+}
+
 void TimelineView::select(std::optional<std::uint32_t> span) {
   if (span && (!data_ || *span >= data_->spans.size())) span.reset();
   state_->select(span ? std::optional(TimelineViewState::Selection{data_.get(), *span}) : std::nullopt);

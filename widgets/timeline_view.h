@@ -98,6 +98,9 @@ class TimelineView : public QWidget {
   const std::vector<engine::FlowStep>& flow() const { return flow_; }
   // A playback position, drawn as a line; std::nullopt hides it.
   void set_now(std::optional<std::int64_t> now_ns);
+  // A note drawn beside the playback line (teaching mode); empty hides it.
+  void set_annotation(const QString& text);
+  const QString& annotation() const { return annotation_; }
   std::optional<std::int64_t> now_ns() const { return now_; }
 
   std::optional<std::uint32_t> selected() const { return state_->selected_in(data_.get()); }
@@ -174,6 +177,7 @@ class TimelineView : public QWidget {
   void paint_overview(QPainter& p);
   void paint_range(QPainter& p, double bottom);
   void paint_flow(QPainter& p);
+  void paint_annotation(QPainter& p);
   double lane_centre(const Lane* lane) const;
   const Lane* nic_lane(std::uint32_t n) const;
   QColor box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const;
@@ -218,6 +222,7 @@ class TimelineView : public QWidget {
   std::vector<std::uint32_t> group_size_;                 // per physical GPU: its slots
   BoxColouring colouring_ = BoxColouring::Model;
   std::optional<std::int64_t> now_;
+  QString annotation_;
   std::vector<std::uint32_t> linked_;  // the selection's pipeline stages
   std::vector<engine::FlowStep> flow_;
   bool flows_shown_ = true;

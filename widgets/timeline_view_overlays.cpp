@@ -137,6 +137,41 @@ void TimelineView::paint_flow(QPainter& p) {
   p.restore();
 }
 
+// Teaching mode's note: a box beside the playback line (left of it near the right edge), its
+// first line bold.
+void TimelineView::paint_annotation(QPainter& p) {
+  if (annotation_.isEmpty()) return;
+  const auto pal = palette();
+  const double line_x = now_ ? x_of(*now_) : kLabelWidth + 12;
+  const double width = std::min(360.0, std::max(160.0, (plot_right() - kLabelWidth) / 2.5));
+  const auto title = annotation_.section(QLatin1Char('\n'), 0, 0);
+  const auto rest = annotation_.section(QLatin1Char('\n'), 1);
+  QFont bold = font();
+  bold.setBold(true);
+  const QFontMetricsF bold_metrics(bold), metrics(font());
+  const auto title_box = bold_metrics.boundingRect(QRectF(0, 0, width - 16, 1000), Qt::TextWordWrap, title);
+  const auto rest_box = metrics.boundingRect(QRectF(0, 0, width - 16, 1000), Qt::TextWordWrap, rest);
+  const double height = title_box.height() + (rest.isEmpty() ? 0 : rest_box.height() + 4) + 14;
+  double left = line_x + 10;
+  if (left + width > plot_right() - 4) left = std::max<double>(kLabelWidth + 4, line_x - 10 - width);
+  const QRectF box(left, lanes_top() + 8, width, height);
+  QColor fill = pal.color(QPalette::ToolTipBase);
+  fill.setAlphaF(0.95f);
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(QPen(pal.color(QPalette::Highlight), 1.5));
+  p.setBrush(fill);
+  p.drawRoundedRect(box, 6, 6);
+  p.setPen(pal.color(QPalette::ToolTipText));
+  p.setFont(bold);
+  p.drawText(QRectF(box.left() + 8, box.top() + 7, width - 16, title_box.height()), Qt::TextWordWrap, title);
+  p.setFont(font());
+  if (!rest.isEmpty())
+    p.drawText(QRectF(box.left() + 8, box.top() + 11 + title_box.height(), width - 16, rest_box.height()),
+               Qt::TextWordWrap, rest);
+  p.restore();
+}
+
 void TimelineView::paint_sparkline(QPainter& p, std::size_t row, double y) {
   if (row >= sparklines_.size() || sparklines_[row].empty()) return;
   const auto* lane = lane_of_row(row);

@@ -67,6 +67,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
       p.drawLine(QPointF(x, kAxisHeight), QPointF(x, height()));
     }
   }
+  paint_annotation(p);
   if (gesture_ == Gesture::ZoomRange) {
     QColor band = pal.color(QPalette::Highlight);
     band.setAlphaF(0.25f);

@@ -12,6 +12,8 @@
 #include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/range_summary.h"
 #include "engine/timeline/request_flow.h"
+#include "engine/timeline/request_story.h"
+#include "engine/systems/system_registry.h"
 #include "model/io/document.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
@@ -203,6 +205,58 @@ TEST(RangeSummary, BusyProfileAveragesToTheWholeRunsBusyShare) {
     }
     EXPECT_NEAR(mean, whole.busy[r], 0.01) << "row " << r;
   }
+}
+
+// Teaching mode's story of one request follows the run: it arrives, waits until its first
+// batch, runs each stage (with the transfer between them) and finishes when its last batch ends;
+// a dropped request's story ends in its drop, with the reason.
+TEST(RequestStory, TellsARequestsLifeAsTheRunHadIt) {
+  const auto& t = pipeline_run();
+  const TimelineIndex index(t);
+  const auto& decides = data_plane_traits("reservation").decides;
+  ASSERT_FALSE(decides.empty());
+  // A request carried through two stages.
+  std::optional<RequestId> staged;
+  for (std::uint32_t i = 0; i < t.spans.size() && !staged; ++i)
+    if (index.linked(i).size() == 2 && !t.requests_of(i).empty() && !t.spans[i].preempted)
+      staged = t.requests_of(i).front().id;
+  ASSERT_TRUE(staged.has_value());
+  const auto story = request_story(t, index, *staged, decides);
+  ASSERT_TRUE(story.has_value());
+  using Kind = StoryStep::Kind;
+  std::vector<Kind> kinds;
+  for (const auto& s : story->steps)
+    kinds.push_back(s.kind);
+  ASSERT_GE(kinds.size(), 5u);
+  EXPECT_EQ(kinds.front(), Kind::Arrival);
+  EXPECT_EQ(kinds.back(), Kind::Finished);
+  EXPECT_EQ(std::ranges::count(kinds, Kind::Batch), 2);
+  EXPECT_EQ(std::ranges::count(kinds, Kind::Transfer), 1);
+  EXPECT_TRUE(std::ranges::is_sorted(story->steps, {}, &StoryStep::at));
+  const auto first_batch = std::ranges::find(story->steps, Kind::Batch, &StoryStep::kind);
+  EXPECT_EQ(first_batch->why, decides);  // why the batch ran when it did
+  EXPECT_EQ(story->steps.back().at, t.spans[*(story->steps.end() - 2)->span].end);
+  const auto waiting = std::ranges::find(story->steps, Kind::Waiting, &StoryStep::kind);
+  if (waiting != story->steps.end()) {
+    EXPECT_EQ(waiting->at, story->arrival);
+    EXPECT_EQ(waiting->until, first_batch->at);
+  }
+  // A dropped request: its drop, with the reason.
+  const auto dropped = request_to_tell(t, Time(), true);
+  ASSERT_TRUE(dropped.has_value());
+  const auto drop_story = request_story(t, index, *dropped, decides);
+  ASSERT_TRUE(drop_story.has_value());
+  EXPECT_EQ(drop_story->steps.back().kind, Kind::Dropped);
+  EXPECT_NE(drop_story->steps.back().why.find("because"), std::string::npos);
+  EXPECT_FALSE(request_story(t, index, 0xFFFF'FFFF'FFFFull, decides).has_value());
+  // The request to tell after a time is carried by a batch starting then or later (its earlier
+  // stages may have run before).
+  const auto half = Time::nanoseconds(t.end.count_ns() / 2);
+  const auto later = request_to_tell(t, half);
+  ASSERT_TRUE(later.has_value());
+  const auto told = request_story(t, index, *later, decides);
+  ASSERT_TRUE(told.has_value());
+  EXPECT_TRUE(std::ranges::any_of(told->steps, [&](const StoryStep& s) { return s.kind == Kind::Batch && s.at >= half; }));
 }
 
 }  // namespace

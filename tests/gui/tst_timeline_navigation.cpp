@@ -13,6 +13,7 @@
 #include <map>
 
 #include "tests/gui/synthetic_timeline.h"
+#include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
 #include "widgets/range_summary_panel.h"
 #include "widgets/timeline_view.h"
@@ -298,6 +299,24 @@ class TestTimelineNavigation : public QObject {
     QVERIFY2(seen_grey < (seen_alpha + seen_beta) / 20, qPrintable(QString::number(seen_grey)));
   }
 
+  void teachingModeStepsThroughOneRequest();
+
+  // The overview strip's marks at windows narrower than a nanosecond per pixel (it once looped
+  // forever where rounding put a column's first nanosecond on a late batch's end).
+  void theOverviewPaintsAtEveryZoom() {
+    ShownView v;
+    auto& view = v.view;
+    QImage image(view.size(), QImage::Format_ARGB32);
+    for (const auto& s : v.data->spans) {
+      if (s.late == 0) continue;
+      for (const std::int64_t width : {1'000, 1'337, 7'919, 1'000'000})
+        for (const std::int64_t shift : {-width / 2, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}}) {
+          view.set_window(s.end.count_ns() + shift, s.end.count_ns() + shift + width);
+          view.render(&image);
+        }
+    }
+  }
+
   void findGoesToARequestOrAModelsNextBatch() {
     ShownView v;
     auto& view = v.view;
@@ -319,6 +338,42 @@ class TestTimelineNavigation : public QObject {
     QVERIFY(view.find_next(QStringLiteral("gamma")).isEmpty());
   }
 };
+
+// Teaching mode follows the synthetic run's two-stage request: it arrives, waits, runs stage 1,
+// crosses the network, runs stage 2 and finishes; each step moves the playback line, selects
+// its batch and shows its note on the timeline. A dropped request's story ends in its drop.
+void TestTimelineNavigation::teachingModeStepsThroughOneRequest() {
+  ShownView v;
+  auto& view = v.view;
+  servescope::ui::TeachingPanel panel(&view);
+  const auto staged = v.two_stage();
+  view.select(staged);
+  QVERIFY(panel.tell_next(false));
+  const auto& story = *panel.story();
+  QCOMPARE(story.request, v.data->requests_of(staged).front().id);
+  using Kind = servescope::engine::StoryStep::Kind;
+  std::vector<Kind> kinds;
+  for (const auto& s : story.steps)
+    kinds.push_back(s.kind);
+  QCOMPARE(kinds, (std::vector<Kind>{Kind::Arrival, Kind::Waiting, Kind::Batch, Kind::Transfer, Kind::Batch,
+                                     Kind::Finished}));
+  for (int k = 0; k < static_cast<int>(story.steps.size()); ++k) {
+    panel.go_to(k);
+    const auto& s = story.steps[static_cast<std::size_t>(k)];
+    QCOMPARE(view.now_ns(), std::optional<std::int64_t>(s.at.count_ns()));
+    QVERIFY(view.annotation().contains(QString::fromStdString(s.title)));
+    if (s.span) QCOMPARE(view.selected(), s.span);
+    QVERIFY(view.from_ns() <= s.at.count_ns() && s.at.count_ns() <= view.to_ns());
+  }
+  QImage image(view.size(), QImage::Format_ARGB32);
+  view.render(&image);  // the note paints
+  QVERIFY(panel.tell_next(true));
+  QCOMPARE(panel.story()->steps.back().kind, Kind::Dropped);
+  // A new run forgets the story and its note.
+  view.set_timeline(servescope::test::synthetic_timeline());
+  QVERIFY(!panel.story());
+  QVERIFY(view.annotation().isEmpty());
+}
 
 QTEST_MAIN(TestTimelineNavigation)
 #include "tst_timeline_navigation.moc"
