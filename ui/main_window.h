@@ -9,6 +9,7 @@
 
 #include "model/scenario/scenario.h"
 #include "ui/project_tree_model.h"
+#include "ui/view_picture.h"
 
 class QTextBrowser;
 class QPlainTextEdit;
@@ -70,9 +71,10 @@ class MainWindow : public QMainWindow {
   // Where the crash-recovery copy of an unsaved project lives.
   static QString recovery_path();
 
-  // File → Export: the central view as PNG (or SVG when the path ends in .svg), and a plan of the
-  // project as its JSON. The reason when it could not be written.
-  QString export_view(const QString& path);
+  // File → Export: the central tab's content as PNG (or SVG when the path ends in .svg; see
+  // ui/view_picture.h), and a plan of the project as its JSON. The reason when it could not be
+  // written.
+  QString export_view(const QString& path, const ViewPictureOptions& options = {});
   // Adds a run file (`simulate -o`, a live scheduler's `--record`) to the project's runs; the
   // reason when it is not one or cannot be added.
   QString import_run(const QString& path);

@@ -11,6 +11,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QImage>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenu>
@@ -58,12 +59,13 @@
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 #include "ui/run_view.h"
+#include "ui/view_picture.h"
 #include "widgets/timeline_view.h"
 
 namespace servescope::ui {
 
-QString MainWindow::export_view(const QString& path) {
-  QWidget* view = tabs_->currentWidget();
+QString MainWindow::export_view(const QString& path, const ViewPictureOptions& options) {
+  const auto picture = picture_of(tabs_->currentWidget(), options);
   // Rendered to memory, then written through the one output writer (atomic, devices as they are).
   QByteArray bytes;
   QBuffer buffer(&bytes);
@@ -71,17 +73,22 @@ QString MainWindow::export_view(const QString& path) {
   if (path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive)) {
     QSvgGenerator svg;
     svg.setOutputDevice(&buffer);
-    svg.setSize(view->size());
-    svg.setViewBox(QRect(QPoint(0, 0), view->size()));
+    svg.setSize(picture.size);
+    svg.setViewBox(QRect(QPoint(0, 0), picture.size));
     svg.setTitle(tabs_->tabText(tabs_->currentIndex()));
     QPainter painter;
     ok = painter.begin(&svg);
     if (ok) {
-      view->render(&painter);
+      picture.paint(painter);
       ok = painter.end();
     }
   } else {
-    ok = buffer.open(QIODevice::WriteOnly) && view->grab().save(&buffer, "PNG");
+    QImage image(picture.size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(palette().color(QPalette::Window));
+    QPainter painter(&image);
+    picture.paint(painter);
+    painter.end();
+    ok = buffer.open(QIODevice::WriteOnly) && image.save(&buffer, "PNG");
   }
   QString why = ok ? QString() : tr("could not render the view for %1").arg(path);
   if (ok) {

@@ -106,9 +106,11 @@ void MainWindow::build_file_menu() {
   });
   auto* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("View as PNG or SVG…"), this, [this] {
+    const auto how = ask_picture_options(this, tabs_->currentWidget());
+    if (!how) return;
     const auto path = ask_save_path(this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty()) return;
-    const auto why = export_view(path);
+    const auto why = export_view(path, *how);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot export"), why);
   });
   exports->addAction(tr("Plan as JSON…"), this, [this] {

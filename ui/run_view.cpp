@@ -132,7 +132,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   details_ = new QLabel(this);
   details_->setTextFormat(Qt::RichText);
   details_->setWordWrap(true);
-  details_->setMinimumWidth(220);
+  details_->setMinimumWidth(180);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   summary_ = new widgets::RangeSummaryPanel(view_, this);
   teaching_ = new TeachingPanel(view_, this);
@@ -169,20 +169,26 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   side->addTab(details_scroll, tr("Batch"));
   side->addTab(summary_, tr("Range"));
   side->addTab(teaching_, tr("Teach"));
-  side->setMinimumWidth(240);
+  side->setMinimumWidth(200);
   // A marked range shows its summary at once.
   connect(view_->state(), &widgets::TimelineViewState::rangeChanged, side, [side, this](const auto& range) {
     if (range) side->setCurrentWidget(summary_);
   });
-  auto* body = new QHBoxLayout;
-  body->addWidget(view_, 1);
+  // A splitter, so the side can be widened to read a story; the timeline gets the room first.
+  auto* body = new QSplitter(Qt::Horizontal, this);
+  body->setObjectName(QStringLiteral("runBody"));
+  body->addWidget(view_);
   body->addWidget(side);
+  body->setStretchFactor(0, 1);
+  body->setStretchFactor(1, 0);
+  body->setCollapsible(0, false);
+  body->setSizes({1000, 250});
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
   box->addLayout(make);
   box->addWidget(status_);
   box->addLayout(bar);
-  box->addLayout(body, 1);
+  box->addWidget(body, 1);
 
   connect(simulate_, &QPushButton::clicked, this,
           [this] { simulate(source_->currentData().toString(), seconds_->value()); });

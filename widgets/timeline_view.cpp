@@ -265,6 +265,31 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
   sync_scrollbar();
 }
 
+QSize TimelineView::content_size(int width) const {
+  return {width, static_cast<int>(std::ceil(lanes_top() + content_height())) + 1};
+}
+
+void TimelineView::render_content(QPainter& p, int width, std::optional<TimeRange> range) const {
+  // A view of our own at the export's size, so the one on screen keeps its scroll and window.
+  TimelineView twin;
+  twin.setAttribute(Qt::WA_DontShowOnScreen);
+  twin.setPalette(palette());
+  twin.set_timeline(data_);
+  twin.colouring_ = colouring_;
+  twin.collapsed_ = collapsed_;
+  twin.flows_shown_ = flows_shown_;
+  twin.now_ = now_;
+  twin.annotation_ = annotation_;
+  twin.state_->set_filter(state_->filter());
+  twin.rebuild_rows();
+  if (const auto chosen = selected()) twin.select(chosen);
+  twin.state_->set_range(state_->range());
+  twin.resize(content_size(width));
+  const auto shown = range.value_or(state_->window());
+  twin.state_->follow_window(shown.from_ns, shown.to_ns);
+  twin.render(&p);
+}
+
 int TimelineView::plot_right() const {
   return width() - (vbar_->isVisible() ? vbar_->width() : 0);
 }

@@ -120,6 +120,11 @@ class TimelineView : public QWidget {
   std::vector<std::pair<QString, std::size_t>> nic_lanes() const;
   double scroll_px() const { return scroll_px_; }
   double content_height() const;  // all lanes, unscrolled
+  // The content itself for exports: every row (unscrolled, no scroll bar) with its axis, over
+  // `range` (the window in view when empty), `width` pixels wide and as tall as the rows need;
+  // the colouring, filter, collapsed GPUs, selection and marked range as shown.
+  QSize content_size(int width) const;
+  void render_content(QPainter& p, int width, std::optional<TimeRange> range = {}) const;
 
   QSize sizeHint() const override { return {1200, 600}; }
 

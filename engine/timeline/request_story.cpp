@@ -72,7 +72,7 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
     if (first.start > story.arrival)
       story.steps.push_back({StoryStep::Kind::Waiting, story.arrival, first.start, {}, {},
                              "It waits " + ms(first.start - story.arrival) + " in " + model + "'s queue",
-                             "until a batch takes it: " + decides});
+                             "until a batch takes it (the next step says why then)"});
   }
   // Each batch that carried it, with the transfers that moved its output.
   std::vector<std::uint32_t> transfers_seen;

@@ -257,6 +257,17 @@ class TestTimeline : public QObject {
     QVERIFY(svg.open(QIODevice::ReadOnly));
     const auto svg_text = svg.readAll();
     QVERIFY(svg_text.contains("<svg") && svg_text.size() > 10'000);
+    // As PNG, the content itself: every row of the 64 slots with the axis, the whole run, at the
+    // width asked for, taller than the view on screen.
+    const auto png_path = dir.filePath(QStringLiteral("run.png"));
+    servescope::ui::ViewPictureOptions whole;
+    whole.stretch = servescope::ui::ViewPictureOptions::Stretch::Run;
+    whole.width = 1500;
+    QCOMPARE(w.export_view(png_path, whole), QString());
+    QImage png(png_path);
+    QCOMPARE(png.size(), view->content_size(1500));
+    QVERIFY(png.height() > view->height());
+    QVERIFY(png.height() >= 64 * 18);
 
     // Chrome trace of the shown run.
     const auto trace_path = dir.filePath(QStringLiteral("trace.json"));
