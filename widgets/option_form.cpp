@@ -86,7 +86,7 @@ OptionForm::OptionForm(std::vector<engine::OptionSpec> specs, const std::vector<
       case OptionType::Text:
         if (spec.hint == engine::OptionHint::ClusterGpuType) {
           auto* box = new QComboBox(this);
-          box->addItem(tr("(the cluster's only type)"), QString());
+          box->addItem(tr("(automatic)"), QString());
           connect(box, &QComboBox::currentIndexChanged, this, &OptionForm::edited);
           field = box;
           break;
@@ -146,7 +146,8 @@ void OptionForm::set_gpu_types(const QStringList& types) {
     const auto current = combo->currentData().toString();
     const QSignalBlocker quiet(combo);
     combo->clear();
-    combo->addItem(tr("(the cluster's only type)"), QString());
+    // Unnamed, the planner picks a type every model is profiled on (engine/glet/glet_scenario.cpp).
+    combo->addItem(types.size() == 1 ? tr("(the cluster's only type)") : tr("(a type the profiles split)"), QString());
     for (const auto& t : types)
       combo->addItem(t, t);
     combo->setCurrentIndex(std::max(0, combo->findData(current)));

@@ -12,13 +12,32 @@ GletInput glet_input(const Scenario& scenario, const std::vector<std::string>& w
   GletInput in;
   const PlannerGpuType* type = nullptr;
   if (gpu.empty()) {
-    if (planning.gpus.size() != 1) {
+    // Unnamed: a type every model is profiled on, preferring the one with the most partition
+    // sizes profiled for all of them (gpu-let splits GPUs), then the one with the most GPUs; a
+    // cluster of one type has no choice to make.
+    const auto shares_profiled = [&](const PlannerGpuType& g) {
+      int shares = 0;
+      for (int percent = 1; percent <= 100; ++percent)
+        shares += std::ranges::all_of(planning.models, [&](const auto& m) {
+          return m.profile && m.profile->max_batch(g.gpu, GpuShare::percent(percent)) >= 1;
+        }) ? 1 : 0;
+      return shares;
+    };
+    int best = 0;
+    for (const auto& g : planning.gpus) {
+      const int shares = planning.gpus.size() == 1 ? 1 : shares_profiled(g);
+      if (shares > 0 && (!type || shares > best || (shares == best && g.count > type->count))) {
+        type = &g;
+        best = shares;
+      }
+    }
+    if (!type) {
       std::string types;
       for (const auto& g : planning.gpus)
         types += (types.empty() ? "" : ", ") + g.gpu;
-      throw QueryError("the cluster mixes GPU types (" + types + "); say which one gpu-let splits (--gpu)");
+      throw QueryError("no GPU type of the cluster (" + types +
+                       ") has a profile of every model; profile them on one, or say which one gpu-let splits (--gpu)");
     }
-    type = &planning.gpus[0];
   } else {
     const auto it = std::ranges::find(planning.gpus, gpu, &PlannerGpuType::gpu);
     if (it == planning.gpus.end()) throw QueryError("the cluster has no " + gpu + " GPUs");

@@ -7,6 +7,8 @@
 #include "engine/analysis/throughput_gain.h"
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/glet/glet_plan_json.h"
+#include "engine/glet/glet_scenario.h"
+#include "model/io/document.h"
 #include "engine/glet/rate_headroom.h"
 #include "engine/glet/synthetic_profile.h"
 #include "model/core/error.h"
@@ -343,3 +345,19 @@ TEST(GletTC17, LatencyInterpolatesInBatchBetweenProfiledSizes) {
   EXPECT_EQ(lat_model.solo(0, 32, 50), Duration::milliseconds(68));
   EXPECT_THROW(lat_model.solo(0, 33, 50), QueryError);  // outside the profile: no extrapolation
 }
+
+namespace servescope::engine {
+namespace {
+
+// On a cluster of several GPU types, gpu-let splits (when not told which) a type whose profiles
+// have the most partition sizes for every model: the PPipe demo's estimated V100 (halves,
+// thirds, quarters), not its more numerous P4s, profiled whole only.
+TEST(GletScenario, SplitsATypeTheProfilesHavePartitionsOf) {
+  const auto project = load_project("builtin:projects/ppipe-demo.json");
+  const auto in = glet_input(project.scenario, {}, "");
+  EXPECT_EQ(in.latency.gpu, "V100");
+  EXPECT_EQ(glet_input(project.scenario, {}, "P4").latency.gpu, "P4");  // named: as told
+}
+
+}  // namespace
+}  // namespace servescope::engine
