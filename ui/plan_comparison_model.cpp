@@ -53,7 +53,23 @@ QVariant PlanComparisonModel::data(const QModelIndex& index, int role) const {
         break;
     }
   }
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  if (role == Qt::ToolTipRole) {
+    // What the numbers of this row are: the families plan for different things.
+    QString what;
+    switch (s.family) {
+      case engine::PlannerFamily::Pipeline:
+        what = tr("Throughput: the capacity the pipelines were planned for, req/s in all. GPUs: whole GPUs used.");
+        break;
+      case engine::PlannerFamily::Glet:
+        what = tr("Throughput: the rate the glets were given of what the workloads ask, req/s. GPUs: GPUs split.");
+        break;
+      case engine::PlannerFamily::Cost:
+        what = tr("Throughput: the rate the plan serves, req/s. Cost: its occupancy cost. Machines: those it rents.");
+        break;
+    }
+    return s.note.empty() ? what : what + QStringLiteral("\n") + QString::fromStdString(s.note);
+  }
+  if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Name:
       return names_[static_cast<std::size_t>(index.row())];
@@ -63,8 +79,19 @@ QVariant PlanComparisonModel::data(const QModelIndex& index, int role) const {
       return QString::fromUtf8(engine::to_string(s.family).data());
     case Feasible:
       return s.feasible ? tr("yes") : tr("no");
-    case Throughput:
-      return QString::number(s.throughput_rps, 'f', 1);
+    case Throughput: {
+      // Not one quantity across families: say which this is.
+      const auto number = QString::number(s.throughput_rps, 'f', 1);
+      switch (s.family) {
+        case engine::PlannerFamily::Pipeline:
+          return tr("%1 capacity").arg(number);
+        case engine::PlannerFamily::Glet:
+          return tr("%1 placed").arg(number);
+        case engine::PlannerFamily::Cost:
+          return tr("%1 served").arg(number);
+      }
+      return number;
+    }
     case Cost:
       return s.family == engine::PlannerFamily::Cost ? QString::number(s.cost, 'f', 3) : QString();
     case Gpus:
@@ -86,13 +113,13 @@ QVariant PlanComparisonModel::headerData(int section, Qt::Orientation orientatio
     case Family:
       return tr("Kind");
     case Feasible:
-      return tr("Feasible");
+      return tr("OK");
     case Throughput:
-      return tr("Throughput (req/s)");
+      return tr("req/s");
     case Cost:
       return tr("Cost");
     case Gpus:
-      return tr("GPUs / machines");
+      return tr("GPUs");
     case Note:
       return tr("Note");
     default:

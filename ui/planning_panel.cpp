@@ -54,6 +54,9 @@ PlanningPanel::PlanningPanel(ProjectDocument* document, QWidget* parent)
   table_->setObjectName(QStringLiteral("planComparison"));
   table_->setModel(comparison_);
   table_->horizontalHeader()->setStretchLastSection(true);
+  // Narrow enough for the dock: the kind is in each row's tool tip and its throughput's label.
+  table_->hideColumn(PlanComparisonModel::Family);
+  table_->horizontalHeader()->setToolTip(tr("Hover a row for what its numbers are"));
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
