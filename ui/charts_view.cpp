@@ -108,7 +108,8 @@ bool ChartsView::show_run(const QString& name) {
                     SeriesKind::Line,
                     {s.attainment_pct},
                     std::pair{0.0, 100.0},
-                    false});
+                    false,
+                    {{99.0, tr("99 % target")}}});
   draw(Goodput, {tr("Goodput over time"),
                  tr("time (s)"),
                  tr("req/s on time"),
@@ -120,8 +121,10 @@ bool ChartsView::show_run(const QString& name) {
               std::pair{0.0, 100.0}, false});
   std::vector<engine::Series> gpus{s.used_gpus};
   if (!s.advised_gpus.points.empty()) gpus.push_back(s.advised_gpus);
-  draw(Gpus, {tr("GPUs in use and autoscaling advice"), tr("time (s)"), tr("GPUs"), SeriesKind::Step, gpus,
-              std::nullopt, false});
+  // Only Symphony's data plane advises how many GPUs to keep; say so instead of a missing line.
+  draw(Gpus, {gpus.size() > 1 ? tr("GPUs in use and autoscaling advice")
+                              : tr("GPUs in use (this system gives no autoscaling advice)"),
+              tr("time (s)"), tr("GPUs"), SeriesKind::Step, gpus, std::nullopt, false});
   draw(Batches,
        {tr("Batch sizes"), tr("batch size"), tr("batches"), SeriesKind::Bars, {s.batch_sizes}, std::nullopt, false});
   draw(Latency, {tr("Latency CDF"),

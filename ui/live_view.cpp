@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "engine/analysis/run_series.h"
@@ -33,6 +34,16 @@ namespace {
 constexpr int kRefreshMs = 250;
 constexpr std::int64_t kDefaultWindowNs = 2'000'000'000;
 constexpr std::int64_t kMinFollowWindowNs = 1'000'000;  // 1 ms: narrower is an empty run's fit
+
+// When a live run began on the scheduler's clock: its first event of any kind.
+std::int64_t run_start_ns(const engine::TimelineData& t) {
+  std::int64_t start = INT64_MAX;
+  if (!t.spans.empty()) start = std::min(start, t.spans.front().start.count_ns());
+  if (!t.queue.empty()) start = std::min(start, t.queue.front().time.count_ns());
+  if (!t.drops.empty()) start = std::min(start, t.drops.front().time.count_ns());
+  if (!t.transfers.empty()) start = std::min(start, t.transfers.front().start.count_ns());
+  return start == INT64_MAX ? 0 : start;
+}
 
 }  // namespace
 
@@ -63,10 +74,13 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   chart_row->setContentsMargins(0, 0, 0, 0);
   chart_row->addWidget(chart_);
   chart_row->addWidget(goodput_chart_);
+  auto* fit = new QToolButton(this);
+  fit->setDefaultAction(view_->state()->fit_action());  // looking at the whole run stops following
   auto* top = new QHBoxLayout;
   top->addWidget(connect_);
   top->addWidget(disconnect_);
   top->addWidget(follow_);
+  top->addWidget(fit);
   top->addWidget(keep_);
   top->addWidget(apply_);
   top->addWidget(status_, 1);
@@ -200,10 +214,12 @@ void LiveView::refresh() {
     if (timeline) {
       const bool new_run = s.run != shown_run_;
       shown_run_ = s.run;
-      if (new_run || !view_->timeline())
+      if (new_run || !view_->timeline()) {
         view_->set_timeline(timeline);
-      else
+        view_->set_time_origin(run_start_ns(*timeline));
+      } else {
         view_->update_timeline(timeline);
+      }
       keep_->setEnabled(true);
     }
     timer_->setInterval(static_cast<int>(std::clamp<qint64>(4 * cost.elapsed(), kRefreshMs, 2000)));
@@ -253,17 +269,21 @@ void LiveView::refresh_chart() {
   charted_generation_ = subscriber_->generation();
   const auto result = subscriber_->snapshot();
   if (!result || result->duration <= Duration()) return;
-  const auto series = engine::run_series(engine::run_result_to_json(*result, "live"), "the live run");
+  auto series = engine::run_series(engine::run_result_to_json(*result, "live"), "the live run");
+  // The last interval is still filling: drawn, it drops towards 0 and reads as a false alarm.
+  for (auto* s : {&series.attainment_pct, &series.goodput_rps})
+    if (!s->points.empty()) s->points.pop_back();
   widgets::ChartSpec attainment;
-  attainment.title = tr("SLO attainment, live");
-  attainment.x_title = tr("time (s)");
+  attainment.title = tr("SLO attainment, live (complete seconds)");
+  attainment.x_title = tr("time since the run began (s)");
   attainment.y_title = tr("% on time");
   attainment.series = {series.attainment_pct};
   attainment.y_range = std::pair{0.0, 100.0};
+  attainment.thresholds = {{99.0, tr("99 % target")}};
   widgets::show_chart(chart_, widgets::build_chart(attainment, palette()));
   widgets::ChartSpec goodput;
-  goodput.title = tr("Goodput, live");
-  goodput.x_title = tr("time (s)");
+  goodput.title = tr("Goodput, live (complete seconds)");
+  goodput.x_title = tr("time since the run began (s)");
   goodput.y_title = tr("req/s on time");
   goodput.series = {series.goodput_rps};
   widgets::show_chart(goodput_chart_, widgets::build_chart(goodput, palette()));

@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QLineSeries>
+#include <QPen>
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -32,7 +33,7 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   chart->setBackgroundBrush(palette.color(QPalette::Base));
   chart->setTitleBrush(palette.color(QPalette::Text));
   chart->legend()->setLabelColor(palette.color(QPalette::Text));
-  chart->legend()->setVisible(spec.series.size() > 1);
+  chart->legend()->setVisible(spec.series.size() + spec.thresholds.size() > 1);
   chart->legend()->setAlignment(Qt::AlignBottom);
   const auto style_axis = [&](QAbstractAxis* axis, const QString& title) {
     axis->setTitleText(title);
@@ -65,6 +66,8 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
     auto* x = new QBarCategoryAxis;
     for (const double v : xs)
       x->append(QString::number(v));
+    // Many categories (batch sizes 1–64): upright labels fit where flat ones became "…".
+    if (xs.size() > 12) x->setLabelsAngle(-90);
     auto* y = new QValueAxis;
     y->setRange(0, top * 1.05 + 1e-9);
     nice_ticks(y);
@@ -82,7 +85,10 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
     QXYSeries* xy = spec.kind == SeriesKind::Scatter ? static_cast<QXYSeries*>(new QScatterSeries)
                                                      : static_cast<QXYSeries*>(new QLineSeries);
     xy->setName(QString::fromStdString(s.name));
-    xy->setColor(color_for_name(xy->name(), palette));
+    // Two pixels wide: a one-pixel line in a model colour all but vanishes on a dark base.
+    QPen pen(color_for_name(xy->name(), palette), spec.kind == SeriesKind::Scatter ? 1 : 2);
+    xy->setPen(pen);
+    xy->setColor(pen.color());
     QList<QPointF> points;
     const auto kept = engine::decimate(s.points, kMaxChartPoints);
     points.reserve(static_cast<qsizetype>(kept.size() * (spec.kind == SeriesKind::Step ? 2 : 1)));
@@ -100,6 +106,16 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   }
   if (x_lo > x_hi) x_lo = 0, x_hi = 1;
   if (y_lo > y_hi) y_lo = 0, y_hi = 1;
+  for (const auto& [value, name] : spec.thresholds) {
+    auto* line = new QLineSeries;
+    line->setName(name);
+    QPen pen(palette.color(QPalette::Text), 1.5, Qt::DashLine);
+    line->setPen(pen);
+    line->replace(QList<QPointF>{QPointF(x_lo, value), QPointF(x_hi > x_lo ? x_hi : x_lo + 1, value)});
+    chart->addSeries(line);
+    all.push_back(line);
+    y_hi = std::max(y_hi, value);
+  }
   QAbstractAxis* x = nullptr;
   if (spec.x_log && x_lo > 0) {
     auto* log = new QLogValueAxis;

@@ -25,6 +25,8 @@ struct ChartSpec {
   std::vector<engine::Series> series;
   std::optional<std::pair<double, double>> y_range;  // fixed, e.g. 0–100 %
   bool x_log = false;
+  // Horizontal reference lines (an SLO target), dashed across the x range, named in the legend.
+  std::vector<std::pair<double, QString>> thresholds = {};
 };
 
 inline constexpr std::size_t kMaxChartPoints = 4000;

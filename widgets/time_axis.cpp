@@ -46,6 +46,29 @@ QString format_time(std::int64_t t_ns, std::int64_t step_ns) {
   return QString::number(t_ns) + QStringLiteral(" ns");
 }
 
+std::vector<QString> tick_labels(const std::vector<std::int64_t>& ticks, std::int64_t step_ns, std::int64_t origin_ns) {
+  constexpr qsizetype kLongest = 10;  // "1234.5 ms": longer than this, offsets read better
+  std::vector<QString> out;
+  bool offsets = false;
+  for (const auto t : ticks)
+    offsets = offsets || format_time(t - origin_ns, step_ns).size() > kLongest;
+  const auto step = std::max<std::int64_t>(1, step_ns);
+  for (std::size_t k = 0; k < ticks.size(); ++k) {
+    const auto since = ticks[k] - origin_ns;
+    if (!offsets) {
+      out.push_back(format_time(since, step));
+    } else if (k == 0) {
+      int decimals = 0;
+      for (std::int64_t part = 1'000'000'000; decimals < 9 && step % part != 0; part /= 10)
+        ++decimals;
+      out.push_back(QString::number(static_cast<double>(since) / 1e9, 'f', decimals) + QStringLiteral(" s"));
+    } else {
+      out.push_back(QStringLiteral("+") + format_time(ticks[k] - ticks[0], step));
+    }
+  }
+  return out;
+}
+
 QString format_duration(std::int64_t ns) {
   return QString::fromStdString(servescope::format_duration(Duration::nanoseconds(ns)));
 }

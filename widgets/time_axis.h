@@ -14,6 +14,10 @@ std::int64_t tick_step_ns(double ns_per_px, double min_px);
 std::vector<std::int64_t> ticks(std::int64_t from_ns, std::int64_t to_ns, std::int64_t step_ns);
 // `t_ns` in the unit of `step_ns` (ns, µs, ms or s), with as many decimals as the step needs.
 QString format_time(std::int64_t t_ns, std::int64_t step_ns);
+// Labels for `ticks`, counted from `origin_ns`. Deep into a run at a fine step a label would read
+// "23127744.3 µs": then the first tick says where it is in seconds and the others how far past
+// it ("+100 ns"), as Nsight Systems and Perfetto label a zoomed-in axis.
+std::vector<QString> tick_labels(const std::vector<std::int64_t>& ticks, std::int64_t step_ns, std::int64_t origin_ns);
 // A duration for tooltips, as the CLI writes it (model/core/time.h's format_duration).
 QString format_duration(std::int64_t ns);
 

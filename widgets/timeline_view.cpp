@@ -280,6 +280,7 @@ void TimelineView::render_content(QPainter& p, int width, std::optional<TimeRang
   twin.flows_shown_ = flows_shown_;
   twin.now_ = now_;
   twin.annotation_ = annotation_;
+  twin.origin_ns_ = origin_ns_;
   twin.state_->set_filter(state_->filter());
   twin.rebuild_rows();
   if (const auto chosen = selected()) twin.select(chosen);
@@ -465,6 +466,11 @@ void TimelineView::set_flows_shown(bool shown) {
 
 void TimelineView::set_now(std::optional<std::int64_t> now_ns) {
   now_ = now_ns;
+  update();
+}
+
+void TimelineView::set_time_origin(std::int64_t origin_ns) {
+  origin_ns_ = origin_ns;
   update();
 }
 

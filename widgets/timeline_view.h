@@ -98,6 +98,9 @@ class TimelineView : public QWidget {
   const std::vector<engine::FlowStep>& flow() const { return flow_; }
   // A playback position, drawn as a line; std::nullopt hides it.
   void set_now(std::optional<std::int64_t> now_ns);
+  // Where the axis counts from: a live run's labels read from its start, not the scheduler's.
+  void set_time_origin(std::int64_t origin_ns);
+  std::int64_t time_origin() const { return origin_ns_; }
   // A note drawn beside the playback line (teaching mode); empty hides it.
   void set_annotation(const QString& text);
   const QString& annotation() const { return annotation_; }
@@ -227,6 +230,7 @@ class TimelineView : public QWidget {
   std::vector<std::uint32_t> group_size_;                 // per physical GPU: its slots
   BoxColouring colouring_ = BoxColouring::Model;
   std::optional<std::int64_t> now_;
+  std::int64_t origin_ns_ = 0;
   QString annotation_;
   std::vector<std::uint32_t> linked_;  // the selection's pipeline stages
   std::vector<engine::FlowStep> flow_;

@@ -378,9 +378,13 @@ void TimelineView::paint_axis(QPainter& p) {
   p.setPen(pal.color(QPalette::Text));
   p.drawText(QRectF(4, 0, kLabelWidth - 8, kAxisHeight), Qt::AlignVCenter | Qt::AlignLeft,
              data_ ? QString::fromStdString(data_->system) : QString());
-  for (const auto t : ticks(from_ns(), to_ns(), step)) {
+  std::vector<std::int64_t> shown;  // ticks right of the label column
+  for (const auto t : ticks(from_ns(), to_ns(), step))
+    if (x_of(t) >= kLabelWidth) shown.push_back(t);
+  const auto labels = tick_labels(shown, step, origin_ns_);
+  for (std::size_t k = 0; k < shown.size(); ++k) {
+    const auto t = shown[k];
     const double x = x_of(t);
-    if (x < kLabelWidth) continue;
     p.setPen(pal.color(QPalette::Mid));
     p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, kAxisHeight));
     QColor grid = pal.color(QPalette::Mid);
@@ -388,7 +392,7 @@ void TimelineView::paint_axis(QPainter& p) {
     p.setPen(grid);
     p.drawLine(QPointF(x, kAxisHeight), QPointF(x, height()));
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QRectF(x + 3, 0, 120, kAxisHeight - 4), Qt::AlignBottom | Qt::AlignLeft, format_time(t, step));
+    p.drawText(QRectF(x + 3, 0, 140, kAxisHeight - 4), Qt::AlignBottom | Qt::AlignLeft, labels[k]);
   }
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(QPointF(0, kAxisHeight - 0.5), QPointF(width(), kAxisHeight - 0.5));

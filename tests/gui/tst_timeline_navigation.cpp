@@ -16,6 +16,7 @@
 #include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
 #include "widgets/range_summary_panel.h"
+#include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
 
 using servescope::engine::FlowStep;
@@ -300,6 +301,23 @@ class TestTimelineNavigation : public QObject {
   }
 
   void teachingModeStepsThroughOneRequest();
+
+  // 23 s into a live run at a 100 ns step the axis does not read "23127744.3 µs": the first tick
+  // gives the time in seconds, the others the offset from it; counted from the run's start, a
+  // coarse axis reads plainly.
+  void axisLabelsStayShortDeepIntoARun() {
+    using servescope::widgets::tick_labels;
+    const std::vector<std::int64_t> fine{23'127'744'300, 23'127'744'400, 23'127'744'500};
+    QCOMPARE(tick_labels(fine, 100, 0),
+             (std::vector<QString>{QStringLiteral("23.1277443 s"), QStringLiteral("+0.1 µs"), QStringLiteral("+0.2 µs")}));
+    const std::vector<std::int64_t> coarse{23'500'000'000, 24'000'000'000};
+    QCOMPARE(tick_labels(coarse, 500'000'000, 23'000'000'000),
+             (std::vector<QString>{QStringLiteral("0.5 s"), QStringLiteral("1.0 s")}));
+    // The view counts from its origin.
+    ShownView v;
+    v.view.set_time_origin(1'000'000);
+    QCOMPARE(v.view.time_origin(), 1'000'000);
+  }
 
   // The overview strip's marks at windows narrower than a nanosecond per pixel (it once looped
   // forever where rounding put a column's first nanosecond on a late batch's end).
