@@ -141,6 +141,9 @@ DagEditor::DagEditor(ProjectDocument* document, QWidget* parent)
   box->addLayout(bar);
   box->addLayout(module_bar);
   box->addWidget(view_, 1);
+  // Shown only with an application to edit: without one they would edit nothing.
+  app_controls_ = {slo_, models_, add, add_cpu, module_id_, rate_scale_, apply_module, layout_button};
+  module_label_ = module_bar->itemAt(0)->widget();
 
   connect(add, &QPushButton::clicked, this, [this] { add_module(models_->currentText()); });
   connect(add_cpu, &QPushButton::clicked, this, [this] { add_cpu_step(1.0); });
@@ -310,8 +313,19 @@ void DagEditor::rebuild() {
   if (p)
     for (const auto& m : p->scenario.profiles.models)
       models_->addItem(QString::fromStdString(m.name));
-  if (!p || app_ < 0 || static_cast<std::size_t>(app_) >= p->scenario.applications.size()) {
-    title_->setText(tr("Select an application in the project tree"));
+  const bool editing = p && app_ >= 0 && static_cast<std::size_t>(app_) < p->scenario.applications.size();
+  for (auto* w : app_controls_)
+    w->setVisible(editing);
+  module_label_->setVisible(editing);
+  if (!editing) {
+    const auto apps = p ? static_cast<int>(p->scenario.applications.size()) : 0;
+    title_->setText(apps == 0 ? tr("<b>No applications yet.</b> Create one with New application…")
+                              : tr("<b>Pick an application</b> under Applications in the project tree (%n here), "
+                                   "or create one with New application…",
+                                   nullptr, apps));
+    auto* hint = scene_->addText(tr("An application is a DAG of models (and CPU steps) with an end-to-end SLO.\n"
+                                    "Drag from a module's output port onto another module to connect them."));
+    hint->setDefaultTextColor(palette().color(QPalette::PlaceholderText));
     setEnabled(p != nullptr);
     return;
   }

@@ -10,6 +10,7 @@
 #include <QWidget>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "model/app/application.h"
 
@@ -88,6 +89,8 @@ class DagEditor : public QWidget {
   // The selected module's id and requests per application request.
   QLineEdit* module_id_;
   QDoubleSpinBox* rate_scale_;
+  std::vector<QWidget*> app_controls_;  // shown only with an application to edit
+  QWidget* module_label_ = nullptr;
   QString selected_;
   QString refusal_;
 };

@@ -123,11 +123,16 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   points_box->addWidget(points_title_);
   points_box->addWidget(points_, 1);
   tables->addLayout(points_box, 2);
+  tables_ = new QWidget(this);
+  tables->setContentsMargins(0, 0, 0, 0);
+  tables_->setLayout(tables);
+  title_->setWordWrap(true);
   auto* box = new QVBoxLayout(this);
   box->addWidget(title_);
   box->addWidget(chart_view_, 3);
   box->addWidget(blocks_view_, 2);
-  box->addLayout(tables, 2);
+  box->addWidget(tables_, 2);
+  box->addStretch(0);
   connect(doc_, &ProjectDocument::changed, this, &ProfileView::rebuild);
   connect(doc_, &ProjectDocument::projectReset, this, [this] { show_model(-1); });
   rebuild();
@@ -381,12 +386,25 @@ void ProfileView::rebuild() {
   table_->setRowCount(0);
   const auto* p = doc_->project();
   if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
-    title_->setText(tr("Select a model in the project tree"));
+    // Nothing picked: say what the tab is for instead of empty charts and tables.
+    const auto models = p ? static_cast<int>(p->scenario.profiles.models.size()) : 0;
+    title_->setText(models == 0 ? tr("<p><b>No models yet.</b></p><p>Add some with Edit → Add estimated models or "
+                                     "File → Import profiles; this tab then shows each one's latency against "
+                                     "batch size on every GPU type and share, with its α·b + β fit.</p>")
+                                : tr("<p><b>Pick a model</b> under Models in the project tree (this project has "
+                                     "%n).</p><p>This tab shows its latency against batch size on every GPU type "
+                                     "and share, with the α·b + β fit and its error, per-block latencies for "
+                                     "block profiles, and every measured point, editable.</p>",
+                                     nullptr, models));
     widgets::show_chart(chart_view_, chart);
+    chart_view_->setVisible(false);
     blocks_view_->setVisible(false);
+    tables_->setVisible(false);
     show_points(-1);
     return;
   }
+  chart_view_->setVisible(true);
+  tables_->setVisible(true);
   const auto& profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
   title_->setText(
       tr("<b>%1</b>: %2 profile%3")

@@ -64,6 +64,7 @@ class ProfileView : public QWidget {
   QLabel* title_;
   QChartView* chart_view_;
   QChartView* blocks_view_;  // per-block latency at batch 1, for block profiles
+  QWidget* tables_;          // the configurations and the measured points
   QTableWidget* table_;
   QLabel* points_title_;
   QTableWidget* points_;

@@ -35,6 +35,11 @@ class TestDagEditor : public QObject {
     auto* dag = w.dag_editor();
     QVERIFY(!dag->add_module(QStringLiteral("x")).isEmpty());  // nothing to add it to yet
     QVERIFY(dag->last_refusal().contains(QStringLiteral("New application")));
+    // With nothing to edit, the tab offers New application and no controls that edit nothing.
+    auto* slo = dag->findChild<QWidget*>(QStringLiteral("dagSlo"));
+    QVERIFY(slo && slo->isHidden());
+    QVERIFY(dag->findChild<QWidget*>(QStringLiteral("dagRateScale"))->isHidden());
+    QVERIFY(!dag->findChild<QWidget*>(QStringLiteral("dagNewApplication"))->isHidden());
 
     // The tab's button and the context menu reach the same action as the Edit menu.
     auto* action = w.findChild<QAction*>(QStringLiteral("newApplicationAction"));
@@ -46,6 +51,7 @@ class TestDagEditor : public QObject {
     QCOMPARE(QString::fromStdString(apps[0].name), QStringLiteral("pipeline"));
     QCOMPARE(apps[0].modules.size(), std::size_t{1});
     QCOMPARE(dag->application(), 0);  // selected and shown
+    QVERIFY(!slo->isHidden());
     QCOMPARE(w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->currentWidget(), dag);
     QCOMPARE(dag->add_cpu_step(2.0), QString());
     QCOMPARE(w.project()->scenario.applications[0].modules.size(), std::size_t{2});
