@@ -47,6 +47,7 @@
 #include "ui/cluster_editor.h"
 #include "ui/compare_view.h"
 #include "ui/dag_editor.h"
+#include "ui/estimated_models_dialog.h"
 #include "ui/exception_guard.h"
 #include "ui/help_dialogs.h"
 #include "ui/item_details.h"
@@ -206,13 +207,19 @@ void MainWindow::build_edit_menu() {
   connect(tree_, &QWidget::customContextMenuRequested, this, &MainWindow::tree_context_menu);
   edit->addSeparator();
   edit->addAction(tr("Add &estimated models…"), this, [this] {
-    bool ok = false;
-    const auto text = QInputDialog::getText(
-        this, tr("Add estimated models"),
-        tr("Architectures (comma-separated: %1):").arg(QString::fromStdString(engine::known_architectures())),
-        QLineEdit::Normal, QStringLiteral("resnet50"), &ok);
-    if (!ok) return;
-    const auto why = add_estimated_models(text.split(QLatin1Char(','), Qt::SkipEmptyParts));
+    const auto* p = document_->project();
+    if (!p) return;
+    QStringList types;
+    for (const auto& [gpu, count] : p->scenario.cluster.gpus_by_type())
+      types << QString::fromStdString(gpu);
+    if (types.isEmpty()) {
+      QMessageBox::warning(this, tr("Cannot add models"),
+                           tr("The cluster has no GPUs yet: add nodes or pick a template first"));
+      return;
+    }
+    const auto chosen = ask_estimated_models(this, types);
+    if (!chosen) return;
+    const auto why = add_estimated_models(chosen->first, chosen->second);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add models"), why);
   });
   edit->addAction(tr("&Profile a model…"), this, [this] {
