@@ -13,7 +13,7 @@ constexpr double kMargin = 12;
 constexpr double kPoolWidth = 170, kPoolHeight = 76, kPoolGap = 74;
 constexpr double kHeadingHeight = 26;
 constexpr double kGpuBarWidth = 640, kGpuBarHeight = 58;
-constexpr double kModuleWidth = 190, kModuleGap = 60, kTierLine = 16;
+constexpr double kModuleWidth = 190, kModuleGap = 60, kTierLine = 18;  // a chip and its gap
 
 std::string fixed(double v, int digits) {
   char buffer[64];
@@ -222,7 +222,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     item.chips.push_back("WCL " + ms(m->wcl) + " / " + ms(m->budget));
     if (item.emphasised) tip += "\non the critical path";
     item.tooltip = tip;
-    item.height = 24 + kTierLine * static_cast<double>(item.chips.size());
+    item.height = 28 + kTierLine * static_cast<double>(item.chips.size());
     column_y[column] = item.y + item.height + 18;
     item_of[m->id] = d.items.size();
     d.items.push_back(std::move(item));

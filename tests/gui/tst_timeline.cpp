@@ -2,6 +2,7 @@
 // stays put), the zoom history goes back and forward, hit testing finds the batch under a point
 // as a brute-force scan does, and a scripted session simulates the demo, reads a batch, plays
 // the run, exports a Chrome trace, and reopens the saved project with its run.
+#include <QApplication>
 #include <QFile>
 #include <QProgressBar>
 #include <QSignalSpy>
@@ -17,11 +18,14 @@
 #include "tests/support/trace_event_check.h"
 #include "ui/charts_view.h"
 #include "ui/main_window.h"
+#include "ui/plan_view.h"
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
 #include "ui/run_view.h"
+#include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
 #include "tests/gui/synthetic_timeline.h"
+#include "tests/gui/dark_palette.h"
 #include "widgets/timeline_view.h"
 
 using servescope::Duration;
@@ -399,6 +403,37 @@ class TestTimeline : public QObject {
     QVERIFY(image.pixelColor(centre(stages.front())).rgb() != image.pixelColor(centre(next)).rgb());
     const auto* plan_name = "ppipe";
     QVERIFY(w.project()->runs[0].name.starts_with(plan_name));
+
+    // Screenshots of the Run tab at a laptop's 1280×800, light and dark: a pipeline batch's flow,
+    // its time marked as the range, and teaching mode telling its first request.
+    if (const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR"); !shots.isEmpty()) {
+      w.resize(1280, 800);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(runs);
+      auto* shown = runs->timeline();
+      shown->select(staged);
+      shown->zoom_to_selection();
+      const auto& s0 = t->spans[stages.front()];
+      shown->set_window(s0.start.count_ns() - 6'000'000, t->spans[stages.back()].end.count_ns() + 6'000'000);
+      shown->mark_selection();
+      QVERIFY(runs->teaching()->tell(t->requests_of(*staged).front().id));
+      runs->teaching()->go_to(2);
+      w.findChild<QTabWidget*>(QStringLiteral("runSidePanel"))->setCurrentWidget(runs->teaching());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/run-flow-teaching.png")));
+      const auto light = QApplication::palette();
+      QApplication::setPalette(servescope::test::dark_palette());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/run-flow-teaching-dark.png")));
+      w.plan_view()->show_plans(0, -1);
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(w.plan_view());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/plan-diagram-dark.png")));
+      QApplication::setPalette(light);
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/plan-diagram.png")));
+    }
 
     // A load sweep of the plan: one attainment-vs-load curve on the Charts tab, kept in the
     // project's runs but not offered as a timeline.
