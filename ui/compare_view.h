@@ -14,7 +14,7 @@ class QLabel;
 namespace servescope::widgets {
 class TimelineView;
 class TimelineViewState;
-}
+}  // namespace servescope::widgets
 
 namespace servescope::ui {
 

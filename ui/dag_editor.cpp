@@ -323,8 +323,9 @@ void DagEditor::rebuild() {
                               : tr("<b>Pick an application</b> under Applications in the project tree (%n here), "
                                    "or create one with New application…",
                                    nullptr, apps));
-    auto* hint = scene_->addText(tr("An application is a DAG of models (and CPU steps) with an end-to-end SLO.\n"
-                                    "Drag from a module's output port onto another module to connect them."));
+    auto* hint =
+        scene_->addText(tr("An application is a DAG of models (and CPU steps) with an end-to-end SLO.\n"
+                           "Drag from a module's output port onto another module to connect them."));
     hint->setDefaultTextColor(palette().color(QPalette::PlaceholderText));
     setEnabled(p != nullptr);
     return;

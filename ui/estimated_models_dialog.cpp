@@ -21,8 +21,7 @@ QStringList ticked(const QListWidget* list) {
 
 }  // namespace
 
-std::optional<std::pair<QStringList, QStringList>> ask_estimated_models(QWidget* parent,
-                                                                        const QStringList& gpu_types) {
+std::optional<std::pair<QStringList, QStringList>> ask_estimated_models(QWidget* parent, const QStringList& gpu_types) {
   QDialog dialog(parent);
   dialog.setObjectName(QStringLiteral("estimatedModelsDialog"));
   dialog.setWindowTitle(QObject::tr("Add estimated models"));

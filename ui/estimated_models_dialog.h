@@ -12,7 +12,6 @@ class QWidget;
 namespace servescope::ui {
 
 // The architectures and GPU types chosen; nullopt when the user cancelled.
-std::optional<std::pair<QStringList, QStringList>> ask_estimated_models(QWidget* parent,
-                                                                        const QStringList& gpu_types);
+std::optional<std::pair<QStringList, QStringList>> ask_estimated_models(QWidget* parent, const QStringList& gpu_types);
 
 }  // namespace servescope::ui

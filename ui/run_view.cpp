@@ -13,8 +13,8 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -96,8 +96,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   find_ = new QLineEdit(this);
   find_->setObjectName(QStringLiteral("timelineFind"));
   find_->setPlaceholderText(tr("Find: request id or model"));
-  find_->setToolTip(tr("Enter selects the first batch of a request id, or the next batch of a model; again for "
-                       "the one after"));
+  find_->setToolTip(
+      tr("Enter selects the first batch of a request id, or the next batch of a model; again for "
+         "the one after"));
   find_->setClearButtonEnabled(true);
   find_->setMinimumWidth(130);
   // The view state's own actions: enabled exactly when they can act.
@@ -221,9 +222,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   connect(filter_, &QLineEdit::textChanged, view_, &widgets::TimelineView::set_filter);
   connect(find_, &QLineEdit::returnPressed, this, [this] {
     const auto found = view_->find_next(find_->text());
-    Q_EMIT message(found.isEmpty() ? tr("Nothing matches “%1”: give a request id or part of a model's name")
-                                         .arg(find_->text())
-                                   : tr("Found %1").arg(found));
+    Q_EMIT message(found.isEmpty()
+                       ? tr("Nothing matches “%1”: give a request id or part of a model's name").arg(find_->text())
+                       : tr("Found %1").arg(found));
   });
   connect(play_, &QPushButton::toggled, this, &RunView::play);
   connect(speed_, &QDoubleSpinBox::valueChanged, this, &RunView::set_speed);

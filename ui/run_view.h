@@ -29,7 +29,7 @@ class QTimer;
 namespace servescope::widgets {
 class RangeSummaryPanel;
 class TimelineView;
-}
+}  // namespace servescope::widgets
 
 namespace servescope::ui {
 

@@ -102,11 +102,12 @@ bool TeachingPanel::tell_next(bool dropped) {
   std::optional<engine::RequestId> id;
   if (const auto span = view_->selected(); span && !dropped && !t->requests_of(*span).empty())
     id = t->requests_of(*span).front().id;
-  if (!id) id = engine::request_to_tell(*t, engine::Time::nanoseconds(view_->now_ns().value_or(view_->from_ns())), dropped);
+  if (!id)
+    id = engine::request_to_tell(*t, engine::Time::nanoseconds(view_->now_ns().value_or(view_->from_ns())), dropped);
   if (!id) {
     headline_->setText(t->requests.empty() ? tr("This run keeps no request lists: there is no request to follow.")
-                                           : dropped ? tr("No request was dropped after the playback line.")
-                                                     : tr("No batch starts after the playback line."));
+                       : dropped           ? tr("No request was dropped after the playback line.")
+                                           : tr("No batch starts after the playback line."));
     return false;
   }
   return tell(*id);

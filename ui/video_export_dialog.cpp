@@ -72,7 +72,8 @@ QString ask_and_export_video(QWidget* parent, const widgets::TimelineView& view)
     options.size = QSize(width->value(), height->value());
     options.fps = fps->value();
     const int frames = widgets::timeline_video_frames(options);
-    length->setText(QObject::tr("%1 frames, %2 s of video").arg(frames).arg(frames / static_cast<double>(options.fps), 0, 'f', 1));
+    length->setText(
+        QObject::tr("%1 frames, %2 s of video").arg(frames).arg(frames / static_cast<double>(options.fps), 0, 'f', 1));
   };
   for (auto* box : {speed})
     QObject::connect(box, &QDoubleSpinBox::valueChanged, &dialog, read);

@@ -58,8 +58,7 @@ ViewPicture stacked(const std::vector<widgets::TimelineView*>& views, const View
 }  // namespace
 
 ViewPicture picture_of(QWidget* tab, const ViewPictureOptions& o) {
-  if (auto* run = qobject_cast<RunView*>(tab); run && run->timeline()->timeline())
-    return stacked({run->timeline()}, o);
+  if (auto* run = qobject_cast<RunView*>(tab); run && run->timeline()->timeline()) return stacked({run->timeline()}, o);
   if (auto* compare = qobject_cast<CompareView*>(tab); compare && !compare->timelines().empty())
     return stacked(compare->timelines(), o);
   if (auto* plans = qobject_cast<PlanView*>(tab)) {

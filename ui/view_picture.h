@@ -15,7 +15,7 @@ namespace servescope::ui {
 
 struct ViewPictureOptions {
   enum class Stretch { Window, Range, Run } stretch = Stretch::Window;  // of a timeline
-  int width = 0;  // of a timeline; 0: as wide as on screen
+  int width = 0;                                                        // of a timeline; 0: as wide as on screen
 };
 
 struct ViewPicture {

@@ -6,8 +6,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QLineSeries>
-#include <QPen>
 #include <QLogValueAxis>
+#include <QPen>
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>

@@ -59,7 +59,8 @@ QRectF PlanDiagramView::item_rect(std::size_t item) const {
   // A ribbon's length is its share of the SLO scale, shared with the plan beside it: shrink the
   // whole ribbon about its start (the left margin, where the first piece begins).
   const double f = diagram_.max_slo.to_us() / slo_scale_.to_us();
-  const double start = std::ranges::find(diagram_.items, engine::DiagramItem::Kind::Ribbon, &engine::DiagramItem::kind)->x;
+  const double start =
+      std::ranges::find(diagram_.items, engine::DiagramItem::Kind::Ribbon, &engine::DiagramItem::kind)->x;
   return {start + (i.x - start) * f, i.y + kTitle, i.width * f, i.height};
 }
 
@@ -174,8 +175,8 @@ void PlanDiagramView::paint_arrow(QPainter& p, const engine::DiagramArrow& arrow
   const auto pal = palette();
   const auto a = item_rect(arrow.from), b = item_rect(arrow.to);
   const QPointF from(a.right(), a.center().y()), to(b.left(), b.center().y());
-  const QColor colour = arrow.emphasised ? QColor::fromHslF(0.0f, 0.7f, is_dark(pal) ? 0.6f : 0.45f)
-                                         : pal.color(QPalette::Text);
+  const QColor colour =
+      arrow.emphasised ? QColor::fromHslF(0.0f, 0.7f, is_dark(pal) ? 0.6f : 0.45f) : pal.color(QPalette::Text);
   const double bend = std::max(16.0, (to.x() - from.x()) / 2);
   QPainterPath path(from);
   path.cubicTo(from + QPointF(bend, 0), to - QPointF(bend, 0), to - QPointF(6, 0));

@@ -28,7 +28,7 @@ class PlanDiagramView : public QWidget {
   void select(const std::string& id);
   const std::string& selected() const { return selected_; }
   std::optional<std::size_t> item_at(QPointF pos) const;  // the topmost selectable item
-  QRectF item_rect(std::size_t item) const;              // where an item is painted
+  QRectF item_rect(std::size_t item) const;               // where an item is painted
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return {200, 120}; }

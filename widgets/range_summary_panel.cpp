@@ -48,9 +48,10 @@ void RangeSummaryPanel::refresh() {
   busy_->clear();
   if (!run || !range) {
     summary_.reset();
-    headline_->setText(tr("<b>Range</b><br>Drag across the timeline (or select a batch and press M) to mark a "
-                          "range: its batches, busy GPUs, finished, late and dropped requests and latency show "
-                          "here."));
+    headline_->setText(
+        tr("<b>Range</b><br>Drag across the timeline (or select a batch and press M) to mark a "
+           "range: its batches, busy GPUs, finished, late and dropped requests and latency show "
+           "here."));
     busy_->hide();
     return;
   }
@@ -60,9 +61,9 @@ void RangeSummaryPanel::refresh() {
   const auto percentile = [&](const std::optional<Duration>& d) {
     return d ? format_duration(d->count_ns()) : s.finished ? tr("none finished") : na;
   };
-  QString text = tr("<b>Range %1 → %2</b> (Δ %3)<br>")
-                     .arg(format_duration(range->from_ns), format_duration(range->to_ns),
-                          format_duration(range->length_ns()));
+  QString text =
+      tr("<b>Range %1 → %2</b> (Δ %3)<br>")
+          .arg(format_duration(range->from_ns), format_duration(range->to_ns), format_duration(range->length_ns()));
   text += tr("%n batch(es) started", nullptr, static_cast<int>(s.batches)) + QStringLiteral("<br>");
   text += s.finished ? tr("%1 requests finished, %2 late").arg(*s.finished).arg(*s.late) : tr("requests: %1").arg(na);
   text += QStringLiteral("<br>") + tr("%1 dropped").arg(s.dropped);

@@ -42,12 +42,13 @@ QString export_timeline_video(const TimelineView& source, const TimelineVideoOpt
   painter.set_filter(source.state()->filter());
   const auto window = o.window_ns > 0 ? o.window_ns : std::max<std::int64_t>((o.to_ns - o.from_ns) / 10, 1'000);
 
-  QStringList args = {QStringLiteral("-hide_banner"), QStringLiteral("-loglevel"), QStringLiteral("error"),
-                      QStringLiteral("-y"),           QStringLiteral("-f"),        QStringLiteral("rawvideo"),
-                      QStringLiteral("-pix_fmt"),     QStringLiteral("rgb24"),     QStringLiteral("-s"),
-                      QStringLiteral("%1x%2").arg(size.width()).arg(size.height()),
-                      QStringLiteral("-r"),           QString::number(o.fps),      QStringLiteral("-i"),
-                      QStringLiteral("-")};
+  QStringList args = {QStringLiteral("-hide_banner"), QStringLiteral("-loglevel"),
+                      QStringLiteral("error"),        QStringLiteral("-y"),
+                      QStringLiteral("-f"),           QStringLiteral("rawvideo"),
+                      QStringLiteral("-pix_fmt"),     QStringLiteral("rgb24"),
+                      QStringLiteral("-s"),           QStringLiteral("%1x%2").arg(size.width()).arg(size.height()),
+                      QStringLiteral("-r"),           QString::number(o.fps),
+                      QStringLiteral("-i"),           QStringLiteral("-")};
   if (suffix == QLatin1String("gif"))
     args << QStringLiteral("-vf") << QStringLiteral("split[a][b];[a]palettegen[p];[b][p]paletteuse");
   else

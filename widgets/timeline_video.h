@@ -14,8 +14,8 @@ namespace servescope::widgets {
 class TimelineView;
 
 struct TimelineVideoOptions {
-  QString path;              // .mp4 or .gif
-  QSize size{1280, 720};     // rounded down to even numbers (H.264 needs them)
+  QString path;           // .mp4 or .gif
+  QSize size{1280, 720};  // rounded down to even numbers (H.264 needs them)
   int fps = 25;
   double speed = 0.1;        // simulated seconds per second of video
   std::int64_t from_ns = 0;  // the stretch of the run played

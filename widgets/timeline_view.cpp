@@ -123,8 +123,7 @@ void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
         if (lane == SIZE_MAX) {
           lane = nic_lanes_.size();
           nic_lanes_.push_back(
-              {tr("NIC %1 %2").arg(QString::fromUtf8(arrow), QString::fromStdString(data_->server_names[server])),
-               {}});
+              {tr("NIC %1 %2").arg(QString::fromUtf8(arrow), QString::fromStdString(data_->server_names[server])), {}});
         }
         nic_lanes_[lane].transfers.push_back(i);
       }

@@ -115,8 +115,8 @@ class TimelineView : public QWidget {
   std::optional<std::uint32_t> span_at(QPointF pos) const;  // the batch under pos
   QString describe(std::uint32_t span) const;               // the tooltip text
   int label_width() const { return kLabelWidth; }
-  int plot_right() const;                                       // the right edge of the time area
-  double row_y(std::size_t index_row) const;                    // top of the row, when shown
+  int plot_right() const;                     // the right edge of the time area
+  double row_y(std::size_t index_row) const;  // top of the row, when shown
   double lanes_top() const { return kAxisHeight + kOverviewHeight; }
   std::size_t boxes_painted() const { return boxes_painted_; }  // in the last paint
   // The NIC lanes ("NIC ↑ server", "NIC ↓ server") and how many transfers each carried.
@@ -211,7 +211,7 @@ class TimelineView : public QWidget {
     std::size_t rows = 0;  // how many rows it averages (a collapsed GPU's)
   };
   std::vector<Sparkline> sparkline_cache_;  // per index row; emptied by a new run or palette
-  std::vector<std::int64_t> late_ends_ns_;               // every late batch's end, sorted (overview)
+  std::vector<std::int64_t> late_ends_ns_;  // every late batch's end, sorted (overview)
   std::vector<QColor> model_colours_;
   std::int64_t longest_transfer_ = 0;
   // A server's uplink or downlink: the transfers it carried, by start (all of them in one lane

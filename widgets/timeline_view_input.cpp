@@ -189,18 +189,17 @@ QString TimelineView::find_next(const QString& text) {
       matches[m] = QString::fromStdString(data_->models[m]).contains(wanted, Qt::CaseInsensitive);
     if (std::ranges::find(matches, true) == matches.end()) return {};
     const auto after = selected();
-    const auto first = after ? *after + 1
-                             : static_cast<std::uint32_t>(
-                                   std::ranges::lower_bound(data_->spans, engine::Time::nanoseconds(from_ns()), {},
-                                                            &engine::TimelineSpan::start) -
-                                   data_->spans.begin());
+    const auto first =
+        after ? *after + 1
+              : static_cast<std::uint32_t>(std::ranges::lower_bound(data_->spans, engine::Time::nanoseconds(from_ns()),
+                                                                    {}, &engine::TimelineSpan::start) -
+                                           data_->spans.begin());
     const auto n = static_cast<std::uint32_t>(data_->spans.size());
     for (std::uint32_t k = 0; k < n && !found; ++k) {
       const auto i = (first + k) % n;
       if (matches[data_->spans[i].model]) found = i;
     }
-    if (found)
-      what = tr("next %1 batch").arg(QString::fromStdString(data_->models[data_->spans[*found].model]));
+    if (found) what = tr("next %1 batch").arg(QString::fromStdString(data_->models[data_->spans[*found].model]));
   }
   if (!found) return {};
   select(found);

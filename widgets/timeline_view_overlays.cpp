@@ -48,9 +48,11 @@ void TimelineView::paint_overview(QPainter& p) {
       it = std::ranges::upper_bound(it, times.end(), std::max(time_of(*it), time_at(x + 1) - 1), {}, time_of);
     }
   };
-  mark(late_ends_ns_, [](std::int64_t t) { return t; }, late, strip.top(), kOverviewHeight / 2.0);
-  mark(data_->drops, [](const engine::DropMark& d) { return d.time.count_ns(); }, dropped,
-       strip.top() + kOverviewHeight / 2.0, kOverviewHeight / 2.0);
+  mark(
+      late_ends_ns_, [](std::int64_t t) { return t; }, late, strip.top(), kOverviewHeight / 2.0);
+  mark(
+      data_->drops, [](const engine::DropMark& d) { return d.time.count_ns(); }, dropped,
+      strip.top() + kOverviewHeight / 2.0, kOverviewHeight / 2.0);
 }
 
 void TimelineView::paint_range(QPainter& p, double bottom) {

@@ -99,8 +99,8 @@ void TimelineView::paint_slot_label(QPainter& p, const Lane& lane, double y) {
   QString label;
   if (lane.kind == Lane::Kind::Group) {
     const auto name = physical < data_->physical_names.size() ? data_->physical_names[physical] : data_->gpus[slot];
-    label = QStringLiteral("▸ ") + tr("%1 (%n slots)", nullptr, static_cast<int>(lane.rows))
-                                       .arg(QString::fromStdString(name));
+    label = QStringLiteral("▸ ") +
+            tr("%1 (%n slots)", nullptr, static_cast<int>(lane.rows)).arg(QString::fromStdString(name));
   } else {
     label = QString::fromStdString(data_->gpus[slot]);
     if (slot < data_->gpu_shares.size() && data_->gpu_shares[slot] != "1")

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <unordered_set>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/dataplane/request.h"

@@ -18,9 +18,13 @@ GletInput glet_input(const Scenario& scenario, const std::vector<std::string>& w
     const auto shares_profiled = [&](const PlannerGpuType& g) {
       int shares = 0;
       for (int percent = 1; percent <= 100; ++percent)
-        shares += std::ranges::all_of(planning.models, [&](const auto& m) {
-          return m.profile && m.profile->max_batch(g.gpu, GpuShare::percent(percent)) >= 1;
-        }) ? 1 : 0;
+        shares +=
+            std::ranges::all_of(planning.models,
+                                [&](const auto& m) {
+                                  return m.profile && m.profile->max_batch(g.gpu, GpuShare::percent(percent)) >= 1;
+                                })
+                ? 1
+                : 0;
       return shares;
     };
     int best = 0;

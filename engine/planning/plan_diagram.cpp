@@ -122,7 +122,8 @@ PlanDiagram glets(const GletPlan& plan) {
       item.width = kGpuBarWidth * glet.size_percent / 100.0;
       item.height = kGpuBarHeight;
       item.free = glet.free();
-      item.title = std::to_string(glet.size_percent) + " %" + (item.free ? " free" : " " + std::string(to_string(glet.mode)));
+      item.title =
+          std::to_string(glet.size_percent) + " %" + (item.free ? " free" : " " + std::string(to_string(glet.mode)));
       double most = -1, interference = 1;
       std::string tip = "GPU " + std::to_string(g) + ", glet of " + std::to_string(glet.size_percent) + " %";
       for (const auto& a : glet.models) {

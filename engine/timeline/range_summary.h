@@ -21,7 +21,7 @@ struct RangeSummary {
   // A request finishes when its last batch ends (a pipeline's last stage); preempted batches
   // finish nothing. Empty when the timeline keeps no request lists.
   std::optional<std::uint64_t> finished, late;
-  std::uint64_t dropped = 0;  // requests dropped in [from, to)
+  std::uint64_t dropped = 0;         // requests dropped in [from, to)
   std::optional<Duration> p50, p99;  // latency (arrival to finish) of those that finished
 };
 

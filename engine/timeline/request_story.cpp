@@ -63,14 +63,22 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
   const auto slo = story.model < data.model_slo.size() ? data.model_slo[story.model] : Duration();
   const auto& model = story.model < data.models.size() ? data.models[story.model] : std::string("?");
   if (known) {
-    story.steps.push_back({StoryStep::Kind::Arrival, story.arrival, story.arrival, {}, {},
+    story.steps.push_back({StoryStep::Kind::Arrival,
+                           story.arrival,
+                           story.arrival,
+                           {},
+                           {},
                            "A " + model + " request arrives at " + at(story.arrival),
                            "its deadline is " + at(story.deadline) + ", its SLO " + ms(slo) + " later"});
   }
   if (!carried.empty()) {
     const auto& first = data.spans[carried.front()];
     if (first.start > story.arrival)
-      story.steps.push_back({StoryStep::Kind::Waiting, story.arrival, first.start, {}, {},
+      story.steps.push_back({StoryStep::Kind::Waiting,
+                             story.arrival,
+                             first.start,
+                             {},
+                             {},
                              "It waits " + ms(first.start - story.arrival) + " in " + model + "'s queue",
                              "until a batch takes it (the next step says why then)"});
   }
@@ -83,12 +91,12 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
     const auto stage = std::ranges::find(stages, i) - stages.begin();
     std::string title = "Batch " + std::to_string(s.batch) + " of " + std::to_string(s.size) + " runs on " +
                         data.gpus[s.gpu] + " for " + ms(s.end - s.start);
-    if (stages.size() > 1) title += " (stage " + std::to_string(stage + 1) + " of " + std::to_string(stages.size()) + ")";
+    if (stages.size() > 1)
+      title += " (stage " + std::to_string(stage + 1) + " of " + std::to_string(stages.size()) + ")";
     std::string why;
     if (s.window_close > s.window_open)
       why = "it could start from " + at(s.window_open) + " to " + at(s.window_close) +
-            " (its schedulable window: the latest start that meets the head's deadline) and started at " +
-            at(s.start);
+            " (its schedulable window: the latest start that meets the head's deadline) and started at " + at(s.start);
     else if (k == 0)
       why = decides;
     else
@@ -103,15 +111,23 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
       const auto& t = data.transfers[step.index];
       if (t.batch != s.batch || std::ranges::find(transfers_seen, step.index) != transfers_seen.end()) continue;
       transfers_seen.push_back(step.index);
-      story.steps.push_back(
-          {StoryStep::Kind::Transfer, t.start, t.end, {}, step.index,
-           "Its feature map crosses the network: " + data.gpus[t.from_gpu] + " → " + data.gpus[t.to_gpu] + ", " +
-               std::to_string(t.bytes / 1024) + " KiB in " + ms(t.end - t.start),
-           "it holds the sender's uplink and the receiver's downlink (seed 000 §4)"});
+      story.steps.push_back({StoryStep::Kind::Transfer,
+                             t.start,
+                             t.end,
+                             {},
+                             step.index,
+                             "Its feature map crosses the network: " + data.gpus[t.from_gpu] + " → " +
+                                 data.gpus[t.to_gpu] + ", " + std::to_string(t.bytes / 1024) + " KiB in " +
+                                 ms(t.end - t.start),
+                             "it holds the sender's uplink and the receiver's downlink (seed 000 §4)"});
     }
   }
   if (drop != data.drops.end()) {
-    story.steps.push_back({StoryStep::Kind::Dropped, drop->time, drop->time, {}, {},
+    story.steps.push_back({StoryStep::Kind::Dropped,
+                           drop->time,
+                           drop->time,
+                           {},
+                           {},
                            "It is dropped at " + at(drop->time) + " (" + std::string(to_string(drop->reason)) + ")",
                            "because " + drop_reason(drop->reason)});
   } else if (!carried.empty()) {
@@ -120,7 +136,11 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
       if (!data.spans[i].preempted) end = std::max(end, data.spans[i].end);
     const bool late = end > story.deadline;
     story.steps.push_back(
-        {StoryStep::Kind::Finished, end, end, carried.back(), {},
+        {StoryStep::Kind::Finished,
+         end,
+         end,
+         carried.back(),
+         {},
          (late ? "It finishes late, " : "It finishes on time, ") + std::string("after ") + ms(end - story.arrival),
          late ? "past its deadline by " + ms(end - story.deadline) : "with " + ms(story.deadline - end) + " to spare"});
   }

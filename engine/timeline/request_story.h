@@ -16,7 +16,7 @@ namespace servescope::engine {
 
 struct StoryStep {
   enum class Kind { Arrival, Waiting, Batch, Transfer, Finished, Dropped } kind = Kind::Arrival;
-  Time at, until;                       // equal for an instant
+  Time at, until;                         // equal for an instant
   std::optional<std::uint32_t> span;      // the batch the timeline shows for it
   std::optional<std::uint32_t> transfer;  // the transfer
   std::string title;                      // what happened

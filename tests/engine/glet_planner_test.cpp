@@ -8,10 +8,10 @@
 #include "engine/glet/elastic_partitioning.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/glet/glet_scenario.h"
-#include "model/io/document.h"
 #include "engine/glet/rate_headroom.h"
 #include "engine/glet/synthetic_profile.h"
 #include "model/core/error.h"
+#include "model/io/document.h"
 #include "tests/support/glet_fixture.h"
 #include "tests/support/glet_layout_checker.h"
 

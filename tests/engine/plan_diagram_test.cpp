@@ -63,7 +63,8 @@ TEST(PlanDiagram, PooledPipelinesAsPpipeDrawsThem) {
   // transfer time of the pool they leave.
   std::size_t at = 0;
   for (const auto& p : plan.pipelines) {
-    while (d.items[at].kind != Kind::Pool) ++at;
+    while (d.items[at].kind != Kind::Pool)
+      ++at;
     double least = 1e300;
     for (const auto& part : p.partitions)
       least = std::min(least, part.capacity_rps);
@@ -139,10 +140,9 @@ TEST(PlanDiagram, CostPlansMarkTheCriticalPathAndItsBudget) {
       {"modules",
        {module("detect", 100, false), module("crop", 50, true), module("classify", 30, false),
         module("merge", 5, false)}},
-      {"edges", nlohmann::json::array({nlohmann::json::array({"detect", "crop"}),
-                                       nlohmann::json::array({"detect", "classify"}),
-                                       nlohmann::json::array({"crop", "merge"}),
-                                       nlohmann::json::array({"classify", "merge"})})}};
+      {"edges", nlohmann::json::array(
+                    {nlohmann::json::array({"detect", "crop"}), nlohmann::json::array({"detect", "classify"}),
+                     nlohmann::json::array({"crop", "merge"}), nlohmann::json::array({"classify", "merge"})})}};
   const auto d = diagram_of(read_plan(json, "plan"));
   expect_laid_out(d);
   std::map<std::string, const DiagramItem*> modules;

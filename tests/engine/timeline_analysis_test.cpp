@@ -10,10 +10,10 @@
 #include "engine/systems/ppipe/ppipe_options.h"
 #include "engine/systems/scenario_planner.h"
 #include "engine/systems/scenario_simulation.h"
+#include "engine/systems/system_registry.h"
 #include "engine/timeline/range_summary.h"
 #include "engine/timeline/request_flow.h"
 #include "engine/timeline/request_story.h"
-#include "engine/systems/system_registry.h"
 #include "model/io/document.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
@@ -86,7 +86,8 @@ RangeSummary brute_force(const TimelineData& t, const TimelineIndex& index, Time
   const auto pick = [&](double p) -> std::optional<Duration> {
     if (latencies.empty()) return std::nullopt;
     std::size_t k = 0;
-    while (static_cast<double>(k + 1) < p / 100.0 * static_cast<double>(latencies.size())) ++k;
+    while (static_cast<double>(k + 1) < p / 100.0 * static_cast<double>(latencies.size()))
+      ++k;
     return latencies[k];
   };
   out.p50 = pick(50);
@@ -256,7 +257,8 @@ TEST(RequestStory, TellsARequestsLifeAsTheRunHadIt) {
   ASSERT_TRUE(later.has_value());
   const auto told = request_story(t, index, *later, decides);
   ASSERT_TRUE(told.has_value());
-  EXPECT_TRUE(std::ranges::any_of(told->steps, [&](const StoryStep& s) { return s.kind == Kind::Batch && s.at >= half; }));
+  EXPECT_TRUE(
+      std::ranges::any_of(told->steps, [&](const StoryStep& s) { return s.kind == Kind::Batch && s.at >= half; }));
 }
 
 }  // namespace

@@ -47,9 +47,8 @@ inline std::shared_ptr<engine::TimelineData> synthetic_timeline() {
   // runs there as the next stage, linked by its first request (PPipe Fig. 12).
   t->gpu_server = {0, 0, 1, 1};
   t->server_names = {"s0", "s1"};
-  const auto first = std::ranges::find_if(t->spans, [](const engine::TimelineSpan& s) {
-    return s.gpu == 0 && s.start >= Duration::milliseconds(10);
-  });
+  const auto first = std::ranges::find_if(
+      t->spans, [](const engine::TimelineSpan& s) { return s.gpu == 0 && s.start >= Duration::milliseconds(10); });
   const auto transfer_end = first->end + Duration::microseconds(100);
   const auto second = std::ranges::find_if(t->spans, [&](const engine::TimelineSpan& s) {
     return s.gpu == 2 && s.start >= transfer_end + Duration::microseconds(50);

@@ -51,8 +51,10 @@ class TestPlanning : public QObject {
     QVERIFY(value(0, PlanComparisonModel::Gpus) > 0);
     // Each number says what it is: a pipeline plan's throughput is the capacity it plans for.
     QVERIFY(table->index(0, PlanComparisonModel::Throughput).data().toString().endsWith(QStringLiteral("capacity")));
-    QVERIFY(table->index(0, PlanComparisonModel::Throughput).data(Qt::ToolTipRole).toString().contains(
-        QStringLiteral("capacity")));
+    QVERIFY(table->index(0, PlanComparisonModel::Throughput)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("capacity")));
     QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Add plan np"));
     w.document()->undo_stack()->undo();
     QCOMPARE(table->rowCount(), 1);

@@ -15,6 +15,8 @@
 
 #include "engine/timeline/timeline_data.h"
 #include "model/io/document.h"
+#include "tests/gui/dark_palette.h"
+#include "tests/gui/synthetic_timeline.h"
 #include "tests/support/trace_event_check.h"
 #include "ui/charts_view.h"
 #include "ui/main_window.h"
@@ -24,8 +26,6 @@
 #include "ui/run_view.h"
 #include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
-#include "tests/gui/synthetic_timeline.h"
-#include "tests/gui/dark_palette.h"
 #include "widgets/timeline_view.h"
 
 using servescope::Duration;
@@ -38,8 +38,7 @@ using servescope::widgets::TimelineView;
 namespace {
 
 void wheel(QWidget* w, QPointF at, int delta, Qt::KeyboardModifiers modifiers = Qt::ControlModifier) {
-  QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, modifiers, Qt::NoScrollPhase,
-                false);
+  QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, modifiers, Qt::NoScrollPhase, false);
   QCoreApplication::sendEvent(w, &e);
 }
 

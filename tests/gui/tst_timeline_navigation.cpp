@@ -74,14 +74,16 @@ class TestTimelineNavigation : public QObject {
     QTest::mouseMove(&view, QPoint(700, 100));
     const auto cursor = view.mapFromGlobal(QCursor::pos());
     if (real_window()) QCOMPARE(cursor, QPoint(700, 100));
-    const bool over = cursor.x() >= view.label_width() && cursor.x() < view.plot_right() && view.rect().contains(cursor);
+    const bool over =
+        cursor.x() >= view.label_width() && cursor.x() < view.plot_right() && view.rect().contains(cursor);
     const double anchor = over ? cursor.x() : v.middle();
     const auto fixed = view.time_at(anchor);
     const auto width = view.to_ns() - view.from_ns();
     QTest::keyClick(&view, Qt::Key_W);
     QVERIFY2(std::abs(static_cast<double>(view.to_ns() - view.from_ns()) - static_cast<double>(width) / 1.5) <= 2,
              qPrintable(QString::number(view.to_ns() - view.from_ns())));
-    const double ns_per_px = static_cast<double>(view.to_ns() - view.from_ns()) / (view.plot_right() - view.label_width());
+    const double ns_per_px =
+        static_cast<double>(view.to_ns() - view.from_ns()) / (view.plot_right() - view.label_width());
     QVERIFY(std::abs(static_cast<double>(view.time_at(anchor) - fixed)) <= ns_per_px);
     QTest::keyClick(&view, Qt::Key_S);
     QVERIFY(std::abs(static_cast<double>(view.to_ns() - view.from_ns() - width)) <= 4);
@@ -164,7 +166,8 @@ class TestTimelineNavigation : public QObject {
     for (std::size_t row = 0; row < s.busy.size(); ++row) {
       const auto slot = view.index().slot(row);
       const double want = static_cast<double>(busy_ns[slot]) / static_cast<double>(range->length_ns());
-      QVERIFY2(std::abs(s.busy[row] - want) < 1e-9, qPrintable(QStringLiteral("%1: %2 vs %3").arg(row).arg(s.busy[row]).arg(want)));
+      QVERIFY2(std::abs(s.busy[row] - want) < 1e-9,
+               qPrintable(QStringLiteral("%1: %2 vs %3").arg(row).arg(s.busy[row]).arg(want)));
     }
     QVERIFY2(panel.text().contains(QStringLiteral("%1 dropped").arg(dropped)), qPrintable(panel.text()));
   }
@@ -176,7 +179,8 @@ class TestTimelineNavigation : public QObject {
     const auto stages = view.index().linked(staged);
     QCOMPARE(stages.size(), std::size_t{2});
     const auto& transfer = v.data->transfers.front();
-    view.set_window(v.data->spans[stages[0]].start.count_ns() - 500'000, v.data->spans[stages[1]].end.count_ns() + 500'000);
+    view.set_window(v.data->spans[stages[0]].start.count_ns() - 500'000,
+                    v.data->spans[stages[1]].end.count_ns() + 500'000);
     QTest::mouseClick(&view, Qt::LeftButton, {}, v.centre_of(stages[1]));
     QCOMPARE(view.selected(), std::optional<std::uint32_t>(stages[1]));
     const auto& flow = view.flow();
@@ -194,7 +198,8 @@ class TestTimelineNavigation : public QObject {
     view.render(&image);
     const auto highlight = view.palette().color(QPalette::Highlight).rgb();
     int highlighted = 0;
-    const int x0 = static_cast<int>(view.x_of(transfer.start.count_ns())), x1 = static_cast<int>(view.x_of(transfer.end.count_ns()));
+    const int x0 = static_cast<int>(view.x_of(transfer.start.count_ns())),
+              x1 = static_cast<int>(view.x_of(transfer.end.count_ns()));
     for (int x = x0; x <= x1; ++x)
       for (int y = static_cast<int>(view.lanes_top()); y < view.height(); ++y)
         highlighted += image.pixelColor(x, y).rgb() == highlight ? 1 : 0;
@@ -308,8 +313,8 @@ class TestTimelineNavigation : public QObject {
   void axisLabelsStayShortDeepIntoARun() {
     using servescope::widgets::tick_labels;
     const std::vector<std::int64_t> fine{23'127'744'300, 23'127'744'400, 23'127'744'500};
-    QCOMPARE(tick_labels(fine, 100, 0),
-             (std::vector<QString>{QStringLiteral("23.1277443 s"), QStringLiteral("+0.1 µs"), QStringLiteral("+0.2 µs")}));
+    QCOMPARE(tick_labels(fine, 100, 0), (std::vector<QString>{QStringLiteral("23.1277443 s"), QStringLiteral("+0.1 µs"),
+                                                              QStringLiteral("+0.2 µs")}));
     const std::vector<std::int64_t> coarse{23'500'000'000, 24'000'000'000};
     QCOMPARE(tick_labels(coarse, 500'000'000, 23'000'000'000),
              (std::vector<QString>{QStringLiteral("0.5 s"), QStringLiteral("1.0 s")}));
@@ -345,7 +350,8 @@ class TestTimelineNavigation : public QObject {
     QVERIFY(found.has_value());
     const auto carried = v.data->requests_of(*found);
     QVERIFY(std::ranges::any_of(carried, [&](const auto& q) { return q.id == r.id; }));
-    QVERIFY(view.from_ns() <= v.data->spans[*found].start.count_ns() && v.data->spans[*found].start.count_ns() <= view.to_ns());
+    QVERIFY(view.from_ns() <= v.data->spans[*found].start.count_ns() &&
+            v.data->spans[*found].start.count_ns() <= view.to_ns());
     // A model: its next batch after the selection, each time.
     QVERIFY(!view.find_next(QStringLiteral("BETA")).isEmpty());
     const auto first_beta = *view.selected();
@@ -373,8 +379,8 @@ void TestTimelineNavigation::teachingModeStepsThroughOneRequest() {
   std::vector<Kind> kinds;
   for (const auto& s : story.steps)
     kinds.push_back(s.kind);
-  QCOMPARE(kinds, (std::vector<Kind>{Kind::Arrival, Kind::Waiting, Kind::Batch, Kind::Transfer, Kind::Batch,
-                                     Kind::Finished}));
+  QCOMPARE(kinds,
+           (std::vector<Kind>{Kind::Arrival, Kind::Waiting, Kind::Batch, Kind::Transfer, Kind::Batch, Kind::Finished}));
   for (int k = 0; k < static_cast<int>(story.steps.size()); ++k) {
     panel.go_to(k);
     const auto& s = story.steps[static_cast<std::size_t>(k)];

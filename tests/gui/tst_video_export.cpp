@@ -55,10 +55,11 @@ class TestVideoExport : public QObject {
     for (const auto* suffix : {"mp4", "gif"}) {
       o.path = dir.filePath(QStringLiteral("playback.") + QLatin1String(suffix));
       calls = 0;
-      QCOMPARE(servescope::widgets::export_timeline_video(view, o, [&](int done, int total) {
-        ++calls;
-        return done <= total;
-      }),
+      QCOMPARE(servescope::widgets::export_timeline_video(view, o,
+                                                          [&](int done, int total) {
+                                                            ++calls;
+                                                            return done <= total;
+                                                          }),
                QString());
       QCOMPARE(calls, 40);
       QCOMPARE(frames_in(o.path), 40);
