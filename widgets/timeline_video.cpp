@@ -74,9 +74,11 @@ QString export_timeline_video(const TimelineView& source, const TimelineVideoOpt
     // Rows of an RGB888 image are padded to 4 bytes; ffmpeg wants them packed.
     for (int y = 0; y < size.height(); ++y) {
       const auto* row = reinterpret_cast<const char*>(frame.constScanLine(y));
-      if (encoder.write(row, size.width() * 3) < 0) return fail(QObject::tr("%1 stopped reading frames").arg(ffmpeg));
+      if (encoder.write(row, qint64{size.width()} * 3) < 0)
+        return fail(QObject::tr("%1 stopped reading frames").arg(ffmpeg));
     }
-    while (encoder.bytesToWrite() > 8 * 1024 * 1024)
+    constexpr qint64 kBacklog = qint64{8} << 20;  // bytes ffmpeg may have yet to read
+    while (encoder.bytesToWrite() > kBacklog)
       if (!encoder.waitForBytesWritten(30'000)) return fail(QObject::tr("%1 stopped reading frames").arg(ffmpeg));
     if (progress && !progress(k + 1, frames)) return fail(QObject::tr("Cancelled: nothing was written"));
   }

@@ -25,7 +25,7 @@ std::string ms(Duration d) {
   return fixed(d.to_ms(), 2) + " ms";
 }
 
-void add_heading(PlanDiagram& d, double& y, std::string text) {
+DiagramItem heading(const PlanDiagram& d, double y, std::string text) {
   DiagramItem h;
   h.kind = DiagramItem::Kind::Heading;
   h.x = kMargin;
@@ -33,7 +33,11 @@ void add_heading(PlanDiagram& d, double& y, std::string text) {
   h.width = d.width - 2 * kMargin;
   h.height = kHeadingHeight;
   h.title = std::move(text);
-  d.items.push_back(std::move(h));
+  return h;
+}
+
+void add_heading(PlanDiagram& d, double& y, std::string text) {
+  d.items.push_back(heading(d, y, std::move(text)));
   y += kHeadingHeight + 4;
 }
 
@@ -237,14 +241,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     bottom = std::max(bottom, at);
   // The heading goes in first so that it paints under nothing; then the ribbon: the critical
   // path's worst-case latencies, one after the other, across the SLO.
-  DiagramItem heading;
-  heading.kind = DiagramItem::Kind::Heading;
-  heading.x = kMargin;
-  heading.y = kMargin;
-  heading.width = d.width - 2 * kMargin;
-  heading.height = kHeadingHeight;
-  heading.title = "Modules by depth; the critical path is outlined";
-  d.items.insert(d.items.begin(), heading);
+  d.items.insert(d.items.begin(), heading(d, kMargin, "Modules by depth; the critical path is outlined"));
   for (auto& a : d.arrows) {
     ++a.from;
     ++a.to;

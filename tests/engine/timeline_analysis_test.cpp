@@ -6,35 +6,19 @@
 #include <map>
 #include <random>
 
-#include "engine/ppipe/scenario_planning.h"
-#include "engine/systems/ppipe/ppipe_options.h"
-#include "engine/systems/scenario_planner.h"
-#include "engine/systems/scenario_simulation.h"
 #include "engine/systems/system_registry.h"
 #include "engine/timeline/range_summary.h"
 #include "engine/timeline/request_flow.h"
 #include "engine/timeline/request_story.h"
-#include "model/io/document.h"
-#include "tests/support/pipeline_fixture.h"
-#include "tests/support/test_support.h"
+#include "tests/support/pipeline_run.h"
 
 namespace servescope::engine {
 namespace {
 
 const TimelineData& pipeline_run() {
   static const TimelineData timeline = [] {
-    test::TempDir dir;
-    const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
-    const auto plan = plan_pipelines("ppipe", planning_input(scenario, {"seg-poisson"}), PpipeOptions{});
-    SimulationSpec spec;
-    spec.system = "reservation";
-    spec.workloads = {"seg-poisson"};
-    spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(plan);
-    spec.load_factor = 1.3;  // past capacity: some requests are late or dropped
-    spec.duration = Duration::seconds(4);
-    spec.warmup = Duration::seconds(1);
-    spec.timeline = true;
-    auto t = timeline_of(simulate(scenario, spec));
+    // Past capacity (1.3): some requests are dropped.
+    auto t = test::simulate_pipeline_timeline(1.3, Duration::seconds(4));
     // PPipe's reservations drop what would be late rather than run it late, so no request of
     // the run is: tighten every seventh request's deadline (in each stage that carries it) to
     // give the late count something to count.

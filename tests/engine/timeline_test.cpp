@@ -23,6 +23,7 @@
 #include "model/io/document.h"
 #include "tests/support/glet_fixture.h"
 #include "tests/support/pipeline_fixture.h"
+#include "tests/support/pipeline_run.h"
 #include "tests/support/test_support.h"
 #include "tests/support/trace_event_check.h"
 
@@ -30,18 +31,7 @@ namespace servescope::engine {
 namespace {
 
 TimelineData pipeline_run_timeline() {
-  test::TempDir dir;
-  const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
-  const auto plan = plan_pipelines("ppipe", planning_input(scenario, {"seg-poisson"}), PpipeOptions{});
-  SimulationSpec spec;
-  spec.system = "reservation";
-  spec.workloads = {"seg-poisson"};
-  spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(plan);
-  spec.load_factor = 0.9;
-  spec.duration = Duration::seconds(5);
-  spec.warmup = Duration::seconds(1);
-  spec.timeline = true;
-  return timeline_of(simulate(scenario, spec));
+  return test::simulate_pipeline_timeline(0.9, Duration::seconds(5));
 }
 
 TEST(Timeline, PipelineStagesLinkAndQueuesDrain) {
