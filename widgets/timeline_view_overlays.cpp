@@ -181,9 +181,13 @@ void TimelineView::paint_sparkline(QPainter& p, std::size_t row, double y) {
   // Painted once per row (and per collapsed group) into a small image: 40 bars a row, 64 rows,
   // would otherwise be most of a zoomed-in paint.
   auto& cached = sparkline_cache_[row];
-  if (cached.rows != rows || cached.image.isNull()) {
+  // At the screen's pixel ratio, so it stays sharp on a High-DPI screen.
+  const double ratio = p.device() ? p.device()->devicePixelRatioF() : 1.0;
+  if (cached.rows != rows || cached.image.isNull() || cached.image.devicePixelRatio() != ratio) {
     const auto& bins = sparklines_[row];
-    QImage image(kSparklineWidth, kRowHeight - 6, QImage::Format_ARGB32_Premultiplied);
+    QImage image(static_cast<int>(std::ceil(kSparklineWidth * ratio)),
+                 static_cast<int>(std::ceil((kRowHeight - 6) * ratio)), QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(ratio);
     image.fill(palette().color(QPalette::AlternateBase));
     QPainter ip(&image);
     auto colour = palette().color(QPalette::Text);
@@ -193,8 +197,9 @@ void TimelineView::paint_sparkline(QPainter& p, std::size_t row, double y) {
       double busy = 0;  // a collapsed GPU: its slots' mean
       for (std::size_t r = row; r < row + rows && r < sparklines_.size(); ++r)
         busy += static_cast<double>(sparklines_[r][k]);
-      const double h = image.height() * busy / static_cast<double>(rows);
-      if (h > 0) ip.fillRect(QRectF(w * static_cast<double>(k), image.height() - h, w, h), colour);
+      const double full = kRowHeight - 6;  // in device-independent pixels, as the painter draws
+      const double h = full * busy / static_cast<double>(rows);
+      if (h > 0) ip.fillRect(QRectF(w * static_cast<double>(k), full - h, w, h), colour);
     }
     cached = {std::move(image), rows};
   }

@@ -89,8 +89,9 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
     const auto& s = data.spans[i];
     const auto stages = index.linked(i);
     const auto stage = std::ranges::find(stages, i) - stages.begin();
-    std::string title = "Batch " + std::to_string(s.batch) + " of " + std::to_string(s.size) + " runs on " +
-                        data.gpus[s.gpu] + " for " + ms(s.end - s.start);
+    std::string title = "Batch " + std::to_string(s.batch) + " (" + std::to_string(s.size) +
+                        (s.size == 1 ? " request" : " requests") + ") runs on " + data.gpus[s.gpu] + " for " +
+                        ms(s.end - s.start);
     if (stages.size() > 1)
       title += " (stage " + std::to_string(stage + 1) + " of " + std::to_string(stages.size()) + ")";
     std::string why;
