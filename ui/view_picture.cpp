@@ -24,10 +24,8 @@ std::optional<widgets::TimeRange> stretch_of(const widgets::TimelineView& view, 
       return std::nullopt;
     case ViewPictureOptions::Stretch::Range:
       return view.state()->range();  // none marked: the window
-    case ViewPictureOptions::Stretch::Run: {
-      const auto end = view.timeline() ? view.timeline()->end.count_ns() : 0;
-      return widgets::TimeRange{0, end + end / 50};
-    }
+    case ViewPictureOptions::Stretch::Run:
+      return view.state()->whole_run();
   }
   return std::nullopt;
 }

@@ -1,7 +1,8 @@
 // The marked range, summarised beside the timeline (README "The GUI", range summary; Perfetto's
 // area-selection details): its length, the batches that started in it, each GPU slot's busy
 // share, and the requests that finished, were late or were dropped, with p50 and p99 latency.
-// It follows the timeline view's state: a new range or a new run updates it at once.
+// It follows the view state the timeline view has when the panel is made: a new range or a new
+// run updates it at once.
 #pragma once
 
 #include <QWidget>

@@ -398,31 +398,31 @@ void TimelineView::pan(double fraction) {
   state_->step_window(from_ns() + by, to_ns() + by);
 }
 
-void TimelineView::zoom_to_selection() {
+std::optional<TimeRange> TimelineView::selection_extent() const {
   const auto chosen = selected();
-  if (!chosen || !data_) {
+  if (!chosen || !data_) return std::nullopt;
+  TimeRange extent{ns(data_->spans[*chosen].start), ns(data_->spans[*chosen].end)};
+  for (const auto& step : flow_) {  // its pipeline stages and their transfers
+    extent.from_ns = std::min(extent.from_ns, ns(step.start));
+    extent.to_ns = std::max(extent.to_ns, ns(step.end));
+  }
+  return extent;
+}
+
+void TimelineView::zoom_to_selection() {
+  const auto extent = selection_extent();
+  if (!extent) {
     state_->zoom_to_range();
     return;
   }
-  std::int64_t lo = ns(data_->spans[*chosen].start), hi = ns(data_->spans[*chosen].end);
-  for (const auto& step : flow_) {
-    lo = std::min(lo, ns(step.start));
-    hi = std::max(hi, ns(step.end));
-  }
-  const auto margin = std::max<std::int64_t>((hi - lo) / 4, TimelineViewState::kMinWindowNs);
-  set_window(lo - margin, hi + margin);
+  const auto margin = std::max<std::int64_t>(extent->length_ns() / 4, TimelineViewState::kMinWindowNs);
+  set_window(extent->from_ns - margin, extent->to_ns + margin);
 }
 
 bool TimelineView::mark_selection() {
-  const auto chosen = selected();
-  if (!chosen || !data_) return false;
-  std::int64_t lo = ns(data_->spans[*chosen].start), hi = ns(data_->spans[*chosen].end);
-  for (const auto& step : flow_) {
-    lo = std::min(lo, ns(step.start));
-    hi = std::max(hi, ns(step.end));
-  }
-  state_->set_range(TimeRange{lo, hi});
-  return true;
+  const auto extent = selection_extent();
+  if (extent) state_->set_range(extent);
+  return extent.has_value();
 }
 
 void TimelineView::reveal(std::int64_t at_ns, std::optional<std::uint32_t> slot, std::optional<std::uint32_t> model) {

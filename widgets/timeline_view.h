@@ -170,6 +170,7 @@ class TimelineView : public QWidget {
   void sync_scrollbar();
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
   void selection_moved();
+  std::optional<TimeRange> selection_extent() const;  // the selected batch with its flow
   std::uint32_t physical_of(std::uint32_t slot) const;
   // The view works in integer nanoseconds, as the engine's times are.
   static std::int64_t ns(engine::Time t) { return t.count_ns(); }

@@ -34,7 +34,7 @@ void TimelineViewState::reset(std::int64_t end_ns) {
   range_.reset();
   Q_EMIT extentChanged(end_);
   Q_EMIT rangeChanged(range_);
-  place(0, end_ + end_ / 50);  // the program's fit, not the user's: a live view keeps following
+  place(whole_run().from_ns, whole_run().to_ns);  // the program's fit: a live view keeps following
   push_history();
 }
 
@@ -97,27 +97,24 @@ void TimelineViewState::follow_window(std::int64_t from_ns, std::int64_t to_ns) 
 }
 
 void TimelineViewState::fit() {
-  set_window(0, end_ + end_ / 50);
+  set_window(whole_run().from_ns, whole_run().to_ns);
+}
+
+bool TimelineViewState::step_history(std::size_t to) {
+  history_pos_ = to;
+  in_gesture_ = false;
+  if (place(history_[to].from_ns, history_[to].to_ns)) Q_EMIT userMovedWindow();
+  update_actions();
+  Q_EMIT historyChanged();
+  return true;
 }
 
 bool TimelineViewState::back() {
-  if (!can_go_back()) return false;
-  --history_pos_;
-  in_gesture_ = false;
-  if (place(history_[history_pos_].from_ns, history_[history_pos_].to_ns)) Q_EMIT userMovedWindow();
-  update_actions();
-  Q_EMIT historyChanged();
-  return true;
+  return can_go_back() && step_history(history_pos_ - 1);
 }
 
 bool TimelineViewState::forward() {
-  if (!can_go_forward()) return false;
-  ++history_pos_;
-  in_gesture_ = false;
-  if (place(history_[history_pos_].from_ns, history_[history_pos_].to_ns)) Q_EMIT userMovedWindow();
-  update_actions();
-  Q_EMIT historyChanged();
-  return true;
+  return can_go_forward() && step_history(history_pos_ + 1);
 }
 
 void TimelineViewState::set_range(std::optional<TimeRange> range) {

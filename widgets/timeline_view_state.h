@@ -58,6 +58,8 @@ class TimelineViewState : public QObject {
   // The program follows something (the present of a live run): no entry, no userMovedWindow().
   void follow_window(std::int64_t from_ns, std::int64_t to_ns);
   void fit();
+  // The whole run with a small margin after its end: what fit() shows.
+  TimeRange whole_run() const { return {0, end_ + end_ / 50}; }
   bool back();
   bool forward();
   bool can_go_back() const { return history_pos_ > 0; }
@@ -103,6 +105,7 @@ class TimelineViewState : public QObject {
  private:
   bool place(std::int64_t from_ns, std::int64_t to_ns);  // clamps; true when the window moved
   void push_history();
+  bool step_history(std::size_t to);  // back or forward to entry `to`
   void update_actions();
 
   std::int64_t end_ = 1'000'000'000;
