@@ -14,10 +14,11 @@ export SERVESCOPE_ROOT
 # the programs' --help; lintian, appstreamcli and desktop-file-validate check the Debian package,
 # the AppStream file and the launcher (ctest packaging.*). xvfb and xauth run GUI tests in a real
 # window (xvfb-run); ffmpeg writes playback videos and ffprobe counts their frames in the tests.
+# zlib and OpenSSL's libcrypto (deflate and base64) pack the timelines a project keeps.
 SERVESCOPE_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache clang-format
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
-  libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev
+  libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libssl-dev
   fonts-dejavu-core
   libtorch-dev python3-torch python3-torchvision libopenblas0-pthread
   help2man lintian appstream desktop-file-utils

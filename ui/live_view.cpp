@@ -102,8 +102,12 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   connect(disconnect_, &QPushButton::clicked, this, &LiveView::disconnect_from);
   connect(apply_, &QPushButton::clicked, this, &LiveView::show_apply_dialog);
   connect(keep_, &QPushButton::clicked, this, [this] {
-    const auto why = keep_run();
-    Q_EMIT message(why.isEmpty() ? tr("Kept the live run in the project") : tr("Live run not kept: %1").arg(why));
+    QString timeline_note;
+    const auto why = keep_run(&timeline_note);
+    Q_EMIT message(!why.isEmpty() ? tr("Live run not kept: %1").arg(why)
+                   : timeline_note.isEmpty()
+                       ? tr("Kept the live run in the project")
+                       : tr("Kept the live run in the project, without its timeline: %1").arg(timeline_note));
   });
   connect(follow_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) refresh();
@@ -328,7 +332,7 @@ bool LiveView::apply_plan(const QString& source, QString* why) {
   return true;
 }
 
-QString LiveView::keep_run() {
+QString LiveView::keep_run(QString* timeline_note) {
   if (!subscriber_ && !view_->timeline()) return tr("nothing was watched");
   if (!subscriber_) return tr("connect again to keep a run (the stream's aggregates are gone)");
   const auto result = subscriber_->snapshot();
@@ -343,9 +347,9 @@ QString LiveView::keep_run() {
           .toStdString());
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   run.body = engine::run_result_to_json(*result, status.scenario);
-  run.body["timeline"] = engine::to_json(engine::timeline_of(*result));
+  run.body["timeline"] = engine::to_json(engine::timeline_of(*result), engine::TimelineEncoding::Packed);
   run.system = result->system;
-  return doc_->add_run(std::move(run));
+  return doc_->add_run(std::move(run), timeline_note);
 }
 
 }  // namespace servescope::ui

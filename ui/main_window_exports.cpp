@@ -193,9 +193,12 @@ QString MainWindow::import_run(const QString& path) {
   run.system = engine::run_system(run.body, path.toStdString());
   run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
   const auto name = QString::fromStdString(run.name);
-  auto why = document_->add_run(std::move(run));
+  QString timeline_note;
+  auto why = document_->add_run(std::move(run), &timeline_note);
   if (why.isEmpty()) {
-    log(tr("imported the run %1 as %2").arg(path, name));
+    log(timeline_note.isEmpty()
+            ? tr("imported the run %1 as %2").arg(path, name)
+            : tr("imported the run %1 as %2, without its timeline: %3").arg(path, name, timeline_note));
     run_view_->show_run(name);
   }
   return why;

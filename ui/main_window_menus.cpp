@@ -271,8 +271,12 @@ void MainWindow::build_live_view_help_menus() {
   });
   live->addAction(tr("&Disconnect"), live_view_, &LiveView::disconnect_from);
   live->addAction(tr("&Keep the live run in the project"), this, [this] {
-    const auto why = live_view_->keep_run();
-    if (!why.isEmpty()) QMessageBox::warning(this, tr("Live run not kept"), why);
+    QString timeline_note;
+    const auto why = live_view_->keep_run(&timeline_note);
+    if (!why.isEmpty())
+      QMessageBox::warning(this, tr("Live run not kept"), why);
+    else if (!timeline_note.isEmpty())
+      QMessageBox::information(this, tr("Live run kept without its timeline"), timeline_note);
   });
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())

@@ -3,6 +3,7 @@
 #include <QUndoCommand>
 #include <algorithm>
 
+#include "engine/analysis/kept_timeline.h"
 #include "model/core/error.h"
 #include "model/scenario/scenario_editing.h"
 
@@ -241,7 +242,15 @@ QString ProjectDocument::add_plan(SavedArtifact plan) {
   return add_artifact(&plans_of, std::move(plan), tr("Add plan %1"));
 }
 
-QString ProjectDocument::add_run(SavedArtifact run) {
+QString ProjectDocument::add_run(SavedArtifact run, QString* timeline_note) {
+  if (!project_) return tr("no project is open");
+  std::string dropped;
+  try {
+    dropped = engine::fit_kept_timeline(run, *project_);
+  } catch (const Error& e) {
+    return QString::fromUtf8(e.what());
+  }
+  if (timeline_note) *timeline_note = QString::fromStdString(dropped);
   return add_artifact(&runs_of, std::move(run), tr("Add run %1"));
 }
 

@@ -63,8 +63,10 @@ class ProjectDocument : public QObject {
   QString add_plan(SavedArtifact plan);
   QString remove_plan(std::size_t index);
   QString remove_run(std::size_t index);
-  // Simulated runs likewise (their "runs" list): the run's metrics, and its timeline when small.
-  QString add_run(SavedArtifact run);
+  // Simulated runs likewise (their "runs" list): the run's metrics, and its timeline packed while
+  // it fits the project's budgets (engine/analysis/kept_timeline.h). `timeline_note`, when given,
+  // receives why a timeline was not kept (empty when it was, or there was none).
+  QString add_run(SavedArtifact run, QString* timeline_note = nullptr);
 
   // Used by the undo commands: replaces the project as one step and notifies.
   void replace_part(const std::function<void(Project&)>& write);

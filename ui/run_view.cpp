@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "engine/analysis/kept_timeline.h"
 #include "engine/analysis/saved_artifacts.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
@@ -255,11 +256,11 @@ std::shared_ptr<const engine::TimelineData> RunView::timeline_for(const QString&
   if (!p || run == p->runs.end() || engine::artifact_kind(*run) != engine::ArtifactKind::RunResult)
     return fail(tr("the project has no simulated run named %1").arg(name));
   if (!run->body.contains("timeline"))
-    return fail(tr("%1 kept no timeline (runs over %2 batches or %3 requests keep theirs only in the session "
-                   "that made them)")
+    return fail(tr("%1 kept no timeline (a run whose packed timeline passes %2 MiB, or would take the project's "
+                   "past %3 MiB, keeps it only in the session that made it)")
                     .arg(name)
-                    .arg(kTimelineKeptInProject)
-                    .arg(kRequestsKeptInProject));
+                    .arg(engine::KeptTimelineBudget{}.run_bytes >> 20)
+                    .arg(engine::KeptTimelineBudget{}.project_bytes >> 20));
   try {
     auto timeline =
         std::make_shared<const engine::TimelineData>(engine::timeline_from_json(run->body["timeline"], "run " + key));

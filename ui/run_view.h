@@ -40,11 +40,6 @@ class TeachingPanel;
 class RunView : public QWidget {
   Q_OBJECT
  public:
-  // Runs up to this many batches keep their timeline inside the project file; larger ones stay in
-  // the session (and can be exported) so projects stay quick to open.
-  static constexpr std::size_t kTimelineKeptInProject = 100'000;
-  static constexpr std::uint64_t kRequestsKeptInProject = 500'000;  // their listing is most of the size
-
   explicit RunView(ProjectDocument* document, QWidget* parent = nullptr);
   ~RunView() override;
 

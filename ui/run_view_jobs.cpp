@@ -165,8 +165,8 @@ bool RunView::simulate(const QString& source, double seconds) {
     });
     out.timeline = std::make_shared<engine::TimelineData>(engine::timeline_of(result));
     auto json = engine::run_result_to_json(result, scenario->name);
-    if (out.timeline->spans.size() <= kTimelineKeptInProject && out.timeline->request_count() <= kRequestsKeptInProject)
-      json["timeline"] = engine::to_json(*out.timeline);
+    // Packed here, off the UI thread; the project decides on landing whether it keeps it.
+    json["timeline"] = engine::to_json(*out.timeline, engine::TimelineEncoding::Packed);
     out.body = std::move(json);
   });
   return true;
@@ -219,7 +219,8 @@ void RunView::job_finished(const QString& error, bool discarded) {
   const auto key = run.name;
   const double attainment = run.body.value(nlohmann::json::json_pointer("/summary/slo_attainment"), 0.0);
   const double goodput = run.body.value(nlohmann::json::json_pointer("/summary/goodput_rps"), 0.0);
-  const auto why = doc_->add_run(std::move(run));
+  QString timeline_note;
+  const auto why = doc_->add_run(std::move(run), &timeline_note);
   if (why.isEmpty()) timelines_[key] = out.timeline;
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
@@ -230,6 +231,8 @@ void RunView::job_finished(const QString& error, bool discarded) {
                          .arg(100 * attainment, 0, 'f', 2)
                          .arg(goodput, 0, 'f', 1)
                          .arg(out.timeline->spans.size()));
+    if (!timeline_note.isEmpty())
+      status_->setText(status_->text() + tr("; its timeline is kept for this session only: %1").arg(timeline_note));
   }
   Q_EMIT message(status_->text());
   Q_EMIT finished();

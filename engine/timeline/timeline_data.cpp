@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "engine/serving/simulation_result.h"
+#include "engine/timeline/timeline_packing.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
 
@@ -148,7 +149,39 @@ TimelineData timeline_of(const SimulationResult& r) {
   return t;
 }
 
-nlohmann::json to_json(const TimelineData& t) {
+namespace {
+
+// The slots and models the rows index, in either encoding.
+nlohmann::json layout_json(const TimelineData& t) {
+  nlohmann::json duty = nlohmann::json::array();
+  for (const auto& d : t.gpu_duty_cycle)
+    duty.push_back(d.to_us());
+  nlohmann::json slo = nlohmann::json::array();
+  for (const auto& d : t.model_slo)
+    slo.push_back(d.to_us());
+  return {{"schema_version", kSchemaVersion},
+          {"kind", "timeline"},
+          {"system", t.system},
+          {"gpus", t.gpus},
+          {"gpu_types", t.gpu_types},
+          {"gpu_shares", t.gpu_shares},
+          {"gpu_physical", t.gpu_physical},
+          {"physical_gpus", t.physical_names},
+          {"duty_cycle_us", std::move(duty)},
+          {"gpu_server", t.gpu_server},
+          {"servers", t.server_names},
+          {"models", t.models},
+          {"model_slo_us", std::move(slo)}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const TimelineData& t, TimelineEncoding encoding) {
+  auto json = layout_json(t);
+  if (encoding == TimelineEncoding::Packed) {
+    json["packed"] = pack_timeline_rows(t);
+    return json;
+  }
   // Schedulable windows are written only by data planes that have them (Symphony's family).
   const bool windows =
       std::ranges::any_of(t.spans, [](const TimelineSpan& s) { return s.window_close > s.window_open; });
@@ -164,9 +197,6 @@ nlohmann::json to_json(const TimelineData& t) {
     }
     spans.push_back(std::move(row));
   }
-  nlohmann::json duty = nlohmann::json::array();
-  for (const auto& d : t.gpu_duty_cycle)
-    duty.push_back(d.to_us());
   nlohmann::json drops = nlohmann::json::array();
   for (const auto& d : t.drops)
     drops.push_back({d.time.to_us(), d.model, std::string(to_string(d.reason)),
@@ -183,32 +213,17 @@ nlohmann::json to_json(const TimelineData& t) {
   nlohmann::json queue = nlohmann::json::array();
   for (const auto& q : t.queue)
     queue.push_back({q.time.to_us(), q.model, q.depth});
-  nlohmann::json slo = nlohmann::json::array();
-  for (const auto& d : t.model_slo)
-    slo.push_back(d.to_us());
-  return {{"schema_version", kSchemaVersion},
-          {"kind", "timeline"},
-          {"system", t.system},
-          {"gpus", t.gpus},
-          {"gpu_types", t.gpu_types},
-          {"gpu_shares", t.gpu_shares},
-          {"gpu_physical", t.gpu_physical},
-          {"physical_gpus", t.physical_names},
-          {"duty_cycle_us", std::move(duty)},
-          {"gpu_server", t.gpu_server},
-          {"servers", t.server_names},
-          {"models", t.models},
-          {"model_slo_us", std::move(slo)},
-          {"columns", std::move(columns)},
-          {"spans", std::move(spans)},
-          {"transfer_columns", kTransferColumns},
-          {"transfers", std::move(transfers)},
-          {"queue_columns", kQueueColumns},
-          {"queue", std::move(queue)},
-          {"request_columns", kRequestColumns},
-          {"requests", std::move(requests)},
-          {"drop_columns", kDropColumns},
-          {"drops", std::move(drops)}};
+  json["columns"] = std::move(columns);
+  json["spans"] = std::move(spans);
+  json["transfer_columns"] = kTransferColumns;
+  json["transfers"] = std::move(transfers);
+  json["queue_columns"] = kQueueColumns;
+  json["queue"] = std::move(queue);
+  json["request_columns"] = kRequestColumns;
+  json["requests"] = std::move(requests);
+  json["drop_columns"] = kDropColumns;
+  json["drops"] = std::move(drops);
+  return json;
 }
 
 namespace {
@@ -353,11 +368,16 @@ TimelineData timeline_from_json(const JsonCursor& root) {
     kind.fail("expected \"timeline\" (written by simulate --timeline), got " + describe_json(kind.value()));
   TimelineData t;
   read_layout(root, t);
-  read_spans(root, t);
-  read_transfers(root, t);
-  read_queue(root, t);
-  read_requests(root, t);
-  read_drops(root, t);
+  if (const auto packed = root.find("packed")) {
+    if (root.find("spans")) packed->fail("a timeline holds its rows packed or as \"spans\", not both");
+    unpack_timeline_rows(*packed, t);
+  } else {
+    read_spans(root, t);
+    read_transfers(root, t);
+    read_queue(root, t);
+    read_requests(root, t);
+    read_drops(root, t);
+  }
   // Files written by others need not be sorted; the views rely on it.
   const auto by_start = [](const TimelineSpan& a, const TimelineSpan& b) {
     return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);

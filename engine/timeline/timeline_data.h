@@ -36,7 +36,10 @@ struct TimelineData : RunLayout {
 
 TimelineData timeline_of(const SimulationResult& result);
 
-nlohmann::json to_json(const TimelineData& timeline);
+// Rows: arrays under named columns, for scripts and other tools (simulate --timeline). Packed: the
+// same tables in one compressed string (timeline_packing.h), what projects keep. Both read back.
+enum class TimelineEncoding { Rows, Packed };
+nlohmann::json to_json(const TimelineData& timeline, TimelineEncoding encoding = TimelineEncoding::Rows);
 // Throws InputError naming `file` and the JSON path of the first bad value.
 TimelineData timeline_from_json(const nlohmann::json& json, const std::string& file);
 TimelineData timeline_from_json(const JsonCursor& root);  // for a timeline inside another document

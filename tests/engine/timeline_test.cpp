@@ -24,6 +24,7 @@
 #include "tests/support/glet_fixture.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/pipeline_run.h"
+#include "tests/support/small_timeline.h"
 #include "tests/support/test_support.h"
 #include "tests/support/trace_event_check.h"
 
@@ -217,33 +218,6 @@ TEST(Timeline, FileRoundTripsAndBadFilesSayWhere) {
   expect_error(nlohmann::json{{"kind", "project"}}, "$.kind", "expected \"timeline\"");
 }
 
-// Two half-GPU slots of one server, three batches with their four requests, a transfer, queue
-// samples and a drop: every list a timeline file holds, small enough to break by hand.
-TimelineData small_timeline() {
-  const auto us = [](std::int64_t n) { return Duration::microseconds(n); };
-  TimelineData t;
-  t.system = "symphony";
-  t.gpus = {"gpu0/v0", "gpu0/v1"};
-  t.gpu_types = {"A100", "A100"};
-  t.gpu_shares = {"1/2", "1/2"};
-  t.gpu_physical = {0, 0};
-  t.physical_names = {"gpu0"};
-  t.gpu_duty_cycle = {us(500), us(0)};
-  t.gpu_server = {0, 0};
-  t.server_names = {"server0"};
-  t.models = {"resnet50"};
-  t.model_slo = {us(50'000)};
-  t.spans = {{1, 0, 0, 2, us(10), us(20), false, 0, 100, us(0), us(0), 0},
-             {2, 1, 0, 1, us(15), us(30), false, 1, 102, us(0), us(0), 2},
-             {3, 0, 0, 1, us(25), us(40), false, 0, 103, us(0), us(0), 3}};
-  t.requests = {{100, us(5), us(50)}, {101, us(6), us(50)}, {102, us(7), us(20)}, {103, us(8), us(60)}};
-  t.transfers = {{0, 1, 0, 1, 4096, us(20), us(22)}};
-  t.queue = {{us(5), 0, 1}, {us(10), 0, 0}};
-  t.drops = {{us(12), 0, DropReason::DeadlineUnreachable, 104}};
-  t.end = us(40);
-  return t;
-}
-
 void expect_input_error(const std::function<void()>& read, const std::string& file, const std::string& where,
                         const std::string& why) {
   try {
@@ -260,12 +234,12 @@ void expect_input_error(const std::function<void()>& read, const std::string& fi
 }
 
 TEST(Timeline, MalformedFilesSayWhere) {
-  const auto good = to_json(small_timeline());
+  const auto good = to_json(test::small_timeline());
   const auto back = timeline_from_json(good, "t.json");
-  EXPECT_EQ(back.gpu_physical, small_timeline().gpu_physical);
-  EXPECT_EQ(back.gpu_server, small_timeline().gpu_server);
-  EXPECT_EQ(back.gpu_duty_cycle, small_timeline().gpu_duty_cycle);
-  EXPECT_EQ(back.model_slo, small_timeline().model_slo);
+  EXPECT_EQ(back.gpu_physical, test::small_timeline().gpu_physical);
+  EXPECT_EQ(back.gpu_server, test::small_timeline().gpu_server);
+  EXPECT_EQ(back.gpu_duty_cycle, test::small_timeline().gpu_duty_cycle);
+  EXPECT_EQ(back.model_slo, test::small_timeline().model_slo);
   ASSERT_EQ(back.requests.size(), 4u);
   EXPECT_EQ(back.requests_of(1)[0].id, 102u);
   ASSERT_EQ(back.drops.size(), 1u);
@@ -349,7 +323,7 @@ TEST(Timeline, SparseOlderFilesStillLoad) {
 // JSON (or holds a number no double can) is an InputError naming the file too.
 TEST(Timeline, LoadedFilesSayWhere) {
   const test::TempDir dir;
-  auto run = nlohmann::json{{"kind", "run-result"}, {"timeline", to_json(small_timeline())}};
+  auto run = nlohmann::json{{"kind", "run-result"}, {"timeline", to_json(test::small_timeline())}};
   const auto embedded = dir.write("run.json", run.dump());
   EXPECT_EQ(load_timeline(embedded).spans.size(), 3u);
   run["timeline"]["spans"][1][4] = "15";

@@ -71,6 +71,8 @@ std::vector<Seed> generated_seeds(const fs::path& dir) {
           path("pipeline-run.json") + " --timeline " + path("pipeline-timeline.json"),
       "simulate -s builtin:projects/demo.json -w mixed-37 --rate 2000 -d 0.02 --warmup 0 -o " +
           path("symphony-run.json") + " --timeline " + path("symphony-timeline.json"),
+      "simulate -s " + ppipe + " --plan " + path("ppipe-plan.json") + " -d 0.01 --warmup 0 --timeline " +
+          path("packed-timeline.json") + " --packed-timeline",
       "plan -s " + path("glet-scenario.json") + " --system glet -o " + path("glet-plan.json"),
       "simulate -s " + path("glet-scenario.json") + " --plan " + path("glet-plan.json") + " -d 0.05 --warmup 0 -o " +
           path("glet-run.json") + " --timeline " + path("glet-timeline.json"),
@@ -88,8 +90,8 @@ std::vector<Seed> generated_seeds(const fs::path& dir) {
   };
   std::map<std::string, nlohmann::json> made;
   for (const auto* name : {"ppipe-plan.json", "dart-plan.json", "pipeline-run.json", "pipeline-timeline.json",
-                           "symphony-run.json", "symphony-timeline.json", "glet-plan.json", "glet-run.json",
-                           "glet-timeline.json", "sweep.json", "cost-plan.json"}) {
+                           "symphony-run.json", "symphony-timeline.json", "packed-timeline.json", "glet-plan.json",
+                           "glet-run.json", "glet-timeline.json", "sweep.json", "cost-plan.json"}) {
     if (!fs::exists(dir / name)) continue;
     auto j = nlohmann::json::parse(read_whole(dir / name), nullptr, false);
     if (j.is_discarded()) continue;

@@ -292,7 +292,10 @@ class TestTimeline : public QObject {
       QVERIFY(w.grab().save(shots + QStringLiteral("/run-timeline.png")));
     }
 
-    // Saved and reopened: the run keeps its timeline.
+    // Saved and reopened: the run keeps its timeline, packed (engine/timeline/timeline_packing.h).
+    const auto& kept = w.project()->runs[0].body["timeline"];
+    QVERIFY(kept.contains("packed"));
+    QVERIFY(!kept.contains("spans"));
     const auto path = dir.filePath(QStringLiteral("demo.json"));
     QVERIFY(w.save_to(path, false));
     MainWindow again;
@@ -300,7 +303,11 @@ class TestTimeline : public QObject {
     QVERIFY(again.open_location(path, false));
     QCOMPARE(again.project()->runs.size(), std::size_t{1});
     QVERIFY(again.run_view()->show_run(QString::fromStdString(again.project()->runs[0].name)));
-    QCOMPARE(again.run_view()->timeline()->timeline()->spans.size(), t->spans.size());
+    const auto reopened = again.run_view()->timeline()->timeline();
+    QCOMPARE(reopened->spans.size(), t->spans.size());
+    QCOMPARE(reopened->requests.size(), t->requests.size());
+    QCOMPARE(reopened->queue.size(), t->queue.size());
+    QCOMPARE(reopened->end, t->end);
   }
 
   // A simulation and a sweep show how far they are: the bar counts per cent (a sweep: its load

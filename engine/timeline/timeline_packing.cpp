@@ -1,0 +1,319 @@
+#include "engine/timeline/timeline_packing.h"
+
+#include <algorithm>
+#include <string>
+
+#include "model/io/packed_bytes.h"
+
+namespace servescope::engine {
+namespace {
+
+// Version 1 of the column layout below; a reader refuses any other.
+constexpr const char* kEncoding = "columns-1+zlib+base64";
+
+// Times read back stay within what the JSON rows accept (kMaxFileDurationUs either side of 0).
+constexpr std::int64_t kMaxTimeNs = static_cast<std::int64_t>(kMaxFileDurationUs) * 1000;
+
+// Delta coders: each column remembers its previous value.
+class Delta {
+ public:
+  std::int64_t next(std::int64_t v) { return v - std::exchange(last_, v); }
+
+ private:
+  std::int64_t last_ = 0;
+};
+
+void put_time(VarintWriter& w, Delta& d, Time t) {
+  w.signed_varint(d.next(t.count_ns()));
+}
+void put_length(VarintWriter& w, Time from, Time to) {
+  w.varint(static_cast<std::uint64_t>((to - from).count_ns()));
+}
+// Ids as wrapping deltas: they are unsigned and any value round-trips.
+class IdDelta {
+ public:
+  void put(VarintWriter& w, std::uint64_t id) {
+    w.signed_varint(static_cast<std::int64_t>(id - std::exchange(last_, id)));
+  }
+  std::uint64_t get(VarintReader& r) { return last_ += static_cast<std::uint64_t>(r.signed_varint()); }
+
+ private:
+  std::uint64_t last_ = 0;
+};
+
+class TimeReader {
+ public:
+  explicit TimeReader(VarintReader& r, Time origin = Time()) : r_(r), last_(origin.count_ns()) {}
+  Time next() { return at(last_, r_.signed_varint()); }
+  // `from` plus a signed offset, not remembered.
+  Time offset(Time from) { return at(from.count_ns(), r_.signed_varint(), false); }
+  // `from` plus a length that may not be negative.
+  Time after(Time from) {
+    const auto length = r_.varint_at_most(static_cast<std::uint64_t>(2 * kMaxTimeNs), "a length in ns");
+    return at(from.count_ns(), static_cast<std::int64_t>(length), false);
+  }
+
+ private:
+  Time at(std::int64_t base, std::int64_t delta, bool remember = true) {
+    std::int64_t v = 0;
+    if (__builtin_add_overflow(base, delta, &v) || v < -kMaxTimeNs || v > kMaxTimeNs)
+      r_.fail("a time lies beyond " + std::to_string(kMaxFileDurationUs) + " µs of the run's origin");
+    if (remember) last_ = v;
+    return Time::nanoseconds(v);
+  }
+  VarintReader& r_;
+  std::int64_t last_ = 0;
+};
+
+std::uint32_t index_below(VarintReader& r, std::size_t count, const char* what) {
+  if (count == 0) r.fail(std::string("a row names a ") + what + ", and the timeline has none");
+  return static_cast<std::uint32_t>(r.varint_at_most(count - 1, what));
+}
+
+void write_spans(VarintWriter& w, const std::vector<TimelineSpan>& spans, bool windows) {
+  for (const auto& s : spans)
+    w.varint(s.gpu);
+  for (const auto& s : spans)
+    w.varint(s.model);
+  IdDelta batch, first;
+  for (const auto& s : spans)
+    batch.put(w, s.batch);
+  for (const auto& s : spans)
+    w.varint(s.size);
+  Delta start;
+  for (const auto& s : spans)
+    put_time(w, start, s.start);
+  for (const auto& s : spans)
+    put_length(w, s.start, s.end);
+  for (const auto& s : spans)
+    w.varint(s.preempted ? 1 : 0);
+  for (const auto& s : spans)
+    w.varint(s.late);
+  for (const auto& s : spans)
+    first.put(w, s.first_request);
+  if (!windows) return;
+  for (const auto& s : spans)
+    w.signed_varint((s.window_open - s.start).count_ns());
+  for (const auto& s : spans)
+    put_length(w, s.window_open, s.window_close);
+}
+
+void read_spans(VarintReader& r, std::uint64_t n, bool windows, TimelineData& t) {
+  t.spans.resize(n);
+  for (auto& s : t.spans)
+    s.gpu = index_below(r, t.gpus.size(), "GPU slot");
+  for (auto& s : t.spans)
+    s.model = index_below(r, t.models.size(), "model");
+  IdDelta batch, first;
+  for (auto& s : t.spans)
+    s.batch = batch.get(r);
+  for (auto& s : t.spans)
+    s.size = static_cast<std::uint32_t>(r.varint_at_most(1'000'000'000, "a batch's size"));
+  TimeReader start(r);
+  for (auto& s : t.spans)
+    s.start = start.next();
+  TimeReader end(r);
+  for (auto& s : t.spans)
+    s.end = end.after(s.start);
+  for (auto& s : t.spans)
+    s.preempted = r.varint_at_most(1, "a preempted flag") == 1;
+  for (auto& s : t.spans)
+    s.late = static_cast<std::uint32_t>(r.varint_at_most(s.size, "a batch's late requests"));
+  for (auto& s : t.spans)
+    s.first_request = first.get(r);
+  if (windows) {
+    TimeReader window(r);
+    for (auto& s : t.spans)
+      s.window_open = window.offset(s.start);
+    for (auto& s : t.spans)
+      s.window_close = window.after(s.window_open);
+  }
+  for (const auto& s : t.spans)
+    t.end = std::max(t.end, s.end);
+}
+
+void write_transfers(VarintWriter& w, const std::vector<TransferSpan>& transfers) {
+  for (const auto& s : transfers)
+    w.varint(s.from_gpu);
+  for (const auto& s : transfers)
+    w.varint(s.to_gpu);
+  IdDelta batch;
+  for (const auto& s : transfers)
+    batch.put(w, s.batch);
+  for (const auto& s : transfers)
+    w.varint(s.bytes);
+  Delta start;
+  for (const auto& s : transfers)
+    put_time(w, start, s.start);
+  for (const auto& s : transfers)
+    put_length(w, s.start, s.end);
+}
+
+void read_transfers(VarintReader& r, std::uint64_t n, TimelineData& t) {
+  t.transfers.resize(n);
+  for (auto& s : t.transfers)
+    s.from_gpu = index_below(r, t.gpus.size(), "GPU slot");
+  for (auto& s : t.transfers)
+    s.to_gpu = index_below(r, t.gpus.size(), "GPU slot");
+  IdDelta batch;
+  for (auto& s : t.transfers)
+    s.batch = batch.get(r);
+  for (auto& s : t.transfers)
+    s.bytes = r.varint();
+  TimeReader start(r), end(r);
+  for (auto& s : t.transfers)
+    s.start = start.next();
+  for (auto& s : t.transfers)
+    t.end = std::max(t.end, s.end = end.after(s.start));
+}
+
+void write_queue(VarintWriter& w, const std::vector<QueueSample>& queue) {
+  Delta time;
+  for (const auto& q : queue)
+    put_time(w, time, q.time);
+  for (const auto& q : queue)
+    w.varint(q.model);
+  for (const auto& q : queue)
+    w.varint(q.depth);
+}
+
+void read_queue(VarintReader& r, std::uint64_t n, TimelineData& t) {
+  t.queue.resize(n);
+  TimeReader time(r);
+  for (auto& q : t.queue)
+    q.time = time.next();
+  for (auto& q : t.queue)
+    q.model = index_below(r, t.models.size(), "model");
+  for (auto& q : t.queue)
+    q.depth = static_cast<std::uint32_t>(r.varint_at_most(UINT32_MAX, "a queue depth"));
+}
+
+// Requests in the spans' order, each against the one before it in its batch: the first one's id
+// against the batch's first_request (so 0) and its arrival against the batch's start (its wait).
+// A deadline is its arrival plus a slack that is the same for every request of a model, so the
+// slack's change from the row before is nearly always 0.
+void write_requests(VarintWriter& w, const TimelineData& t) {
+  if (t.requests.empty()) return;
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    auto last = t.spans[i].first_request;
+    for (const auto& q : t.requests_of(i))
+      w.signed_varint(static_cast<std::int64_t>(q.id - std::exchange(last, q.id)));
+  }
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    auto last = t.spans[i].start;
+    for (const auto& q : t.requests_of(i))
+      w.signed_varint((q.arrival - std::exchange(last, q.arrival)).count_ns());
+  }
+  Delta slack;
+  for (std::size_t i = 0; i < t.spans.size(); ++i)
+    for (const auto& q : t.requests_of(i))
+      w.signed_varint(slack.next((q.deadline - q.arrival).count_ns()));
+}
+
+// After the spans, whose sizes (checked against the count) place each request.
+void read_requests(VarintReader& r, std::uint64_t n, TimelineData& t) {
+  if (n == 0) return;
+  t.requests.resize(n);
+  std::uint64_t at = 0;
+  for (auto& span : t.spans) {
+    span.requests_at = at;
+    at += span.size;
+  }
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    auto last = t.spans[i].first_request;
+    for (std::size_t k = 0; k < t.spans[i].size; ++k)
+      t.requests[t.spans[i].requests_at + k].id = last += static_cast<std::uint64_t>(r.signed_varint());
+  }
+  for (std::size_t i = 0; i < t.spans.size(); ++i) {
+    TimeReader arrival(r, t.spans[i].start);
+    for (std::size_t k = 0; k < t.spans[i].size; ++k)
+      t.requests[t.spans[i].requests_at + k].arrival = arrival.next();
+  }
+  std::int64_t slack = 0;
+  for (auto& q : t.requests) {
+    const auto change = r.signed_varint();
+    if (__builtin_add_overflow(slack, change, &slack) || slack < -2 * kMaxTimeNs || slack > 2 * kMaxTimeNs ||
+        std::abs(q.arrival.count_ns() + slack) > kMaxTimeNs)
+      r.fail("a request's deadline lies beyond the run");
+    q.deadline = q.arrival + Duration::nanoseconds(slack);
+  }
+}
+
+void write_drops(VarintWriter& w, const std::vector<DropMark>& drops) {
+  Delta time;
+  for (const auto& d : drops)
+    put_time(w, time, d.time);
+  for (const auto& d : drops)
+    w.varint(d.model);
+  for (const auto& d : drops)
+    w.varint(static_cast<std::uint64_t>(d.reason));
+  for (const auto& d : drops)
+    w.varint(d.request ? 1 : 0);
+  IdDelta id;
+  for (const auto& d : drops)
+    if (d.request) id.put(w, *d.request);
+}
+
+void read_drops(VarintReader& r, std::uint64_t n, TimelineData& t) {
+  t.drops.resize(n);
+  TimeReader time(r);
+  for (auto& d : t.drops)
+    d.time = time.next();
+  for (auto& d : t.drops)
+    d.model = index_below(r, t.models.size(), "model");
+  for (auto& d : t.drops)
+    d.reason = static_cast<DropReason>(r.varint_at_most(kDropReasonCount - 1, "a drop reason"));
+  for (auto& d : t.drops)
+    if (r.varint_at_most(1, "a drop's request flag") == 1) d.request = 0;
+  IdDelta id;
+  for (auto& d : t.drops)
+    if (d.request) d.request = id.get(r);
+}
+
+// Columns per row: every cell takes at least a byte, which bounds each declared count.
+constexpr std::uint64_t kSpanColumns = 9, kWindowColumns = 2, kTransferColumns = 6, kQueueColumns = 3,
+                        kRequestColumns = 3, kDropColumns = 4;
+
+}  // namespace
+
+nlohmann::json pack_timeline_rows(const TimelineData& t) {
+  const bool windows =
+      std::ranges::any_of(t.spans, [](const TimelineSpan& s) { return s.window_close > s.window_open; });
+  VarintWriter w;
+  w.varint(windows ? 1 : 0);
+  w.varint(t.spans.size());
+  write_spans(w, t.spans, windows);
+  w.varint(t.transfers.size());
+  write_transfers(w, t.transfers);
+  w.varint(t.queue.size());
+  write_queue(w, t.queue);
+  w.varint(t.requests.size());
+  write_requests(w, t);
+  w.varint(t.drops.size());
+  write_drops(w, t.drops);
+  return {{"encoding", kEncoding}, {"bytes", w.bytes().size()}, {"data", pack_bytes(w.bytes())}};
+}
+
+void unpack_timeline_rows(const JsonCursor& packed, TimelineData& t) {
+  packed.expect_object({"encoding", "bytes", "data"});
+  if (const auto encoding = packed.at("encoding"); encoding.as_string() != kEncoding)
+    encoding.fail("expected \"" + std::string(kEncoding) + "\" (a newer ServeScope may have written this file)");
+  const auto size =
+      static_cast<std::uint64_t>(packed.at("bytes").as_int(0, static_cast<std::int64_t>(kMaxUnpackedTimelineBytes)));
+  const auto data = packed.at("data");
+  const auto bytes = unpack_bytes(data, size, kMaxUnpackedTimelineBytes);
+  VarintReader r(bytes, data);
+  const bool windows = r.varint_at_most(1, "the windows flag") == 1;
+  read_spans(r, r.count(kSpanColumns + (windows ? kWindowColumns : 0), "batches"), windows, t);
+  read_transfers(r, r.count(kTransferColumns, "transfers"), t);
+  read_queue(r, r.count(kQueueColumns, "queue samples"), t);
+  const auto requests = r.count(kRequestColumns, "requests");
+  if (requests != 0 && requests != t.request_count())
+    r.fail("the packed tables hold " + std::to_string(requests) + " requests; the batches carry " +
+           std::to_string(t.request_count()));
+  read_requests(r, requests, t);
+  read_drops(r, r.count(kDropColumns - 1, "drops"), t);
+  if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " bytes follow the packed tables");
+}
+
+}  // namespace servescope::engine
