@@ -87,8 +87,11 @@ std::vector<QPointF> box_positions(const Cluster& c) {
 
 // One chip per GPU of the entry's servers: the type's colour, or the plan's MPS shares as slices
 // coloured by model (free capacity left in the base colour).
-void add_gpu_chips(QGraphicsRectItem* box, const Node& n, const std::vector<engine::PlacedGpu>* gpus,
-                   const QPalette& pal) {
+// Returns the slices of plan part `picked` it outlined.
+std::vector<QGraphicsItem*> add_gpu_chips(QGraphicsRectItem* box, const Node& n,
+                                          const std::vector<engine::PlacedGpu>* gpus, const QPalette& pal,
+                                          const std::string& picked) {
+  std::vector<QGraphicsItem*> outlined;
   const QPen outline(pal.color(QPalette::Mid));
   const auto type_colour = widgets::color_for_name(QString::fromStdString(n.gpu), pal);
   const int shown = chips_shown(n);
@@ -110,6 +113,11 @@ void add_gpu_chips(QGraphicsRectItem* box, const Node& n, const std::vector<engi
       auto* slice = new QGraphicsRectItem(x + from, y, w, kChip, box);
       slice->setPen(Qt::NoPen);
       slice->setBrush(widgets::color_for_name(QString::fromStdString(share.model), pal));
+      if (!picked.empty() && share.item == picked) {
+        slice->setPen(QPen(pal.color(QPalette::Highlight), 2.5));
+        slice->setZValue(2);  // over the chip's outline
+        outlined.push_back(slice);
+      }
       from += w;
       tip += QStringLiteral("\n%1 on %2: %3")
                  .arg(QString::fromStdString(share.model), QString::fromStdString(share.share.to_string()),
@@ -120,6 +128,7 @@ void add_gpu_chips(QGraphicsRectItem* box, const Node& n, const std::vector<engi
     chip->setZValue(1);  // the outline over the slices
     chip->setBrush(Qt::NoBrush);
   }
+  return outlined;
 }
 
 // The plan's models, under the boxes.
@@ -204,7 +213,10 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   box->addLayout(bar);
   box->addLayout(body, 1);
 
-  connect(shares_, &QComboBox::activated, this, [this] { rebuild(); });
+  connect(shares_, &QComboBox::activated, this, [this] {
+    picked_item_.clear();
+    rebuild();
+  });
   connect(templates_, &QComboBox::activated, this, [this](int i) {
     const auto resource = templates_->itemData(i).toString();
     if (!resource.isEmpty()) apply_template(resource);
@@ -400,9 +412,17 @@ bool ClusterEditor::show_plan_shares(const QString& plan) {
   refresh_share_choices();
   const int i = plan.isEmpty() ? 0 : shares_->findData(plan);
   if (i < 0) return false;
+  picked_item_.clear();
   shares_->setCurrentIndex(i);
   rebuild();
   return true;
+}
+
+int ClusterEditor::pick_plan_item(const QString& plan, const QString& item) {
+  if (!show_plan_shares(plan)) return 0;
+  picked_item_ = item.toStdString();
+  rebuild();
+  return picked_shares_;
 }
 
 QString ClusterEditor::place_chosen_plan(std::map<std::size_t, std::vector<engine::PlacedGpu>>& placed,
@@ -448,7 +468,9 @@ void ClusterEditor::add_node_box(int index, const Node& n, QPointF at, const std
       n.count > 1 ? tr("%1  ×%2").arg(QString::fromStdString(n.name)).arg(n.count) : QString::fromStdString(n.name),
       box);
   title->setPos(8, 6);
-  add_gpu_chips(box, n, gpus, pal);
+  const auto outlined = add_gpu_chips(box, n, gpus, pal, picked_item_);
+  if (!outlined.empty() && picked_shares_ == 0) view_->ensureVisible(outlined.front(), 40, 40);
+  picked_shares_ += static_cast<int>(outlined.size());
   const int shown = chips_shown(n);
   auto* detail = new QGraphicsSimpleTextItem(
       n.gpu_count * n.count > shown
@@ -467,6 +489,7 @@ void ClusterEditor::rebuild() {
   scene_->clear();
   refresh_share_choices();
   shared_gpus_ = 0;
+  picked_shares_ = 0;
   const auto* p = doc_->project();
   const auto current = gpu_->currentText();
   gpu_->clear();

@@ -56,6 +56,10 @@ class ClusterEditor : public QWidget {
   // Draws the MPS shares the named plan puts on each GPU ("" for chips by GPU type); false when
   // the project has no such pipeline or gpu-let plan.
   bool show_plan_shares(const QString& plan);
+  // Shows `plan`'s shares with the part `item` picked (plan_item_id.h): its shares outlined and
+  // the first brought into view. Returns how many chips show it (0: the plan does not place it).
+  int pick_plan_item(const QString& plan, const QString& item);
+  int picked_shares() const { return picked_shares_; }
   int shared_gpus() const { return shared_gpus_; }  // GPUs the shown plan uses, 0 without one
   int selected_node() const { return selected_; }
   QGraphicsScene* scene() const { return scene_; }
@@ -90,6 +94,8 @@ class ClusterEditor : public QWidget {
   QLabel* summary_;
   int selected_ = -1;
   int shared_gpus_ = 0;
+  std::string picked_item_;  // outlined on the chips (pick_plan_item)
+  int picked_shares_ = 0;
   QString refusal_;
 };
 

@@ -98,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(profile_view_, &ProfileView::refused, this, &MainWindow::report_refusal);
   plan_view_ = new PlanView(document_, this);
   tabs_->addTab(plan_view_, tr("Plans"));
+  connect(plan_view_, &PlanView::itemSelected, this, &MainWindow::show_plan_item);
   run_view_ = new RunView(document_, this);
   tabs_->addTab(run_view_, tr("Run"));
   connect(run_view_, &RunView::message, this, &MainWindow::log);

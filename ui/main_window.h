@@ -103,6 +103,10 @@ class MainWindow : public QMainWindow {
   QString rename_selected(const QString& name);
   // A Poisson workload sending `rate_rps` to a model (or an application).
   QString add_poisson_workload(const QString& target, double rate_rps, bool application = false);
+  // A pool, glet or module of `plan` picked in the Plans tab (PlanView::itemSelected): its shares
+  // outlined on the cluster's chips, its rows marked on the shown run's timeline, the plan and
+  // its models selected in the project tree. Returns the status line it showed.
+  QString show_plan_item(const QString& plan, const QString& id);
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }

@@ -295,10 +295,13 @@ PlanView::PlanView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
     connect(side->pick, &QComboBox::currentIndexChanged, this,
             [this] { show_plans(left_side_.pick->currentIndex() - 1, right_side_.pick->currentIndex() - 1); });
     // A pool, glet or module picked on one side is picked on the other too, where it exists.
-    connect(side->diagram, &widgets::PlanDiagramView::itemSelected, this, [this](const QString& id) {
+    connect(side->diagram, &widgets::PlanDiagramView::itemSelected, this, [this, side](const QString& id) {
       for (auto* s : {&left_side_, &right_side_})
         s->diagram->select(id.toStdString());
-      Q_EMIT itemSelected(id);
+      const auto* p = doc_->project();
+      const auto plan = side->pick->currentIndex() - 1;
+      if (p && plan >= 0 && static_cast<std::size_t>(plan) < p->plans.size())
+        Q_EMIT itemSelected(QString::fromStdString(p->plans[static_cast<std::size_t>(plan)].name), id);
     });
   }
   left_pick_ = left_side_.pick;

@@ -33,9 +33,10 @@ class PlanView : public QWidget {
   widgets::PlanDiagramView* right_diagram() const { return right_side_.diagram; }
 
  Q_SIGNALS:
-  // A pool ("pool:MODEL/PIPELINE/PARTITION"), glet ("glet:GPU/K") or module ("module:ID") was
-  // picked; empty when the pick was cleared.
-  void itemSelected(const QString& id);
+  // A pool ("pool:MODEL/PIPELINE/PARTITION"), glet ("glet:GPU/K") or module ("module:ID") of
+  // the plan named `plan` was picked (engine/planning/plan_item_id.h); `id` is empty when the pick
+  // was cleared.
+  void itemSelected(const QString& plan, const QString& id);
 
  private:
   void refresh();

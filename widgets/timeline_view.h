@@ -80,6 +80,10 @@ class TimelineView : public QWidget {
   void reveal(std::int64_t at_ns, std::optional<std::uint32_t> slot, std::optional<std::uint32_t> model = {});
   // Whether `slot`'s row is whole in view: not scrolled away, not filtered out, not collapsed.
   bool row_in_view(std::uint32_t slot) const;
+  // Marks the rows of `slots` (a plan part picked in the Plans tab: a pool's vGPUs, a glet) and
+  // scrolls the first into view; an empty list clears the marks. A new run clears them too.
+  void mark_rows(std::vector<std::uint32_t> slots);
+  const std::set<std::uint32_t>& marked_rows() const { return marked_slots_; }
   // Finds `text`: a request id selects the first batch that carried it; otherwise the next batch
   // after the selection (or the window's start) whose model's name contains it. Selects and
   // reveals what it found and returns a line saying what; an empty string when nothing matched.
@@ -166,6 +170,7 @@ class TimelineView : public QWidget {
   void rebuild_rows();
   void apply_filter();
   void scroll_to_lane(const Lane& lane);
+  bool lane_marked(const Lane& lane) const;
   void set_scroll(double px);
   void sync_scrollbar();
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
@@ -236,6 +241,7 @@ class TimelineView : public QWidget {
   std::vector<std::uint32_t> linked_;  // the selection's pipeline stages
   std::vector<engine::FlowStep> flow_;
   bool flows_shown_ = true;
+  std::set<std::uint32_t> marked_slots_;  // rows marked by mark_rows
   double scroll_px_ = 0;  // how far the lanes are scrolled up
   QScrollBar* vbar_;
   // Mouse gestures.

@@ -108,6 +108,12 @@ void TimelineView::paint_slot_label(QPainter& p, const Lane& lane, double y) {
     if (grouped) label = (first_of_group ? QStringLiteral("▾ ") : QStringLiteral("   ")) + label;
   }
   const int room = kLabelWidth - kSparklineWidth - 12;
+  if (lane_marked(lane)) {  // a plan part picked in the Plans tab runs here
+    auto tint = pal.color(QPalette::Highlight);
+    tint.setAlpha(70);
+    p.fillRect(QRectF(0, y, kLabelWidth, kRowHeight), tint);
+    p.fillRect(QRectF(0, y, 3, kRowHeight), pal.color(QPalette::Highlight));
+  }
   p.setPen(pal.color(QPalette::Text));
   p.drawText(QRectF(4, y, room, kRowHeight), Qt::AlignVCenter | Qt::AlignLeft,
              p.fontMetrics().elidedText(label, Qt::ElideMiddle, room));

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "engine/planning/plan_item_id.h"
+
 namespace servescope::engine {
 namespace {
 
@@ -65,7 +67,7 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
         const auto& part = p.partitions[k];
         DiagramItem pool;
         pool.kind = DiagramItem::Kind::Pool;
-        pool.id = "pool:" + m.name + "/" + std::to_string(index) + "/" + std::to_string(k + 1);
+        pool.id = pool_item_id(m.name, static_cast<std::size_t>(index), k + 1);
         pool.colour_key = m.name;
         pool.x = x;
         pool.y = y;
@@ -120,7 +122,7 @@ PlanDiagram glets(const GletPlan& plan) {
       const auto& glet = gpu.glets[k];
       DiagramItem item;
       item.kind = DiagramItem::Kind::Glet;
-      item.id = "glet:" + std::to_string(g) + "/" + std::to_string(k + 1);
+      item.id = glet_item_id(g, k + 1);
       item.x = x;
       item.y = y;
       item.width = kGpuBarWidth * glet.size_percent / 100.0;
@@ -204,7 +206,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     columns = std::max(columns, column + 1);
     DiagramItem item;
     item.kind = DiagramItem::Kind::Module;
-    item.id = "module:" + m->id;
+    item.id = module_item_id(m->id);
     item.colour_key = m->model.empty() ? m->id : m->model;
     item.x = kMargin + column * (kModuleWidth + kModuleGap);
     item.y = column_y.contains(column) ? column_y[column] : y;
@@ -255,7 +257,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     if (!critical.contains(m->id)) continue;
     DiagramItem piece;
     piece.kind = DiagramItem::Kind::Ribbon;
-    piece.id = "module:" + m->id;
+    piece.id = module_item_id(m->id);
     piece.colour_key = m->model.empty() ? m->id : m->model;
     piece.x = x;
     piece.y = y;

@@ -18,6 +18,10 @@ struct PlacedShare {
   std::string model;
   GpuShare share = GpuShare::whole();
   std::string detail;  // "blocks 0–4, batch 8" or "batch 4, 120 req/s"
+  std::string item;    // the plan part it belongs to (plan_item_id.h): "pool:vgg16/1/2", "glet:3/1"
+  // The slot a run of the plan puts it in: its index among the run's GPU rows and its name there.
+  std::uint32_t slot = 0;
+  std::string slot_name;
 };
 
 struct PlacedGpu {
@@ -32,6 +36,9 @@ struct PlacedGpu {
 struct PlanPlacement {
   std::vector<PlacedGpu> gpus;  // every GPU of the cluster, in cluster order
   bool placed = false;          // false for plans without a placement (cost plans)
+
+  // The shares of plan part `item`, in slot order (none for an id the plan lacks).
+  std::vector<const PlacedShare*> shares_of(const std::string& item) const;
 };
 
 // Throws QueryError when the plan does not fit the scenario's cluster (too few GPUs of a type,

@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
+#include "engine/planning/plan_diagram.h"
 #include "engine/serving/stored_plan.h"
+#include "engine/systems/plan_to_run.h"
 #include "engine/systems/scenario_planner.h"
+#include "engine/systems/scenario_simulation.h"
+#include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "tests/support/glet_fixture.h"
@@ -81,6 +85,54 @@ TEST(PlanPlacement, GletsLandOnTheSplitTypeAndCostPlansHaveNone) {
   EXPECT_FALSE(place_plan(s, nlohmann::json{{"kind", "cost-plan"}}).placed);
 }
 
+// Picking a pool or glet in the Plans tab finds its part everywhere: every selectable diagram
+// item has shares in the placement (a pool as many as its vGPUs), and each share's slot is the
+// row a run of the plan draws it on.
+void expect_items_reach_their_rows(const Scenario& scenario, const nlohmann::json& plan) {
+  const auto placement = place_plan(scenario, plan);
+  const auto diagram = diagram_of(read_plan(plan, "plan"));
+  SimulationSpec spec;
+  use_plan(spec, plan, "plan");
+  spec.duration = Duration::milliseconds(200);
+  spec.warmup = Duration();
+  spec.timeline = true;
+  const auto timeline = timeline_of(simulate(scenario, spec));
+  std::size_t items = 0, shares = 0;
+  for (const auto& item : diagram.items) {
+    if (item.id.empty() || item.free) continue;
+    ++items;
+    const auto found = placement.shares_of(item.id);
+    ASSERT_FALSE(found.empty()) << item.id;
+    if (item.kind == DiagramItem::Kind::Pool) {
+      const auto count = "×" + std::to_string(found.size()) + " (";
+      EXPECT_TRUE(std::ranges::any_of(item.chips, [&](const std::string& c) { return c.starts_with(count); }))
+          << item.id << " has " << found.size() << " shares";
+    }
+    for (const auto* share : found) {
+      ++shares;
+      ASSERT_LT(share->slot, timeline.gpus.size()) << item.id;
+      EXPECT_EQ(timeline.gpus[share->slot], share->slot_name) << item.id;
+    }
+  }
+  EXPECT_GT(items, 1u);
+  std::size_t placed = 0;
+  for (const auto& g : placement.gpus)
+    placed += g.shares.size();
+  EXPECT_EQ(shares, placed);  // every share belongs to a selectable item
+  EXPECT_TRUE(placement.shares_of("pool:nothing/1/1").empty());
+}
+
+TEST(PlanPlacement, PickedItemsFindTheirSharesAndRunRows) {
+  const auto project = load_project("builtin:projects/ppipe-demo.json");
+  ScenarioPlanRequest request;
+  request.system = "ppipe";
+  expect_items_reach_their_rows(project.scenario, plan_scenario(project.scenario, request).plan);
+  const auto document = parse_document(test::glet_scenario_json(3000), "glet.json");
+  const auto& glet = std::get<Scenario>(document.content);
+  request.system = "glet";
+  expect_items_reach_their_rows(glet, plan_scenario(glet, request).plan);
+}
+
 // Thousands of GPUs, most on a few big servers, another type between them and many small servers
 // after: the placement is still the plain definition. A GPU's index in its server counts the GPUs
 // of that server listed before it, and the k-th GPU a gpu-let plan uses is the k-th GPU of the
@@ -139,7 +191,10 @@ TEST(PlanPlacement, ThousandsOfGpusArePlacedAsThePlainDefinitionSays) {
         std::string names;
         for (const auto& hosted : glet["models"])
           names += (names.empty() ? "" : " + ") + hosted["model"].get<std::string>();
-        expected.push_back(PlacedShare{names, GpuShare::percent(glet["size_percent"].get<int>()), {}});
+        PlacedShare share;
+        share.model = names;
+        share.share = GpuShare::percent(glet["size_percent"].get<int>());
+        expected.push_back(share);
       }
       ++next;
     }

@@ -4,21 +4,26 @@
 // the run, exports a Chrome trace, and reopens the saved project with its run.
 #include <QApplication>
 #include <QFile>
+#include <QItemSelectionModel>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <QWheelEvent>
 #include <random>
+#include <set>
 
+#include "engine/planning/plan_placement.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/io/document.h"
 #include "tests/gui/dark_palette.h"
 #include "tests/gui/synthetic_timeline.h"
 #include "tests/support/trace_event_check.h"
 #include "ui/charts_view.h"
+#include "ui/cluster_editor.h"
 #include "ui/main_window.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
@@ -26,6 +31,7 @@
 #include "ui/run_view.h"
 #include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
+#include "widgets/plan_diagram_view.h"
 #include "widgets/timeline_view.h"
 
 using servescope::Duration;
@@ -410,6 +416,41 @@ class TestTimeline : public QObject {
     const auto* plan_name = "ppipe";
     QVERIFY(w.project()->runs[0].name.starts_with(plan_name));
 
+    // A pool clicked in the Plans tab: its vGPUs outlined on the cluster's chips, their rows
+    // marked on the run's timeline, the plan and the pool's model selected in the project tree.
+    w.plan_view()->show_plans(0, -1);
+    auto* diagram = w.plan_view()->left_diagram();
+    diagram->resize(diagram->sizeHint());
+    const auto& items = diagram->diagram().items;
+    const auto pool =
+        std::ranges::find(items, servescope::engine::DiagramItem::Kind::Pool, &servescope::engine::DiagramItem::kind);
+    QVERIFY(pool != items.end());
+    const auto pool_id = pool->id;
+    QTest::mouseClick(diagram, Qt::LeftButton, {},
+                      diagram->item_rect(static_cast<std::size_t>(pool - items.begin())).center().toPoint());
+    QCOMPARE(diagram->selected(), pool_id);
+    const auto placement = servescope::engine::place_plan(w.project()->scenario, w.project()->plans[0].body);
+    const auto shares = placement.shares_of(pool_id);
+    QVERIFY(!shares.empty());
+    std::set<std::uint32_t> slots;
+    for (const auto* share : shares)
+      slots.insert(share->slot);
+    QCOMPARE(runs->timeline()->marked_rows(), slots);
+    QVERIFY(w.cluster_editor()->picked_shares() > 0);
+    QVERIFY(w.cluster_editor()->picked_shares() <= static_cast<int>(shares.size()));
+    QStringList picked;
+    for (const auto& index : w.project_tree()->selectionModel()->selectedIndexes())
+      picked << index.data().toString();
+    QVERIFY2(picked.contains(QString::fromStdString(w.project()->plans[0].name) + QStringLiteral(" (ppipe)")),
+             qPrintable(picked.join(QStringLiteral(", "))));
+    QVERIFY2(picked.contains(QString::fromStdString(shares.front()->model)),
+             qPrintable(picked.join(QStringLiteral(", "))));
+    // A run of the plan shown again keeps no stale marks; a cleared pick clears them.
+    w.show_plan_item(QString::fromStdString(w.project()->plans[0].name), QString());
+    QVERIFY(runs->timeline()->marked_rows().empty());
+    w.show_plan_item(QString::fromStdString(w.project()->plans[0].name), QString::fromStdString(pool_id));
+    QCOMPARE(runs->timeline()->marked_rows(), slots);
+
     // Screenshots of the Run tab at a laptop's 1280×800, light and dark: a pipeline batch's flow,
     // its time marked as the range, and teaching mode telling its first request.
     if (const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR"); !shots.isEmpty()) {
@@ -433,12 +474,17 @@ class TestTimeline : public QObject {
       QCoreApplication::processEvents();
       QVERIFY(w.grab().save(shots + QStringLiteral("/run-flow-teaching-dark.png")));
       w.plan_view()->show_plans(0, -1);
+      w.plan_view()->left_diagram()->select(pool_id);
       w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(w.plan_view());
       QCoreApplication::processEvents();
       QVERIFY(w.grab().save(shots + QStringLiteral("/plan-diagram-dark.png")));
       QApplication::setPalette(light);
       QCoreApplication::processEvents();
       QVERIFY(w.grab().save(shots + QStringLiteral("/plan-diagram.png")));
+      // The picked pool on the cluster's chips.
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(w.cluster_editor());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/plan-pick-cluster.png")));
     }
 
     // A load sweep of the plan: one attainment-vs-load curve on the Charts tab, kept in the
