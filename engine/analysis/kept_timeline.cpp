@@ -1,8 +1,7 @@
 #include "engine/analysis/kept_timeline.h"
 
-#include <cstdio>
-
 #include "engine/timeline/timeline_data.h"
+#include "model/core/text.h"
 
 namespace servescope::engine {
 namespace {
@@ -11,12 +10,6 @@ const nlohmann::json* timeline_of_body(const nlohmann::json& body) {
   if (!body.is_object()) return nullptr;
   const auto it = body.find("timeline");
   return it == body.end() ? nullptr : &*it;
-}
-
-std::string mib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return text;
 }
 
 }  // namespace
@@ -41,10 +34,11 @@ std::string fit_kept_timeline(SavedArtifact& run, const Project& project, const 
     others += kept_timeline_bytes(r);
   std::string why;
   if (bytes > budget.run_bytes)
-    why = "its timeline packs to " + mib(bytes) + ", over the " + mib(budget.run_bytes) + " a project keeps of one run";
+    why = "its timeline packs to " + format_bytes(bytes) + ", over the " + format_bytes(budget.run_bytes) +
+          " a project keeps of one run";
   else if (others + bytes > budget.project_bytes)
-    why = "the project's kept timelines would pass " + mib(budget.project_bytes) + " (" + mib(others) +
-          " kept; delete older runs to keep more)";
+    why = "the project's kept timelines would pass " + format_bytes(budget.project_bytes) + " (" +
+          format_bytes(others) + " kept; delete older runs to keep more)";
   if (!why.empty()) run.body.erase("timeline");
   return why;
 }

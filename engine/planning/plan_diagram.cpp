@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine/planning/plan_item_id.h"
+#include "model/core/text.h"
 
 namespace servescope::engine {
 namespace {
@@ -91,7 +92,13 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
         d.items.push_back(std::move(pool));
         if (k > 0) {
           const auto& before = p.partitions[k - 1];
-          d.arrows.push_back({d.items.size() - 2, d.items.size() - 1, ms(before.transfer), false});
+          // Bytes where the plan kept them (plans from before it did have only the time).
+          d.arrows.push_back(
+              {d.items.size() - 2, d.items.size() - 1,
+               ms(before.transfer) + (before.transfer_bytes > 0
+                                          ? " · " + format_bytes(static_cast<std::uint64_t>(before.transfer_bytes))
+                                          : ""),
+               false});
         }
         x += kPoolWidth + kPoolGap;
       }

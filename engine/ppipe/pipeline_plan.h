@@ -17,10 +17,11 @@ struct PlannedPartition {
   int vgpu_divisor = 1;  // each vGPU is 1/v of a GPU
   BlockRange blocks;
   int vgpus = 0;
-  int gpus = 0;             // physical GPUs: ⌈vgpus / v⌉, whole GPUs per partition
-  Duration latency;         // one batch on one vGPU
-  Duration transfer;        // shipping this partition's output to the next (0 for the last)
-  double capacity_rps = 0;  // vgpus × per-vGPU throughput (NIC-capped when the plan says so)
+  int gpus = 0;                     // physical GPUs: ⌈vgpus / v⌉, whole GPUs per partition
+  Duration latency;                 // one batch on one vGPU
+  Duration transfer;                // shipping this partition's output to the next (0 for the last)
+  std::int64_t transfer_bytes = 0;  // that output, for the whole batch (0: the last, or a plan from before it was kept)
+  double capacity_rps = 0;          // vgpus × per-vGPU throughput (NIC-capped when the plan says so)
 };
 
 struct PlannedPipeline {

@@ -32,6 +32,7 @@ nlohmann::json pipeline_plan_to_json(const PipelinePlan& plan, const std::string
                        {"gpus", d.gpus},
                        {"latency_us", us(d.latency)},
                        {"transfer_us", us(d.transfer)},
+                       {"transfer_bytes", d.transfer_bytes},
                        {"capacity_rps", d.capacity_rps}});
     pipelines.push_back({{"model", p.model},
                          {"batch", p.batch},
@@ -99,7 +100,8 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
     int next_block = 0;
     for (std::size_t d = 0; d < parts.size(); ++d) {
       const auto c = parts[d];
-      c.expect_object({"gpu", "vgpu_divisor", "blocks", "vgpus", "gpus", "latency_us", "transfer_us", "capacity_rps"});
+      c.expect_object({"gpu", "vgpu_divisor", "blocks", "vgpus", "gpus", "latency_us", "transfer_us", "transfer_bytes",
+                       "capacity_rps"});
       PlannedPartition part;
       part.gpu = c.at("gpu").as_string();
       part.vgpu_divisor = static_cast<int>(c.at("vgpu_divisor").as_int(1, 64));
@@ -118,6 +120,8 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
                            " do not fit on " + std::to_string(part.gpus) + " GPUs");
       part.latency = c.at("latency_us").as_duration_us(0);
       part.transfer = c.at("transfer_us").as_duration_us();
+      if (const auto bytes = c.find("transfer_bytes"))  // plans from before it was kept lack it
+        part.transfer_bytes = bytes->as_int(0, std::int64_t{1} << 50);
       part.capacity_rps = c.at("capacity_rps").as_double(0, kMaxRateRps);
       pipe.partitions.push_back(std::move(part));
     }

@@ -68,6 +68,7 @@ struct ColumnPart {
   int divisor = 1;
   BlockRange blocks;
   Duration latency, transfer;
+  std::int64_t transfer_bytes = 0;
   double per_vgpu_rps = 0;
 };
 
@@ -127,9 +128,10 @@ void add_columns(int model_index, const ModelProfile& profile, const ModelTables
             part.divisor = t.divisor;
             part.blocks = {bounds[static_cast<std::size_t>(d)], bounds[static_cast<std::size_t>(d) + 1]};
             part.latency = t.range(b, part.blocks.begin, part.blocks.end);
+            if (d + 1 < parts) part.transfer_bytes = profile.cut_bytes(part.blocks.end) * b;
             if (d + 1 < parts)
               part.transfer = transfer_time(
-                  profile.cut_bytes(part.blocks.end) * b,
+                  part.transfer_bytes,
                   std::min(gpus[k].nic_gbps,
                            gpus[static_cast<std::size_t>(seq[static_cast<std::size_t>(d) + 1])].nic_gbps));
             double rps = part.latency > Duration() ? b / part.latency.to_s() : 0;
@@ -348,6 +350,7 @@ PipelinePlan solve_pipeline_milp(const std::vector<PlannerModel>& models, const 
       pp.vgpus = pp.gpus * part.divisor;
       pp.latency = part.latency;
       pp.transfer = part.transfer;
+      pp.transfer_bytes = part.transfer_bytes;
       pp.capacity_rps = pp.vgpus * part.per_vgpu_rps;
       pipe.capacity_rps = std::min(pipe.capacity_rps, pp.capacity_rps);
       pipe.partitions.push_back(std::move(pp));

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/timeline/request_flow.h"
+#include "model/core/text.h"
 
 namespace servescope::engine {
 namespace {
@@ -118,8 +119,7 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
                              {},
                              step.index,
                              "Its feature map crosses the network: " + data.gpus[t.from_gpu] + " → " +
-                                 data.gpus[t.to_gpu] + ", " + std::to_string(t.bytes / 1024) + " KiB in " +
-                                 ms(t.end - t.start),
+                                 data.gpus[t.to_gpu] + ", " + format_bytes(t.bytes) + " in " + ms(t.end - t.start),
                              "it holds the sender's uplink and the receiver's downlink (seed 000 §4)"});
     }
   }

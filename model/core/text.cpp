@@ -72,6 +72,23 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string format_bytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  auto value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text,
+                unit == 0 || value >= 100 ? "%.0f %s"
+                : value >= 10             ? "%.1f %s"
+                                          : "%.2f %s",
+                value, kUnits[unit]);
+  return text;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
     s.remove_prefix(1);

@@ -1,6 +1,7 @@
 // Small text helpers shared by the file readers.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ std::optional<long long> parse_integer(std::string_view s);
 
 // Shortest readable form of a number: 12, 0.25, 1.5e+09.
 std::string format_number(double v);
+
+// A size for people: "812 B", "245 KiB", "1.5 MiB", "3.2 GiB" (three significant digits at most).
+std::string format_bytes(std::uint64_t bytes);
 
 std::string_view trim(std::string_view s);
 bool iequals(std::string_view a, std::string_view b);

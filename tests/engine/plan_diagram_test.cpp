@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/systems/scenario_planner.h"
+#include "model/core/text.h"
 #include "model/io/document.h"
 #include "tests/support/glet_fixture.h"
 
@@ -42,6 +43,14 @@ TEST(PlanDiagram, PooledPipelinesAsPpipeDrawsThem) {
   const auto plan = std::get<PipelinePlan>(read_plan(result.plan, "plan"));
   const auto d = diagram_of(plan);
   expect_laid_out(d);
+  // A plan from before plans kept the bytes draws the time alone.
+  auto older_json = result.plan;
+  for (auto& pipeline : older_json["pipelines"])
+    for (auto& part : pipeline["partitions"])
+      part.erase("transfer_bytes");
+  const auto older = diagram_of(read_plan(older_json, "plan"));
+  for (const auto& a : older.arrows)
+    EXPECT_EQ(a.label.find(" · "), std::string::npos) << a.label;
   std::size_t pools = 0, partitions = 0, arrows = 0;
   for (const auto& p : plan.pipelines) {
     partitions += p.partitions.size();
@@ -77,6 +86,15 @@ TEST(PlanDiagram, PooledPipelinesAsPpipeDrawsThem) {
         ASSERT_NE(arrow, d.arrows.end());
         EXPECT_EQ(arrow->from, at + k - 1);
         EXPECT_NE(arrow->label.find(" ms"), std::string::npos);
+        // ...and the bytes it ships: the block boundary's feature map for the whole batch.
+        const auto& before = p.partitions[k - 1];
+        const auto* profile = project.scenario.profiles.find(p.model);
+        ASSERT_NE(profile, nullptr);
+        EXPECT_EQ(before.transfer_bytes, profile->cut_bytes(before.blocks.end) * p.batch);
+        EXPECT_GT(before.transfer_bytes, 0);
+        EXPECT_NE(arrow->label.find(" · " + format_bytes(static_cast<std::uint64_t>(before.transfer_bytes))),
+                  std::string::npos)
+            << arrow->label;
         EXPECT_LT(d.items[arrow->from].x, pool.x);
       }
     }

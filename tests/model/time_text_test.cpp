@@ -62,6 +62,16 @@ TEST(Text, QuoteForMessageEscapesAndCuts) {
   EXPECT_TRUE(is_valid_utf8(quote_for_message(accents)));
 }
 
+TEST(Text, BytesForPeople) {
+  EXPECT_EQ(format_bytes(0), "0 B");
+  EXPECT_EQ(format_bytes(1023), "1023 B");
+  EXPECT_EQ(format_bytes(1024), "1.00 KiB");
+  EXPECT_EQ(format_bytes(250'880), "245 KiB");
+  EXPECT_EQ(format_bytes(std::uint64_t{3} << 19), "1.50 MiB");
+  EXPECT_EQ(format_bytes(std::uint64_t{32} << 20), "32.0 MiB");
+  EXPECT_EQ(format_bytes(std::uint64_t{1} << 62), "4194304 TiB");
+}
+
 TEST(Text, UniqueNamesNeverCollide) {
   std::set<std::string> taken{"ppipe", "ppipe #2", "ppipe #4"};
   const auto in = [&](const std::string& n) { return taken.contains(n); };
