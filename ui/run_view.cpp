@@ -106,8 +106,14 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   auto* frame = new QAction(tr("Frame"), this);
   frame->setToolTip(tr("Frame the selected batch and its stages, or the marked range (F)"));
   connect(frame, &QAction::triggered, view_, &widgets::TimelineView::zoom_to_selection);
-  const auto view_tools = {tool(state->back_action()), tool(state->forward_action()), tool(state->fit_action()),
-                           tool(frame), tool(state->clear_range_action())};
+  side_action_ = new QAction(tr("Panel"), this);
+  side_action_->setObjectName(QStringLiteral("runSidePanelToggle"));
+  side_action_->setCheckable(true);
+  side_action_->setChecked(true);
+  side_action_->setToolTip(tr("Show or hide the side panel: the selected batch, the marked range, teaching mode"));
+  const auto view_tools = {tool(state->back_action()),        tool(state->forward_action()),
+                           tool(state->fit_action()),         tool(frame),
+                           tool(state->clear_range_action()), tool(side_action_)};
   play_ = new QPushButton(tr("Play"), this);
   play_->setCheckable(true);
   speed_ = new QDoubleSpinBox(this);
@@ -153,7 +159,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
     bar->addWidget(w);
   bar->addStretch(1);
   // Beside the timeline: the selected batch, the marked range's summary, teaching mode.
-  auto* side = new QTabWidget(this);
+  auto* side = side_ = new QTabWidget(this);
   side->setObjectName(QStringLiteral("runSidePanel"));
   auto* details_scroll = new QScrollArea(side);
   details_scroll->setWidget(details_);
@@ -163,12 +169,20 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   side->addTab(summary_, tr("Range"));
   side->addTab(teaching_, tr("Teach"));
   side->setMinimumWidth(200);
-  // A marked range shows its summary at once.
+  // A marked range shows its summary at once, a picked batch its details, a story its steps.
   connect(view_->state(), &widgets::TimelineViewState::rangeChanged, side, [side, this](const auto& range) {
-    if (range) side->setCurrentWidget(summary_);
+    if (!range) return;
+    side->setCurrentWidget(summary_);
+    show_side_panel(true);
+  });
+  connect(view_, &widgets::TimelineView::selectionChanged, this, [this, details_scroll](auto span) {
+    if (span && !side_panel_shown()) {
+      side_->setCurrentWidget(details_scroll);
+      show_side_panel(true);
+    }
   });
   // A splitter, so the side can be widened to read a story; the timeline gets the room first.
-  auto* body = new QSplitter(Qt::Horizontal, this);
+  auto* body = body_ = new QSplitter(Qt::Horizontal, this);
   body->setObjectName(QStringLiteral("runBody"));
   body->addWidget(view_);
   body->addWidget(side);
@@ -176,6 +190,11 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   body->setStretchFactor(1, 0);
   body->setCollapsible(0, false);
   body->setSizes({1000, 250});
+  connect(side_action_, &QAction::triggered, this, [this](bool on) { show_side_panel(on); });
+  connect(body, &QSplitter::splitterMoved, this, [this] {
+    side_follows_width_ = false;
+    side_action_->setChecked(side_panel_shown());
+  });
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
   box->addLayout(make);
@@ -340,6 +359,27 @@ QString RunView::status_text() const {
 
 QString RunView::details_text() const {
   return details_->text();
+}
+
+void RunView::show_side_panel(bool shown, bool by_user) {
+  if (by_user) side_follows_width_ = false;
+  if (shown == side_panel_shown()) return;
+  const int total = body_->sizes().value(0) + body_->sizes().value(1);
+  const int side = shown ? std::max(side_->minimumWidth(), 240) : 0;
+  body_->setSizes({std::max(0, total - side), side});
+  side_action_->setChecked(shown);
+}
+
+bool RunView::side_panel_shown() const {
+  return body_->sizes().value(1) > 0;
+}
+
+void RunView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // A laptop screen with the docks open leaves the tab under 900 px: the timeline needs it more
+  // than the panel, which opens when a batch is picked or a range marked. Until the user shows
+  // or hides the panel, the tab's width decides.
+  if (side_follows_width_) show_side_panel(width() >= kSidePanelMinTabWidth, false);
 }
 
 }  // namespace servescope::ui

@@ -24,6 +24,8 @@ class QProgressBar;
 class QPushButton;
 class QAction;
 class QCheckBox;
+class QSplitter;
+class QTabWidget;
 class QTimer;
 
 namespace servescope::widgets {
@@ -74,10 +76,19 @@ class RunView : public QWidget {
   // there was one.
   bool next_violation();
   void advance(std::int64_t wall_ns);  // one playback step (the timer calls it)
+  // The side panel (Batch, Range, Teach) beside the timeline: on a tab narrower than
+  // kSidePanelMinTabWidth it is folded away so the timeline gets the width, and it opens on the
+  // page that has something to show. Once the user shows or hides it, that choice stays.
+  static constexpr int kSidePanelMinTabWidth = 900;
+  void show_side_panel(bool shown, bool by_user = true);
+  bool side_panel_shown() const;
 
  Q_SIGNALS:
   void message(const QString& line);
   void finished();  // a simulation ended (kept or failed)
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct Job {
@@ -121,6 +132,10 @@ class RunView : public QWidget {
   QCheckBox* follow_;
   QLabel* status_;
   QLabel* details_;
+  QTabWidget* side_;
+  QSplitter* body_;
+  QAction* side_action_;            // toggles the side panel
+  bool side_follows_width_ = true;  // until the user shows or hides the panel
   QTimer* clock_;
   QList<QAction*> actions_;
   std::int64_t warmup_ns_ = 0;  // of the run shown: Next violation looks after it

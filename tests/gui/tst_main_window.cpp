@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,9 +31,11 @@
 #include "ui/project_tree_model.h"
 #include "ui/run_view.h"
 #include "ui/save_dialog.h"
+#include "widgets/timeline_view.h"
 
 using servescope::ui::MainWindow;
 using servescope::ui::ProjectTreeModel;
+using servescope::ui::RunView;
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -146,6 +149,41 @@ class TestMainWindow : public QObject {
     QVERIFY(least.height() <= 800 - 40);  // a panel or title bar takes the rest
     const auto* tree = w.project_tree();
     QVERIFY(tree->minimumWidth() >= tree->fontMetrics().horizontalAdvance(QStringLiteral("Applications (2)")));
+  }
+
+  // At 1280×800 the Run tab gives the timeline the width: the side panel is folded away while
+  // the tab is narrow, opens on the Batch page when a batch is picked, and once the user has
+  // shown or hidden it, the choice stays whatever the width.
+  void runSidePanelMakesRoomOnASmallScreen() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* runs = w.run_view();
+    QSignalSpy done(runs, &servescope::ui::RunView::finished);
+    QVERIFY(runs->simulate(QStringLiteral("symphony"), 1));
+    QVERIFY(done.wait(120000));
+    w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(runs);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY2(runs->width() < RunView::kSidePanelMinTabWidth, qPrintable(QString::number(runs->width())));
+    QVERIFY(!runs->side_panel_shown());
+    auto* toggle = runs->findChild<QAction*>(QStringLiteral("runSidePanelToggle"));
+    QVERIFY(toggle && !toggle->isChecked());
+    const auto timeline_width = runs->timeline()->width();
+    QVERIFY2(timeline_width > runs->width() * 3 / 4, qPrintable(QString::number(timeline_width)));
+    runs->timeline()->select(0);
+    QVERIFY(runs->side_panel_shown());
+    QVERIFY(toggle->isChecked());
+    auto* side = runs->findChild<QTabWidget*>(QStringLiteral("runSidePanel"));
+    QCOMPARE(side->currentIndex(), 0);  // Batch
+    toggle->trigger();
+    QVERIFY(!runs->side_panel_shown());
+    w.resize(1900, 1000);  // wide now, but the user hid it
+    QCoreApplication::processEvents();
+    QVERIFY(!runs->side_panel_shown());
+    toggle->trigger();
+    QVERIFY(runs->side_panel_shown());
   }
 
   // A name typed without an extension gets the one of the filter chosen; one with an extension
