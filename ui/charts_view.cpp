@@ -42,7 +42,7 @@ ChartsView::ChartsView(ProjectDocument* document, QWidget* parent) : QWidget(par
   for (std::size_t c = 0; c < kCharts; ++c) {
     auto* view = new QChartView(charts);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(320, 220);
+    view->setMinimumSize(340, 260);  // room for every axis title and label, at any scale
     views_.push_back(view);
     grid->addWidget(view, static_cast<int>(c / 3), static_cast<int>(c % 3));
   }
@@ -122,14 +122,13 @@ bool ChartsView::show_run(const QString& name) {
   std::vector<engine::Series> gpus{s.used_gpus};
   if (!s.advised_gpus.points.empty()) gpus.push_back(s.advised_gpus);
   // Only Symphony's data plane advises how many GPUs to keep; say so instead of a missing line.
-  draw(Gpus, {gpus.size() > 1 ? tr("GPUs in use and autoscaling advice")
-                              : tr("GPUs in use (this system gives no autoscaling advice)"),
+  draw(Gpus, {gpus.size() > 1 ? tr("GPUs in use and autoscaling advice") : tr("GPUs in use (no autoscaling advice)"),
               tr("time (s)"), tr("GPUs"), SeriesKind::Step, gpus, std::nullopt, false});
   draw(Batches,
        {tr("Batch sizes"), tr("batch size"), tr("batches"), SeriesKind::Bars, {s.batch_sizes}, std::nullopt, false});
   draw(Latency, {tr("Latency CDF"),
                  tr("latency (ms)"),
-                 tr("fraction of requests"),
+                 tr("share of requests"),
                  SeriesKind::Line,
                  {s.latency_cdf},
                  std::pair{0.0, 1.0},

@@ -63,6 +63,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   status_->setWordWrap(true);  // a long reason must not widen the window
   view_ = new widgets::TimelineView(this);
+  view_->set_empty_text(tr("Not connected: start a deployment (README, \"Live deployment\") and Connect… to watch it"));
   chart_ = new QChartView(this);
   goodput_chart_ = new QChartView(this);
   for (auto* view : {chart_, goodput_chart_}) {

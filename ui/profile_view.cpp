@@ -348,7 +348,7 @@ void ProfileView::rebuild_blocks(const ModelProfile& profile) {
     }
     chart->addSeries(series);
     auto* x = new QBarCategoryAxis;
-    x->append(categories);
+    widgets::set_categories(x, categories);
     x->setTitleText(tr("block"));
     auto* y = new QValueAxis;
     y->setTitleText(tr("latency (ms)"));
@@ -356,6 +356,8 @@ void ProfileView::rebuild_blocks(const ModelProfile& profile) {
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
+    y->setMin(0);  // attaching fitted it to the bars; round it
+    widgets::apply_nice_ticks(y);
   }
   widgets::show_chart(blocks_view_, chart);
 }
@@ -462,7 +464,7 @@ void ProfileView::rebuild() {
     }
     auto* series = new QLineSeries;
     series->setName(label);
-    series->setColor(color);
+    series->setPen(QPen(color, 2));  // as build_chart's lines: one pixel of a pale colour vanishes
     for (const int b : batches) {
       const double ms = profile.latency({gpu, share, b, std::nullopt}).to_ms();
       series->append(b, ms);
@@ -491,6 +493,7 @@ void ProfileView::rebuild() {
     }
   }
   axis_y->setRange(0, top * 1.05 + 1e-6);
+  widgets::apply_nice_ticks(axis_y);
   widgets::show_chart(chart_view_, chart);
   rebuild_blocks(profile);
   table_->resizeColumnsToContents();

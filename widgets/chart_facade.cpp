@@ -13,18 +13,35 @@
 #include <algorithm>
 
 #include "widgets/model_colors.h"
+#include "widgets/nice_scale.h"
 
 namespace servescope::widgets {
 namespace {
 
-// Round tick values (0, 0.25, 0.5 …; 0, 2000, 4000 …) over a range widened to them, labelled
-// without trailing noise ("9674.7" becomes ticks of 2000).
-void nice_ticks(QValueAxis* axis) {
-  axis->applyNiceNumbers();
-  axis->setLabelFormat(QStringLiteral("%.4g"));
-}
+constexpr std::size_t kMaxBarLabels = 12;  // flat labels a bar chart's axis has room for
 
 }  // namespace
+
+void apply_nice_ticks(QValueAxis* axis) {
+  const auto s = nice_scale(axis->min(), axis->max());
+  axis->setRange(s.lo, s.hi);
+  axis->setTickType(QValueAxis::TicksFixed);
+  axis->setTickCount(s.intervals + 1);
+  axis->setLabelFormat(QStringLiteral("%.") + QString::number(s.decimals) + QStringLiteral("f"));
+}
+
+void set_categories(QBarCategoryAxis* axis, const QStringList& labels) {
+  // A category needs a unique name, so the unlabelled ones are named by that many zero-width
+  // spaces.
+  const auto every = (static_cast<std::size_t>(labels.size()) + kMaxBarLabels - 1) / kMaxBarLabels;
+  QStringList shown;
+  for (qsizetype k = 0; k < labels.size(); ++k)
+    shown << (static_cast<std::size_t>(k) % every == 0 ? labels[k] : QString(k + 1, QChar(0x200B)));
+  axis->clear();
+  axis->append(shown);
+  // A label may spill into its unlabelled neighbours rather than shrink to "…".
+  axis->setTruncateLabels(false);
+}
 
 QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   auto* chart = new QChart;
@@ -37,6 +54,8 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   const auto style_axis = [&](QAbstractAxis* axis, const QString& title) {
     axis->setTitleText(title);
+    // Round tick labels are short; a small chart shows them whole rather than as "…".
+    axis->setTruncateLabels(false);
     axis->setTitleBrush(palette.color(QPalette::Text));
     axis->setLabelsColor(palette.color(QPalette::Text));
     axis->setGridLineColor(palette.color(QPalette::Midlight));
@@ -64,13 +83,15 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
     }
     chart->addSeries(bars);
     auto* x = new QBarCategoryAxis;
+    // Many categories (batch sizes 1–64): every k-th is labelled, flat, so labels never shrink to
+    // "…".
+    QStringList labels;
     for (const double v : xs)
-      x->append(QString::number(v));
-    // Many categories (batch sizes 1–64): upright labels fit where flat ones became "…".
-    if (xs.size() > 12) x->setLabelsAngle(-90);
+      labels << QString::number(v);
+    set_categories(x, labels);
     auto* y = new QValueAxis;
     y->setRange(0, top * 1.05 + 1e-9);
-    nice_ticks(y);
+    apply_nice_ticks(y);
     style_axis(x, spec.x_title);
     style_axis(y, spec.y_title);
     chart->addAxis(x, Qt::AlignBottom);
@@ -125,7 +146,7 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
   } else {
     auto* lin = new QValueAxis;
     lin->setRange(x_lo, x_hi > x_lo ? x_hi : x_lo + 1);
-    nice_ticks(lin);
+    apply_nice_ticks(lin);
     x = lin;
   }
   auto* y = new QValueAxis;
@@ -133,7 +154,7 @@ QChart* build_chart(const ChartSpec& spec, const QPalette& palette) {
     y->setRange(spec.y_range->first, spec.y_range->second);
   else
     y->setRange(std::min(0.0, y_lo), y_hi > 0 ? y_hi * 1.05 : 1.0);
-  if (!spec.y_range) nice_ticks(y);  // a range the caller chose stays as chosen
+  if (!spec.y_range) apply_nice_ticks(y);  // a range the caller chose stays as chosen
   style_axis(x, spec.x_title);
   style_axis(y, spec.y_title);
   chart->addAxis(x, Qt::AlignBottom);

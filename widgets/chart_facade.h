@@ -4,15 +4,18 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "engine/analysis/run_series.h"
 
+class QBarCategoryAxis;
 class QChart;
 class QChartView;
 class QPalette;
+class QValueAxis;
 
 namespace servescope::widgets {
 
@@ -35,5 +38,11 @@ inline constexpr std::size_t kMaxChartPoints = 4000;
 QChart* build_chart(const ChartSpec& spec, const QPalette& palette);
 // Puts `chart` in `view` and deletes the chart it had (QChartView only releases it).
 void show_chart(QChartView* view, QChart* chart);
+
+// For charts drawn by hand (the Profile tab's), the rules build_chart follows: round ticks over
+// the axis's present range (widgets/nice_scale.h), and category labels thinned to every k-th so
+// that they stay flat and legible.
+void apply_nice_ticks(QValueAxis* axis);
+void set_categories(QBarCategoryAxis* axis, const QStringList& labels);
 
 }  // namespace servescope::widgets

@@ -105,6 +105,11 @@ class TimelineView : public QWidget {
   // Where the axis counts from: a live run's labels read from its start, not the scheduler's.
   void set_time_origin(std::int64_t origin_ns);
   std::int64_t time_origin() const { return origin_ns_; }
+  // What an empty view says (default: how to simulate a run); the Live tab says how to connect.
+  void set_empty_text(const QString& text) {
+    empty_text_ = text;
+    update();
+  }
   // A note drawn beside the playback line (teaching mode); empty hides it.
   void set_annotation(const QString& text);
   const QString& annotation() const { return annotation_; }
@@ -242,6 +247,7 @@ class TimelineView : public QWidget {
   std::vector<engine::FlowStep> flow_;
   bool flows_shown_ = true;
   std::set<std::uint32_t> marked_slots_;  // rows marked by mark_rows
+  QString empty_text_;
   double scroll_px_ = 0;  // how far the lanes are scrolled up
   QScrollBar* vbar_;
   // Mouse gestures.

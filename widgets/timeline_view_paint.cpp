@@ -20,7 +20,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   boxes_painted_ = 0;
   if (!data_) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(rect(), Qt::AlignCenter, tr("No run yet: simulate a plan to see what every GPU does"));
+    p.drawText(rect(), Qt::AlignCenter,
+               empty_text_.isEmpty() ? tr("No run yet: simulate a plan to see what every GPU does") : empty_text_);
     return;
   }
   // Lanes, culled to the visible height and the time area's right edge (the scroll bar's left).

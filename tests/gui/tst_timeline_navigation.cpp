@@ -15,6 +15,7 @@
 #include "tests/gui/synthetic_timeline.h"
 #include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
+#include "widgets/nice_scale.h"
 #include "widgets/range_summary_panel.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
@@ -310,6 +311,29 @@ class TestTimelineNavigation : public QObject {
   // 23 s into a live run at a 100 ns step the axis does not read "23127744.3 µs": the first tick
   // gives the time in seconds, the others the offset from it; counted from the run's start, a
   // coarse axis reads plainly.
+  // Chart axes in round numbers: about five intervals of 1, 2, 2.5 or 5 × 10^k, with just the
+  // decimals the step needs.
+  void chartScalesAreRound() {
+    using servescope::widgets::nice_scale;
+    const auto check = [](double lo, double hi, double want_lo, double want_hi, double step, int decimals) {
+      const auto s = nice_scale(lo, hi);
+      QCOMPARE(s.lo, want_lo);
+      QCOMPARE(s.hi, want_hi);
+      QCOMPARE(s.step, step);
+      QCOMPARE(s.decimals, decimals);
+      QCOMPARE(s.intervals, static_cast<int>(std::lround((s.hi - s.lo) / s.step)));
+      QVERIFY(s.intervals >= 2 && s.intervals <= 7);
+      QVERIFY(s.lo <= lo && s.hi >= hi);
+    };
+    check(0, 20.3, 0, 25, 5, 0);                     // a 20 s run's time axis (Qt's own went to 30)
+    check(0, 16590, 0, 17500, 2500, 0);              // goodput in req/s: no "1.5e+04"
+    check(0, 1.05, 0, 1.2, 0.2, 1);                  // a fraction
+    check(0, 0.75, 0, 0.8, 0.2, 1);                  // the smallest round step that fits wins
+    check(-3.2, 7.9, -4, 8, 2, 0);                   // either side of zero
+    check(0.001, 0.0042, 0.001, 0.0045, 0.0005, 4);  // need not start at 0
+    check(5, 5, 2, 8, 1, 0);                         // a flat series gets a range around it
+  }
+
   void axisLabelsStayShortDeepIntoARun() {
     using servescope::widgets::tick_labels;
     const std::vector<std::int64_t> fine{23'127'744'300, 23'127'744'400, 23'127'744'500};
