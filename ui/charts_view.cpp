@@ -175,4 +175,10 @@ int ChartsView::sweep_curves() const {
   return chart ? static_cast<int>(chart->series().size()) : 0;
 }
 
+void ChartsView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Its scene or charts take their colours when built.
+  if (event->type() == QEvent::PaletteChange) refresh();
+}
+
 }  // namespace servescope::ui

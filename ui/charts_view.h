@@ -25,6 +25,9 @@ class ChartsView : public QWidget {
   int chart_count() const;             // charts with at least one series drawn
   int sweep_curves() const;            // curves on the attainment-vs-load chart
 
+ protected:
+  void changeEvent(QEvent* event) override;  // a new palette (dark mode) draws it again
+
  private:
   void refresh();
   void draw_sweeps();

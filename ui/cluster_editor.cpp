@@ -518,4 +518,10 @@ void ClusterEditor::rebuild() {
   fill_form();
 }
 
+void ClusterEditor::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Its scene or charts take their colours when built.
+  if (event->type() == QEvent::PaletteChange) rebuild();
+}
+
 }  // namespace servescope::ui

@@ -68,6 +68,9 @@ class ClusterEditor : public QWidget {
  Q_SIGNALS:
   void refused(const QString& why);
 
+ protected:
+  void changeEvent(QEvent* event) override;  // a new palette (dark mode) draws it again
+
  private:
   QString edit(const std::function<Cluster(Cluster)>& change, const QString& what);
   void rebuild();

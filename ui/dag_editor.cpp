@@ -403,4 +403,10 @@ void DagEditor::rebuild() {
   scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-40, -40, 40, 40));
 }
 
+void DagEditor::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Its scene or charts take their colours when built.
+  if (event->type() == QEvent::PaletteChange) rebuild();
+}
+
 }  // namespace servescope::ui

@@ -72,6 +72,9 @@ class DagEditor : public QWidget {
   void refused(const QString& why);
   void newApplicationRequested();  // its "New application…" button
 
+ protected:
+  void changeEvent(QEvent* event) override;  // a new palette (dark mode) draws it again
+
  private:
   void rebuild();
   QString apply(const std::function<Application(Application)>& edit, const QString& what);

@@ -75,6 +75,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   chart_row->setContentsMargins(0, 0, 0, 0);
   chart_row->addWidget(chart_);
   chart_row->addWidget(goodput_chart_);
+  draw_empty_charts();  // titled and empty until a run streams
   auto* fit = new QToolButton(this);
   fit->setDefaultAction(view_->state()->fit_action());  // looking at the whole run stops following
   auto* top = new QHBoxLayout;
@@ -278,11 +279,15 @@ void LiveView::refresh_chart() {
   // The last interval is still filling: drawn, it drops towards 0 and reads as a false alarm.
   for (auto* s : {&series.attainment_pct, &series.goodput_rps})
     if (!s->points.empty()) s->points.pop_back();
+  draw_charts(series.attainment_pct, series.goodput_rps);
+}
+
+void LiveView::draw_charts(const engine::Series& attainment_pct, const engine::Series& goodput_rps) {
   widgets::ChartSpec attainment;
   attainment.title = tr("SLO attainment, live (complete seconds)");
   attainment.x_title = tr("time since the run began (s)");
   attainment.y_title = tr("% on time");
-  attainment.series = {series.attainment_pct};
+  attainment.series = {attainment_pct};
   attainment.y_range = std::pair{0.0, 100.0};
   attainment.thresholds = {{99.0, tr("99 % target")}};
   widgets::show_chart(chart_, widgets::build_chart(attainment, palette()));
@@ -290,8 +295,24 @@ void LiveView::refresh_chart() {
   goodput.title = tr("Goodput, live (complete seconds)");
   goodput.x_title = tr("time since the run began (s)");
   goodput.y_title = tr("req/s on time");
-  goodput.series = {series.goodput_rps};
+  goodput.series = {goodput_rps};
   widgets::show_chart(goodput_chart_, widgets::build_chart(goodput, palette()));
+}
+
+void LiveView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Charts take their colours when built: a new palette (dark mode) draws them again.
+  if (event->type() != QEvent::PaletteChange) return;
+  charted_generation_ = 0;
+  if (subscriber_ && subscriber_->snapshot())
+    refresh_chart();
+  else
+    draw_empty_charts();
+}
+
+void LiveView::draw_empty_charts() {
+  // Named as run_series names them, so the legend reads the same before and after.
+  draw_charts({"SLO attainment", {}}, {"goodput", {}});
 }
 
 void LiveView::show_apply_dialog() {

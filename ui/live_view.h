@@ -12,6 +12,8 @@
 #include <memory>
 #include <thread>
 
+#include "engine/analysis/run_series.h"
+
 class QCheckBox;
 class QChartView;
 class QLabel;
@@ -68,6 +70,9 @@ class LiveView : public QWidget {
   void show_connect_dialog();
   void show_apply_dialog();
   void refresh_chart();
+  void draw_charts(const engine::Series& attainment_pct, const engine::Series& goodput_rps);
+  void draw_empty_charts();
+  void changeEvent(QEvent* event) override;
 
   ProjectDocument* doc_;
   widgets::TimelineView* view_;

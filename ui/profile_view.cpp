@@ -500,4 +500,10 @@ void ProfileView::rebuild() {
   show_points(points_row_ >= 0 && static_cast<std::size_t>(points_row_) < rows_.size() ? points_row_ : 0);
 }
 
+void ProfileView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  // Its scene or charts take their colours when built.
+  if (event->type() == QEvent::PaletteChange) rebuild();
+}
+
 }  // namespace servescope::ui

@@ -53,6 +53,9 @@ class ProfileView : public QWidget {
  Q_SIGNALS:
   void refused(const QString& why);
 
+ protected:
+  void changeEvent(QEvent* event) override;  // a new palette (dark mode) draws it again
+
  private:
   void rebuild();
   void rebuild_blocks(const ModelProfile& profile);

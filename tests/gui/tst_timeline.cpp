@@ -3,8 +3,11 @@
 // as a brute-force scan does, and a scripted session simulates the demo, reads a batch, plays
 // the run, exports a Chrome trace, and reopens the saved project with its run.
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
 #include <QFile>
 #include <QItemSelectionModel>
+#include <QPainter>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -354,6 +357,72 @@ class TestTimeline : public QObject {
     QVERIFY(done.wait(120000));
     QCOMPARE(w.project()->runs.size(), std::size_t{0});
     QVERIFY(w.log_text().contains(QStringLiteral("not kept")));
+  }
+
+  // Every tab of a project with a plan and a run, at a laptop's 1280×800 and at 1920×1080, light
+  // and dark: no chart axis shortens a label to "…", and (with SERVESCOPE_SCREENSHOTS_DIR) a
+  // contact sheet of all tabs per size and palette shows the rest.
+  void everyTabAtTwoSizesLightAndDark_data() {
+    QTest::addColumn<QString>("project");
+    QTest::addColumn<QString>("source");  // simulated first (with "plan:" a plan is made first)
+    QTest::newRow("ppipe-demo") << QStringLiteral("builtin:projects/ppipe-demo.json") << QStringLiteral("plan:ppipe");
+    // Goodput in the tens of thousands: the widest tick labels.
+    QTest::newRow("demo") << QStringLiteral("builtin:projects/demo.json") << QStringLiteral("symphony");
+  }
+  void everyTabAtTwoSizesLightAndDark() {
+    QFETCH(QString, project);
+    QFETCH(QString, source);
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(project, false));
+    if (source.startsWith(QStringLiteral("plan:"))) {
+      QSignalSpy planned(w.planning(), &servescope::ui::PlanningPanel::finished);
+      QVERIFY(w.planning()->run_planners({source.mid(5)}));
+      QVERIFY(planned.wait(120000));
+      w.plan_view()->show_plans(0, -1);
+    }
+    QSignalSpy done(w.run_view(), &RunView::finished);
+    QVERIFY(w.run_view()->simulate(source, 2));
+    QVERIFY(done.wait(120000));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
+    const auto light = QApplication::palette();
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+      for (const bool dark : {false, true}) {
+        QApplication::setPalette(dark ? servescope::test::dark_palette() : light);
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Tabs in a 3 × 3 sheet, each a third of the window.
+        QImage sheet(size, QImage::Format_ARGB32);
+        sheet.fill(Qt::black);
+        QPainter painter(&sheet);
+        for (int t = 0; t < tabs->count(); ++t) {
+          tabs->setCurrentIndex(t);
+          QCoreApplication::processEvents();
+          for (auto* chart : tabs->currentWidget()->findChildren<QChartView*>()) {
+            if (!chart->isVisible() || !chart->chart()) continue;
+            for (const auto* axis : chart->chart()->axes())
+              QVERIFY2(!axis->labelsTruncated(), qPrintable(QStringLiteral("%1 at %2x%3: %4 of \"%5\"")
+                                                                .arg(tabs->tabText(t))
+                                                                .arg(size.width())
+                                                                .arg(size.height())
+                                                                .arg(axis->titleText(), chart->chart()->title())));
+          }
+          const QRect cell((t % 3) * size.width() / 3, (t / 3) * size.height() / 3, size.width() / 3,
+                           size.height() / 3);
+          painter.drawImage(cell,
+                            w.grab().toImage().scaled(cell.size(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
+        }
+        painter.end();
+        if (!shots.isEmpty() && source.startsWith(QStringLiteral("plan:")))
+          QVERIFY(sheet.save(shots + QStringLiteral("/tabs-%1x%2%3.png")
+                                         .arg(size.width())
+                                         .arg(size.height())
+                                         .arg(dark ? QStringLiteral("-dark") : QString())));
+      }
+    }
+    QApplication::setPalette(light);
   }
 
   void pipelinePlanRunLinksStages() {
