@@ -408,7 +408,8 @@ void TimelineView::paint_axis(QPainter& p) {
     const double a = std::max(static_cast<double>(kLabelWidth), x_of(range->from_ns));
     const double b = std::min(static_cast<double>(plot_right()), x_of(range->to_ns));
     if (b > a) {
-      const auto text = QStringLiteral("Δ ") + format_duration(range->length_ns());
+      // A QString, not auto: a QStringBuilder would keep a reference to the temporary duration.
+      const QString text = QStringLiteral("Δ ") + format_duration(range->length_ns());
       const double w = p.fontMetrics().horizontalAdvance(text) + 10;
       const QRectF label((a + b - w) / 2, 2, w, kAxisHeight - 6);
       p.fillRect(label, pal.color(QPalette::Highlight));
