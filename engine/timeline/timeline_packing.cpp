@@ -70,25 +70,45 @@ std::uint32_t index_below(VarintReader& r, std::size_t count, const char* what) 
   return static_cast<std::uint32_t>(r.varint_at_most(count - 1, what));
 }
 
+// The columns batches and transfers share: the batch (its change from the row before), the
+// start (likewise) and the length.
+template <class Row>
+void write_batch_times(VarintWriter& w, const std::vector<Row>& rows) {
+  IdDelta batch;
+  for (const auto& s : rows)
+    batch.put(w, s.batch);
+  Delta start;
+  for (const auto& s : rows)
+    put_time(w, start, s.start);
+  for (const auto& s : rows)
+    put_length(w, s.start, s.end);
+}
+
+template <class Row>
+void read_batch_times(VarintReader& r, std::vector<Row>& rows, Time& latest_end) {
+  IdDelta batch;
+  for (auto& s : rows)
+    s.batch = batch.get(r);
+  TimeReader start(r), end(r);
+  for (auto& s : rows)
+    s.start = start.next();
+  for (auto& s : rows)
+    latest_end = std::max(latest_end, s.end = end.after(s.start));
+}
+
 void write_spans(VarintWriter& w, const std::vector<TimelineSpan>& spans, bool windows) {
   for (const auto& s : spans)
     w.varint(s.gpu);
   for (const auto& s : spans)
     w.varint(s.model);
-  IdDelta batch, first;
-  for (const auto& s : spans)
-    batch.put(w, s.batch);
+  write_batch_times(w, spans);
   for (const auto& s : spans)
     w.varint(s.size);
-  Delta start;
-  for (const auto& s : spans)
-    put_time(w, start, s.start);
-  for (const auto& s : spans)
-    put_length(w, s.start, s.end);
   for (const auto& s : spans)
     w.varint(s.preempted ? 1 : 0);
   for (const auto& s : spans)
     w.varint(s.late);
+  IdDelta first;
   for (const auto& s : spans)
     first.put(w, s.first_request);
   if (!windows) return;
@@ -104,32 +124,22 @@ void read_spans(VarintReader& r, std::uint64_t n, bool windows, TimelineData& t)
     s.gpu = index_below(r, t.gpus.size(), "GPU slot");
   for (auto& s : t.spans)
     s.model = index_below(r, t.models.size(), "model");
-  IdDelta batch, first;
-  for (auto& s : t.spans)
-    s.batch = batch.get(r);
+  read_batch_times(r, t.spans, t.end);
   for (auto& s : t.spans)
     s.size = static_cast<std::uint32_t>(r.varint_at_most(1'000'000'000, "a batch's size"));
-  TimeReader start(r);
-  for (auto& s : t.spans)
-    s.start = start.next();
-  TimeReader end(r);
-  for (auto& s : t.spans)
-    s.end = end.after(s.start);
   for (auto& s : t.spans)
     s.preempted = r.varint_at_most(1, "a preempted flag") == 1;
   for (auto& s : t.spans)
     s.late = static_cast<std::uint32_t>(r.varint_at_most(s.size, "a batch's late requests"));
+  IdDelta first;
   for (auto& s : t.spans)
     s.first_request = first.get(r);
-  if (windows) {
-    TimeReader window(r);
-    for (auto& s : t.spans)
-      s.window_open = window.offset(s.start);
-    for (auto& s : t.spans)
-      s.window_close = window.after(s.window_open);
-  }
-  for (const auto& s : t.spans)
-    t.end = std::max(t.end, s.end);
+  if (!windows) return;
+  TimeReader window(r);
+  for (auto& s : t.spans)
+    s.window_open = window.offset(s.start);
+  for (auto& s : t.spans)
+    s.window_close = window.after(s.window_open);
 }
 
 void write_transfers(VarintWriter& w, const std::vector<TransferSpan>& transfers) {
@@ -137,16 +147,9 @@ void write_transfers(VarintWriter& w, const std::vector<TransferSpan>& transfers
     w.varint(s.from_gpu);
   for (const auto& s : transfers)
     w.varint(s.to_gpu);
-  IdDelta batch;
-  for (const auto& s : transfers)
-    batch.put(w, s.batch);
+  write_batch_times(w, transfers);
   for (const auto& s : transfers)
     w.varint(s.bytes);
-  Delta start;
-  for (const auto& s : transfers)
-    put_time(w, start, s.start);
-  for (const auto& s : transfers)
-    put_length(w, s.start, s.end);
 }
 
 void read_transfers(VarintReader& r, std::uint64_t n, TimelineData& t) {
@@ -155,35 +158,40 @@ void read_transfers(VarintReader& r, std::uint64_t n, TimelineData& t) {
     s.from_gpu = index_below(r, t.gpus.size(), "GPU slot");
   for (auto& s : t.transfers)
     s.to_gpu = index_below(r, t.gpus.size(), "GPU slot");
-  IdDelta batch;
-  for (auto& s : t.transfers)
-    s.batch = batch.get(r);
+  read_batch_times(r, t.transfers, t.end);
   for (auto& s : t.transfers)
     s.bytes = r.varint();
-  TimeReader start(r), end(r);
-  for (auto& s : t.transfers)
-    s.start = start.next();
-  for (auto& s : t.transfers)
-    t.end = std::max(t.end, s.end = end.after(s.start));
+}
+
+// The columns queue samples and drops share: the time (its change from the row before) and the
+// model.
+template <class Row>
+void write_model_times(VarintWriter& w, const std::vector<Row>& rows) {
+  Delta time;
+  for (const auto& q : rows)
+    put_time(w, time, q.time);
+  for (const auto& q : rows)
+    w.varint(q.model);
+}
+
+template <class Row>
+void read_model_times(VarintReader& r, std::vector<Row>& rows, std::size_t models) {
+  TimeReader time(r);
+  for (auto& q : rows)
+    q.time = time.next();
+  for (auto& q : rows)
+    q.model = index_below(r, models, "model");
 }
 
 void write_queue(VarintWriter& w, const std::vector<QueueSample>& queue) {
-  Delta time;
-  for (const auto& q : queue)
-    put_time(w, time, q.time);
-  for (const auto& q : queue)
-    w.varint(q.model);
+  write_model_times(w, queue);
   for (const auto& q : queue)
     w.varint(q.depth);
 }
 
 void read_queue(VarintReader& r, std::uint64_t n, TimelineData& t) {
   t.queue.resize(n);
-  TimeReader time(r);
-  for (auto& q : t.queue)
-    q.time = time.next();
-  for (auto& q : t.queue)
-    q.model = index_below(r, t.models.size(), "model");
+  read_model_times(r, t.queue, t.models.size());
   for (auto& q : t.queue)
     q.depth = static_cast<std::uint32_t>(r.varint_at_most(UINT32_MAX, "a queue depth"));
 }
@@ -240,11 +248,7 @@ void read_requests(VarintReader& r, std::uint64_t n, TimelineData& t) {
 }
 
 void write_drops(VarintWriter& w, const std::vector<DropMark>& drops) {
-  Delta time;
-  for (const auto& d : drops)
-    put_time(w, time, d.time);
-  for (const auto& d : drops)
-    w.varint(d.model);
+  write_model_times(w, drops);
   for (const auto& d : drops)
     w.varint(static_cast<std::uint64_t>(d.reason));
   for (const auto& d : drops)
@@ -256,11 +260,7 @@ void write_drops(VarintWriter& w, const std::vector<DropMark>& drops) {
 
 void read_drops(VarintReader& r, std::uint64_t n, TimelineData& t) {
   t.drops.resize(n);
-  TimeReader time(r);
-  for (auto& d : t.drops)
-    d.time = time.next();
-  for (auto& d : t.drops)
-    d.model = index_below(r, t.models.size(), "model");
+  read_model_times(r, t.drops, t.models.size());
   for (auto& d : t.drops)
     d.reason = static_cast<DropReason>(r.varint_at_most(kDropReasonCount - 1, "a drop reason"));
   for (auto& d : t.drops)

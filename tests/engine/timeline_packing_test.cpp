@@ -188,10 +188,9 @@ TEST(TimelinePacking, HostileTablesAreRefusedBeforeTheyAllocate) {
   VarintWriter far;
   far.varint(0);
   far.varint(1);
-  far.varint(0);  // gpu
-  far.varint(0);  // model
-  far.signed_varint(1);
-  far.varint(1);                             // size
+  far.varint(0);                             // gpu
+  far.varint(0);                             // model
+  far.signed_varint(1);                      // batch
   far.signed_varint(std::int64_t{1} << 62);  // start, ns
   far.raw(std::string(16, '\0'));
   expect_refused(with_raw(far.bytes()), "$.packed.data", "beyond");
@@ -199,8 +198,8 @@ TEST(TimelinePacking, HostileTablesAreRefusedBeforeTheyAllocate) {
   VarintWriter requests;
   requests.varint(0);
   requests.varint(1);
-  for (int k = 0; k < 9; ++k)
-    requests.varint(k == 3 ? 1 : 0);
+  for (int k = 0; k < 9; ++k)  // gpu, model, batch, start, length, size, preempted, late, first
+    requests.varint(k == 5 ? 1 : 0);
   requests.varint(0);  // transfers
   requests.varint(0);  // queue
   requests.varint(2);
