@@ -86,7 +86,7 @@ QString MainWindow::show_plan_item(const QString& plan, const QString& id) {
   for (std::size_t m = 0; m < profiles.size(); ++m)
     if (models.contains(profiles[m].name)) select_entry(ProjectTreeModel::Section::Models, m);
 
-  const auto line =
+  auto line =
       tr("%1 of %2: %3 share(s) on the cluster, %4 row(s) of the shown run").arg(id, plan).arg(chips).arg(rows.size());
   statusBar()->showMessage(line, 8000);
   return line;
