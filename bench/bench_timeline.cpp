@@ -126,13 +126,16 @@ int main(int argc, char** argv) {
   std::printf("\nSetting a million-batch timeline on the view (index, lanes): %.0f ms.\n\n", setup_ms);
 
   // Opening a run of 1,000,000 requests: in batches of 4 (a batching system) and of 1 (every
-  // request its own batch, the worst case), written as a timeline file, then read, checked,
-  // indexed and shown.
+  // request its own batch, the worst case), written as a timeline file as rows (simulate
+  // --timeline) and packed (what a project keeps), then read, checked, indexed and shown.
   const auto file = (std::filesystem::temp_directory_path() / "servescope-bench-timeline.json").string();
-  for (const std::uint32_t batch : {4u, 1u}) {
+  using servescope::engine::TimelineEncoding;
+  for (const auto& [batch, encoding] :
+       {std::pair{4u, TimelineEncoding::Rows}, std::pair{1u, TimelineEncoding::Rows},
+        std::pair{4u, TimelineEncoding::Packed}, std::pair{1u, TimelineEncoding::Packed}}) {
     {
       const auto run = synthetic(1'000'000 / batch, 64, batch);
-      std::ofstream(file) << servescope::engine::to_json(run).dump();
+      std::ofstream(file) << servescope::engine::to_json(run, encoding).dump();
     }
     clock.restart();
     auto loaded = std::make_shared<servescope::engine::TimelineData>(servescope::engine::load_timeline(file));
@@ -140,10 +143,11 @@ int main(int argc, char** argv) {
     view.set_timeline(loaded);
     const double open_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
     std::printf(
-        "Opening a run of %llu requests in %zu batches (%.0f MiB timeline file): read and checked in %.0f ms, "
+        "Opening a run of %llu requests in %zu batches (%.1f MiB timeline file, %s): read and checked in %.0f ms, "
         "shown in %.0f ms in all.\n\n",
         static_cast<unsigned long long>(loaded->request_count()), loaded->spans.size(),
-        static_cast<double>(std::filesystem::file_size(file)) / (1 << 20), read_ms, open_ms);
+        static_cast<double>(std::filesystem::file_size(file)) / (1 << 20),
+        encoding == TimelineEncoding::Packed ? "packed" : "rows", read_ms, open_ms);
   }
   std::filesystem::remove(file);
   return 0;

@@ -2,7 +2,6 @@
 
 #include <zlib.h>
 
-#include <climits>
 #include <memory>
 #include <openssl/evp.h>
 
@@ -130,13 +129,6 @@ std::uint64_t VarintReader::count(std::uint64_t bytes_per_row, const char* what)
     fail(std::string("the packed tables declare ") + std::to_string(n) + " " + what + ", more than their " +
          std::to_string(remaining()) + " remaining bytes can hold");
   return n;
-}
-
-std::string_view VarintReader::raw(std::size_t n) {
-  if (n > remaining()) fail("the packed tables end early");
-  const auto out = bytes_.substr(at_, n);
-  at_ += n;
-  return out;
 }
 
 void VarintReader::fail(const std::string& why) const {

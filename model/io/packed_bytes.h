@@ -58,7 +58,6 @@ class VarintReader {
   // A row count whose rows take at least `bytes_per_row` each, so a count the remaining bytes
   // cannot hold is refused before anything is reserved for it.
   std::uint64_t count(std::uint64_t bytes_per_row, const char* what);
-  std::string_view raw(std::size_t n);
   std::size_t remaining() const { return bytes_.size() - at_; }
   [[noreturn]] void fail(const std::string& why) const;
 
