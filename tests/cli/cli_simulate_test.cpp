@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
@@ -77,6 +78,40 @@ TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
     b.erase(key);
   }
   EXPECT_EQ(a, b);
+}
+
+// --packed-timeline writes the same run's rows packed: far smaller, and exported to the same trace.
+TEST(Cli, SimulateWritesAPackedTimeline) {
+  TempDir dir;
+  const auto rows = (dir.path() / "rows.json").string();
+  const auto packed = (dir.path() / "packed.json").string();
+  const std::vector<std::string> run = {
+      "simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "3000", "-d", "1", "--warmup", "0.2",
+      "--seed",   "3"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return cli(args);
+  };
+  ASSERT_EQ(with({"--timeline", rows}).status, 0);
+  const auto r = with({"--timeline", packed, "--packed-timeline"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto tl = nlohmann::json::parse(servescope::test::read_file(packed));
+  EXPECT_EQ(tl["kind"], "timeline");
+  EXPECT_TRUE(tl.contains("packed"));
+  EXPECT_FALSE(tl.contains("spans"));
+  EXPECT_LT(std::filesystem::file_size(packed) * 4, std::filesystem::file_size(rows));
+  const auto trace_of = [&](const std::string& timeline) {
+    const auto trace_file = (dir.path() / "trace.json").string();
+    const auto exported = cli({"export", "chrome-trace", timeline, "--out", trace_file});
+    EXPECT_EQ(exported.status, 0) << exported.err;
+    return nlohmann::json::parse(servescope::test::read_file(trace_file));
+  };
+  EXPECT_EQ(trace_of(packed), trace_of(rows));
+  // The flag packs a timeline file: without one it is refused.
+  const auto alone = with({"--packed-timeline"});
+  EXPECT_EQ(alone.status, 2);
+  EXPECT_NE(alone.err.find("requires --timeline"), std::string::npos) << alone.err;
 }
 
 TEST(Cli, SimulateRefusesWhatItCannotRunWithAReason) {
