@@ -175,6 +175,7 @@ class TimelineView : public QWidget {
   void rebuild_rows();
   void apply_filter();
   void scroll_to_lane(const Lane& lane);
+  void scroll_to_slot(std::uint32_t slot);  // opens its GPU's group if collapsed
   bool lane_marked(const Lane& lane) const;
   void set_scroll(double px);
   void sync_scrollbar();

@@ -106,12 +106,19 @@ void TimelineView::reveal(std::int64_t at_ns, std::optional<std::uint32_t> slot,
     const auto half = (to_ns() - from_ns()) / 2;
     set_window(at_ns - half, at_ns + half);
   }
-  if (slot && data_ && *slot < data_->gpus.size()) set_collapsed(physical_of(*slot), false);
-  const auto wanted = [&](const Lane& lane) {
-    if (slot && lane.kind == Lane::Kind::Slot) return index_.slot(lane.index) == *slot;
-    return !slot && model && lane.kind == Lane::Kind::Queue && lane.index == *model;
-  };
-  if (const auto it = std::ranges::find_if(lanes_, wanted); it != lanes_.end()) scroll_to_lane(*it);
+  if (slot) {
+    scroll_to_slot(*slot);
+    return;
+  }
+  const auto queue = [&](const Lane& lane) { return model && lane.kind == Lane::Kind::Queue && lane.index == *model; };
+  if (const auto it = std::ranges::find_if(lanes_, queue); it != lanes_.end()) scroll_to_lane(*it);
+}
+
+void TimelineView::scroll_to_slot(std::uint32_t slot) {
+  if (!data_ || slot >= data_->gpus.size()) return;
+  set_collapsed(physical_of(slot), false);
+  if (const auto row = index_.row_of_slot(slot))
+    if (const auto* lane = lane_of_row(*row)) scroll_to_lane(*lane);
 }
 
 bool TimelineView::row_in_view(std::uint32_t slot) const {
@@ -132,13 +139,7 @@ void TimelineView::scroll_to_lane(const Lane& lane) {
 void TimelineView::mark_rows(std::vector<std::uint32_t> slots) {
   std::erase_if(slots, [&](std::uint32_t s) { return !data_ || s >= data_->gpus.size(); });
   marked_slots_ = std::set<std::uint32_t>(slots.begin(), slots.end());
-  if (!slots.empty()) {
-    const auto first = *std::ranges::min_element(slots);
-    set_collapsed(physical_of(first), false);
-    const auto lane = std::ranges::find_if(
-        lanes_, [&](const Lane& l) { return l.kind == Lane::Kind::Slot && index_.slot(l.index) == first; });
-    if (lane != lanes_.end()) scroll_to_lane(*lane);
-  }
+  if (!slots.empty()) scroll_to_slot(*std::ranges::min_element(slots));
   update();
 }
 
