@@ -169,7 +169,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   side->addTab(summary_, tr("Range"));
   side->addTab(teaching_, tr("Teach"));
   side->setMinimumWidth(200);
-  // A marked range shows its summary at once, a picked batch its details, a story its steps.
+  // A marked range shows its summary at once; a batch picked while the panel is folded, its details.
   connect(view_->state(), &widgets::TimelineViewState::rangeChanged, side, [side, this](const auto& range) {
     if (!range) return;
     side->setCurrentWidget(summary_);
