@@ -24,6 +24,8 @@ int bound_type(double lower, double upper) {
 
 struct SearchState {
   const std::atomic<bool>* cancel = nullptr;
+  std::optional<double> stop_at;
+  bool maximize = true;
   bool cancelled = false;
   double best_bound = std::nan("");
 };
@@ -36,6 +38,10 @@ void search_callback(glp_tree* tree, void* info) {
   if (state->cancel && state->cancel->load(std::memory_order_relaxed)) {
     state->cancelled = true;
     glp_ios_terminate(tree);
+  }
+  if (state->stop_at && glp_ios_reason(tree) == GLP_IBINGO) {
+    const double incumbent = glp_mip_obj_val(glp_ios_get_prob(tree));
+    if (state->maximize ? incumbent >= *state->stop_at : incumbent <= *state->stop_at) glp_ios_terminate(tree);
   }
 }
 
@@ -77,6 +83,12 @@ void MilpProblem::add_row(std::vector<std::pair<int, double>> terms, double lowe
   rows_.push_back(Row{std::move(terms), lower, upper, std::move(name)});
 }
 
+void MilpProblem::set_objective(int var, double coefficient) {
+  if (var < 0 || var >= variable_count() || !std::isfinite(coefficient))
+    throw std::invalid_argument("MILP objective: bad variable or coefficient");
+  vars_[static_cast<std::size_t>(var)].objective = coefficient;
+}
+
 MilpResult MilpProblem::solve(const MilpOptions& options) const {
   const auto start = std::chrono::steady_clock::now();
   glp_term_out(GLP_OFF);
@@ -115,7 +127,7 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
   MilpResult result;
   const double limit_ms = std::max(1.0, options.time_limit_s * 1000.0);
   const int tm_lim = limit_ms > 2e9 ? INT32_MAX : static_cast<int>(limit_ms);
-  SearchState state{options.cancel};
+  SearchState state{options.cancel, options.stop_at_objective, sense_ == Sense::Maximize};
   int rc = 0;
   int status = 0;
   if (integral) {

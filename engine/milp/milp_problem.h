@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,10 @@ struct MilpOptions {
   // (PPipe's max-min objective) but can slow problems whose relaxation is already tight.
   bool gomory_cuts = false;
   bool pseudocost_branching = false;
+  // Stop at the first incumbent at least this good (≥ when maximising, ≤ when minimising): for
+  // questions like "can this model get more than r?", where any such solution answers yes. The
+  // status is then Feasible unless the search had already closed.
+  std::optional<double> stop_at_objective;
 };
 
 enum class MilpStatus {
@@ -54,6 +59,9 @@ class MilpProblem {
   int add_variable(VarKind kind, double lower, double upper, double objective, std::string name = {});
   // lower ≤ Σ coefficient·x ≤ upper; either bound may be infinite.
   void add_row(std::vector<std::pair<int, double>> terms, double lower, double upper, std::string name = {});
+
+  // Replaces a variable's objective coefficient: one problem, several objectives in turn.
+  void set_objective(int var, double coefficient);
 
   int variable_count() const { return static_cast<int>(vars_.size()); }
   int row_count() const { return static_cast<int>(rows_.size()); }

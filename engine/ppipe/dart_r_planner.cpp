@@ -9,7 +9,7 @@
 #include <map>
 #include <tuple>
 
-#include "engine/ppipe/pipeline_milp.h"
+#include "engine/ppipe/pipeline_solver.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -83,7 +83,7 @@ PipelinePlan dart_r_one_model(const PlannerModel& model, const std::vector<Plann
     auto pair_types = gpus;
     pair_types[high].count = 1;
     pair_types[low].count = 1;
-    auto pair = solve_pipeline_milp({model}, pair_types, pair_options, "dart-r", {lambda});
+    auto pair = solve_pipelines({model}, pair_types, pair_options, "dart-r", {lambda});
     // Replicate the pair: the same pipelines with `pairs` times the GPUs.
     scale_pipelines(pair, pairs);
     pair.notes.push_back(profile.name + ": " + std::to_string(pairs) + " replicated pairs of " + gpus[high].gpu +
@@ -247,7 +247,7 @@ PipelinePlan plan_dart_r(const std::vector<PlannerModel>& models, const std::vec
   // λ̂ for the batch-forming estimate and, for several models, the GPU split: the NP plan.
   std::optional<PipelinePlan> np;
   if (models.size() > 1 || (options.batch_forming && !options.batch_forming_rate_rps))
-    np = plan_np(models, gpus, options);
+    np = plan_np(models, gpus, max_min_np_options(options));
   std::vector<std::optional<double>> lambda(models.size());
   if (options.batch_forming)
     for (std::size_t m = 0; m < models.size(); ++m) {

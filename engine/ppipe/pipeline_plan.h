@@ -42,10 +42,20 @@ struct PlannedModel {
   double throughput_rps = 0;
 };
 
+// One stage of a lexicographic max-min solve: the normalised throughput it raised the free
+// models to, and the models that could go no higher and were held there from then on.
+struct PlanSolveStage {
+  double level = 0;  // req/s per unit of weight
+  std::vector<std::string> fixed_models;
+  double seconds = 0;
+};
+
 struct PlanSolveStats {
   std::string status;  // optimal, feasible (time limit), heuristic, infeasible
   bool proven_optimal = false;
-  double objective = 0;
+  std::string solver;          // frontier, milp; empty in plans written before there was a choice
+  std::string objective_kind;  // lex-max-min, max-min, max-throughput (one model)
+  double objective = 0;        // the first stage's: max-min z, or one model's throughput
   double best_bound = 0;
   double gap = 0;
   double seconds = 0;
@@ -53,6 +63,7 @@ struct PlanSolveStats {
   int columns = 0;             // those left after dropping dominated ones: what the MILP chose from
   int variables = 0;
   int rows = 0;
+  std::vector<PlanSolveStage> stages;  // lexicographic max-min only
 };
 
 struct PipelinePlan {

@@ -43,6 +43,9 @@ nlohmann::json pipeline_plan_to_json(const PipelinePlan& plan, const std::string
                          {"partitions", std::move(parts)}});
   }
   const auto& s = plan.solve;
+  auto stages = nlohmann::json::array();
+  for (const auto& st : s.stages)
+    stages.push_back({{"level", st.level}, {"fixed_models", st.fixed_models}, {"seconds", st.seconds}});
   return {{"schema_version", kSchemaVersion},
           {"kind", "pipeline-plan"},
           {"system", plan.system},
@@ -53,6 +56,8 @@ nlohmann::json pipeline_plan_to_json(const PipelinePlan& plan, const std::string
           {"solve",
            {{"status", s.status},
             {"proven_optimal", s.proven_optimal},
+            {"solver", s.solver},
+            {"objective_kind", s.objective_kind},
             {"objective", s.objective},
             {"best_bound", s.best_bound},
             {"gap", s.gap},
@@ -60,7 +65,8 @@ nlohmann::json pipeline_plan_to_json(const PipelinePlan& plan, const std::string
             {"enumerated_columns", s.enumerated_columns},
             {"columns", s.columns},
             {"variables", s.variables},
-            {"rows", s.rows}}},
+            {"rows", s.rows},
+            {"stages", std::move(stages)}}},
           {"notes", plan.notes}};
 }
 
@@ -139,6 +145,20 @@ PipelinePlan pipeline_plan_from_json(const nlohmann::json& json, const std::stri
     st.columns = static_cast<int>(s->int_or("columns", 0, 0, INT32_MAX));
     st.variables = static_cast<int>(s->int_or("variables", 0, 0, INT32_MAX));
     st.rows = static_cast<int>(s->int_or("rows", 0, 0, INT32_MAX));
+    st.solver = s->string_or("solver", "");
+    st.objective_kind = s->string_or("objective_kind", "");
+    if (const auto stages = s->find("stages"))
+      for (std::size_t i = 0; i < stages->size(); ++i) {
+        const auto t = (*stages)[i];
+        t.expect_object({"level", "fixed_models", "seconds"});
+        PlanSolveStage stage;
+        stage.level = t.at("level").as_double(0, kMaxRateRps);
+        const auto fixed = t.at("fixed_models");
+        for (std::size_t k = 0; k < fixed.size(); ++k)
+          stage.fixed_models.push_back(fixed[k].as_string());
+        stage.seconds = t.double_or("seconds", 0, 0, 1e12);
+        st.stages.push_back(std::move(stage));
+      }
   }
   if (const auto notes = root.find("notes"))
     for (std::size_t i = 0; i < notes->size(); ++i)

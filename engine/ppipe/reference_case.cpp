@@ -86,6 +86,7 @@ ReferenceCase load_reference_case(const std::filesystem::path& data_dir, const s
   // Every model of a file was planned with the same margin (round(μ·SLO) per model) and shape.
   c.options.slo_margin = first.margin_us / first.slo_us;
   c.options.max_partitions = std::clamp(first.max_partitions, 1, 3);
+  c.options.objective = PpipeObjective::MaxMin;  // the authors' objective, which their plans reach
   for (int v = 1; v <= max_levels; ++v)
     c.options.vgpu_divisors.push_back(v);
   return c;
