@@ -2,8 +2,12 @@
 // "Lexicographic max-min"; PPipe, seed 000 §4.2, stops after its first stage). Stage 1 is the
 // paper's objective: the largest z with x_m ≥ z·w_m for every model. Each later stage holds the
 // models that cannot go higher at the level they reached and raises the rest together, until
-// every model is held; a last step hands what is left to the models in turn. The stages only ask
-// questions of a LevelOracle, so the exact frontier search and the MILP share them.
+// every model is held. Whole GPUs make the problem non-convex: when every free model could rise
+// alone but not all together, the stage tries holding each in turn and keeps the best; equal
+// bests are each followed to the end (32 branches at most, then the first is held, the one place
+// the result may fall short of the exact lexicographic optimum), and a last step hands what is
+// left to the models in turn. The stages only ask questions of a LevelOracle, so the exact
+// frontier search and the MILP share them.
 #pragma once
 
 #include <cstddef>

@@ -81,3 +81,38 @@ TEST(MilpProblem, CancelledSearchStopsWithoutProvingOptimality) {
     EXPECT_LE(r.objective, full.objective + 1e-9);
   }
 }
+
+TEST(MilpProblem, SolvesOneProblemUnderSeveralObjectives) {
+  // x + y ≤ 4, x ≤ 3, y ≤ 2 over the integers: max x is 3, then max y is 2.
+  MilpProblem p(Sense::Maximize);
+  const int x = p.add_variable(VarKind::Integer, 0, 3, 1);
+  const int y = p.add_variable(VarKind::Integer, 0, 2, 0);
+  p.add_row({{x, 1}, {y, 1}}, -MilpProblem::kInf, 4);
+  EXPECT_DOUBLE_EQ(p.solve().objective, 3);
+  p.set_objective(x, 0);
+  p.set_objective(y, 1);
+  EXPECT_DOUBLE_EQ(p.solve().objective, 2);
+  EXPECT_THROW(p.set_objective(7, 1), std::invalid_argument);
+}
+
+TEST(MilpProblem, StopsAtTheFirstIncumbentThatAnswersTheQuestion) {
+  // A knapsack whose optimum is 28 (weights 5 6 7 8 9 10, values 6 7 8 9 10 11, capacity 25:
+  // three items of weight 25, as four weigh at least 26):
+  // asked only whether 20 is reachable, the search may stop at any incumbent ≥ 20.
+  MilpProblem p(Sense::Maximize);
+  std::vector<std::pair<int, double>> weight;
+  for (int i = 0; i < 6; ++i)
+    weight.emplace_back(p.add_variable(VarKind::Binary, 0, 1, 6 + i), 5 + i);
+  p.add_row(weight, -MilpProblem::kInf, 25);
+  EXPECT_DOUBLE_EQ(p.solve().objective, 28);
+  MilpOptions o;
+  o.stop_at_objective = 20;
+  const auto r = p.solve(o);
+  ASSERT_TRUE(r.has_solution());
+  EXPECT_GE(r.objective, 20);
+  EXPECT_LE(r.objective, 28);
+  o.stop_at_objective = 29;  // beyond the optimum: a full, proven solve
+  const auto full = p.solve(o);
+  EXPECT_EQ(full.status, MilpStatus::Optimal);
+  EXPECT_DOUBLE_EQ(full.objective, 28);
+}

@@ -11,6 +11,7 @@
 #include "engine/ppipe/prepartition.h"
 #include "model/core/error.h"
 #include "tests/support/pipeline_plan_checker.h"
+#include "tests/support/toy_block_model.h"
 
 using namespace servescope;
 using namespace servescope::engine;
@@ -19,36 +20,6 @@ namespace {
 
 Duration us(double v) {
   return Duration::from_us(v);
-}
-
-// A model of `per_block_us.size()` blocks; on each (gpu, divisor) block n takes
-// per_block_us[n] · (1 + 0.5·(b − 1)) · divisor µs at batch b (1..4), and every cut carries `cut_bytes`.
-struct ToyGpu {
-  std::string gpu;
-  std::vector<double> per_block_us;
-  std::vector<int> divisors = {1};
-};
-ModelProfile toy_model(const std::string& name, const std::vector<ToyGpu>& gpus, std::int64_t cut_bytes) {
-  ModelProfile p;
-  p.name = name;
-  p.form = ProfileForm::Blocks;
-  p.block_count = static_cast<int>(gpus.front().per_block_us.size());
-  p.boundary_bytes.assign(static_cast<std::size_t>(p.block_count - 1), cut_bytes);
-  for (const auto& g : gpus)
-    for (const int v : g.divisors) {
-      BlockTable t{g.gpu, GpuShare::mps(v), {}, {}};
-      for (const double l : g.per_block_us) {
-        std::vector<int> batches;
-        std::vector<Duration> lat;
-        for (int b = 1; b <= 4; ++b) {
-          batches.push_back(b);
-          lat.push_back(us(l * (1 + 0.5 * (b - 1)) * v));
-        }
-        t.blocks.emplace_back(batches, lat);
-      }
-      p.block_tables.push_back(std::move(t));
-    }
-  return p;
 }
 
 test::PlanCheckInput check_input(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
@@ -83,7 +54,7 @@ TEST(PpipeT3, TransferArithmetic) {
 
 TEST(PpipeT4T5, MarginAndBatchFormingTerm) {
   // One type, one block: the whole model at 10 ms (batch 1) .. 25 ms (batch 4).
-  const auto m = toy_model("m", {{"V100", {10000}}}, 0);
+  const auto m = test::toy_model("m", {{"V100", {10000}}}, 0);
   const std::vector<PlannerGpuType> gpus = {{"V100", 4, 2, 6}};
   PpipeOptions o;
   o.batch_forming_rate_rps = 686.15;
@@ -103,7 +74,7 @@ TEST(Ppipe, LowClassGpusRunTheBlocksTheyAreGoodAt) {
   // High class H: 2 + 2 ms. Low class L: 2.5 ms on block 0 but 20 ms on block 1. SLO 50 ms
   // (planning 30 ms). 2 H and 8 L. Alone, L cannot run the model usefully in time at batch > 1
   // and H is scarce, so the plan sends block 0 through a pool of L and block 1 to H.
-  const auto m = toy_model("m", {{"H", {2000, 2000}}, {"L", {2500, 20000}}}, 100'000);
+  const auto m = test::toy_model("m", {{"H", {2000, 2000}}, {"L", {2500, 20000}}}, 100'000);
   const std::vector<PlannerGpuType> gpus = {{"H", 2, 1, 10}, {"L", 8, 1, 10}};
   const std::vector<PlannerModel> models = {{&m, us(50000)}};
   PpipeOptions o;
@@ -126,8 +97,8 @@ TEST(Ppipe, LowClassGpusRunTheBlocksTheyAreGoodAt) {
 }
 
 TEST(PpipeT16, MultiModelMaxMinNormalisedThroughput) {
-  const auto a = toy_model("a", {{"H", {2000, 2000}}, {"L", {2500, 20000}}}, 100'000);
-  const auto b = toy_model("b", {{"H", {3000, 1000}}, {"L", {9000, 3000}}}, 50'000);
+  const auto a = test::toy_model("a", {{"H", {2000, 2000}}, {"L", {2500, 20000}}}, 100'000);
+  const auto b = test::toy_model("b", {{"H", {3000, 1000}}, {"L", {9000, 3000}}}, 50'000);
   const std::vector<PlannerGpuType> gpus = {{"H", 3, 1, 10}, {"L", 9, 1, 10}};
   const std::vector<PlannerModel> models = {{&a, us(50000), 0.25}, {&b, us(60000), 0.75}};
   PpipeOptions o;
@@ -148,7 +119,7 @@ TEST(PpipeT16, MultiModelMaxMinNormalisedThroughput) {
 }
 
 TEST(PpipeT17, DartRReplicatesPairsAndRunsTheLeftoverAlone) {
-  const auto m = toy_model("m", {{"H", {2000, 2000}}, {"L", {2500, 9000}}}, 100'000);
+  const auto m = test::toy_model("m", {{"H", {2000, 2000}}, {"L", {2500, 9000}}}, 100'000);
   const std::vector<PlannerGpuType> gpus = {{"H", 2, 1, 10}, {"L", 6, 1, 10}};
   const std::vector<PlannerModel> models = {{&m, us(50000)}};
   PpipeOptions o;
@@ -163,7 +134,7 @@ TEST(PpipeT17, DartRReplicatesPairsAndRunsTheLeftoverAlone) {
     for (const auto& part : p.partitions)
       EXPECT_EQ(part.vgpu_divisor, 1) << "DART-r uses no vGPUs";
   // With a whole model too slow on L, the leftover stays idle and the plan says so.
-  const auto slow = toy_model("slow", {{"H", {2000, 2000}}, {"L", {2500, 40000}}}, 100'000);
+  const auto slow = test::toy_model("slow", {{"H", {2000, 2000}}, {"L", {2500, 40000}}}, 100'000);
   const auto idle = plan_dart_r({{&slow, us(50000)}}, gpus, o);
   EXPECT_LE(idle.gpus_used("L"), 2);
   EXPECT_TRUE(
@@ -172,7 +143,7 @@ TEST(PpipeT17, DartRReplicatesPairsAndRunsTheLeftoverAlone) {
 }
 
 TEST(Ppipe, RefusesBadOptionsWithAReason) {
-  const auto m = toy_model("m", {{"V100", {10000}}}, 0);
+  const auto m = test::toy_model("m", {{"V100", {10000}}}, 0);
   const std::vector<PlannerGpuType> gpus = {{"V100", 4, 2, 6}};
   PpipeOptions o;
   o.max_partitions = 4;

@@ -3,6 +3,7 @@
 // our max-min normalised throughput must reach 99.5 % of the reference `v4` (PPipe), `bl` (NP)
 // and `dart-r` plans, and on the 18 single-model 3-partition ablation cases 99.5 % of `v4`.
 // Every plan we emit also passes the independent checker. Skips when the data is absent.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "engine/ppipe/reference_case.h"
@@ -75,6 +76,50 @@ TEST_P(Maf19, PpipeNpAndDartRReachTheReferencePlans) {
   EXPECT_EQ(check_cases(data, "maf19", "v4", pair).cases, 6);
   EXPECT_EQ(check_cases(data, "maf19", "bl", pair).cases, 6);
   EXPECT_EQ(check_cases(data, "maf19", "dart-r", pair).cases, 6);
+}
+
+// The frontier search against GLPK on the same cases (PPipe and NP): the same max-min optimum,
+// and lexicographic stages that keep it and never end lexicographically below it.
+TEST_P(Maf19, FrontierSearchReachesTheMilpOptimumAndLexKeepsIt) {
+  SERVESCOPE_REQUIRE_SHARED_DATA("PPipe/data/plans/maf19");
+  const auto data = shared_data / "PPipe/data";
+  const std::string pair = std::string("_") + GetParam() + "_";
+  ReferenceProfiles profiles;
+  const auto sorted_levels = [](const PipelinePlan& plan) {
+    std::vector<double> out;
+    for (const auto& m : plan.models)
+      out.push_back(m.throughput_rps / m.weight);
+    std::ranges::sort(out);
+    return out;
+  };
+  int cases = 0;
+  for (const auto& file : reference_plan_files(data, "maf19", "v4")) {
+    if (file.filename().string().find(pair) == std::string::npos) continue;
+    ++cases;
+    const auto c = load_reference_case(data, file, profiles);
+    const auto models = c.planner_models();
+    for (const bool np : {false, true}) {
+      auto o = c.options;
+      const auto plan = [&](PpipeObjective objective, PpipeSolver solver) {
+        o.objective = objective;
+        o.solver = solver;
+        auto p = np ? plan_np(models, c.gpus, o) : plan_ppipe(models, c.gpus, o);
+        EXPECT_TRUE(p.solve.proven_optimal) << c.name;
+        EXPECT_EQ(test::check_pipeline_plan(p, {models, c.gpus, o.slo_margin, o.nic_cap}), std::vector<std::string>{})
+            << c.name;
+        return p;
+      };
+      const auto milp = plan(PpipeObjective::MaxMin, PpipeSolver::Milp);
+      const auto frontier = plan(PpipeObjective::MaxMin, PpipeSolver::Frontier);
+      const auto lex = plan(PpipeObjective::LexMaxMin, PpipeSolver::Auto);
+      const std::string what = c.name + (np ? " (NP)" : " (PPipe)");
+      EXPECT_EQ(frontier.solve.solver, "frontier") << what;
+      EXPECT_NEAR(frontier.solve.objective, milp.solve.objective, 1e-6 * milp.solve.objective) << what;
+      EXPECT_NEAR(lex.solve.objective, frontier.solve.objective, 1e-9 * frontier.solve.objective) << what;
+      EXPECT_FALSE(std::ranges::lexicographical_compare(sorted_levels(lex), sorted_levels(frontier))) << what;
+    }
+  }
+  EXPECT_EQ(cases, 6);
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuPairs, Maf19, testing::Values("L4-P4", "L4-T4", "V100-P4", "V100-T4"));
