@@ -8,11 +8,14 @@
 #include <benchmark/benchmark.h>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <random>
 
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
 #include "engine/systems/ppipe/ppipe_options.h"
 #include "engine/systems/scenario_simulation.h"
+#include "model/import/ppipe_import.h"
 #include "model/io/document.h"
 
 using namespace servescope;
@@ -27,6 +30,12 @@ std::filesystem::path data_dir() {
 
 ReferenceProfiles& profile_cache() {
   static ReferenceProfiles cache;
+  return cache;
+}
+
+// The random mixes' profiles, imported once each.
+std::map<std::string, ModelProfile>& profile_models() {
+  static std::map<std::string, ModelProfile> cache;
   return cache;
 }
 
@@ -145,6 +154,120 @@ void BM_WholeSweep100Gpus(benchmark::State& state) {
   state.counters["plan_rps"] = c->plan.total_throughput_rps();
 }
 BENCHMARK(BM_WholeSweep100Gpus)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+
+// Random mixes of our own (issue 25): 4 of the artifact's 28 models with random weights on 3 of
+// its 4 GPU types, 100 GPUs split at random (at least 4 of a type), 1, 2 or 4 GPUs per server,
+// 6 or 10 Gbps, P = 2 or 3. Nullopt without the data.
+struct RandomMix {
+  std::vector<const ModelProfile*> profiles;
+  std::vector<double> weights;
+  std::vector<PlannerGpuType> gpus;
+  PpipeOptions options;
+  std::vector<PlannerModel> models() const {
+    std::vector<PlannerModel> out;
+    for (std::size_t m = 0; m < profiles.size(); ++m)
+      out.push_back({profiles[m], *profiles[m]->default_slo, weights[m]});
+    return out;
+  }
+};
+
+std::optional<RandomMix> random_mix(unsigned seed) {
+  const auto models_dir = data_dir() / "models" / "model-profile-tf32";
+  if (!std::filesystem::is_directory(models_dir)) return std::nullopt;
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(models_dir))
+    names.push_back(entry.path().filename().string());
+  std::ranges::sort(names);
+  std::mt19937 rng(seed);
+  std::ranges::shuffle(names, rng);
+  std::vector<std::string> types = {"L4", "P4", "T4", "V100"};
+  std::ranges::shuffle(types, rng);
+  RandomMix mix;
+  std::uniform_real_distribution<double> weight(0.05, 1);
+  double total = 0;
+  for (int m = 0; m < 4; ++m) {
+    const auto& name = names[static_cast<std::size_t>(m)];
+    auto it = profile_models().find(name);
+    if (it == profile_models().end())
+      it = profile_models().emplace(name, import_ppipe_model(data_dir(), name, GpuCatalog::builtin())).first;
+    mix.profiles.push_back(&it->second);
+    mix.weights.push_back(weight(rng));
+    total += mix.weights.back();
+  }
+  for (auto& w : mix.weights)
+    w /= total;
+  std::uniform_int_distribution<int> first(4, 92);
+  const int a = first(rng);
+  std::uniform_int_distribution<int> second(4, 96 - a);
+  const int b = second(rng);
+  const int counts[3] = {a, b, 100 - a - b};
+  const int per_server[3] = {1, 2, 4};
+  std::uniform_int_distribution<int> pick(0, 2);
+  const double nic = std::uniform_int_distribution<int>(0, 1)(rng) ? 10 : 6;
+  for (int k = 0; k < 3; ++k)
+    mix.gpus.push_back({types[static_cast<std::size_t>(k)], counts[k], per_server[pick(rng)], nic});
+  mix.options.max_partitions = 2 + static_cast<int>(seed % 2);
+  return mix;
+}
+
+// Every random mix, solved as a user would (Auto, lexicographic): the distribution of solve
+// times, whether every one was proven optimal, and which solver each got.
+void BM_RandomMixes(benchmark::State& state) {
+  const auto count = static_cast<unsigned>(state.range(0));
+  std::vector<double> seconds;
+  int proven = 0, frontier = 0, stages = 0;
+  for (auto _ : state) {
+    seconds.clear();
+    proven = frontier = stages = 0;
+    for (unsigned seed = 1; seed <= count; ++seed) {
+      const auto mix = random_mix(seed);
+      if (!mix) {
+        state.SkipWithError("needs ../shared/data/PPipe");
+        return;
+      }
+      const auto plan = plan_ppipe(mix->models(), mix->gpus, mix->options);
+      seconds.push_back(plan.solve.seconds);
+      proven += plan.solve.proven_optimal;
+      frontier += plan.solve.solver == "frontier";
+      stages += static_cast<int>(plan.solve.stages.size());
+    }
+  }
+  std::ranges::sort(seconds);
+  state.counters["cases"] = static_cast<double>(seconds.size());
+  state.counters["proven"] = proven;
+  state.counters["frontier"] = frontier;
+  state.counters["stages_mean"] = static_cast<double>(stages) / static_cast<double>(seconds.size());
+  state.counters["median_s"] = seconds[seconds.size() / 2];
+  state.counters["p90_s"] = seconds[seconds.size() * 9 / 10];
+  state.counters["max_s"] = seconds.back();
+}
+BENCHMARK(BM_RandomMixes)->Arg(100)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
+
+// The first mixes under the paper's objective by both solvers: the MILP's time (60 s limit) and
+// status beside the frontier's, and whether they agree on z.
+void BM_RandomMixesFrontierAgainstMilp(benchmark::State& state) {
+  const auto seed = static_cast<unsigned>(state.range(0));
+  const auto mix = random_mix(seed);
+  if (!mix) {
+    state.SkipWithError("needs ../shared/data/PPipe");
+    return;
+  }
+  auto o = mix->options;
+  o.objective = PpipeObjective::MaxMin;
+  PipelinePlan frontier, milp;
+  for (auto _ : state) {
+    o.solver = PpipeSolver::Frontier;
+    frontier = plan_ppipe(mix->models(), mix->gpus, o);
+    o.solver = PpipeSolver::Milp;
+    milp = plan_ppipe(mix->models(), mix->gpus, o);
+  }
+  state.counters["frontier_s"] = frontier.solve.seconds;
+  state.counters["milp_s"] = milp.solve.seconds;
+  state.counters["milp_optimal"] = milp.solve.proven_optimal;
+  state.counters["z_ratio"] = frontier.solve.objective > 0 ? milp.solve.objective / frontier.solve.objective : 1;
+  state.counters["P"] = o.max_partitions;
+}
+BENCHMARK(BM_RandomMixesFrontierAgainstMilp)->DenseRange(1, 12)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 void register_solves() {
   const auto dir = data_dir();

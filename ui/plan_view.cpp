@@ -41,6 +41,25 @@ QString ms(Duration d) {
 QString pipeline_html(const engine::PipelinePlan& plan) {
   QString h;
   h += QStringLiteral("<p>%1 req/s in all.</p>").arg(num(plan.total_throughput_rps()));
+  const auto& solve = plan.solve;
+  if (!solve.solver.empty())
+    h += QStringLiteral("<p>%1, solved by the %2 (%3) in %4 s.</p>")
+             .arg(esc(solve.objective_kind), esc(solve.solver), esc(solve.status), num(solve.seconds, 3));
+  if (!solve.stages.empty()) {
+    // What each lexicographic stage raised the free models to, and whom it then held there.
+    h += QStringLiteral(
+        "<table border=1 cellpadding=4><tr><th>stage</th><th>req/s per unit of weight</th>"
+        "<th>held from then on</th></tr>");
+    for (std::size_t i = 0; i < solve.stages.size(); ++i) {
+      QStringList held;
+      for (const auto& name : solve.stages[i].fixed_models)
+        held << esc(name);
+      h += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td></tr>")
+               .arg(i + 1)
+               .arg(num(solve.stages[i].level), held.join(QStringLiteral(", ")));
+    }
+    h += QStringLiteral("</table>");
+  }
   for (const auto& m : plan.models) {
     h +=
         QStringLiteral("<h3>%1</h3><p>planned %2 req/s, SLO %3</p>").arg(esc(m.name), num(m.throughput_rps), ms(m.slo));

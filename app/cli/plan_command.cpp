@@ -17,11 +17,19 @@ namespace {
 
 void print_plan(std::ostream& out, const engine::PipelinePlan& plan) {
   out << std::fixed << std::setprecision(1);
-  out << plan.system << ": " << plan.total_throughput_rps() << " req/s in all; solve " << plan.solve.status << " in "
-      << std::setprecision(2) << plan.solve.seconds << " s over " << plan.solve.columns << " candidate pipelines";
+  out << plan.system << ": " << plan.total_throughput_rps() << " req/s in all; " << plan.solve.objective_kind
+      << " solved by the " << plan.solve.solver << " (" << plan.solve.status << ") in " << std::setprecision(2)
+      << plan.solve.seconds << " s over " << plan.solve.columns << " candidate pipelines";
   if (!plan.solve.proven_optimal && plan.solve.status == "feasible")
     out << " (gap " << std::setprecision(2) << 100 * plan.solve.gap << " %)";
   out << "\n" << std::setprecision(1);
+  for (std::size_t i = 0; i < plan.solve.stages.size(); ++i) {
+    const auto& stage = plan.solve.stages[i];
+    out << "  stage " << i + 1 << ": " << stage.level << " req/s per unit of weight, held:";
+    for (const auto& name : stage.fixed_models)
+      out << " " << name;
+    out << "\n";
+  }
   for (const auto& m : plan.models)
     out << "  " << m.name << ": " << m.throughput_rps << " req/s, SLO " << m.slo.to_ms() << " ms (planned against "
         << m.planning_slo.to_ms() << " ms), weight " << std::setprecision(3) << m.weight << std::setprecision(1)

@@ -111,6 +111,13 @@ std::vector<FrontierSearch::Option> FrontierSearch::efficient_options(const std:
   return out;
 }
 
+std::uint64_t FrontierSearch::memory_bytes() const {
+  std::uint64_t tables = 0;
+  for (const auto& m : models_)
+    tables += 2 + m.groups.size();  // F, its sorted values, a choice per group
+  return tables * states_ * sizeof(double);
+}
+
 bool FrontierSearch::build() {
   for (auto& m : models_) {
     if (cancelled_by(cancel_)) {

@@ -34,6 +34,8 @@ class FrontierSearch final : public LevelOracle {
   // The steps build() will take (GPU vectors × efficient options): the planner compares it with
   // a budget before choosing this search.
   double work() const { return work_; }
+  // What build() will hold: F and one choice per GPU vector for every group of every model.
+  std::uint64_t memory_bytes() const;
   // Builds every model's frontier. False when cancelled.
   bool build();
 

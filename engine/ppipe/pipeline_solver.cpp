@@ -9,13 +9,16 @@
 #include "engine/ppipe/pipeline_frontier.h"
 #include "engine/ppipe/pipeline_milp.h"
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 namespace servescope::engine {
 namespace {
 
 // Steps of the frontier's knapsack (GPU vectors × efficient options) above which Auto hands the
-// problem to the MILP: about a second on one core (BENCHMARKS.md "PPipe").
-constexpr double kFrontierWorkBudget = 4e8;
+// problem to the MILP: about a second on one core (1.5e9 steps took 0.45 s on the bench machine,
+// BENCHMARKS.md "PPipe"), and the memory its choices take.
+constexpr double kFrontierWorkBudget = 3e9;
+constexpr std::uint64_t kFrontierMemoryBudget = std::uint64_t{1} << 30;
 
 PipelinePlan read_plan(PipelinePlan plan, const std::vector<PipelineColumn>& columns,
                        const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
@@ -110,9 +113,13 @@ PipelinePlan solve_pipelines(const std::vector<PlannerModel>& models, const std:
   if (options.solver != PpipeSolver::Milp && gpus.size() <= FrontierSearch::kMaxTypes) {
     frontier =
         std::make_unique<FrontierSearch>(columns, gpus, weights, !options.several_configs_per_sequence, options.cancel);
-    if (options.solver == PpipeSolver::Auto && frontier->work() > kFrontierWorkBudget) {
-      plan.notes.push_back("the frontier search would take " + std::to_string(frontier->work()) +
-                           " steps here; solved with the MILP instead");
+    const bool too_big = frontier->memory_bytes() > kFrontierMemoryBudget;
+    if (too_big && options.solver == PpipeSolver::Frontier)
+      throw QueryError("the frontier search would need " + format_bytes(frontier->memory_bytes()) +
+                       " on this cluster (more than " + format_bytes(kFrontierMemoryBudget) + "); use the MILP");
+    if (options.solver == PpipeSolver::Auto && (too_big || frontier->work() > kFrontierWorkBudget)) {
+      plan.notes.push_back("the frontier search would take " + format_number(frontier->work()) + " steps and " +
+                           format_bytes(frontier->memory_bytes()) + " here; solved with the MILP instead");
       frontier.reset();
     }
   }

@@ -44,9 +44,18 @@ OptionSchema<ScenarioPlanRequest> pipeline_planner_options() {
             [](R& r) -> int& { return r.ppipe.max_partitions; });
   o.real("margin", "SLO margin", "Fraction of the SLO held back while planning", 0, 0.95,
          [](R& r) -> double& { return r.ppipe.slo_margin; });
-  o.real("time-limit", "Solver time limit", "Seconds the MILP solver may take", 0.1, 86400, [](R& r) -> double& {
-     return r.ppipe.time_limit_s;
-   }).unit = " s";
+  o.choice<PpipeObjective>("objective", "Objective",
+                           "What several models' plan maximises: lex-max-min (the paper's max-min, then each "
+                           "model raised in turn so no GPU that could serve is left idle) | max-min (the paper's)",
+                           {{"lex-max-min", PpipeObjective::LexMaxMin}, {"max-min", PpipeObjective::MaxMin}},
+                           [](R& r) -> PpipeObjective& { return r.ppipe.objective; });
+  o.choice<PpipeSolver>("solver", "Solver",
+                        "auto (the exact frontier search up to 3 GPU types, else the MILP) | frontier | milp",
+                        {{"auto", PpipeSolver::Auto}, {"frontier", PpipeSolver::Frontier}, {"milp", PpipeSolver::Milp}},
+                        [](R& r) -> PpipeSolver& { return r.ppipe.solver; });
+  o.real("time-limit", "Solver time limit", "Seconds the MILP solver may take, every stage included", 0.1, 86400,
+         [](R& r) -> double& { return r.ppipe.time_limit_s; })
+      .unit = " s";
   o.real("mip-gap", "MIP gap", "Relative gap at which the solver stops", 0, 1,
          [](R& r) -> double& { return r.ppipe.mip_gap; });
   o.integer_list("vgpus", "vGPU divisors", "Allowed vGPU divisors, e.g. 1,2,4 (default: every profiled one)", 1, 64,
