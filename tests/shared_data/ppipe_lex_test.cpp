@@ -85,7 +85,10 @@ PipelinePlan plan_with(const Mix& mix, PpipeObjective objective, PpipeSolver sol
 
 void report(const char* what, const PipelinePlan& plan) {
   std::cout << what << ": " << plan.solve.solver << ", z " << plan.solve.objective << ", " << gpus_used(plan)
-            << " GPUs, " << plan.solve.seconds << " s;";
+            << " GPUs (";
+  for (const auto& t : {"V100", "L4", "T4", "P4"})
+    if (plan.gpus_used(t) > 0) std::cout << " " << plan.gpus_used(t) << " " << t;
+  std::cout << " ), " << plan.solve.seconds << " s;";
   for (const auto& m : plan.models)
     std::cout << " " << m.name.substr(0, 14) << " " << m.throughput_rps << " req/s";
   std::cout << "\n";
