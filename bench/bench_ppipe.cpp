@@ -179,9 +179,9 @@ std::optional<RandomMix> random_mix(unsigned seed) {
     names.push_back(entry.path().filename().string());
   std::ranges::sort(names);
   std::mt19937 rng(seed);
-  std::ranges::shuffle(names, rng);
+  std::shuffle(names.begin(), names.end(), rng);
   std::vector<std::string> types = {"L4", "P4", "T4", "V100"};
-  std::ranges::shuffle(types, rng);
+  std::shuffle(types.begin(), types.end(), rng);
   RandomMix mix;
   std::uniform_real_distribution<double> weight(0.05, 1);
   double total = 0;

@@ -159,8 +159,7 @@ void FrontierSearch::build_model(ModelFrontier& f) {
   f.best = std::move(before);
   f.values = f.best;
   std::ranges::sort(f.values);
-  const auto [first, last] = std::ranges::unique(f.values);
-  f.values.erase(first, last);
+  f.values.erase(std::unique(f.values.begin(), f.values.end()), f.values.end());
 }
 
 std::optional<std::vector<FrontierSearch::GpuVector>> FrontierSearch::fit(const std::vector<double>& demand_rps) {
@@ -270,8 +269,7 @@ std::optional<CommonLevel> FrontierSearch::raise_common(const std::vector<std::o
   }
   std::erase_if(candidates, [&](double z) { return z > ceiling; });
   std::ranges::sort(candidates);
-  const auto [first, last] = std::ranges::unique(candidates);
-  candidates.erase(first, last);
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   const auto demands = [&](double z) {
     std::vector<double> d(models_.size());
     for (std::size_t m = 0; m < models_.size(); ++m)

@@ -140,7 +140,7 @@ PipelinePlan solve_pipelines(const std::vector<PlannerModel>& models, const std:
     stats.status = to_string(first.status);
     stats.proven_optimal = first.status == MilpStatus::Optimal && milp.all_proven();
     if (first.status == MilpStatus::Optimal && !milp.all_proven())
-      plan.notes.push_back(
+      plan.notes.emplace_back(
           "a later lexicographic stage stopped at the time limit: the plan keeps the max-min "
           "optimum, but may leave GPUs a longer solve would use");
     stats.best_bound = first.best_bound;

@@ -22,14 +22,6 @@ Duration us(double v) {
   return Duration::from_us(v);
 }
 
-std::vector<double> sorted_levels(const PipelinePlan& plan) {
-  std::vector<double> out;
-  for (const auto& m : plan.models)
-    out.push_back(m.throughput_rps / m.weight);
-  std::ranges::sort(out);
-  return out;
-}
-
 void expect_levels_near(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t i = 0; i < got.size(); ++i)
@@ -149,7 +141,7 @@ TEST(PpipeLex, MatchesABruteForceOverEveryAllocation) {
       const auto o = whole_models_at_batch_one(solver);
       const auto plan = plan_ppipe(models, gpus, o);
       const std::string what = "trial " + std::to_string(trial) + " " + to_string(solver);
-      expect_levels_near(sorted_levels(plan), best, what);
+      expect_levels_near(test::sorted_normalised_rates(plan), best, what);
       EXPECT_NEAR(plan.solve.objective, best.front(), 1e-6 * std::max(1.0, best.front())) << what;
       expect_checked(plan, models, gpus, o, what);
       if (solver == PpipeSolver::Frontier && plan.solve.stages.size() > 1) ++stages_beyond_first;
@@ -194,13 +186,16 @@ TEST(PpipeFrontier, ReachesTheMilpOptimumOnRandomPipelineCases) {
     const auto frontier = plan_ppipe(models, gpus, o);
     EXPECT_EQ(frontier.solve.solver, "frontier");
     EXPECT_NEAR(frontier.solve.objective, milp.solve.objective, 1e-6 * std::max(1.0, milp.solve.objective)) << what;
-    EXPECT_NEAR(sorted_levels(frontier).front(), frontier.solve.objective, 1e-9 * frontier.solve.objective) << what;
+    EXPECT_NEAR(test::sorted_normalised_rates(frontier).front(), frontier.solve.objective,
+                1e-9 * frontier.solve.objective)
+        << what;
     expect_checked(frontier, models, gpus, o, what + " frontier");
     expect_checked(milp, models, gpus, o, what + " milp");
     o.objective = PpipeObjective::LexMaxMin;
     const auto lex = plan_ppipe(models, gpus, o);
     EXPECT_NEAR(lex.solve.objective, frontier.solve.objective, 1e-9 * frontier.solve.objective) << what;
-    EXPECT_FALSE(std::ranges::lexicographical_compare(sorted_levels(lex), sorted_levels(frontier)))
+    EXPECT_FALSE(std::ranges::lexicographical_compare(test::sorted_normalised_rates(lex),
+                                                      test::sorted_normalised_rates(frontier)))
         << what << ": lexicographic stages never end below max-min";
     expect_checked(lex, models, gpus, o, what + " lex");
   }

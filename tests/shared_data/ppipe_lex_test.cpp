@@ -63,14 +63,6 @@ int gpus_used(const PipelinePlan& plan) {
   return n;
 }
 
-std::vector<double> sorted_levels(const PipelinePlan& plan) {
-  std::vector<double> out;
-  for (const auto& m : plan.models)
-    out.push_back(m.throughput_rps / m.weight);
-  std::ranges::sort(out);
-  return out;
-}
-
 PipelinePlan plan_with(const Mix& mix, PpipeObjective objective, PpipeSolver solver) {
   PpipeOptions o;
   o.objective = objective;
@@ -133,6 +125,7 @@ TEST(PpipeLex, FourModelsOnThreeTypesSolveExactlyByTheFrontier) {
   EXPECT_EQ(lex.solve.solver, "frontier");
   EXPECT_NEAR(frontier.solve.objective, milp.solve.objective, 1e-6 * milp.solve.objective);
   EXPECT_NEAR(lex.solve.objective, frontier.solve.objective, 1e-9 * frontier.solve.objective);
-  EXPECT_FALSE(std::ranges::lexicographical_compare(sorted_levels(lex), sorted_levels(frontier)));
+  EXPECT_FALSE(std::ranges::lexicographical_compare(test::sorted_normalised_rates(lex),
+                                                    test::sorted_normalised_rates(frontier)));
   EXPECT_GT(lex.total_throughput_rps(), frontier.total_throughput_rps());
 }

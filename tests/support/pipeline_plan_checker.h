@@ -3,6 +3,7 @@
 // per problem; empty when the plan is feasible.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,14 @@ struct PlanCheckInput {
 };
 
 std::vector<std::string> check_pipeline_plan(const engine::PipelinePlan& plan, const PlanCheckInput& input);
+
+// Each model's throughput over its weight, ascending: what lexicographic max-min compares.
+inline std::vector<double> sorted_normalised_rates(const engine::PipelinePlan& plan) {
+  std::vector<double> out;
+  for (const auto& m : plan.models)
+    out.push_back(m.throughput_rps / m.weight);
+  std::ranges::sort(out);
+  return out;
+}
 
 }  // namespace servescope::test
