@@ -6,7 +6,11 @@
 // load factor at >= 99 % attainment and the low-class GPUs' utilisation there. Then the data-plane
 // ablation on the 18 single-model HC2-L cases: reservation vs the reactive per-pool baseline, and
 // PPipe's plans under the two reservation-table modes (gap-filling, the default, and horizon).
-// Needs ../shared/data/PPipe. Prints Markdown. Usage: repro_ppipe [--quick] (5 s per point).
+// Max-min optima tie, and which optimum a solver returns moves the simulated load factors: the
+// tables use GLPK's MILP, as the paper used Gurobi's; --solver frontier re-runs them on the
+// frontier search's optima (docs/reproduction/ppipe.md, "Beyond the paper").
+// Needs ../shared/data/PPipe. Prints Markdown. Usage: repro_ppipe [--quick] (5 s per point)
+// [--solver milp|frontier].
 #include <cstring>
 #include <iomanip>
 #include <iostream>
@@ -25,6 +29,7 @@ using namespace servescope::engine;
 namespace {
 
 double g_duration_s = 30;
+PpipeSolver g_solver = PpipeSolver::Milp;
 const double kBurstyShape = 0.25;  // Gamma inter-arrivals, CV 2: the MAF 2021 trace is not in ../shared
 
 std::filesystem::path data_dir() {
@@ -99,8 +104,12 @@ std::string lf(double v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) g_duration_s = 5;
+    if (std::strcmp(argv[i], "--solver") == 0 && i + 1 < argc)
+      g_solver = std::strcmp(argv[++i], "frontier") == 0 ? PpipeSolver::Frontier : PpipeSolver::Milp;
+  }
+  std::cout << "<!-- plans by the " << to_string(g_solver) << " -->\n\n";
   if (!std::filesystem::is_directory(data_dir() / "plans")) {
     std::cerr << "repro_ppipe: " << data_dir().string() << " not found; needs the PPipe artifact's data\n";
     return 2;
@@ -120,7 +129,8 @@ int main(int argc, char** argv) {
             << "| cluster | group | PPipe plan req/s | trace | PPipe | NP | DART-r | low-class busy PPipe / NP / "
                "DART-r |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& file : reference_plan_files(data_dir(), "maf19", "v4")) {
-    const auto c = load_reference_case(data_dir(), file, profiles);
+    auto c = load_reference_case(data_dir(), file, profiles);
+    c.options.solver = g_solver;
     const auto models = c.planner_models();
     const std::map<std::string, PipelinePlan> plans = {{"ppipe", plan_ppipe(models, c.gpus, c.options)},
                                                        {"np", plan_np(models, c.gpus, c.options)},
@@ -204,7 +214,8 @@ int main(int argc, char** argv) {
   double sum_res = 0, sum_rea = 0;
   int n = 0;
   for (const auto& file : reference_plan_files(data_dir(), "ablation", "v4")) {
-    const auto c = load_reference_case(data_dir(), file, profiles);
+    auto c = load_reference_case(data_dir(), file, profiles);
+    c.options.solver = g_solver;
     const auto plan = plan_ppipe(c.planner_models(), c.gpus, c.options);
     const auto s = scenario_for(c, plan, PoissonArrivals{});
     const double base = plan.total_throughput_rps();
