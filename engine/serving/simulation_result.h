@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/dataplane/controller_cost.h"
 #include "engine/dataplane/run_layout.h"
 #include "engine/dataplane/run_recorder.h"
 #include "engine/glet/glet_serving.h"
@@ -33,6 +35,7 @@ struct SimulationResult : RunLayout {
   Duration duration, warmup;
   std::uint64_t seed = 0;
   double runtime_jitter = 0;
+  std::optional<ControllerStats> controller;  // with SimulationSpec::controller
   std::unique_ptr<MetricsCollector> metrics;
   std::vector<TimelineSpan> timeline;
   std::vector<TransferSpan> transfers;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dataplane/controller_cost.h"
 #include "engine/serving/family_options.h"
 #include "model/core/time.h"
 
@@ -29,7 +30,10 @@ struct SimulationSpec {
   Duration drain = Duration::seconds(10);  // after arrivals stop, to let queued work finish
   std::uint64_t seed = 1;
   double runtime_jitter = 0;  // each batch runs its profiled time × U[1 − j, 1 + j] (Simulator)
-  bool timeline = false;      // keep every batch as a timeline span
+  // Charge each event the data plane handles to a controller of this many cores and this CPU
+  // time per event (controller_cost.h); empty: decisions are free, as in the papers' simulators.
+  std::optional<ControllerCost> controller;
+  bool timeline = false;                                 // keep every batch as a timeline span
   Duration utilisation_bin = Duration::milliseconds(0);  // 0: about 200 bins over the run
   std::ostream* request_log = nullptr;                   // per-request CSV rows (sim/request_log.h)
   // The system's own options (engine/systems/*/…_options.h), plans included.

@@ -114,6 +114,12 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   auto& setup = prepared.setup;
   auto& result = prepared.result;
   auto& plane = prepared.plane;
+  CostedDataPlane* controller = nullptr;
+  if (spec.controller) {
+    auto costed = std::make_unique<CostedDataPlane>(std::move(plane), *spec.controller);
+    controller = costed.get();
+    plane = std::move(costed);
+  }
   const Time until = spec.duration;
   Duration bin = spec.utilisation_bin;
   if (bin <= Duration())
@@ -149,6 +155,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   sim.run(until + spec.drain);
   if (progress) progress(1.0);
   result.sim = sim.stats();
+  if (controller) result.controller = controller->stats();
   if (prepared.collect) prepared.collect(result);
   result.timeline = timeline.spans_by_start();
   result.transfers = timeline.transfers();

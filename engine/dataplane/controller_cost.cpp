@@ -1,0 +1,88 @@
+#include "engine/dataplane/controller_cost.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace servescope::engine {
+namespace {
+
+// The controller's own timer; the wrapped plane's timers are 1 + their index.
+constexpr std::uint64_t kControllerToken = 0;
+
+}  // namespace
+
+CostedDataPlane::CostedDataPlane(std::unique_ptr<DataPlane> inner, ControllerCost cost)
+    : inner_(std::move(inner)), cost_(cost) {
+  if (cost_.cores < 1)
+    throw QueryError("a controller needs at least one core (got " + std::to_string(cost_.cores) + ")");
+  if (cost_.per_event < Duration()) throw QueryError("a controller's cost per event cannot be negative");
+  core_free_.assign(static_cast<std::size_t>(cost_.cores), Time());
+}
+
+void CostedDataPlane::start(DataPlaneContext& context) {
+  outer_ = &context;
+  controller_timer_ = context.clock.create_timer(kControllerToken);
+  inner_context_.emplace(DataPlaneContext{*this, context.executor, context.outcomes});
+  inner_->start(*inner_context_);
+}
+
+TimerId CostedDataPlane::create_timer(std::uint64_t token) {
+  inner_tokens_.push_back(token);
+  return outer_->clock.create_timer(inner_tokens_.size());
+}
+
+void CostedDataPlane::on_timer(std::uint64_t token) {
+  if (token == kControllerToken) {
+    drain();
+    return;
+  }
+  arrive(TimerFired{inner_tokens_[token - 1]});
+}
+
+void CostedDataPlane::arrive(Event event) {
+  const Time t = now();
+  if (cost_.per_event <= Duration()) {
+    deliver(event);
+    return;
+  }
+  // The core that frees first takes it; cores are few, so a scan is cheapest.
+  auto core = std::ranges::min_element(core_free_);
+  const Time done = std::max(t, *core) + cost_.per_event;
+  *core = done;
+  pending_.push({done, seq_++, t, std::move(event)});
+  if (pending_.top().done == done && pending_.top().seq == seq_ - 1) outer_->clock.arm(controller_timer_, done);
+}
+
+void CostedDataPlane::drain() {
+  const Time t = now();
+  while (!pending_.empty() && pending_.top().done <= t) {
+    const Pending p = pending_.top();
+    pending_.pop();
+    const Duration wait = t - p.arrived;
+    stats_.total_wait += wait;
+    stats_.max_wait = std::max(stats_.max_wait, wait);
+    deliver(p.event);
+  }
+  if (!pending_.empty()) outer_->clock.arm(controller_timer_, pending_.top().done);
+}
+
+void CostedDataPlane::deliver(const Event& event) {
+  const auto start = std::chrono::steady_clock::now();
+  std::visit(
+      [&](const auto& e) {
+        using E = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<E, Request>)
+          inner_->on_request(e);
+        else if constexpr (std::is_same_v<E, BatchDone>)
+          inner_->on_batch_done(e);
+        else if constexpr (std::is_same_v<E, TransferDone>)
+          inner_->on_transfer_done(e);
+        else
+          inner_->on_timer(e.token);
+      },
+      event);
+  stats_.handler_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++stats_.events;
+}
+
+}  // namespace servescope::engine
