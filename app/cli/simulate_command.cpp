@@ -51,6 +51,13 @@ void print_run(std::ostream& out, const engine::SimulationResult& r) {
   for (const auto& g : r.reorganisations)
     out << std::setprecision(1) << "  schedule    at " << g.active.to_s() << " s (decided at " << g.decided.to_s()
         << " s): " << g.how << ", " << g.gpus << " GPUs\n";
+  if (r.controller) {
+    const auto& c = *r.controller;
+    out << std::setprecision(0) << "  controller  " << c.events << " events, " << c.handler_ns_per_event()
+        << " ns of the data plane's own time each; waits mean " << std::setprecision(3)
+        << (c.events ? c.total_wait.to_ms() / static_cast<double>(c.events) : 0.0) << " ms, max " << c.max_wait.to_ms()
+        << " ms\n";
+  }
   out << std::setprecision(0) << "  simulator   " << r.sim.arrivals << " requests in " << std::setprecision(2)
       << r.wall_seconds << " s (" << std::setprecision(0)
       << (r.wall_seconds > 0 ? static_cast<double>(r.sim.arrivals) / r.wall_seconds : 0.0) << " req/s)\n";

@@ -37,6 +37,16 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "Each batch runs its profiled time x U[1-j, 1+j] (seeded by --seed); 0: exact profiles")
       ->check(CLI::Range(0.0, 0.95))
       ->capture_default_str();
+  cmd->add_option("--controller-cores", controller_cores,
+                  "Charge every event the data plane handles to a controller of this many cores (0: decisions are "
+                  "free, as in the papers' simulators)")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--controller-us", controller_us,
+                  "The controller's CPU time per event in microseconds (0 with --controller-cores: only measure the "
+                  "data plane's own time per event)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   family_flags.add_to(cmd, simulation_option_groups());
 }
 
@@ -59,6 +69,10 @@ engine::SimulationSpec SimulationArgs::to_spec() {
     }
   }
   spec.runtime_jitter = runtime_jitter;
+  if (controller_cores > 0)
+    spec.controller = engine::ControllerCost{controller_cores, Duration::from_us(controller_us)};
+  else if (controller_us > 0)
+    throw QueryError("--controller-us needs --controller-cores: how many cores share the controller's work");
   spec.workloads = workloads;
   if (!scenario_file.starts_with(kBuiltinPrefix))
     spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();

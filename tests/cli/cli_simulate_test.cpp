@@ -138,6 +138,24 @@ TEST(Cli, SimulateRefusesWhatItCannotRunWithAReason) {
   EXPECT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "--rate", "5", "--load-factor", "1"}).status, 2);
 }
 
+// A controller that costs 50 µs per event on one core cannot keep up with the demo's 15,000 req/s:
+// the report says how long events waited for it, and the SLO suffers; a cost without cores is
+// refused with what is missing.
+TEST(Cli, SimulateChargesTheControllerWhenAsked) {
+  const auto slow = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "3", "--warmup", "1",
+                         "--controller-cores", "1", "--controller-us", "50"});
+  ASSERT_EQ(slow.status, 0) << slow.err;
+  EXPECT_NE(slow.out.find("  controller  "), std::string::npos) << slow.out;
+  const auto free = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "3", "--warmup", "1"});
+  ASSERT_EQ(free.status, 0) << free.err;
+  EXPECT_EQ(free.out.find("  controller  "), std::string::npos) << free.out;
+  EXPECT_NE(free.out.find("100.00 % attained"), std::string::npos) << free.out;
+  EXPECT_EQ(slow.out.find("100.00 % attained"), std::string::npos) << slow.out;
+  const auto no_cores = cli({"simulate", "-s", "builtin:projects/demo.json", "--controller-us", "50"});
+  EXPECT_EQ(no_cores.status, 2);
+  EXPECT_NE(no_cores.err.find("--controller-us needs --controller-cores"), std::string::npos) << no_cores.err;
+}
+
 // A warm-up that covers the whole run leaves nothing to measure: refused, never "100 % attained".
 TEST(Cli, AnEmptyMeasurementWindowIsRefused) {
   for (const auto& command : {"simulate", "goodput"}) {
