@@ -1,16 +1,13 @@
 #include "engine/ppipe/lex_max_min.h"
 
 #include <algorithm>
-#include <chrono>
+
+#include "engine/core/elapsed.h"
 
 namespace servescope::engine {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = WallClock;
 
 // Relative slack for "at the level": rates come back from solvers in floating point.
 constexpr double kLevelTolerance = 1e-9;

@@ -6,15 +6,13 @@
 #include <numeric>
 #include <random>
 
+#include "engine/core/elapsed.h"
 #include "engine/milp/milp_problem.h"
 
 namespace servescope::engine {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+using Clock = WallClock;
 constexpr double kEps = 1e-9;
 
 }  // namespace

@@ -9,31 +9,12 @@
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
+#include "tests/support/resnet50_fixture.h"
 
 using namespace servescope;
 using namespace servescope::engine;
 
 namespace {
-
-Scenario resnet50_on_8(double rate_rps) {
-  Scenario s;
-  s.name = "controller";
-  s.cluster.nodes.push_back({"g", "GTX1080Ti", 1, 8, 10, 10, std::nullopt});
-  ModelProfile p;
-  p.name = "ResNet50";
-  p.form = ProfileForm::Linear;
-  p.default_slo = Duration::milliseconds(25);
-  p.linear_fits.push_back(
-      {"GTX1080Ti", GpuShare::whole(), Duration::microseconds(1053), Duration::microseconds(5072), 0});
-  s.profiles.models.push_back(p);
-  s.workloads.push_back({"w",
-                         rate_rps,
-                         PoissonArrivals{},
-                         {{TargetKind::Model, "ResNet50", 1.0, std::nullopt}},
-                         Popularity::Explicit,
-                         0.9});
-  return s;
-}
 
 SimulationResult run(const std::string& system, std::optional<ControllerCost> controller, double rate = 3000) {
   SimulationSpec spec;
@@ -42,7 +23,7 @@ SimulationResult run(const std::string& system, std::optional<ControllerCost> co
   spec.warmup = Duration::seconds(1);
   spec.seed = 3;
   spec.controller = controller;
-  return simulate(resnet50_on_8(rate), spec);
+  return simulate(test::resnet50_on_8(rate), spec);
 }
 
 }  // namespace

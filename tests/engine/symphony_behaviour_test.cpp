@@ -9,6 +9,7 @@
 #include "engine/systems/scenario_simulation.h"
 #include "engine/systems/symphony/symphony_options.h"
 #include "model/core/error.h"
+#include "tests/support/resnet50_fixture.h"
 
 using namespace servescope;
 using namespace servescope::engine;
@@ -18,23 +19,7 @@ namespace {
 constexpr double kStaggeredCapacity = 5839;  // Table 2
 
 Scenario resnet50_on_8() {
-  Scenario s;
-  s.name = "T11";
-  s.cluster.nodes.push_back({"g", "GTX1080Ti", 1, 8, 10, 10, std::nullopt});
-  ModelProfile p;
-  p.name = "ResNet50";
-  p.form = ProfileForm::Linear;
-  p.default_slo = Duration::milliseconds(25);
-  p.linear_fits.push_back(
-      {"GTX1080Ti", GpuShare::whole(), Duration::microseconds(1053), Duration::microseconds(5072), 0});
-  s.profiles.models.push_back(p);
-  s.workloads.push_back({"w",
-                         kStaggeredCapacity,
-                         PoissonArrivals{},
-                         {{TargetKind::Model, "ResNet50", 1.0, std::nullopt}},
-                         Popularity::Explicit,
-                         0.9});
-  return s;
+  return test::resnet50_on_8(kStaggeredCapacity);
 }
 
 struct Outcome {
