@@ -43,8 +43,10 @@ QString pipeline_html(const engine::PipelinePlan& plan) {
   h += QStringLiteral("<p>%1 req/s in all.</p>").arg(num(plan.total_throughput_rps()));
   const auto& solve = plan.solve;
   if (!solve.solver.empty())
-    h += QStringLiteral("<p>%1, solved by the %2 (%3) in %4 s.</p>")
-             .arg(esc(solve.objective_kind), esc(solve.solver), esc(solve.status), num(solve.seconds, 3));
+    h += QStringLiteral("<p>%1, solved by the %2 (%3) in %4.</p>")
+             .arg(esc(solve.objective_kind), esc(solve.solver), esc(solve.status),
+                  solve.seconds < 1 ? num(1000 * solve.seconds, solve.seconds < 1e-3 ? 2 : 1) + QStringLiteral(" ms")
+                                    : num(solve.seconds, 2) + QStringLiteral(" s"));
   if (!solve.stages.empty()) {
     // What each lexicographic stage raised the free models to, and whom it then held there.
     h += QStringLiteral(

@@ -63,6 +63,10 @@ class TestSession : public QObject {
     for (const auto& text : {left, right}) {
       QVERIFY(text.contains(QStringLiteral("vgg16")));
       QVERIFY(text.contains(QStringLiteral("bottleneck")));
+      // Several models: the lexicographic stages, solved exactly, with whom each held.
+      QVERIFY2(text.contains(QStringLiteral("lex-max-min, solved by the frontier (optimal)")),
+               qPrintable(text.left(400)));
+      QVERIFY2(text.contains(QStringLiteral("held from then on")), qPrintable(text.left(600)));
     }
 
     // The profile view draws an estimated (block) profile per block as well.
