@@ -54,6 +54,13 @@ FrontierSearch::FrontierSearch(const std::vector<PipelineColumn>& columns, const
       work_ += static_cast<double>(g.options.size()) * static_cast<double>(states_);
 }
 
+double FrontierSearch::vectors(const std::vector<PlannerGpuType>& gpus) {
+  double n = 1;
+  for (const auto& g : gpus)
+    n *= static_cast<double>(g.count) + 1;
+  return n;
+}
+
 // A column's pool sizes worth considering: for each rate one of its partitions reaches with some
 // number of GPUs, the fewest GPUs every other partition needs to keep up. Across the group's
 // columns, only the sizes no other dominates (fewer or equal GPUs of every type, at least the

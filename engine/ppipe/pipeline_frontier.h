@@ -31,6 +31,10 @@ class FrontierSearch final : public LevelOracle {
   FrontierSearch(const std::vector<PipelineColumn>& columns, const std::vector<PlannerGpuType>& gpus,
                  const std::vector<double>& weights, bool one_column_per_sequence, const std::atomic<bool>* cancel);
 
+  // GPU vectors of `gpus` (Π (N_k + 1)), every table's length: the planner checks it before
+  // constructing, since even finding the efficient options takes a few tables of that length.
+  static double vectors(const std::vector<PlannerGpuType>& gpus);
+
   // The steps build() will take (GPU vectors × efficient options): the planner compares it with
   // a budget before choosing this search.
   double work() const { return work_; }

@@ -19,6 +19,9 @@ namespace {
 // BENCHMARKS.md "PPipe"), and the memory its choices take.
 constexpr double kFrontierWorkBudget = 3e9;
 constexpr std::uint64_t kFrontierMemoryBudget = std::uint64_t{1} << 30;
+// GPU vectors beyond which even the frontier's set-up (a few tables that long per type sequence)
+// is not worth starting: 3 types of 125 GPUs each.
+constexpr double kFrontierVectorBudget = 2e6;
 
 PipelinePlan read_plan(PipelinePlan plan, const std::vector<PipelineColumn>& columns,
                        const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
@@ -110,7 +113,17 @@ PipelinePlan solve_pipelines(const std::vector<PlannerModel>& models, const std:
   }
 
   std::unique_ptr<FrontierSearch> frontier;
-  if (options.solver != PpipeSolver::Milp && gpus.size() <= FrontierSearch::kMaxTypes) {
+  const double vectors = FrontierSearch::vectors(gpus);
+  if (options.solver == PpipeSolver::Frontier && vectors > kFrontierVectorBudget)
+    throw QueryError("the frontier search would tabulate " + format_number(vectors) +
+                     " GPU vectors on this cluster (more than " + format_number(kFrontierVectorBudget) +
+                     "); use the MILP");
+  if (options.solver == PpipeSolver::Auto && gpus.size() <= FrontierSearch::kMaxTypes &&
+      vectors > kFrontierVectorBudget)
+    plan.notes.push_back("the cluster has " + format_number(vectors) +
+                         " GPU vectors, too many for the frontier search; solved with the MILP");
+  if (options.solver != PpipeSolver::Milp && gpus.size() <= FrontierSearch::kMaxTypes &&
+      vectors <= kFrontierVectorBudget) {
     frontier =
         std::make_unique<FrontierSearch>(columns, gpus, weights, !options.several_configs_per_sequence, options.cancel);
     const bool too_big = frontier->memory_bytes() > kFrontierMemoryBudget;

@@ -210,4 +210,16 @@ TEST(PpipeFrontier, RefusesMoreThanThreeGpuTypesAndAutoFallsBackToTheMilp) {
   const auto plan = plan_ppipe({{&m, us(50000)}}, gpus, o);
   EXPECT_EQ(plan.solve.solver, "milp");
   EXPECT_NEAR(plan.total_throughput_rps(), 4 * 200, 1e-6);
+  // Three types of 200 GPUs: 8 million GPU vectors, past what the frontier tabulates. Auto says
+  // so and uses the MILP; asked for by name, the frontier is refused before allocating anything.
+  const auto big = test::toy_model("big", {{"A", {5000}}, {"B", {5000}}, {"C", {5000}}}, 0);
+  const std::vector<PlannerGpuType> many = {{"A", 200, 1, 10}, {"B", 200, 1, 10}, {"C", 200, 1, 10}};
+  auto forced = whole_models_at_batch_one(PpipeSolver::Frontier);
+  EXPECT_THROW(plan_ppipe({{&big, us(50000)}}, many, forced), QueryError);
+  const auto fallback = plan_ppipe({{&big, us(50000)}}, many, whole_models_at_batch_one(PpipeSolver::Auto));
+  EXPECT_EQ(fallback.solve.solver, "milp");
+  EXPECT_NEAR(fallback.total_throughput_rps(), 600 * 200, 1e-6);
+  EXPECT_TRUE(std::ranges::any_of(fallback.notes, [](const std::string& n) {
+    return n.find("too many for the frontier search") != std::string::npos;
+  }));
 }
