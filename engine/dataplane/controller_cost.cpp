@@ -17,6 +17,7 @@ CostedDataPlane::CostedDataPlane(std::unique_ptr<DataPlane> inner, ControllerCos
     throw QueryError("a controller needs at least one core (got " + std::to_string(cost_.cores) + ")");
   if (cost_.per_event < Duration()) throw QueryError("a controller's cost per event cannot be negative");
   core_free_.assign(static_cast<std::size_t>(cost_.cores), Time());
+  stats_.cost = cost_;
 }
 
 void CostedDataPlane::start(DataPlaneContext& context) {

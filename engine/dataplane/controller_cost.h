@@ -25,6 +25,7 @@ struct ControllerCost {
 };
 
 struct ControllerStats {
+  ControllerCost cost;  // what each event was charged
   std::uint64_t events = 0;
   double handler_seconds = 0;  // wall time inside the wrapped data plane, all events
   Duration total_wait;         // virtual time events waited for a core and were processed

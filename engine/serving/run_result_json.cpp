@@ -155,19 +155,30 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
   nlohmann::json latency_cdf = nlohmann::json::array();
   for (const auto& [edge, frac] : total.latency.cdf())
     latency_cdf.push_back({ms(edge), frac});
+  nlohmann::json config = {
+      {"duration_s", r.duration.to_s()},
+      {"warmup_s", r.warmup.to_s()},
+      {"seed", r.seed},
+      {"runtime_jitter", r.runtime_jitter},
+      {"offered_rate_rps", r.offered_rate_rps},
+      {"nominal_capacity_rps", r.nominal_capacity_rps},
+      {"load_factor", r.nominal_capacity_rps > 0 ? r.offered_rate_rps / r.nominal_capacity_rps : 0.0},
+      {"gpus", r.gpus.size()}};
+  if (r.controller) {
+    // What each event was charged and what the data plane's controller went through (controller_cost.h).
+    const auto& c = *r.controller;
+    config["controller"] = {{"cores", c.cost.cores},
+                            {"per_event_us", c.cost.per_event.to_us()},
+                            {"events", c.events},
+                            {"handler_ns_per_event", c.handler_ns_per_event()},
+                            {"mean_wait_ms", c.events ? c.total_wait.to_ms() / static_cast<double>(c.events) : 0.0},
+                            {"max_wait_ms", c.max_wait.to_ms()}};
+  }
   return {{"schema_version", kSchemaVersion},
           {"kind", "run-result"},
           {"system", r.system},
           {"scenario", scenario_name},
-          {"config",
-           {{"duration_s", r.duration.to_s()},
-            {"warmup_s", r.warmup.to_s()},
-            {"seed", r.seed},
-            {"runtime_jitter", r.runtime_jitter},
-            {"offered_rate_rps", r.offered_rate_rps},
-            {"nominal_capacity_rps", r.nominal_capacity_rps},
-            {"load_factor", r.nominal_capacity_rps > 0 ? r.offered_rate_rps / r.nominal_capacity_rps : 0.0},
-            {"gpus", r.gpus.size()}}},
+          {"config", std::move(config)},
           {"summary",
            {{"arrivals", s.arrivals},
             {"completed", s.completed},

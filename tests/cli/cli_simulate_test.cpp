@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
@@ -142,10 +143,20 @@ TEST(Cli, SimulateRefusesWhatItCannotRunWithAReason) {
 // the report says how long events waited for it, and the SLO suffers; a cost without cores is
 // refused with what is missing.
 TEST(Cli, SimulateChargesTheControllerWhenAsked) {
+  TempDir dir;
+  const auto out = (dir.path() / "run.json").string();
   const auto slow = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "3", "--warmup", "1",
-                         "--controller-cores", "1", "--controller-us", "50"});
+                         "--controller-cores", "1", "--controller-us", "50", "--out", out});
   ASSERT_EQ(slow.status, 0) << slow.err;
   EXPECT_NE(slow.out.find("  controller  "), std::string::npos) << slow.out;
+  // The run file keeps what the controller was charged and how long events waited.
+  std::ifstream in(out);
+  const auto run = nlohmann::json::parse(in);
+  const auto& controller = run["config"]["controller"];
+  EXPECT_EQ(controller["cores"], 1);
+  EXPECT_DOUBLE_EQ(controller["per_event_us"].get<double>(), 50);
+  EXPECT_GT(controller["events"].get<double>(), 0);
+  EXPECT_GT(controller["max_wait_ms"].get<double>(), 1);
   const auto free = cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "-d", "3", "--warmup", "1"});
   ASSERT_EQ(free.status, 0) << free.err;
   EXPECT_EQ(free.out.find("  controller  "), std::string::npos) << free.out;
