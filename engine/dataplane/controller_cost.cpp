@@ -1,7 +1,8 @@
 #include "engine/dataplane/controller_cost.h"
 
 #include <algorithm>
-#include <chrono>
+
+#include "engine/core/elapsed.h"
 
 namespace servescope::engine {
 namespace {
@@ -51,7 +52,7 @@ void CostedDataPlane::arrive(Event event) {
   const Time done = std::max(t, *core) + cost_.per_event;
   *core = done;
   pending_.push({done, seq_++, t, std::move(event)});
-  if (pending_.top().done == done && pending_.top().seq == seq_ - 1) outer_->clock.arm(controller_timer_, done);
+  if (pending_.top().seq == seq_ - 1) outer_->clock.arm(controller_timer_, done);  // it is now the first due
 }
 
 void CostedDataPlane::drain() {
@@ -68,7 +69,7 @@ void CostedDataPlane::drain() {
 }
 
 void CostedDataPlane::deliver(const Event& event) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = WallClock::now();
   std::visit(
       [&](const auto& e) {
         using E = std::decay_t<decltype(e)>;
@@ -82,7 +83,7 @@ void CostedDataPlane::deliver(const Event& event) {
           inner_->on_timer(e.token);
       },
       event);
-  stats_.handler_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats_.handler_seconds += seconds_since(start);
   ++stats_.events;
 }
 

@@ -8,12 +8,7 @@ namespace servescope::engine {
 
 PipelineMilp::PipelineMilp(const std::vector<PipelineColumn>& columns, const std::vector<PlannerGpuType>& gpus,
                            const std::vector<double>& weights, const PpipeOptions& options)
-    : columns_(columns),
-      weights_(weights),
-      options_(options),
-      deadline_(std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                       std::chrono::duration<double>(options.time_limit_s))),
-      x_of_model_(weights.size()) {
+    : columns_(columns), weights_(weights), options_(options), start_(WallClock::now()), x_of_model_(weights.size()) {
   // Per column: its throughput x, the whole GPUs h of each partition and, with one column per type
   // sequence, a binary y. A partition's vGPUs are all v of each of its GPUs (MPS splits a GPU
   // evenly, digest §2.5 fix 5), so x ≤ v·X·h stands for the paper's x ≤ X·g, g ≤ v·h.
@@ -60,7 +55,7 @@ MilpProblem PipelineMilp::with_floors(const std::vector<std::optional<double>>& 
 
 MilpResult PipelineMilp::run(const MilpProblem& problem, bool cuts, std::optional<double> stop_at) {
   MilpOptions mo;
-  mo.time_limit_s = std::chrono::duration<double>(deadline_ - std::chrono::steady_clock::now()).count();
+  mo.time_limit_s = options_.time_limit_s - seconds_since(start_);
   mo.relative_gap = options_.mip_gap;
   mo.cancel = options_.cancel;
   mo.stop_at_objective = stop_at;

@@ -4,9 +4,9 @@
 // its own objective and floors; the time limit covers them all.
 #pragma once
 
-#include <chrono>
 #include <vector>
 
+#include "engine/core/elapsed.h"
 #include "engine/milp/milp_problem.h"
 #include "engine/ppipe/lex_max_min.h"
 #include "engine/ppipe/pipeline_columns.h"
@@ -38,7 +38,7 @@ class PipelineMilp final : public LevelOracle {
   const std::vector<PipelineColumn>& columns_;
   std::vector<double> weights_;
   PpipeOptions options_;
-  std::chrono::steady_clock::time_point deadline_;
+  WallClock::time_point start_;  // the time limit covers every solve since
   MilpProblem base_{Sense::Maximize};
   std::vector<int> x_;               // per column: its rate
   std::vector<std::vector<int>> h_;  // per column and partition: its whole GPUs

@@ -1,10 +1,10 @@
 #include "engine/ppipe/pipeline_solver.h"
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
 
+#include "engine/core/elapsed.h"
 #include "engine/ppipe/pipeline_columns.h"
 #include "engine/ppipe/pipeline_frontier.h"
 #include "engine/ppipe/pipeline_milp.h"
@@ -80,7 +80,7 @@ PipelinePlan solve_pipelines(const std::vector<PlannerModel>& models, const std:
                              const PpipeOptions& options, const std::string& system,
                              const std::vector<std::optional<double>>& lambda) {
   check_planner_inputs(models, gpus, options);
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = WallClock::now();
   PipelinePlan plan;
   plan.system = system;
   const auto sequences = enumerate_type_sequences(static_cast<int>(gpus.size()), options.max_partitions);
@@ -164,7 +164,7 @@ PipelinePlan solve_pipelines(const std::vector<PlannerModel>& models, const std:
   if (frontier) stats.best_bound = stats.objective;
   stats.stages = std::move(result.stages);
   if (result.allocation) plan = read_plan(std::move(plan), columns, models, gpus, *result.allocation);
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.seconds = seconds_since(start);
   return plan;
 }
 

@@ -40,7 +40,8 @@ TEST(ControllerCost, FreeControllerOnlyMeasuresAndChangesNothing) {
     EXPECT_FALSE(plain.controller);
     // At least every request and every batch completion went through the controller.
     EXPECT_GE(measured.controller->events, plain.sim.arrivals + plain.sim.batches) << system;
-    EXPECT_GT(measured.controller->handler_seconds, 0) << system;
+    // Waits are simulated time, deterministic for the seed; the handlers' wall time is measured
+    // by repro_symphony (BENCHMARKS.md), never asserted here.
     EXPECT_EQ(measured.controller->max_wait, Duration()) << system;
   }
 }
@@ -52,6 +53,7 @@ TEST(ControllerCost, ASaturatedControllerMakesRequestsWaitAndMoreCoresHelp) {
   const auto one = run("symphony", ControllerCost{1, Duration::microseconds(300)});
   const auto four = run("symphony", ControllerCost{4, Duration::microseconds(300)});
   ASSERT_TRUE(one.controller && four.controller);
+  // Simulated time, the same on any machine: a controller behind by more than a millisecond.
   EXPECT_GT(one.controller->max_wait, Duration::milliseconds(1));
   EXPECT_LT(four.controller->total_wait, one.controller->total_wait);
   const auto s1 = summarize_run(one), s4 = summarize_run(four);
