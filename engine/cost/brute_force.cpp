@@ -10,8 +10,9 @@ namespace {
 
 class FrontierSearch {
  public:
-  FrontierSearch(const CostModule& module, Duration limit, BruteForceStats& stats, std::uint64_t max_nodes)
-      : m_(module), limit_(limit), stats_(stats), max_nodes_(max_nodes) {
+  FrontierSearch(const CostModule& module, Duration limit, BruteForceStats& stats, std::uint64_t max_nodes,
+                 bool padding)
+      : m_(module), limit_(limit), stats_(stats), max_nodes_(max_nodes), padding_(padding) {
     const auto& cs = m_.configs;
     unit_cost_.assign(cs.size() + 1, kInfiniteCost);
     for (std::size_t i = cs.size(); i-- > 0;) {
@@ -24,11 +25,15 @@ class FrontierSearch {
     // Seed the frontier with the greedy scheduler's plans at every configuration's fluid latency:
     // valid plans of the same space, so the search below can prune against them from the start.
     ModuleSchedulerOptions greedy;
+    if (!padding_) {
+      greedy.dummy = DummyMode::Off;
+      greedy.fallback = false;
+    }
     for (const auto& c : m_.configs) {
       const Duration budget = fluid_latency(c, m_.rate_rps, Dispatch::ThroughputCost);
       if (budget > limit_ + kLatencyTolerance) continue;
       const auto plan = schedule_module(m_, m_.rate_rps, budget, greedy);
-      if (plan.feasible && in_search_space(plan, m_)) emit(plan.tiers);
+      if (plan.feasible && in_search_space(plan, m_) && (padding_ || plan.dummy_rps == 0)) emit(plan.tiers);
     }
     std::vector<Tier> tiers;
     dfs(0, m_.rate_rps, tiers, Duration(), 0.0);
@@ -91,10 +96,12 @@ class FrontierSearch {
           with_partial.push_back(Tier::fraction(i, rest / c.throughput_rps));
           emit(std::move(with_partial));
           // (b) or round the rest up to whole machines of c (dummy requests).
-          auto padded = tiers;
-          if (k > 0) padded.pop_back();
-          padded.push_back(Tier::whole(i, k + std::ceil(rest / c.throughput_rps - kRateEpsilon)));
-          emit(std::move(padded));
+          if (padding_) {
+            auto padded = tiers;
+            if (k > 0) padded.pop_back();
+            padded.push_back(Tier::whole(i, k + std::ceil(rest / c.throughput_rps - kRateEpsilon)));
+            emit(std::move(padded));
+          }
         }
         // (c) or leave the rest to the configurations ranked lower.
         dfs(i + 1, rest, tiers, tier_slowest, tier_cost);
@@ -108,6 +115,7 @@ class FrontierSearch {
   Duration limit_;
   BruteForceStats& stats_;
   std::uint64_t max_nodes_;
+  bool padding_;
   std::vector<double> unit_cost_;
   double max_padding_ = 0;
   std::vector<FrontierPoint> front_;
@@ -116,7 +124,7 @@ class FrontierSearch {
 }  // namespace
 
 std::vector<FrontierPoint> module_frontier(const CostModule& module, Duration limit, BruteForceStats& stats,
-                                           std::uint64_t max_nodes) {
+                                           std::uint64_t max_nodes, bool padding) {
   if (module.is_fixed()) {
     if (module.fixed_latency > limit + kLatencyTolerance) return {};
     ModulePlan plan;
@@ -124,7 +132,7 @@ std::vector<FrontierPoint> module_frontier(const CostModule& module, Duration li
     plan.wcl = module.fixed_latency;
     return {FrontierPoint{module.fixed_latency, 0, plan}};
   }
-  return FrontierSearch(module, limit, stats, max_nodes).run();
+  return FrontierSearch(module, limit, stats, max_nodes, padding).run();
 }
 
 CostPlan plan_brute_force(const CostProblem& problem, const BruteForceOptions& options, BruteForceStats* stats_out) {

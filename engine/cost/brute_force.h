@@ -29,9 +29,10 @@ struct BruteForceStats {
 };
 
 // Every Pareto-optimal plan of `module` at its rate with latency ≤ `limit`, latency ascending
-// (and cost strictly descending).
+// (and cost strictly descending). Without `padding`, no plan rounds a tier up with dummy requests.
 std::vector<FrontierPoint> module_frontier(const CostModule& module, Duration limit, BruteForceStats& stats,
-                                           std::uint64_t max_nodes = BruteForceOptions{}.max_nodes);
+                                           std::uint64_t max_nodes = BruteForceOptions{}.max_nodes,
+                                           bool padding = true);
 
 // The cheapest plan of the whole application; system "bruteforce". When the node budget ran
 // out, the plan is the best found and `stats.complete` is false.

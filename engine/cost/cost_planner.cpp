@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "engine/cost/frontier_scheduler.h"
 #include "engine/cost/quantized_split.h"
 #include "model/core/error.h"
 
@@ -74,16 +75,14 @@ CostProblem restrict(const CostProblem& problem, const CostPlanOptions& o, std::
   return out;
 }
 
-double module_cost(const CostModule& m, double rate, Duration budget, const ModuleSchedulerOptions& o) {
-  if (m.is_fixed()) return m.fixed_latency <= budget + kLatencyTolerance ? 0.0 : kInf;
-  const auto plan = schedule_module(m, rate, budget, o);
-  return plan.feasible ? plan.cost : kInf;
-}
-
 class Pipeline {
  public:
   Pipeline(const CostProblem& problem, const CostPlanOptions& options, std::string refusal = {})
-      : p_(problem), o_(options), dag_(problem), refusal_(std::move(refusal)) {}
+      : p_(problem),
+        o_(options),
+        dag_(problem),
+        refusal_(std::move(refusal)),
+        scheduler_(problem.slo, options.module) {}
 
   CostPlan run() {
     std::optional<CostPlan> best;
@@ -109,7 +108,7 @@ class Pipeline {
         break;
       case SplitMethod::Quantized: {
         auto split = quantized_split(dag_, p_.slo, o_.quantum, [&](std::size_t m, Duration budget) {
-          return module_cost(p_.modules[m], p_.modules[m].rate_rps, budget, o_.module);
+          return module_cost(p_.modules[m], p_.modules[m].rate_rps, budget);
         });
         if (!split.refusal.empty()) return infeasible(o_.system + ": " + split.refusal);
         if (split.budgets.empty()) return infeasible("no quantized budget split fits the SLO");
@@ -164,6 +163,16 @@ class Pipeline {
   }
 
  private:
+  ModulePlan schedule(const CostModule& m, double rate, Duration budget) const {
+    return scheduler_.schedule(m, rate, budget);
+  }
+
+  double module_cost(const CostModule& m, double rate, Duration budget) const {
+    if (m.is_fixed()) return m.fixed_latency <= budget + kLatencyTolerance ? 0.0 : kInf;
+    const auto plan = schedule(m, rate, budget);
+    return plan.feasible ? plan.cost : kInf;
+  }
+
   CostPlan infeasible(std::string why) const {
     CostPlan plan;
     plan.system = o_.system;
@@ -211,7 +220,7 @@ class Pipeline {
         if (later)
           cost = kUnpriced;
         else if (!always || !fluid_pricing)
-          cost = module_cost(m, m.rate_rps, lat, o_.module);
+          cost = module_cost(m, m.rate_rps, lat);
         if (!later && !always && cost >= kInf) return;
         seen.insert(lat);
         if (exchange_only) {
@@ -298,7 +307,7 @@ class Pipeline {
     for (const auto k : order) {
       auto& o = options[k];
       if (std::isnan(o.cost))
-        o.cost = cheapest <= floor * (1 + kRateEpsilon) ? cheapest : module_cost(m, m.rate_rps, o.latency, o_.module);
+        o.cost = cheapest <= floor * (1 + kRateEpsilon) ? cheapest : module_cost(m, m.rate_rps, o.latency);
       cheapest = std::min(cheapest, o.cost);
     }
   }
@@ -355,7 +364,7 @@ class Pipeline {
     for (std::size_t m = 0; m < p_.modules.size(); ++m) {
       const auto& mod = p_.modules[m];
       if (mod.is_fixed()) continue;
-      plan.modules[m] = schedule_module(mod, mod.rate_rps, budgets[m], o_.module);
+      plan.modules[m] = schedule(mod, mod.rate_rps, budgets[m]);
       if (!plan.modules[m].feasible) {
         plan.reason = "module '" + mod.id + "' cannot serve " + std::to_string(mod.rate_rps) + " req/s within " +
                       std::to_string(budgets[m].to_ms()) + " ms on any configuration";
@@ -391,8 +400,10 @@ class Pipeline {
         std::vector<ModulePlan> cands;
         const Tier majority = cur.tiers.front();
         const double residual = mod.rate_rps - majority.machines * mod.configs[majority.config].throughput_rps;
-        if (!majority.partial && residual > kRateEpsilon * mod.rate_rps) {
-          auto rest = schedule_module(mod, residual, budget, o_.module);
+        // The exact scheduler's plan at the full rate is already the cheapest of the space,
+        // the majority-and-residual one included.
+        if (!scheduler_.exact() && !majority.partial && residual > kRateEpsilon * mod.rate_rps) {
+          auto rest = schedule(mod, residual, budget);
           if (rest.feasible) {
             ModulePlan joined;
             joined.tiers = rest.tiers;
@@ -405,7 +416,7 @@ class Pipeline {
             cands.push_back(std::move(joined));
           }
         }
-        cands.push_back(schedule_module(mod, mod.rate_rps, budget, o_.module));
+        cands.push_back(schedule(mod, mod.rate_rps, budget));
         for (auto& c : cands) {
           if (!c.feasible || !in_search_space(c, mod)) continue;
           if (o_.module.max_configs > 0 && distinct_configs(c) > o_.module.max_configs) continue;
@@ -426,7 +437,8 @@ class Pipeline {
   const CostProblem& p_;
   const CostPlanOptions& o_;
   CostDag dag_;
-  std::string refusal_;  // why the space leaves a module nothing, found when it was restricted
+  std::string refusal_;                        // why the space leaves a module nothing, found when it was restricted
+  mutable SelectedModuleScheduler scheduler_;  // caches frontiers: pricing an option changes no plan
 };
 
 }  // namespace

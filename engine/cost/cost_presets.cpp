@@ -41,6 +41,7 @@ const Variant kVariants[] = {
     {"nnm", [](CostPlanOptions& o) { o.node_merger = false; }},
     {"ncd", [](CostPlanOptions& o) { o.cost_direct_rounds = 0; }},
     {"fluid", [](CostPlanOptions& o) { o.split_cost = SplitCostMode::Fluid; }},
+    {"alg1", [](CostPlanOptions& o) { o.module.exact = false; }},
     {"paper", [](CostPlanOptions& o) { o = as_published(std::move(o)); }},
 };
 
@@ -60,6 +61,7 @@ std::vector<std::string> cost_plan_ablations() {
 CostPlanOptions as_published(CostPlanOptions options) {
   options.pair_exchange = false;
   options.module.each_alone = false;
+  options.module.exact = false;
   return options;
 }
 
@@ -75,6 +77,7 @@ CostPlanOptions cost_plan_preset(std::string_view system) {
     o.spatial = false;
     o.pair_exchange = true;
     o.module.each_alone = true;
+    o.module.exact = true;
   } else if (base == "piccolo") {
     // Piccolo §3.5: fluid LC with budgets stretched to the SLO, both dummy formulas, reassignment.
     o.split_cost = SplitCostMode::Fluid;
@@ -84,6 +87,7 @@ CostPlanOptions cost_plan_preset(std::string_view system) {
     o.cost_direct_rounds = 0;
     o.pair_exchange = true;  // ours beyond the paper, as for Harpagon (-paper: without)
     o.module.each_alone = true;
+    o.module.exact = true;
   } else if (base == "nexus" || base == "scrooge" || base == "inferline" || base == "clipper") {
     o.module.dummy = DummyMode::Off;
     o.reassign = ReassignMode::None;

@@ -42,7 +42,8 @@ struct CostPlanOptions {
 
 // "piccolo", "harpagon", "nexus", "scrooge", "inferline", "clipper", or an ablation written
 // as BASE-VARIANT (Piccolo digest §3.7, Harpagon digest §4.8): 2d, dt, 1c, 2c, nb, np, nh, nhc,
-// nhe, nd, 0re, 1re, tb, q0.1, q0.01, nnm, ncd, fluid, and paper (the algorithm as published,
+// nhe, nd, 0re, 1re, tb, q0.1, q0.01, nnm, ncd, fluid, alg1 (Alg. 1 instead of the exact module
+// scheduler), and paper (the algorithm as published,
 // without what we add beyond it: see as_published). Throws QueryError listing the names.
 CostPlanOptions cost_plan_preset(std::string_view system);
 std::vector<std::string> cost_plan_systems();       // the six systems

@@ -27,6 +27,10 @@ struct ModuleSchedulerOptions {
   // the residual that leaves cannot collect a batch in time, a lower-ranked configuration alone
   // (one machine and a third of another) can cost a third less than the fallback's padding.
   bool each_alone = false;
+  // Plan each module exactly instead (ours; frontier_scheduler.h): the cheapest plan of the brute
+  // force's module space at the budget. Throughput-cost dispatch and any number of configurations
+  // only; the cost planner applies it, schedule_module() below is Alg. 1 whatever it says.
+  bool exact = false;
 };
 
 // Alg. 1 alone on `rate_rps` under `budget`. On failure `feasible` is false and `tiers` holds
