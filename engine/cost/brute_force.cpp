@@ -33,7 +33,7 @@ class FrontierSearch {
       const Duration budget = fluid_latency(c, m_.rate_rps, Dispatch::ThroughputCost);
       if (budget > limit_ + kLatencyTolerance) continue;
       const auto plan = schedule_module(m_, m_.rate_rps, budget, greedy);
-      if (plan.feasible && in_search_space(plan, m_) && (padding_ || plan.dummy_rps == 0)) emit(plan.tiers);
+      if (plan.feasible && in_search_space(plan, m_) && (padding_ || plan.dummy_rps == 0)) emit(plan.tiers, Duration());
     }
     std::vector<Tier> tiers;
     dfs(0, m_.rate_rps, tiers, Duration(), 0.0);
@@ -49,9 +49,16 @@ class FrontierSearch {
     return it == front_.begin() ? kInfiniteCost : std::prev(it)->cost;
   }
 
-  void emit(std::vector<Tier> tiers) {
+  // `latency_floor` bounds the plan's latency from below: a plan no cheaper than the best point
+  // that fast is dominated, which settles most candidates before evaluate() (the planners run this
+  // search for every module they plan, so it is their hot loop).
+  void emit(const std::vector<Tier>& tiers, Duration latency_floor) {
+    double cost = 0;
+    for (const auto& t : tiers)
+      cost += t.machines * m_.configs[t.config].price;
+    if (cheapest_within(latency_floor) <= cost * (1 + kRateEpsilon)) return;
     ModulePlan plan;
-    plan.tiers = std::move(tiers);
+    plan.tiers = tiers;
     evaluate(plan, m_, Dispatch::ThroughputCost);
     if (plan.wcl > limit_ + kLatencyTolerance) return;
     plan.dummy_rps = std::max(0.0, plan.served_rps() - m_.rate_rps);
@@ -88,19 +95,22 @@ class FrontierSearch {
       const double tier_cost = cost + k * c.price;
       if (k > 0) tiers.push_back(Tier::whole(i, k));
       if (eps_zero(rest)) {
-        emit(tiers);
+        emit(tiers, tier_slowest);
       } else {
         if (k == most) {
-          // (a) a partial machine of c on what is left, as its own last tier;
-          auto with_partial = tiers;
-          with_partial.push_back(Tier::fraction(i, rest / c.throughput_rps));
-          emit(std::move(with_partial));
+          // (a) a partial machine of c on what is left, as its own last tier, collecting at that
+          // rest alone;
+          tiers.push_back(Tier::fraction(i, rest / c.throughput_rps));
+          emit(tiers, std::max(tier_slowest, c.duration + collection_time(c.batch, rest)));
+          tiers.pop_back();
           // (b) or round the rest up to whole machines of c (dummy requests).
           if (padding_) {
-            auto padded = tiers;
-            if (k > 0) padded.pop_back();
-            padded.push_back(Tier::whole(i, k + std::ceil(rest / c.throughput_rps - kRateEpsilon)));
-            emit(std::move(padded));
+            const Tier kept = k > 0 ? tiers.back() : Tier{};
+            if (k > 0) tiers.pop_back();
+            tiers.push_back(Tier::whole(i, k + std::ceil(rest / c.throughput_rps - kRateEpsilon)));
+            emit(tiers, slowest);
+            tiers.pop_back();
+            if (k > 0) tiers.push_back(kept);
           }
         }
         // (c) or leave the rest to the configurations ranked lower.
