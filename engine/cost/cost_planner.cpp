@@ -271,6 +271,11 @@ class Pipeline {
             const Duration lat = c.duration + collection_time(c.batch, residual);
             if (!seen.contains(lat)) add(k, lat, m.rate_rps, false, true);
           }
+        // With the exact scheduler every step of the module's cost curve is a point of its
+        // frontier, the ones above among them: offer the exchange all of them.
+        if (exchange)
+          for (const auto& [lat, k] : scheduler_.steps(m, m.rate_rps))
+            if (lat <= p_.slo + kLatencyTolerance && !seen.contains(lat)) add(k, lat, m.rate_rps, false, true);
         sched.insert(sched.end(), extra.begin(), extra.end());
         configs[index].insert(configs[index].end(), extra_configs.begin(), extra_configs.end());
         if (fluid_pricing && exchange) price_by_latency(m, sched);

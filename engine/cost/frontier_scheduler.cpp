@@ -19,6 +19,13 @@ const FrontierScheduler::Frontier& FrontierScheduler::frontier(const CostModule&
   return f;
 }
 
+const std::vector<FrontierPoint>& FrontierScheduler::points(const CostModule& module, double rate_rps) {
+  static const std::vector<FrontierPoint> kNone;
+  if (module.is_fixed() || module.configs.empty()) return kNone;
+  const auto& f = frontier(module, rate_rps);
+  return f.complete ? f.points : kNone;
+}
+
 std::optional<ModulePlan> FrontierScheduler::schedule(const CostModule& module, double rate_rps, Duration budget) {
   if (module.is_fixed() || module.configs.empty()) return std::nullopt;
   const auto& f = frontier(module, rate_rps);
@@ -41,6 +48,15 @@ ModulePlan SelectedModuleScheduler::schedule(const CostModule& module, double ra
   if (exact_)
     if (auto plan = frontier_.schedule(module, rate_rps, budget)) return std::move(*plan);
   return schedule_module(module, rate_rps, budget, options_);
+}
+
+std::vector<std::pair<Duration, std::size_t>> SelectedModuleScheduler::steps(const CostModule& module,
+                                                                             double rate_rps) {
+  std::vector<std::pair<Duration, std::size_t>> out;
+  if (!exact_) return out;
+  for (const auto& p : frontier_.points(module, rate_rps))
+    if (!p.plan.tiers.empty()) out.emplace_back(p.latency, p.plan.tiers.front().config);
+  return out;
 }
 
 }  // namespace servescope::engine

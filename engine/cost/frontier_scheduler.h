@@ -38,6 +38,8 @@ class FrontierScheduler {
   // in the space or the search ran out of nodes. `module` must outlive the scheduler: frontiers
   // are cached by its address and the rate.
   std::optional<ModulePlan> schedule(const CostModule& module, double rate_rps, Duration budget);
+  // The module's whole frontier up to the limit (latency ascending); empty when the search was cut.
+  const std::vector<FrontierPoint>& points(const CostModule& module, double rate_rps);
 
   std::uint64_t nodes() const { return nodes_; }  // searched so far, all frontiers together
 
@@ -64,6 +66,9 @@ class SelectedModuleScheduler {
   // Whether plans come from the exact scheduler (where its search completes): then no plan of the
   // space at the same budget is cheaper, and a caller need not try others.
   bool exact() const { return exact_; }
+  // Where the module's cost steps, as (latency, configuration of its first tier): the exact
+  // frontier's points, or none when the exact scheduler does not apply or its search was cut.
+  std::vector<std::pair<Duration, std::size_t>> steps(const CostModule& module, double rate_rps);
 
  private:
   ModuleSchedulerOptions options_;

@@ -86,7 +86,33 @@ TEST(FrontierScheduler, ASearchCutShortDefersToAlg1) {
   EXPECT_TRUE(selected.exact());
   EXPECT_NEAR(selected.schedule(m, 100, s(0.33)).cost, 3.6875, 1e-9);
   options.dispatch = Dispatch::RoundRobin;  // the frontier is of throughput-cost dispatch only
-  EXPECT_FALSE(SelectedModuleScheduler(s(3.0), options).exact());
+  SelectedModuleScheduler round_robin(s(3.0), options);
+  EXPECT_FALSE(round_robin.exact());
+  EXPECT_TRUE(round_robin.steps(m, 100).empty());
+}
+
+TEST(FrontierScheduler, StepsAreTheFrontierPointsTheSplitIsOffered) {
+  // Harpagon T13's frontier (cost_module_test.cpp): nine points up to 3 s, each a step of the
+  // module's cost curve, named by the configuration its first tier runs.
+  const auto m = test::cost_module("M2", 100, test::harpagon_m2());
+  ModuleSchedulerOptions options;
+  options.exact = true;
+  SelectedModuleScheduler selected(s(3.0), options);
+  const auto steps = selected.steps(m, 100);
+  ASSERT_EQ(steps.size(), 9u);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    EXPECT_LT(steps[k].second, m.configs.size());
+    if (k > 0) {
+      EXPECT_GT(steps[k].first, steps[k - 1].first);
+    }
+    // The plan at each step's latency is that step's: cheaper than the step before.
+    const auto here = selected.schedule(m, 100, steps[k].first);
+    EXPECT_LE(here.wcl, steps[k].first + kLatencyTolerance);
+    if (k > 0) {
+      EXPECT_LT(here.cost, selected.schedule(m, 100, steps[k - 1].first).cost);
+    }
+  }
+  EXPECT_NEAR(steps[4].first.to_s(), 0.33, 1e-4);
 }
 
 }  // namespace
