@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/cost/frontier_scheduler.h"
+#include "engine/cost/module_arrivals.h"
 #include "engine/cost/quantized_split.h"
 #include "model/core/error.h"
 
@@ -498,6 +499,15 @@ CostPlan plan_for_rates(const CostProblem& problem, const CostPlanOptions& optio
 
 }  // namespace
 
+void serve_real_rates(CostPlan& plan, const CostProblem& real, const CostProblem& padded) {
+  for (std::size_t m = 0; m < real.modules.size(); ++m) {
+    const double rate = real.modules[m].rate_rps;
+    plan.problem.modules[m].rate_rps = rate;
+    if (real.modules[m].is_fixed()) continue;
+    plan.modules[m].headroom_rps = padded.modules[m].rate_rps - rate;
+  }
+}
+
 CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
   validate(problem);
   auto plan = plan_for_rates(problem, options);
@@ -511,38 +521,19 @@ CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options) {
   // Budgets and batches depend on the plan, so iterate to a fixed point (two or three rounds).
   const CostDag dag(problem);
   for (int round = 0; round < 4; ++round) {
-    std::vector<double> burst_in(problem.modules.size(), 1.0), burst_out(problem.modules.size(), 1.0);
-    for (const auto m : dag.order()) {
-      const auto& mod = problem.modules[m];
-      for (const auto p : dag.preds(m)) {
-        const double ratio =
-            mod.is_fixed() || problem.modules[p].is_fixed() ? 1.0 : mod.rate_rps / problem.modules[p].rate_rps;
-        burst_in[m] = std::max(burst_in[m], burst_out[p] * ratio);
-      }
-      burst_out[m] = burst_in[m];
-      if (!mod.is_fixed())
-        for (const auto& t : plan.modules[m].tiers)
-          burst_out[m] = std::max(burst_out[m], static_cast<double>(plan.problem.modules[m].configs[t.config].batch));
-    }
+    const auto arrivals = module_arrivals(problem, dag, plan);
     CostProblem padded = problem;
     for (std::size_t m = 0; m < padded.modules.size(); ++m) {
       auto& mod = padded.modules[m];
       if (mod.is_fixed()) continue;
       const double tau = std::max(1e-6, plan.budgets[m].to_s());
-      mod.rate_rps += options.burst_z_of(m) * std::sqrt(mod.rate_rps * burst_in[m] / tau);
+      mod.rate_rps += options.burst_z_of(m) * std::sqrt(mod.rate_rps * arrivals[m].burst / tau);
     }
     auto next = plan_for_rates(padded, options);
     if (!next.feasible) return next;
     const bool settled = std::abs(next.cost - plan.cost) <= kRateEpsilon * std::max(1.0, plan.cost) && round > 0;
     plan = std::move(next);
-    // The plan serves the real rates; what it carries beyond them and its dummies is headroom.
-    for (std::size_t m = 0; m < problem.modules.size(); ++m) {
-      auto& mp = plan.modules[m];
-      const double real = problem.modules[m].rate_rps;
-      plan.problem.modules[m].rate_rps = real;
-      if (problem.modules[m].is_fixed()) continue;
-      mp.headroom_rps = padded.modules[m].rate_rps - real;
-    }
+    serve_real_rates(plan, problem, padded);
     if (settled) break;
   }
   return plan;

@@ -16,4 +16,8 @@ namespace servescope::engine {
 
 CostPlan plan_cost(const CostProblem& problem, const CostPlanOptions& options);
 
+// A plan made for `padded` rates, made to serve `real` ones: its module rates become the real ones
+// and what its tiers carry beyond them is headroom (ModulePlan::headroom_rps).
+void serve_real_rates(CostPlan& plan, const CostProblem& real, const CostProblem& padded);
+
 }  // namespace servescope::engine

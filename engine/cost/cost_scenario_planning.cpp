@@ -41,7 +41,10 @@ CostScenarioOutcome plan_cost_scenario(const Scenario& scenario, const CostScena
       out.plan = plan_cost(out.problem, preset);
     } else {
       VerifiedPlanOptions vo;
-      if (request.burst_z > 0) vo.start_z = request.burst_z;
+      if (request.burst_z > 0) {  // asked for the count formula's headroom by name
+        vo.headroom = HeadroomModel::Count;
+        vo.start_z = request.burst_z;
+      }
       vo.simulation = simulation_options(request.verify_s, request.seed, arrivals);
       out.verified = plan_cost_verified(out.problem, preset, vo);
       out.plan = out.verified->plan;

@@ -17,7 +17,7 @@ struct CostScenarioRequest {
   std::string system = "harpagon";  // a cost preset or "bruteforce"
   CostScenarioOptions scenario;
   bool verify = true;      // plan for the workload's arrivals (plan_cost_verified); off: the papers' plan
-  double burst_z = 0;      // starting headroom (0: the verifier's default, or none without verify)
+  double burst_z = 0;      // the count formula's starting z (0: the verifier's queueing model, or none without verify)
   double verify_s = 60;    // each check in the simulator runs this long
   double simulate_s = 0;   // then run the plan this long at its rates (0: no run)
   std::uint64_t seed = 1;  // of the checks and of the run

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <variant>
 
 namespace servescope::engine {
 
@@ -9,9 +10,14 @@ VerifiedPlan plan_cost_verified(const CostProblem& problem, CostPlanOptions opti
                                 const VerifiedPlanOptions& verify) {
   VerifiedPlan out;
   const std::size_t n = problem.modules.size();
+  bool queueing = verify.headroom == HeadroomModel::Queueing;
   options.module_burst_z.assign(n, options.burst_z > 0 ? options.burst_z : verify.start_z);
+  auto model = verify.model;
+  if (const auto* gamma = std::get_if<GammaArrivals>(&verify.simulation.arrivals)) model.source_shape = gamma->shape;
+  std::vector<double> targets(n, model.target_miss);
   for (int round = 1; round <= verify.max_rounds; ++round) {
-    auto plan = plan_cost(problem, options);
+    if (queueing && round > verify.model_rounds) queueing = false;  // the count formula from start_z
+    auto plan = queueing ? plan_cost_for_queueing(problem, options, targets, model) : plan_cost(problem, options);
     if (!plan.feasible) {
       if (round == 1) out.plan = std::move(plan);  // nothing better to return
       return out;
@@ -41,12 +47,16 @@ VerifiedPlan plan_cost_verified(const CostProblem& problem, CostPlanOptions opti
           st.requests ? static_cast<double>(st.over_budget + st.dropped) / static_cast<double>(st.requests) : 0;
       if (missed > allowed) {
         options.module_burst_z[m] *= verify.step;
+        targets[m] /= verify.tighten;
         any = true;
       }
     }
-    if (!any)
+    if (!any) {
       for (auto& z : options.module_burst_z)
         z *= verify.step;
+      for (auto& t : targets)
+        t /= verify.tighten;
+    }
   }
   return out;
 }

@@ -66,8 +66,8 @@ OptionSchema<ScenarioPlanRequest> cost_planner_options() {
                  1, 1'000'000, [](R& r) -> std::vector<int>& { return r.cost.scenario.batches; })
       .show_default = false;
   o.real("burst-z", "Burst headroom z",
-         "Cost planners: plan each module for T + z*sqrt(T/budget) to absorb Poisson bursts (0: smooth streams, as "
-         "the papers)",
+         "Cost planners: plan each module for T + z*sqrt(T*B/budget) to absorb bursts (0: with the simulator check, "
+         "the queueing model sizes each module; without it, smooth streams as the papers)",
          0, 10, [](R& r) -> double& { return r.cost.burst_z; })
       .show_default = false;
   o.real("simulate", "Then simulate",
