@@ -16,7 +16,8 @@ VerifiedPlan plan_cost_verified(const CostProblem& problem, CostPlanOptions opti
   if (const auto* gamma = std::get_if<GammaArrivals>(&verify.simulation.arrivals)) model.source_shape = gamma->shape;
   std::vector<double> targets(n, model.target_miss);
   for (int round = 1; round <= verify.max_rounds; ++round) {
-    if (queueing && round > verify.model_rounds) queueing = false;  // the count formula from start_z
+    // The count formula from start_z, already raised for the modules that missed.
+    if (queueing && round > verify.model_rounds) queueing = false;
     auto plan = queueing ? plan_cost_for_queueing(problem, options, targets, model) : plan_cost(problem, options);
     if (!plan.feasible) {
       if (round == 1) out.plan = std::move(plan);  // nothing better to return
