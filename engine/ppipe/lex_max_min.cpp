@@ -7,8 +7,6 @@
 namespace servescope::engine {
 namespace {
 
-using Clock = WallClock;
-
 // Relative slack for "at the level": rates come back from solvers in floating point.
 constexpr double kLevelTolerance = 1e-9;
 
@@ -31,7 +29,7 @@ class Descent {
   // Holds, stage after stage, the models that cannot rise past the common level, from `floors`
   // (held models) and `stage` (the free models' common level under them).
   std::optional<Outcome> descend(Floors floors, CommonLevel stage, std::vector<PlanSolveStage> stages,
-                                 Clock::time_point start, bool held_unsaturated) {
+                                 WallClock::time_point start, bool held_unsaturated) {
     const std::size_t n = weights_.size();
     while (true) {
       const double z = stage.level;
@@ -71,7 +69,7 @@ class Descent {
             branch_floors[m] = z * weights_[m];
             auto branch_stages = stages;
             branch_stages.push_back({z, {names_[m]}, seconds_since(start)});
-            auto o = descend(std::move(branch_floors), std::move(r), std::move(branch_stages), Clock::now(), true);
+            auto o = descend(std::move(branch_floors), std::move(r), std::move(branch_stages), WallClock::now(), true);
             if (o && (!kept || std::ranges::lexicographical_compare(kept->sorted_levels, o->sorted_levels)))
               kept = std::move(o);
           }
@@ -90,7 +88,7 @@ class Descent {
       record.seconds = seconds_since(start);
       stages.push_back(std::move(record));
       if (free_count == 0) return finish(floors, stage, std::move(stages), held_unsaturated);
-      start = Clock::now();
+      start = WallClock::now();
       auto next = raised ? std::move(raised) : oracle_.raise_common(floors);
       if (!next) return finish(floors, stage, std::move(stages), true);  // stopped
       stage = std::move(*next);
@@ -128,7 +126,7 @@ class Descent {
 LexResult lex_max_min(LevelOracle& oracle, const std::vector<std::string>& model_names,
                       const std::vector<double>& weights, bool lexicographic) {
   LexResult out;
-  const auto start = Clock::now();
+  const auto start = WallClock::now();
   auto stage = oracle.raise_common(Floors(weights.size()));
   if (!stage) return out;
   out.objective = stage->level;
