@@ -20,6 +20,7 @@
 
 #include "engine/analysis/run_series.h"
 #include "engine/live/live_subscriber.h"
+#include "engine/live/tcp_socket.h"
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/scenario_simulation.h"
 #include "engine/timeline/timeline_data.h"
@@ -146,17 +147,31 @@ void LiveView::show_connect_dialog() {
   auto* address = new QLineEdit(QStringLiteral("127.0.0.1:7070"), &dialog);
   auto* token = new QLineEdit(qEnvironmentVariable("SERVESCOPE_TOKEN"), &dialog);
   token->setEchoMode(QLineEdit::Password);
+  // The GUI's certificate (servescope-cli live gen-certs writes gui.pem and gui.key): last used,
+  // else $SERVESCOPE_TLS_CERT, _KEY and _CA; all empty for plain TCP.
+  const auto remembered = [](const std::string& last, const char* variable) {
+    return last.empty() ? qEnvironmentVariable(variable) : QString::fromStdString(last);
+  };
+  auto* cert = new QLineEdit(remembered(tls_.cert, "SERVESCOPE_TLS_CERT"), &dialog);
+  auto* key = new QLineEdit(remembered(tls_.key, "SERVESCOPE_TLS_KEY"), &dialog);
+  auto* ca = new QLineEdit(remembered(tls_.ca, "SERVESCOPE_TLS_CA"), &dialog);
+  for (auto* field : {cert, key, ca})
+    field->setPlaceholderText(tr("PEM file; leave all three empty for plain TCP"));
   auto* form = new QFormLayout(&dialog);
   form->addRow(tr("Scheduler (host:port)"), address);
   form->addRow(tr("Token"), token);
+  form->addRow(tr("TLS certificate"), cert);
+  form->addRow(tr("TLS key"), key);
+  form->addRow(tr("TLS CA"), ca);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
   form->addRow(buttons);
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  if (dialog.exec() == QDialog::Accepted) connect_to(address->text(), token->text());
+  if (dialog.exec() == QDialog::Accepted)
+    connect_to(address->text(), token->text(), {cert->text().toStdString(), key->text().toStdString(), ca->text().toStdString()});
 }
 
-bool LiveView::connect_to(const QString& address, const QString& token) {
+bool LiveView::connect_to(const QString& address, const QString& token, const engine::live::TlsFiles& tls) {
   const auto colon = address.lastIndexOf(QLatin1Char(':'));
   bool ok = false;
   const auto port = colon > 0 ? address.mid(colon + 1).toUInt(&ok) : 0u;
@@ -168,8 +183,15 @@ bool LiveView::connect_to(const QString& address, const QString& token) {
     status_->setText(tr("The deployment's token is needed to connect"));
     return false;
   }
-  disconnect_from();
   engine::live::SubscriberOptions options;
+  try {
+    options.tls = engine::live::load_tls(tls);
+  } catch (const engine::live::LiveError& e) {
+    status_->setText(QString::fromStdString(e.what()));
+    return false;
+  }
+  tls_ = tls;
+  disconnect_from();
   options.host = address.left(colon).toStdString();
   options.port = static_cast<std::uint16_t>(port);
   options.token = token.toStdString();
@@ -251,6 +273,8 @@ void LiveView::refresh() {
                .arg(s.lag.to_ms(), 0, 'f', 1)
                .arg(s.outstanding);
     if (s.switching) text += tr(" · switching plans (flushing)");
+    // The scheduler runs with --insecure beyond loopback: say so where it stays in view.
+    if (s.insecure) text = tr("⚠ not encrypted: token and traffic cross the network in clear text · ") + text;
     if (!s.missing_servers.empty())
       text += tr(" · waiting for %1").arg(QString::fromStdString(s.missing_servers.front())) +
               (s.missing_servers.size() > 1 ? tr(" and %1 more").arg(s.missing_servers.size() - 1) : QString());

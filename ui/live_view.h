@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/analysis/run_series.h"
+#include "engine/live/tls.h"
 
 class QCheckBox;
 class QChartView;
@@ -39,9 +40,10 @@ class LiveView : public QWidget {
   explicit LiveView(ProjectDocument* document, QWidget* parent = nullptr);
   ~LiveView() override;
 
-  // Follows the deployment at `address` ("HOST:PORT"); false with the reason in status_text()
-  // when the address is malformed. Connection trouble shows in the status line as it happens.
-  bool connect_to(const QString& address, const QString& token);
+  // Follows the deployment at `address` ("HOST:PORT"), over mutual TLS with `tls`'s files when
+  // given; false with the reason in status_text() when the address is malformed or the TLS files
+  // do not load. Connection trouble shows in the status line as it happens.
+  bool connect_to(const QString& address, const QString& token, const engine::live::TlsFiles& tls = {});
   void disconnect_from();
   bool following_stream() const { return subscriber_ != nullptr; }
   // "Follow now": the window slides with the scheduler's clock; panning or zooming stops it.
@@ -78,6 +80,7 @@ class LiveView : public QWidget {
   widgets::TimelineView* view_;
   QChartView *chart_, *goodput_chart_;
   QLabel* status_;
+  engine::live::TlsFiles tls_;  // the files of the last connection, offered again
   QPushButton *connect_, *disconnect_, *keep_, *apply_;
   QCheckBox* follow_;
   QTimer* timer_;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/live_security.h"
 #include "app/cli/simulation_args.h"
 #include "app/cli/torch_worker.h"
 #include "engine/glet/glet_plan_json.h"
@@ -55,63 +56,6 @@ Endpoint parse_endpoint(const std::string& text, const char* option) {
   return {text.substr(0, colon), static_cast<std::uint16_t>(port)};
 }
 
-// The deployment's shared token, from a file, the environment or (visible to every user of the
-// machine through ps and /proc) the command line, which still works, with a warning. A short
-// token is refused: it could be guessed, however slowly the scheduler lets guesses in.
-struct TokenArgs {
-  std::string token, token_file;
-  bool insecure = false;
-};
-
-constexpr std::size_t kMinTokenBytes = 16;
-constexpr std::size_t kMaxTokenFileBytes = 4096;
-
-void add_token_options(CLI::App* cmd, TokenArgs& args) {
-  auto* file = cmd->add_option("--token-file", args.token_file,
-                               "Read the deployment's shared secret from this file (default: $SERVESCOPE_TOKEN)");
-  cmd->add_option("--token", args.token,
-                  "The shared secret itself, visible to other users (ps); prefer --token-file or $SERVESCOPE_TOKEN")
-      ->excludes(file);
-  cmd->add_flag("--insecure", args.insecure, "Accept a token shorter than 16 bytes (a throwaway test deployment)");
-}
-
-std::string read_token_file(const std::string& path) {
-  auto text = read_text_file(path, kMaxTokenFileBytes);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-    text.pop_back();
-  if (text.empty()) throw QueryError("--token-file " + path + " is empty");
-  if (text.find('\n') != std::string::npos) throw QueryError("--token-file " + path + " holds more than one line");
-  std::error_code error;
-  const auto mode = std::filesystem::status(path, error).permissions();
-  using std::filesystem::perms;
-  if (!error && (mode & (perms::group_read | perms::others_read)) != perms::none)
-    std::cerr << "warning: --token-file " << path << " can be read by other users (chmod 600 it)\n";
-  return text;
-}
-
-std::string resolve_token(const TokenArgs& args) {
-  std::string token, from;
-  if (!args.token_file.empty()) {
-    token = read_token_file(args.token_file);
-    from = "--token-file";
-  } else if (!args.token.empty()) {
-    std::cerr << "warning: --token puts the secret on the command line, where any user of this machine can read it "
-                 "(ps); use --token-file or SERVESCOPE_TOKEN\n";
-    token = args.token;
-    from = "--token";
-  } else if (const char* env = std::getenv("SERVESCOPE_TOKEN"); env && *env) {
-    token = env;
-    from = "SERVESCOPE_TOKEN";
-  } else {
-    throw QueryError("give the deployment's shared token with --token-file, SERVESCOPE_TOKEN or --token");
-  }
-  if (token.size() < kMinTokenBytes && !args.insecure)
-    throw QueryError("the token from " + from + " is " + std::to_string(token.size()) + " bytes; it needs at least " +
-                     std::to_string(kMinTokenBytes) +
-                     " (e.g. head -c 24 /dev/urandom | base64), or --insecure for a throwaway deployment");
-  return token;
-}
-
 void log_line(const std::string& who, const std::string& line) {
   std::cerr << who << ": " << line << std::endl;
 }
@@ -120,8 +64,8 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
   auto* cmd = live->add_subcommand("scheduler", "Serve a scenario's plan: dispatch batches to workers in real time");
   struct Args {
     SimulationArgs sim;
-    std::string listen = "127.0.0.1:7070", record, port_file;
-    TokenArgs token;
+    std::string listen = "127.0.0.1:7070", record, port_file, metrics_host = "127.0.0.1";
+    SecurityArgs security;
     int metrics_port = -1;
     double stop_after_s = 0;
     std::size_t subscriber_limit_mib = 8;
@@ -130,9 +74,13 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
   args->sim.add_to(cmd);
   cmd->add_option("--listen", args->listen, "Where workers, load generators and GUIs connect (HOST:PORT; port 0: any)")
       ->capture_default_str();
-  add_token_options(cmd, args->token);
-  cmd->add_option("--metrics-port", args->metrics_port, "Serve Prometheus metrics at http://HOST:PORT/metrics")
+  add_security_options(cmd, args->security);
+  cmd->add_option("--metrics-port", args->metrics_port,
+                  "Serve Prometheus metrics at http://METRICS-HOST:PORT/metrics (0: any free port)")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("--metrics-host", args->metrics_host,
+                  "The address the metrics endpoint binds (plain HTTP, read-only; 0.0.0.0 for a remote Prometheus)")
+      ->capture_default_str();
   cmd->add_option("--record", args->record, "At exit, write the run (with its timeline) as a run file");
   cmd->add_option("--port-file", args->port_file, "Write the port it listens on to this file once listening");
   cmd->add_option("--stop-after", args->stop_after_s, "Stop after this many seconds (0: at SIGINT or SIGTERM)")
@@ -146,13 +94,16 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       check_outputs({args->record, args->port_file});
       install_signal_handlers();
       engine::live::SchedulerOptions options;
-      options.token = resolve_token(args->token);
+      options.token = resolve_token(args->security);
       const auto scenario = args->sim.load_scenario();
       auto spec = args->sim.to_spec();
       const auto at = parse_endpoint(args->listen, "--listen");
       options.host = at.host;
       options.port = at.port;
+      options.tls = resolve_tls(args->security, "the scheduler", at.host, true);
+      options.insecure = args->security.insecure;
       if (args->metrics_port >= 0) options.metrics_port = static_cast<std::uint16_t>(args->metrics_port);
+      options.metrics_host = args->metrics_host;
       options.keep_events = !args->record.empty();
       options.subscriber_limit_bytes = args->subscriber_limit_mib << 20;
       engine::live::LiveScheduler scheduler(engine::prepare_serving(scenario, spec), options, scenario.name);
@@ -173,8 +124,10 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         return engine::prepare_serving(scenario, next);
       });
       std::string listening = "serving " + spec.system + " on " + at.host + ":" + std::to_string(scheduler.port());
+      listening += options.tls ? " (TLS)" : " (plain TCP)";
       if (scheduler.metrics_port())
-        listening += ", metrics at http://" + at.host + ":" + std::to_string(*scheduler.metrics_port()) + "/metrics";
+        listening += ", metrics at http://" + options.metrics_host + ":" + std::to_string(*scheduler.metrics_port()) +
+                     "/metrics";
       log_line("scheduler", listening);
       const auto missing = scheduler.missing_servers();
       if (!missing.empty()) {
@@ -247,7 +200,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
   auto* cmd = live->add_subcommand("worker", "Run one server's vGPUs for a scheduler");
   struct Args {
     std::string connect = "127.0.0.1:7070", node, executor = "emulated", feature_host;
-    TokenArgs token;
+    SecurityArgs security;
     double noise = 0;
     std::uint64_t seed = 1;
     TorchWorkerArgs torch;
@@ -255,7 +208,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
   cmd->add_option("--node", args->node, "Which server of the scenario's cluster this worker is")->required();
-  add_token_options(cmd, args->token);
+  add_security_options(cmd, args->security);
   cmd->add_option("--executor", args->executor,
                   "emulated (holds each batch for its profiled time), torch (runs the model folders' blocks on real "
                   "tensors with LibTorch) or cuda")
@@ -280,12 +233,14 @@ void add_worker(CLI::App* live, CommandBody& run) {
       if (args->executor == "cuda")
         throw QueryError("this build has no CUDA executor (configure with CUDA available); use --executor emulated");
       engine::live::WorkerOptions options;
-      options.token = resolve_token(args->token);
+      options.token = resolve_token(args->security);
       const auto at = parse_endpoint(args->connect, "--connect");
       options.host = at.host;
       options.port = at.port;
       options.node = args->node;
       options.feature_host = args->feature_host;
+      options.tls = resolve_tls(args->security, "worker " + args->node, at.host, false);
+      options.insecure = args->security.insecure;
       const auto who = "worker " + args->node;
       const auto log = [who](const std::string& line) { log_line(who, line); };
       TorchWorker torch;
@@ -318,14 +273,14 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
   auto* cmd = live->add_subcommand("loadgen", "Send requests to a scheduler and report how each ended");
   struct Args {
     std::string connect = "127.0.0.1:7070", arrival = "poisson", output;
-    TokenArgs token;
+    SecurityArgs security;
     double rate = 100, duration_s = 10, ready_timeout_s = 10, drain_timeout_s = 0;
     std::uint64_t seed = 1;
     std::vector<std::string> models;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
-  add_token_options(cmd, args->token);
+  add_security_options(cmd, args->security);
   cmd->add_option("--rate", args->rate, "Requests per second")
       ->check(CLI::Range(1e-3, kMaxRateRps))
       ->capture_default_str();
@@ -347,10 +302,11 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       check_outputs({args->output});
       install_signal_handlers();
       engine::live::LoadOptions options;
-      options.token = resolve_token(args->token);
+      options.token = resolve_token(args->security);
       const auto at = parse_endpoint(args->connect, "--connect");
       options.host = at.host;
       options.port = at.port;
+      options.tls = resolve_tls(args->security, "the load generator", at.host, false);
       options.rate_rps = args->rate;
       options.arrival = engine::live::parse_arrival(args->arrival, options.trace);
       options.duration = Duration::from_s(args->duration_s);
@@ -394,6 +350,7 @@ void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   add_scheduler(live, global, run);
   add_worker(live, run);
   add_loadgen(live, global, run);
+  add_gen_certs(live, run);
 }
 
 }  // namespace servescope::cli

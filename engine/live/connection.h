@@ -41,6 +41,7 @@ class Connection {
   const std::string& error() const { return error_; }
 
   int native_handle() const { return stream_.native_handle(); }
+  bool secure() const { return stream_.secure(); }
   // The largest frame accepted from now on (small until a peer is welcomed).
   void set_max_frame_bytes(std::uint32_t bytes) { decoder_.set_max_frame_bytes(bytes); }
   SteadyTime last_heard() const { return last_heard_; }

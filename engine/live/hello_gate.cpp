@@ -107,7 +107,7 @@ std::vector<std::string> HelloGate::summaries(Time now) {
     auto& f = it->second;
     if (f.window && now - *f.window >= limits_.log_every) {
       if (f.unlogged > 0)
-        lines.push_back(std::to_string(f.unlogged) + " more failed token attempts from " + it->first + " in the last " +
+        lines.push_back(std::to_string(f.unlogged) + " more refused connections from " + it->first + " in the last " +
                         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - *f.window).count()) +
                         " s (the last refused: " + f.last_reason + ")");
       f.window.reset();

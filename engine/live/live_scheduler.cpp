@@ -51,7 +51,7 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
   counters_.dropped.assign(models, {});
   adopt_plane();
   if (options_.metrics_port) {
-    metrics_ = std::make_unique<MetricsServer>(*options_.metrics_port, options_.host);
+    metrics_ = std::make_unique<MetricsServer>(*options_.metrics_port, options_.metrics_host);
     metrics_->publish(prometheus_text());
   }
 }

@@ -39,6 +39,7 @@ namespace servescope::engine::live {
 // The peer server's options (token, address, heartbeat and liveness), and the scheduler's own.
 struct SchedulerOptions : PeerServerOptions {
   std::optional<std::uint16_t> metrics_port;      // Prometheus text over HTTP at /metrics
+  std::string metrics_host = "127.0.0.1";         // where that listens: loopback unless told
   std::size_t subscriber_limit_bytes = 8u << 20;  // a subscriber this far behind is dropped
   bool keep_events = false;                       // keep every event for recorded()
 };

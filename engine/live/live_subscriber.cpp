@@ -72,6 +72,11 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
     status_.connected = true;
     status_.message = "connected";
     status_.scenario = welcome.value("scenario", "");
+    status_.tls = conn.secure();
+    // Plain TCP beyond loopback, by the scheduler's word (its --insecure) or by what we see.
+    const auto flag = welcome.find("insecure");
+    status_.insecure = !conn.secure() && ((flag != welcome.end() && flag->is_boolean() && flag->get<bool>()) ||
+                                          !is_loopback(options_.host));
     ++status_.run;
     status_.events = 0;
     status_.workers_expected = 0;
@@ -171,7 +176,7 @@ void LiveSubscriber::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     try {
       // Short waits: a viewer that disconnects waits for this thread.
-      auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000));
+      auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000), options_.tls);
       auto joined = join(stream, Hello{options_.token, PeerRole::Gui, options_.name}, std::chrono::milliseconds(1000));
       Connection conn(std::move(stream), std::move(joined.decoder), std::move(joined.encoder));
       serve(conn, joined.welcome, std::move(joined.pending), stop);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/live/live_run.h"
+#include "engine/live/tls.h"
 #include "engine/live/wire_format.h"
 #include "engine/timeline/timeline_data.h"
 
@@ -26,6 +27,7 @@ struct SubscriberOptions {
   std::uint16_t port = 7070;
   std::string token;
   std::string name = "gui";
+  std::shared_ptr<const TlsContext> tls;  // mutual TLS (null: plain TCP)
   std::chrono::milliseconds reconnect_every{500};
 };
 
@@ -33,6 +35,8 @@ struct LiveStatus {
   bool connected = false;
   std::string message;    // what happened last ("connected", "scheduler gone: …")
   std::string scenario;   // from the welcome
+  bool tls = false;       // the connection is encrypted
+  bool insecure = false;  // plain TCP beyond loopback: token and traffic readable on the network
   std::uint64_t run = 0;  // 1, 2, …: a new run each time a (restarted) scheduler welcomed us
   std::uint64_t events = 0;
   double events_per_s = 0;  // over the last second or so

@@ -218,6 +218,7 @@ class LiveWorker::Session {
         for (auto& other : inbound_)
           if (other.id == *admission.evicted) other.conn->close();
       if (!admission.admitted) continue;
+      if (w_.options_.tls) stream->expect_tls(w_.options_.tls);
       in.conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloLimit), FrameEncoder());
       inbound_.push_back(std::move(in));
     }
@@ -318,7 +319,22 @@ class LiveWorker::Session {
         in.conn->close();
         continue;
       }
-      if (!open) in.conn->close();
+      if (!open) {
+        // A stranger that failed before its hello (a plain client here on TLS, a certificate
+        // refused): logged like a wrong token, and told why where it can read us.
+        const auto& error = in.conn->error();
+        if (!in.welcomed && !error.empty()) {
+          if (const auto line = gate_.failed(in.source, error, now)) log("feature-map port: " + *line);
+          if (error.find("magic") == std::string::npos) try {
+              in.conn->send_raw(FrameEncoder::preamble());
+              in.conn->send(FrameType::Refused, error);
+              in.conn->drain(std::chrono::milliseconds(50));
+            } catch (const LiveError&) {
+              // A failed TLS session takes nothing more.
+            }
+        }
+        in.conn->close();
+      }
     }
     std::erase_if(inbound_, [this](const Inbound& in) {
       if (in.conn->native_handle() >= 0) return false;
@@ -338,7 +354,7 @@ class LiveWorker::Session {
         return;
       }
       try {
-        auto stream = TcpStream::connect(order.peer_host, order.peer_port, kPeerTimeout);
+        auto stream = TcpStream::connect(order.peer_host, order.peer_port, kPeerTimeout, w_.options_.tls);
         auto joined =
             join(stream, Hello{w_.options_.token, PeerRole::Worker, "peer:" + w_.options_.node}, kPeerTimeout);
         it = outbound_
@@ -403,7 +419,7 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     TcpStream stream;
     Joined joined;
     try {
-      stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000));
+      stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(1000), options_.tls);
       joined = join(stream, Hello{options_.token, PeerRole::Worker, options_.node}, std::chrono::milliseconds(2000));
     } catch (const RefusedError& e) {
       // "Already has a worker": our own previous connection, not yet given up by the scheduler
@@ -424,6 +440,8 @@ void LiveWorker::run(const std::atomic<bool>& stop) {
     refused_since = {};
     if (!features) {
       feature_address_ = options_.feature_host.empty() ? stream.local_address() : options_.feature_host;
+      check_plain_listener("the worker's feature-map port", feature_address_, options_.tls != nullptr,
+                           options_.insecure);
       features = std::make_unique<TcpListener>(0, feature_address_);
       if (log_) log_("feature maps arrive at " + feature_address_ + ":" + std::to_string(features->port()));
     }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/live/tls.h"
 #include "engine/live/worker_executor.h"
 
 namespace servescope::engine::live {
@@ -24,6 +25,8 @@ struct WorkerOptions {
   // Where its feature-map listener binds (other workers send there); empty: the address its
   // connection to the scheduler leaves from, which is where the scheduler tells them to send.
   std::string feature_host;
+  std::shared_ptr<const TlsContext> tls;  // mutual TLS to the scheduler and between workers
+  bool insecure = false;                  // its feature-map port may be non-loopback without TLS
   std::chrono::milliseconds reconnect_every{250};
   std::chrono::milliseconds heartbeat{250};
   std::chrono::milliseconds liveness{1000};  // a scheduler silent this long is gone

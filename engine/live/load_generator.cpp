@@ -124,7 +124,7 @@ class LoadSession {
   }
 
   std::pair<TcpStream, Joined> connect() const {
-    auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(2000));
+    auto stream = TcpStream::connect(options_.host, options_.port, std::chrono::milliseconds(2000), options_.tls);
     auto joined =
         join(stream, Hello{options_.token, PeerRole::LoadGenerator, options_.name}, std::chrono::milliseconds(2000));
     return {std::move(stream), std::move(joined)};

@@ -10,11 +10,13 @@
 #include <chrono>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "engine/dataplane/request.h"
+#include "engine/live/tls.h"
 #include "engine/metrics/latency_histogram.h"
 #include "model/workload/workload.h"
 
@@ -25,6 +27,7 @@ struct LoadOptions {
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
   std::string name = "loadgen";
+  std::shared_ptr<const TlsContext> tls;  // mutual TLS (null: plain TCP)
   double rate_rps = 100;
   ArrivalProcess arrival = PoissonArrivals{};
   std::vector<Duration> trace;  // the offsets of a TraceArrivals process, loaded

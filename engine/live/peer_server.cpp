@@ -19,6 +19,11 @@ constexpr int kAcceptsPerPass = 16;
 // A worker or load generator this far behind reading what it is sent is dropped.
 constexpr std::size_t kPeerBufferLimit = 64u << 20;
 
+TcpListener listen(const PeerServerOptions& options) {
+  check_plain_listener("the scheduler", options.host, options.tls != nullptr, options.insecure);
+  return TcpListener(options.port, options.host);
+}
+
 double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
@@ -26,7 +31,7 @@ double seconds(std::chrono::steady_clock::duration d) {
 }  // namespace
 
 PeerServer::PeerServer(Handler& handler, PeerServerOptions options, SchedulerCounters& counters)
-    : handler_(handler), options_(std::move(options)), counters_(counters), listener_(options_.port, options_.host) {}
+    : handler_(handler), options_(std::move(options)), counters_(counters), listener_(listen(options_)) {}
 
 void PeerServer::add_poll_fds(std::vector<pollfd>& fds, SteadyTime now) const {
   fds.push_back({now >= accept_paused_until_ ? listener_.native_handle() : -1, POLLIN, 0});
@@ -51,8 +56,12 @@ void PeerServer::serve(std::span<const pollfd> fds) {
     if (open || p.closed) continue;
     const auto& error = p.conn->error();
     if (!error.empty()) ++counters_.connections_refused;
+    // A stranger's failure before its hello (a plain client on TLS, a certificate refused, a TLS
+    // client on plain TCP) is logged like a refused token: per source, counted per interval.
+    if (!p.welcomed && !error.empty())
+      if (const auto line = gate_.failed(p.source, error, std::chrono::steady_clock::now())) handler_.log(*line);
     if (!p.welcomed && error.find("magic") != std::string::npos) {
-      close(p, "not one of ours", false);  // no answer at all
+      close(p, "not one of ours", false);  // no answer at all: it cannot read ours
       continue;
     }
     if (!error.empty() && !p.welcomed) p.conn->send_raw(FrameEncoder::preamble());
@@ -93,6 +102,7 @@ void PeerServer::accept_connections() {
       ++counters_.connections_refused;
       continue;  // closed as it goes out of scope: the room is full of workers' connections
     }
+    if (options_.tls) stream->expect_tls(options_.tls);
     peer->conn = std::make_unique<Connection>(std::move(*stream), FrameDecoder(kHelloFrameLimit), FrameEncoder());
     peers_.push_back(std::move(peer));
   }

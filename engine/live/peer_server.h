@@ -20,6 +20,7 @@
 #include "engine/live/hello_gate.h"
 #include "engine/live/messages.h"
 #include "engine/live/scheduler_counters.h"
+#include "engine/live/tls.h"
 
 namespace servescope::engine::live {
 
@@ -44,6 +45,8 @@ struct PeerServerOptions {
   std::uint16_t port = 0;                    // 0: any free port
   std::chrono::milliseconds heartbeat{250};  // sent on a connection idle this long
   std::chrono::milliseconds liveness{1000};  // a peer silent this long is gone
+  std::shared_ptr<const TlsContext> tls;     // mutual TLS on every connection (null: plain TCP)
+  bool insecure = false;                     // may listen on a non-loopback address without TLS
 };
 
 class PeerServer {

@@ -73,7 +73,10 @@ nlohmann::json LiveScheduler::welcome(const Peer& peer) const {
   nlohmann::json j = {{"server", "servescope-scheduler"},
                       {"protocol", kProtocolVersion},
                       {"heartbeat_ms", options_.heartbeat.count()},
-                      {"liveness_ms", options_.liveness.count()}};
+                      {"liveness_ms", options_.liveness.count()},
+                      {"tls", options_.tls != nullptr},
+                      // Plain TCP beyond loopback (--insecure): a GUI says so in its status bar.
+                      {"insecure", options_.tls == nullptr && !is_loopback(options_.host)}};
   if (peer.hello.role == PeerRole::Worker) {
     j.update(assignment_for(peer.server));
     return j;

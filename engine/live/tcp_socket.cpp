@@ -1,15 +1,22 @@
 #include "engine/live/tcp_socket.h"
 
 #include <fcntl.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
+#include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+
+#include "engine/live/tls.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -38,12 +45,65 @@ bool wait_for(int fd, short events, std::chrono::milliseconds timeout) {
   }
 }
 
+// The first byte of a TLS handshake record (a ClientHello); ours start with the magic's 'S'.
+constexpr std::uint8_t kTlsHandshakeRecord = 0x16;
+
 }  // namespace
+
+struct TcpStream::Tls {
+  std::shared_ptr<const TlsContext> context;
+  SSL* ssl = nullptr;
+  bool server = false;
+  ~Tls() { SSL_free(ssl); }
+
+  void start(int fd, bool as_server) {
+    ERR_clear_error();
+    server = as_server;
+    ssl = SSL_new(context->native());
+    if (!ssl || SSL_set_fd(ssl, fd) != 1) throw LiveError("TLS: " + take_tls_errors("cannot start a session"));
+    if (server) {
+      // Mutual TLS: a client without a certificate of the deployment's CA is refused.
+      SSL_set_verify(ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+      SSL_set_accept_state(ssl);
+    } else {
+      SSL_set_connect_state(ssl);
+    }
+  }
+
+  // Throws why the session failed, in words a person at either end can act on: RefusedError for
+  // a certificate one side does not accept (trying again will not help), LiveError otherwise.
+  [[noreturn]] void fail(int error) const {
+    const long verify = SSL_get_verify_result(ssl);
+    auto why = take_tls_errors(error == SSL_ERROR_SYSCALL ? std::strerror(errno) : "unknown reason");
+    if (verify != X509_V_OK && why.find("certificate verify failed") != std::string::npos)
+      throw RefusedError(std::string("TLS: the other side's certificate is not accepted: ") +
+                         X509_verify_cert_error_string(verify) + " (checked against --tls-ca " + context->files().ca +
+                         ")");
+    if (why.find("alert") != std::string::npos)
+      throw RefusedError("TLS: the other side refused our certificate or the handshake (" + why +
+                         "; check --tls-cert " + context->files().cert + " against its --tls-ca)");
+    throw LiveError("TLS: " + why);
+  }
+
+  // The other side went away without TLS's goodbye (a killed process, a plain server closing on us).
+  static bool unexpected_eof(int error) {
+    const auto e = ERR_peek_error();
+    return (error == SSL_ERROR_SYSCALL && errno == 0 && e == 0) ||
+           (error == SSL_ERROR_SSL && ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING);
+  }
+};
+
+TcpStream::TcpStream() = default;
+TcpStream::TcpStream(int fd) : fd_(fd) {}
+TcpStream::TcpStream(TcpStream&& o) noexcept : fd_(o.fd_), tls_(std::move(o.tls_)) {
+  o.fd_ = -1;
+}
 
 TcpStream& TcpStream::operator=(TcpStream&& o) noexcept {
   if (this != &o) {
     close();
     fd_ = o.fd_;
+    tls_ = std::move(o.tls_);
     o.fd_ = -1;
   }
   return *this;
@@ -54,11 +114,60 @@ TcpStream::~TcpStream() {
 }
 
 void TcpStream::close() {
-  if (fd_ >= 0) ::close(fd_);
+  if (tls_ && tls_->ssl && SSL_is_init_finished(tls_->ssl)) {
+    SSL_shutdown(tls_->ssl);  // TLS's goodbye, if the socket takes it now; never waited for
+    ERR_clear_error();
+  }
+  tls_.reset();
+  if (fd_ >= 0) {
+    // Closing with input unread sends a reset, which can overtake what went out last (a refusal,
+    // a TLS alert) and leave the other side with "connection reset" instead of the reason: read
+    // away what is there (a bounded amount) first.
+    std::array<std::uint8_t, 4096> sink;
+    for (int i = 0; i < 16 && ::recv(fd_, sink.data(), sink.size(), MSG_DONTWAIT) > 0; ++i) {
+    }
+    ::close(fd_);
+  }
   fd_ = -1;
 }
 
-TcpStream TcpStream::connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout) {
+void TcpStream::expect_tls(std::shared_ptr<const TlsContext> tls) {
+  tls_ = std::make_unique<Tls>();
+  tls_->context = std::move(tls);
+  tls_->server = true;
+}
+
+void TcpStream::start_tls(std::shared_ptr<const TlsContext> tls, std::chrono::milliseconds timeout) {
+  tls_ = std::make_unique<Tls>();
+  tls_->context = std::move(tls);
+  tls_->start(fd_, false);
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    ERR_clear_error();
+    errno = 0;
+    const int r = SSL_connect(tls_->ssl);
+    if (r == 1) return;
+    const int error = SSL_get_error(tls_->ssl, r);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !wait_for(fd_, error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, left))
+        throw LiveError("TLS handshake: no answer within " + std::to_string(timeout.count()) + " ms");
+      continue;
+    }
+    if (Tls::unexpected_eof(error))
+      throw LiveError(
+          "TLS handshake: the other side closed the connection (does it run without TLS? then leave out --tls-*)");
+    tls_->fail(error);
+  }
+}
+
+bool TcpStream::pending() const {
+  return tls_ && tls_->ssl && SSL_pending(tls_->ssl) > 0;
+}
+
+TcpStream TcpStream::connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout,
+                             std::shared_ptr<const TlsContext> tls) {
+  const auto started = std::chrono::steady_clock::now();
   const auto to = address_of(host, port);
   TcpStream s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!s.open()) fail("socket");
@@ -76,35 +185,37 @@ TcpStream TcpStream::connect(const std::string& host, std::uint16_t port, std::c
   }
   const int one = 1;  // frames are small and latency matters more than packet count
   ::setsockopt(s.fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (tls) {
+    const auto left = std::max(std::chrono::milliseconds(1), timeout - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                          std::chrono::steady_clock::now() - started));
+    try {
+      s.start_tls(std::move(tls), left);
+    } catch (const RefusedError& e) {
+      throw RefusedError(where + ": " + e.what());
+    } catch (const LiveError& e) {
+      throw LiveError(where + ": " + e.what());
+    }
+  }
   return s;
 }
 
 void TcpStream::send_all(std::span<const std::uint8_t> bytes) {
   while (!bytes.empty()) {
-    const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n > 0) {
-      bytes = bytes.subspan(static_cast<std::size_t>(n));
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (!wait_for(fd_, POLLOUT, std::chrono::milliseconds(1000))) throw LiveError("send: the peer stopped reading");
-    } else if (n < 0 && errno != EINTR) {
-      fail("send");
-    }
+    const auto n = write_some(bytes);
+    bytes = bytes.subspan(n);
+    // TLS may need to read before it writes (a key update); either wakes the loop up.
+    if (n == 0 && !wait_for(fd_, static_cast<short>(POLLOUT | (tls_ ? POLLIN : 0)), std::chrono::milliseconds(1000)))
+      throw LiveError("send: the peer stopped reading");
   }
 }
 
 std::optional<std::vector<std::uint8_t>> TcpStream::receive(std::size_t max, std::chrono::milliseconds timeout) {
-  if (!wait_for(fd_, POLLIN, timeout)) return std::nullopt;
+  if (!pending() && !wait_for(fd_, POLLIN, timeout)) return std::nullopt;
   std::vector<std::uint8_t> buffer(max);
-  for (;;) {
-    const auto n = ::recv(fd_, buffer.data(), buffer.size(), 0);
-    if (n >= 0) {
-      buffer.resize(static_cast<std::size_t>(n));
-      return buffer;  // empty: closed by the peer
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
-    if (errno == ECONNRESET) return std::vector<std::uint8_t>{};
-    if (errno != EINTR) fail("recv");
-  }
+  const auto n = read_some(buffer);
+  if (!n) return std::nullopt;  // a part of a TLS record, or nothing after all
+  buffer.resize(*n);
+  return buffer;  // empty: closed by the peer
 }
 
 namespace {
@@ -131,6 +242,16 @@ std::string TcpStream::peer_address() const {
 }
 
 std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
+  if (tls_) {
+    if (!tls_->ssl) return 0;  // a server's stream before its client's first byte: nothing to say yet
+    ERR_clear_error();
+    errno = 0;
+    const int r = SSL_write(tls_->ssl, bytes.data(), static_cast<int>(std::min<std::size_t>(bytes.size(), INT_MAX)));
+    if (r > 0) return static_cast<std::size_t>(r);
+    const int error = SSL_get_error(tls_->ssl, r);
+    if (error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ) return 0;
+    tls_->fail(error);
+  }
   for (;;) {
     const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n >= 0) return static_cast<std::size_t>(n);
@@ -141,12 +262,54 @@ std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
 
 std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
   for (;;) {
+    if (tls_ && !tls_->ssl) {
+      // A server's first read: a TLS client's first byte is a handshake record's.
+      std::uint8_t first = 0;
+      const auto n = ::recv(fd_, &first, 1, MSG_PEEK);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return std::nullopt;
+      if (n < 0 && errno == ECONNRESET) return 0;
+      if (n < 0) fail("recv");
+      if (n == 0) return 0;
+      if (first != kTlsHandshakeRecord) {
+        tls_.reset();  // plain from here on, so the refusal reaches it
+        throw PlainClientError("a plain-TCP client, and this side requires TLS: connect with --tls-cert, --tls-key "
+                               "and --tls-ca");
+      }
+      tls_->start(fd_, true);
+    }
+    if (tls_) break;
     const auto n = ::recv(fd_, into.data(), into.size(), 0);
     if (n >= 0) return static_cast<std::size_t>(n);
     if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
     if (errno == ECONNRESET) return 0;
     if (errno != EINTR) fail("recv");
   }
+  // TLS hands out at most one record per call: read records while a whole one still fits, so one
+  // call takes what poll() announced and leaves nothing decrypted behind, where poll() would not
+  // see it (with a span of at least one record; a smaller one may leave the rest pending()).
+  constexpr std::size_t kMaxRecord = 16384;
+  std::size_t total = 0;
+  while (total < into.size() && (total == 0 || into.size() - total >= kMaxRecord)) {
+    ERR_clear_error();
+    errno = 0;
+    const int r = SSL_read(tls_->ssl, into.data() + total, static_cast<int>(std::min<std::size_t>(into.size() - total, INT_MAX)));
+    if (r > 0) {
+      total += static_cast<std::size_t>(r);
+      continue;
+    }
+    const int error = SSL_get_error(tls_->ssl, r);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) break;
+    if (total > 0) break;  // the close or the failure shows again on the next read
+    if (error == SSL_ERROR_ZERO_RETURN || Tls::unexpected_eof(error)) {
+      ERR_clear_error();
+      return 0;
+    }
+    if (error == SSL_ERROR_SYSCALL && errno == ECONNRESET) return 0;
+    tls_->fail(error);
+  }
+  if (total == 0) return std::nullopt;
+  return total;
 }
 
 TcpListener::TcpListener(std::uint16_t port, const std::string& address) {

@@ -1,12 +1,14 @@
 // TCP for the live deployment, on POSIX sockets (no networking library in the engine): a
 // listener bound to loopback unless told otherwise (an ephemeral port when asked for 0), and a
 // connected stream that sends whole buffers and receives with a deadline, so a peer that stops
-// answering is noticed (within 1 s: docs/protocol.md "Liveness and faults"). Errors throw LiveError
-// naming the address and the system's reason.
+// answering is noticed (within 1 s: docs/protocol.md "Liveness and faults"). A stream may carry
+// TLS (tls.h): every read and write below then goes through it. Errors throw LiveError naming the
+// address and the system's reason.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -26,19 +28,34 @@ class RefusedError : public LiveError {
   using LiveError::LiveError;
 };
 
+class TlsContext;
+
 class TcpStream {
  public:
-  TcpStream() = default;
-  explicit TcpStream(int fd) : fd_(fd) {}
-  TcpStream(TcpStream&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  TcpStream();
+  explicit TcpStream(int fd);
+  TcpStream(TcpStream&& o) noexcept;
   TcpStream& operator=(TcpStream&& o) noexcept;
   TcpStream(const TcpStream&) = delete;
   TcpStream& operator=(const TcpStream&) = delete;
   ~TcpStream();
 
-  static TcpStream connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
+  // With `tls`, the TLS handshake too, all within `timeout` (see start_tls).
+  static TcpStream connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout,
+                           std::shared_ptr<const TlsContext> tls = nullptr);
 
   bool open() const { return fd_ >= 0; }
+
+  // The server side of TLS: the handshake happens within the reads that follow. A client whose
+  // first byte is not a TLS handshake's is plain TCP: the read throws PlainClientError, and the
+  // stream stays plain, so the caller can refuse it in words it reads.
+  void expect_tls(std::shared_ptr<const TlsContext> tls);
+  // The client side: the handshake, within `timeout`. Throws LiveError saying why it failed (the
+  // other side's certificate, its refusal of ours, a server without TLS).
+  void start_tls(std::shared_ptr<const TlsContext> tls, std::chrono::milliseconds timeout);
+  bool secure() const { return tls_ != nullptr; }
+  // Decrypted bytes TLS holds that poll() cannot see: read them before waiting.
+  bool pending() const;
   void send_all(std::span<const std::uint8_t> bytes);
   // Up to `max` bytes, waiting at most `timeout`: nullopt when nothing came in time, an empty
   // vector when the peer closed the connection.
@@ -58,7 +75,15 @@ class TcpStream {
   std::string peer_address() const;
 
  private:
+  struct Tls;  // the connection's SSL, in tcp_socket.cpp
   int fd_ = -1;
+  std::unique_ptr<Tls> tls_;
+};
+
+// A plain-TCP client on a TLS listener.
+class PlainClientError : public LiveError {
+ public:
+  using LiveError::LiveError;
 };
 
 class TcpListener {

@@ -111,6 +111,10 @@ std::string FrameDecoder::error_text() const {
     case WireError::OutOfOrder:
       text += " (got " + std::to_string(error_value_) + ", expected " + std::to_string(expected_sequence_) + ")";
       break;
+    case WireError::BadMagic:
+      // 0x16 opens a TLS handshake record: one of ours, started with certificates.
+      if (error_value_ == 0x16) text += ": a TLS client, and this side runs without TLS (give it --tls-cert, --tls-key and --tls-ca)";
+      break;
     default:
       break;
   }
@@ -131,7 +135,7 @@ void FrameDecoder::feed(std::span<const std::uint8_t> bytes, std::vector<Frame>&
     if (!preamble_done_) {
       // Check the magic as soon as its bytes arrive: a stranger is refused without waiting.
       const std::size_t seen = std::min(left, kMagic.size());
-      if (!std::equal(p, p + seen, kMagic.begin())) return fail(WireError::BadMagic, 0);
+      if (!std::equal(p, p + seen, kMagic.begin())) return fail(WireError::BadMagic, p[0]);
       if (left < kPreambleBytes) return;
       const auto version = static_cast<std::uint16_t>(p[kMagic.size()] | p[kMagic.size() + 1] << 8);
       if (version != kProtocolVersion) return fail(WireError::BadVersion, version);

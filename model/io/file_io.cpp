@@ -285,7 +285,7 @@ mode_t file_type(const fs::path& target) {
 
 }  // namespace
 
-OutputFile::OutputFile(fs::path path) : path_(std::move(path)) {
+OutputFile::OutputFile(fs::path path, FileAccess access) : path_(std::move(path)), access_(access) {
   if (const auto fd = inherited_descriptor(path_)) {
     mode_ = Mode::Inherited;
     std::fflush(nullptr);  // what was printed before comes first
@@ -345,10 +345,12 @@ void OutputFile::commit() {
   }
   if (mode_ == Mode::Atomic) {
     // An existing file keeps its permissions; a new one gets what a plain create would (mkstemp
-    // makes 0600).
+    // makes 0600). A private file is its owner's alone either way.
     struct stat old {};
     mode_t mode = 0;
-    if (::stat(target_.c_str(), &old) == 0) {
+    if (access_ == FileAccess::OwnerOnly) {
+      mode = 0600;
+    } else if (::stat(target_.c_str(), &old) == 0) {
       mode = old.st_mode & 07777;
     } else {
       const mode_t mask = ::umask(0);
@@ -372,8 +374,8 @@ void OutputFile::commit() {
   }
 }
 
-void write_output_file(const fs::path& path, std::string_view contents) {
-  OutputFile file(path);
+void write_output_file(const fs::path& path, std::string_view contents, FileAccess access) {
+  OutputFile file(path, access);
   file.stream().write(contents.data(), static_cast<std::streamsize>(contents.size()));
   file.commit();
 }

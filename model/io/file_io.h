@@ -37,9 +37,13 @@ std::string read_text_file(const std::filesystem::path& path, std::size_t max_by
 // signal) can still remove it (remove_output_temporaries). One that ends with SIGKILL cannot; its
 // temporaries are removed by the next OutputFile that creates one in that folder
 // (sweep_stale_temporaries).
+// Who may read a file written anew: what a plain create gives (the umask decides), or only its
+// owner (a private key: 0600, whatever the file had before).
+enum class FileAccess { Default, OwnerOnly };
+
 class OutputFile {
  public:
-  explicit OutputFile(std::filesystem::path path);
+  explicit OutputFile(std::filesystem::path path, FileAccess access = FileAccess::Default);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -60,6 +64,7 @@ class OutputFile {
   std::filesystem::path path_;    // as given, for messages
   std::filesystem::path target_;  // symlinks resolved
   Mode mode_ = Mode::Atomic;
+  FileAccess access_ = FileAccess::Default;
   std::string tmp_;
   int fd_ = -1;
   std::unique_ptr<Buffer> buffer_;
@@ -67,7 +72,8 @@ class OutputFile {
 };
 
 // OutputFile in one call.
-void write_output_file(const std::filesystem::path& path, std::string_view contents);
+void write_output_file(const std::filesystem::path& path, std::string_view contents,
+                       FileAccess access = FileAccess::Default);
 
 // True for "-" and the other names of this process's standard output (/dev/stdout, /dev/fd/1).
 bool names_standard_output(const std::filesystem::path& path);

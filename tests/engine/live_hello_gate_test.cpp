@@ -124,7 +124,7 @@ TEST(HelloGate, ASourceThatKeepsFailingIsHeldBackAndLoggedAsACount) {
   EXPECT_TRUE(gate.summaries(t0 + 4500ms).empty());
   const auto lines = gate.summaries(t0 + 5s);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "8 more failed token attempts from 10.9.9.9 in the last 5 s (the last refused: bad token)");
+  EXPECT_EQ(lines[0], "8 more refused connections from 10.9.9.9 in the last 5 s (the last refused: bad token)");
   // Then a new interval starts with the next failure logged again.
   EXPECT_TRUE(gate.failed(guesser, "bad token", t0 + 5100ms));
 }

@@ -64,6 +64,8 @@ TEST(WireFormat, RefusesWhatIsNotOurs) {
   };
   auto http = std::vector<std::uint8_t>{'G', 'E', 'T', ' ', '/', ' '};
   expect(http, WireError::BadMagic, "bad magic", 0);
+  // A TLS ClientHello's record header reaching a side without TLS: said so, not only "bad magic".
+  expect({0x16, 0x03, 0x01, 0x02, 0x00, 0x01}, WireError::BadMagic, "a TLS client, and this side runs without TLS", 0);
   auto version = good;
   version[6] = static_cast<std::uint8_t>(kProtocolVersion + 1);
   expect(version, WireError::BadVersion,

@@ -151,7 +151,7 @@ TEST(LiveHardening, WrongTokensAreLoggedAsACountAndTheRightOneStillGetsIn) {
   auto accounted = [&](int& lines) {
     const auto log = d.scheduler().err();
     const std::string line = "refused a connection from 127.0.0.1: bad token",
-                      count = " more failed token attempts from 127.0.0.1";
+                      count = " more refused connections from 127.0.0.1";
     lines = 0;
     int counted = 0;
     for (auto at = log.find(line); at != std::string::npos; at = log.find(line, at + 1))

@@ -1,0 +1,250 @@
+// Mutual TLS on the live connections (docs/protocol.md "TLS"), driven in process against the
+// scheduler's PeerServer on loopback with certificates made by the gen-certs code: the handshake
+// and frames of any size go through; the token is checked inside the channel; a plain client, a
+// certificate of another CA, an expired certificate and a TLS client on a plain server are each
+// refused with a message that says why on both sides; a plain listener beyond loopback needs
+// --insecure.
+#include <sys/stat.h>
+
+#include <future>
+#include <gtest/gtest.h>
+#include <string>
+
+#include "engine/live/certificates.h"
+#include "engine/live/peer_server.h"
+#include "tests/support/test_support.h"
+
+namespace servescope::engine::live {
+namespace {
+
+using std::chrono::milliseconds;
+using servescope::test::TempDir;
+
+class LoggingHandler final : public PeerServer::Handler {
+ public:
+  std::vector<std::string> frames;
+  mutable std::vector<std::string> lines;
+  std::string admit(Peer&) override { return {}; }
+  nlohmann::json welcome(const Peer&) const override { return {{"server", "test"}}; }
+  void welcomed(Peer&) override {}
+  void frame(Peer&, const Frame& f) override { frames.emplace_back(f.payload.begin(), f.payload.end()); }
+  void closed(Peer&, const std::string&) override {}
+  void log(const std::string& line) const override { lines.push_back(line); }
+  std::string all() const {
+    std::string out;
+    for (const auto& l : lines)
+      out += l + "\n";
+    return out;
+  }
+};
+
+// One deployment's certificates (as `live gen-certs` writes them) and a second CA's.
+struct Certificates {
+  TempDir dir;
+  std::filesystem::path ours = dir.path() / "ours", theirs = dir.path() / "theirs";
+  Certificates() {
+    write_deployment_certificates(ours, {});
+    write_deployment_certificates(theirs, {});
+  }
+  TlsFiles role(const std::string& name, const std::filesystem::path& from, const std::filesystem::path& ca) const {
+    return {(from / (name + ".pem")).string(), (from / (name + ".key")).string(), (ca / "ca.pem").string()};
+  }
+  // A certificate of our CA valid from `from` to `to`, relative to now.
+  TlsFiles dated(const std::string& name, std::chrono::hours from, std::chrono::hours to) const {
+    PemPair ca{servescope::test::read_file(ours / "ca.pem"), servescope::test::read_file(ours / "ca.key")};
+    CertificateSpec spec;
+    spec.common_name = name;
+    spec.not_before = std::chrono::system_clock::now() + from;
+    spec.not_after = std::chrono::system_clock::now() + to;
+    const auto pair = issue_certificate(ca, spec);
+    return {dir.write(name + ".pem", pair.cert), dir.write(name + ".key", pair.key), (ours / "ca.pem").string()};
+  }
+};
+
+const Certificates& certs() {
+  static const Certificates c;
+  return c;
+}
+
+struct Server {
+  LoggingHandler handler;
+  SchedulerCounters counters;
+  PeerServer server;
+  explicit Server(std::shared_ptr<const TlsContext> tls)
+      : server(handler,
+               {"a-token-of-16-bytes", "127.0.0.1", 0, milliseconds(50), milliseconds(5000), std::move(tls), false},
+               counters) {}
+
+  // Runs the loop until `done`, or ten seconds (generous: nothing here is a timing claim).
+  void pump(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    std::vector<pollfd> fds;
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      fds.clear();
+      server.add_poll_fds(fds, std::chrono::steady_clock::now());
+      ::poll(fds.data(), fds.size(), 10);
+      server.serve(fds);
+      server.check_liveness(std::chrono::steady_clock::now());
+      server.flush();
+      server.erase_closed();
+    }
+  }
+
+  // A client joining on its own thread while this one runs the server; its error, or "" when
+  // welcomed (then `stream` and `joined` continue the connection).
+  std::string join_with(const TlsFiles& files, TcpStream& stream, Joined* joined = nullptr,
+                        const std::string& token = "a-token-of-16-bytes") {
+    auto tls = load_tls(files);
+    auto attempt = std::async(std::launch::async, [&] {
+      try {
+        stream = TcpStream::connect("127.0.0.1", server.port(), milliseconds(5000), tls);
+        auto j = join(stream, Hello{token, PeerRole::Gui, "gui"}, milliseconds(5000));
+        if (joined) *joined = std::move(j);
+        return std::string();
+      } catch (const RefusedError& e) {
+        return std::string("refused: ") + e.what();
+      } catch (const LiveError& e) {
+        return std::string("failed: ") + e.what();
+      }
+    });
+    pump([&] { return attempt.wait_for(milliseconds(0)) == std::future_status::ready; });
+    auto error = attempt.get();
+    // What the server makes of it (a refusal's log line) comes with its next passes.
+    pump([&] { return !handler.lines.empty() || error.empty(); });
+    return error;
+  }
+};
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(LiveTls, MutualTlsCarriesTheHandshakeAndFramesOfAnySize) {
+  const auto& c = certs();
+  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TcpStream stream;
+  Joined joined;
+  ASSERT_EQ(s.join_with(c.role("gui", c.ours, c.ours), stream, &joined), "") << s.handler.all();
+  EXPECT_TRUE(stream.secure());
+  EXPECT_EQ(nlohmann::json::parse(joined.welcome)["server"], "test");
+  // Frames over many TLS records each (at most 16 KiB of payload a record), and small ones between.
+  const std::vector<std::string> sent = {std::string(300'000, 'a'), "small", std::string(70'000, 'b'), "last"};
+  for (const auto& payload : sent)
+    stream.send_all(joined.encoder.encode(FrameType::Control, std::string_view(payload)));
+  s.pump([&] { return s.handler.frames.size() == sent.size(); });
+  EXPECT_EQ(s.handler.frames, sent);
+}
+
+TEST(LiveTls, TheTokenIsStillCheckedInsideTheChannel) {
+  const auto& c = certs();
+  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TcpStream stream;
+  const auto error = s.join_with(c.role("gui", c.ours, c.ours), stream, nullptr, "a-wrong-token-of-16-b");
+  EXPECT_TRUE(has(error, "refused: the server refused: bad token")) << error;
+}
+
+TEST(LiveTls, APlainClientIsRefusedInWordsItReads) {
+  const auto& c = certs();
+  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TcpStream stream;
+  const auto error = s.join_with({}, stream);
+  EXPECT_TRUE(has(error, "refused: the server refused: a plain-TCP client, and this side requires TLS")) << error;
+  EXPECT_TRUE(has(s.handler.all(), "refused a connection from 127.0.0.1: a plain-TCP client")) << s.handler.all();
+}
+
+TEST(LiveTls, ACertificateOfAnotherCaIsRefusedOnBothSides) {
+  const auto& c = certs();
+  {
+    // Ours is not theirs: the server does not know the client's CA.
+    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TcpStream stream;
+    const auto error = s.join_with(c.role("gui", c.theirs, c.ours), stream);
+    EXPECT_TRUE(has(error, "refused: TLS: the other side refused our certificate")) << error;
+    EXPECT_TRUE(has(s.handler.all(), "certificate is not accepted: unable to get local issuer certificate"))
+        << s.handler.all();
+  }
+  {
+    // The client does not know the server's CA.
+    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TcpStream stream;
+    const auto error = s.join_with(c.role("gui", c.theirs, c.theirs), stream);
+    EXPECT_TRUE(has(error, "refused: 127.0.0.1:")) << error;
+    EXPECT_TRUE(has(error, "the other side's certificate is not accepted")) << error;
+    EXPECT_TRUE(has(s.handler.all(), "the other side refused our certificate or the handshake")) << s.handler.all();
+  }
+}
+
+TEST(LiveTls, AnExpiredCertificateIsRefusedOnBothSides) {
+  const auto& c = certs();
+  const auto expired = c.dated("expired", std::chrono::hours(-48), std::chrono::hours(-24));
+  {
+    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TcpStream stream;
+    const auto error = s.join_with(expired, stream);
+    EXPECT_TRUE(has(error, "refused: TLS: the other side refused our certificate")) << error;
+    EXPECT_TRUE(has(error, "expired")) << error;
+    EXPECT_TRUE(has(s.handler.all(), "certificate is not accepted: certificate has expired")) << s.handler.all();
+  }
+  {
+    Server s(load_tls(expired));
+    TcpStream stream;
+    const auto error = s.join_with(c.role("gui", c.ours, c.ours), stream);
+    EXPECT_TRUE(has(error, "the other side's certificate is not accepted: certificate has expired")) << error;
+  }
+}
+
+TEST(LiveTls, ATlsClientOnAPlainServerIsToldWhy) {
+  const auto& c = certs();
+  Server s(nullptr);
+  TcpStream stream;
+  const auto error = s.join_with(c.role("gui", c.ours, c.ours), stream);
+  EXPECT_TRUE(has(error, "failed: 127.0.0.1:")) << error;
+  EXPECT_TRUE(has(error, "the other side closed the connection (does it run without TLS?")) << error;
+  EXPECT_TRUE(has(s.handler.all(), "a TLS client, and this side runs without TLS")) << s.handler.all();
+}
+
+TEST(LiveTls, APlainListenerBeyondLoopbackNeedsInsecure) {
+  LoggingHandler handler;
+  SchedulerCounters counters;
+  PeerServerOptions options;
+  options.token = "a-token-of-16-bytes";
+  options.host = "0.0.0.0";
+  try {
+    PeerServer refused(handler, options, counters);
+    ADD_FAILURE() << "listened in clear text on 0.0.0.0";
+  } catch (const LiveError& e) {
+    EXPECT_TRUE(has(e.what(), "would listen on 0.0.0.0 without TLS")) << e.what();
+  }
+  options.insecure = true;
+  EXPECT_NO_THROW(PeerServer(handler, options, counters));
+  const auto& c = certs();
+  options.insecure = false;
+  options.tls = load_tls(c.role("scheduler", c.ours, c.ours));
+  EXPECT_NO_THROW(PeerServer(handler, options, counters));
+}
+
+TEST(LiveTls, GenCertsWritesKeysForTheirOwnerOnly) {
+  const auto& c = certs();
+  for (const auto& role : {"ca", "scheduler", "worker", "loadgen", "gui"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((c.ours / (std::string(role) + ".key")).c_str(), &st), 0) << role;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << role;
+  }
+  // Files that do not belong together are named.
+  try {
+    load_tls({(c.ours / "worker.pem").string(), (c.ours / "gui.key").string(), (c.ours / "ca.pem").string()});
+    ADD_FAILURE() << "a key of another certificate was taken";
+  } catch (const LiveError& e) {
+    EXPECT_TRUE(has(e.what(), "gui.key is not the key of --tls-cert")) << e.what();
+  }
+  EXPECT_THROW(load_tls({(c.ours / "gui.pem").string(), "", ""}), LiveError);
+  try {
+    load_tls({(c.ours / "gui.pem").string(), (c.ours / "gui.key").string(), "/nonexistent/ca.pem"});
+    ADD_FAILURE();
+  } catch (const LiveError& e) {
+    EXPECT_TRUE(has(e.what(), "--tls-ca /nonexistent/ca.pem: no such file")) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace servescope::engine::live
