@@ -14,7 +14,9 @@ export SERVESCOPE_ROOT
 # the programs' --help; lintian, appstreamcli and desktop-file-validate check the Debian package,
 # the AppStream file and the launcher (ctest packaging.*). xvfb and xauth run GUI tests in a real
 # window (xvfb-run); ffmpeg writes playback videos and ffprobe counts their frames in the tests.
-# zlib and OpenSSL's libcrypto (deflate and base64) pack the timelines a project keeps.
+# zlib and OpenSSL's libcrypto (deflate and base64) pack the timelines a project keeps; libssl
+# is the live deployment's TLS. iproute2 makes the network namespaces the live tests across hosts
+# run in, and systemd's systemd-analyze checks the packaged units (ctest packaging.systemd_units).
 SERVESCOPE_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache clang-format
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
@@ -23,6 +25,7 @@ SERVESCOPE_PACKAGES=(
   libtorch-dev python3-torch python3-torchvision libopenblas0-pthread
   help2man lintian appstream desktop-file-utils
   xvfb xauth ffmpeg
+  iproute2 systemd
 )
 
 missing_packages() {

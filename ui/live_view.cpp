@@ -168,7 +168,8 @@ void LiveView::show_connect_dialog() {
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
   if (dialog.exec() == QDialog::Accepted)
-    connect_to(address->text(), token->text(), {cert->text().toStdString(), key->text().toStdString(), ca->text().toStdString()});
+    connect_to(address->text(), token->text(),
+               {cert->text().toStdString(), key->text().toStdString(), ca->text().toStdString()});
 }
 
 bool LiveView::connect_to(const QString& address, const QString& token, const engine::live::TlsFiles& tls) {

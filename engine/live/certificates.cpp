@@ -1,5 +1,6 @@
 #include "engine/live/certificates.h"
 
+#include <memory>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/evp.h>
@@ -7,8 +8,6 @@
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
-
-#include <memory>
 
 #include "engine/live/tcp_socket.h"
 #include "engine/live/tls.h"
@@ -89,7 +88,9 @@ Cert new_certificate(const CertificateSpec& spec, EVP_PKEY* key, X509* issuer) {
     fail("cannot set the serial number");
   }
   BN_free(bn);
-  const auto to_time_t = [](std::chrono::system_clock::time_point t) { return std::chrono::system_clock::to_time_t(t); };
+  const auto to_time_t = [](std::chrono::system_clock::time_point t) {
+    return std::chrono::system_clock::to_time_t(t);
+  };
   if (!ASN1_TIME_set(X509_getm_notBefore(cert.get()), to_time_t(spec.not_before)) ||
       !ASN1_TIME_set(X509_getm_notAfter(cert.get()), to_time_t(spec.not_after)))
     fail("cannot set the validity");
@@ -146,7 +147,8 @@ const std::vector<std::string>& certificate_roles() {
 
 std::vector<std::filesystem::path> write_deployment_certificates(const std::filesystem::path& dir,
                                                                  const DeploymentCertificates& options) {
-  if (options.days < 1) throw LiveError("certificates must be valid for at least a day (got " + std::to_string(options.days) + ")");
+  if (options.days < 1)
+    throw LiveError("certificates must be valid for at least a day (got " + std::to_string(options.days) + ")");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw LiveError(dir.string() + ": cannot create the folder: " + ec.message());

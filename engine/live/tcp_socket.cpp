@@ -1,8 +1,6 @@
 #include "engine/live/tcp_socket.h"
 
 #include <fcntl.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -14,6 +12,8 @@
 #include <cstring>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 
 #include "engine/live/tls.h"
@@ -186,8 +186,9 @@ TcpStream TcpStream::connect(const std::string& host, std::uint16_t port, std::c
   const int one = 1;  // frames are small and latency matters more than packet count
   ::setsockopt(s.fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (tls) {
-    const auto left = std::max(std::chrono::milliseconds(1), timeout - std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                          std::chrono::steady_clock::now() - started));
+    const auto left = std::max(
+        std::chrono::milliseconds(1),
+        timeout - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started));
     try {
       s.start_tls(std::move(tls), left);
     } catch (const RefusedError& e) {
@@ -273,8 +274,9 @@ std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
       if (n == 0) return 0;
       if (first != kTlsHandshakeRecord) {
         tls_.reset();  // plain from here on, so the refusal reaches it
-        throw PlainClientError("a plain-TCP client, and this side requires TLS: connect with --tls-cert, --tls-key "
-                               "and --tls-ca");
+        throw PlainClientError(
+            "a plain-TCP client, and this side requires TLS: connect with --tls-cert, --tls-key "
+            "and --tls-ca");
       }
       tls_->start(fd_, true);
     }
@@ -293,7 +295,8 @@ std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
   while (total < into.size() && (total == 0 || into.size() - total >= kMaxRecord)) {
     ERR_clear_error();
     errno = 0;
-    const int r = SSL_read(tls_->ssl, into.data() + total, static_cast<int>(std::min<std::size_t>(into.size() - total, INT_MAX)));
+    const int r =
+        SSL_read(tls_->ssl, into.data() + total, static_cast<int>(std::min<std::size_t>(into.size() - total, INT_MAX)));
     if (r > 0) {
       total += static_cast<std::size_t>(r);
       continue;

@@ -1,11 +1,10 @@
 #include "engine/live/tls.h"
 
 #include <arpa/inet.h>
+#include <filesystem>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
-
-#include <filesystem>
 #include <system_error>
 
 #include "engine/live/tcp_socket.h"
@@ -59,11 +58,13 @@ TlsContext::TlsContext(const TlsFiles& files) : files_(files) {
   SSL_CTX_set_num_tickets(ctx_, 0);
   if (SSL_CTX_use_certificate_chain_file(ctx_, files.cert.c_str()) != 1)
     fail("--tls-cert " + files.cert + ": not a PEM certificate");
-  if (SSL_CTX_use_PrivateKey_file(ctx_, files.key.c_str(), SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx_) != 1)
+  if (SSL_CTX_use_PrivateKey_file(ctx_, files.key.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(ctx_) != 1)
     // OpenSSL compares the key with the certificate as it loads it.
     fail("--tls-key " + files.key +
-         (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH ? " is not the key of --tls-cert " + files.cert
-                                                                              : std::string(": not a PEM private key")));
+         (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH
+              ? " is not the key of --tls-cert " + files.cert
+              : std::string(": not a PEM private key")));
   if (SSL_CTX_load_verify_locations(ctx_, files.ca.c_str(), nullptr) != 1)
     fail("--tls-ca " + files.ca + ": not a PEM certificate");
   // Clients are asked for a certificate too (TcpStream makes it required on the server side).
@@ -79,7 +80,8 @@ TlsContext::~TlsContext() {
 std::shared_ptr<const TlsContext> load_tls(const TlsFiles& files) {
   if (!files.any()) return nullptr;
   if (files.cert.empty() || files.key.empty() || files.ca.empty())
-    throw LiveError("TLS needs all of --tls-cert, --tls-key and --tls-ca (servescope-cli live gen-certs DIR writes them)");
+    throw LiveError(
+        "TLS needs all of --tls-cert, --tls-key and --tls-ca (servescope-cli live gen-certs DIR writes them)");
   return std::make_shared<const TlsContext>(files);
 }
 

@@ -113,7 +113,8 @@ std::string FrameDecoder::error_text() const {
       break;
     case WireError::BadMagic:
       // 0x16 opens a TLS handshake record: one of ours, started with certificates.
-      if (error_value_ == 0x16) text += ": a TLS client, and this side runs without TLS (give it --tls-cert, --tls-key and --tls-ca)";
+      if (error_value_ == 0x16)
+        text += ": a TLS client, and this side runs without TLS (give it --tls-cert, --tls-key and --tls-ca)";
       break;
     default:
       break;

@@ -4,11 +4,10 @@
 // certificate of another CA, an expired certificate and a TLS client on a plain server are each
 // refused with a message that says why on both sides; a plain listener beyond loopback needs
 // --insecure.
-#include <sys/stat.h>
-
 #include <future>
 #include <gtest/gtest.h>
 #include <string>
+#include <sys/stat.h>
 
 #include "engine/live/certificates.h"
 #include "engine/live/peer_server.h"
@@ -17,8 +16,8 @@
 namespace servescope::engine::live {
 namespace {
 
-using std::chrono::milliseconds;
 using servescope::test::TempDir;
+using std::chrono::milliseconds;
 
 class LoggingHandler final : public PeerServer::Handler {
  public:
