@@ -17,3 +17,20 @@ echo "package: $(basename "$deb"), $(du -h "$deb" | cut -f1)"
 # --fail-on warning: a warning is as much a defect of the package as an error.
 lintian --info --fail-on error,warning "$deb"
 echo "lintian: clean"
+
+# The systemd units as installed: systemd-analyze verify against the package's own files (the
+# binary they start, unpacked) beside this machine's units (the targets they order against). It
+# exits 0 on unknown keys and values it ignores, so any output at all fails the check.
+if command -v systemd-analyze >/dev/null; then
+  root="$out/root"
+  dpkg-deb -x "$deb" "$root"
+  units="$root/usr/lib/systemd/system"
+  [ -f "$units/servescope-scheduler.service" ] || { echo "the package has no servescope-scheduler.service" >&2; exit 1; }
+  cp -rn /lib/systemd/system/. "$units/"
+  said=$(systemd-analyze verify --root="$root" --man=no servescope-scheduler.service servescope-worker@a100-0.service 2>&1) ||
+    { echo "$said" >&2; exit 1; }
+  [ -z "$said" ] || { echo "systemd-analyze verify:" >&2; echo "$said" >&2; exit 1; }
+  echo "systemd units: verified"
+else
+  echo "systemd units: not verified (no systemd-analyze here)"
+fi
