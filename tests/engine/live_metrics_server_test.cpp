@@ -4,10 +4,15 @@
 // connection that never asks is closed after its deadline. Nothing here measures how fast: only
 // that the answers come (within generous bounds that only catch a hang).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/live/metrics_server.h"
+#include "engine/live/scheduler_counters.h"
+#include "tests/support/test_support.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -85,6 +90,39 @@ TEST(MetricsServer, AConnectionThatNeverAsksIsClosedAfterItsDeadline) {
   const auto got = s.receive(16, 10000ms);  // a generous bound: only a server that never closes fails
   ASSERT_TRUE(got);
   EXPECT_TRUE(got->empty());
+}
+
+// The Grafana dashboard shipped in docs/deploy/ asks only for what the scheduler exports, so a
+// renamed metric cannot leave a panel silently empty.
+TEST(MetricsDashboard, NamesOnlyMetricsTheSchedulerExports) {
+  const char* source = std::getenv("SERVESCOPE_SOURCE_DIR");
+  if (!source) GTEST_SKIP() << "SERVESCOPE_SOURCE_DIR is not set (ctest sets it)";
+  SimulationResult layout;
+  layout.models = {"m"};
+  layout.gpus = {"g"};
+  SchedulerCounters counters;
+  counters.arrivals = counters.on_time = counters.late = {0};
+  counters.dropped.resize(1);
+  counters.batches = {0};
+  counters.busy_ns = {0};
+  const auto text = prometheus_text(counters, layout, {});
+  std::set<std::string> exported;
+  const std::regex name("^(servescope_[a-z_]+)");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (std::smatch m; std::regex_search(line, m, name)) exported.insert(m[1]);
+  const auto dashboard =
+      nlohmann::json::parse(servescope::test::read_file(std::string(source) + "/docs/deploy/grafana-dashboard.json"));
+  int expressions = 0;
+  const std::regex used("servescope_[a-z_]+");
+  for (const auto& panel : dashboard.at("panels"))
+    for (const auto& target : panel.at("targets")) {
+      const auto expr = target.at("expr").get<std::string>();
+      ++expressions;
+      for (auto it = std::sregex_iterator(expr.begin(), expr.end(), used); it != std::sregex_iterator(); ++it)
+        EXPECT_TRUE(exported.contains(it->str())) << it->str() << " in panel " << panel.at("title");
+    }
+  EXPECT_GT(expressions, 10);
 }
 
 }  // namespace
