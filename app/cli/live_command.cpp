@@ -69,6 +69,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
     int metrics_port = -1;
     double stop_after_s = 0;
     std::size_t subscriber_limit_mib = 8;
+    std::size_t max_connections = 1024;
   };
   auto args = std::make_shared<Args>();
   args->sim.add_to(cmd);
@@ -85,6 +86,10 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
   cmd->add_option("--port-file", args->port_file, "Write the port it listens on to this file once listening");
   cmd->add_option("--stop-after", args->stop_after_s, "Stop after this many seconds (0: at SIGINT or SIGTERM)")
       ->check(CLI::Range(0.0, 1e7));
+  cmd->add_option("--max-connections", args->max_connections,
+                  "Open connections it keeps (workers, load generators, GUIs, strangers); more are closed at once")
+      ->check(CLI::Range(16, 1'000'000))
+      ->capture_default_str();
   cmd->add_option("--subscriber-limit", args->subscriber_limit_mib,
                   "MiB of unread events after which a slow subscriber is dropped")
       ->check(CLI::Range(1, 4096))
@@ -106,6 +111,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       options.metrics_host = args->metrics_host;
       options.keep_events = !args->record.empty();
       options.subscriber_limit_bytes = args->subscriber_limit_mib << 20;
+      options.max_connections = args->max_connections;
       engine::live::LiveScheduler scheduler(engine::prepare_serving(scenario, spec), options, scenario.name);
       scheduler.set_log([](const std::string& line) { log_line("scheduler", line); });
       // A GUI's "apply plan": the same scenario and options, another system or plan.

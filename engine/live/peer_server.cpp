@@ -31,7 +31,11 @@ double seconds(std::chrono::steady_clock::duration d) {
 }  // namespace
 
 PeerServer::PeerServer(Handler& handler, PeerServerOptions options, SchedulerCounters& counters)
-    : handler_(handler), options_(std::move(options)), counters_(counters), listener_(listen(options_)) {}
+    : handler_(handler),
+      options_(std::move(options)),
+      counters_(counters),
+      listener_(listen(options_)),
+      gate_(options_.gate) {}
 
 void PeerServer::add_poll_fds(std::vector<pollfd>& fds, SteadyTime now) const {
   fds.push_back({now >= accept_paused_until_ ? listener_.native_handle() : -1, POLLIN, 0});
@@ -87,6 +91,17 @@ void PeerServer::accept_connections() {
       return;
     }
     if (!stream) return;
+    const auto open = static_cast<std::size_t>(std::ranges::count_if(peers_, [](const auto& p) { return !p->closed; }));
+    if (open >= options_.max_connections) {
+      ++counters_.connections_refused;
+      const auto source = stream->peer_address();
+      if (const auto line = gate_.failed(source,
+                                         "too many connections (" + std::to_string(options_.max_connections) +
+                                             " open, --max-connections)",
+                                         std::chrono::steady_clock::now()))
+        handler_.log(*line);
+      continue;  // closed as it goes out of scope, unread
+    }
     auto peer = std::make_unique<Peer>();
     peer->id = next_id_++;
     peer->source = stream->peer_address();

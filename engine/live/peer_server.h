@@ -47,6 +47,10 @@ struct PeerServerOptions {
   std::chrono::milliseconds liveness{1000};  // a peer silent this long is gone
   std::shared_ptr<const TlsContext> tls;     // mutual TLS on every connection (null: plain TCP)
   bool insecure = false;                     // may listen on a non-loopback address without TLS
+  // Open connections, welcomed or not: a newcomer beyond it is closed at once (and logged), so
+  // a reconnect storm runs the scheduler out of neither descriptors nor memory.
+  std::size_t max_connections = 1024;
+  HelloGateLimits gate;  // the connections still to say hello (hello_gate.h)
 };
 
 class PeerServer {

@@ -40,7 +40,15 @@ struct Fixture {
   SchedulerCounters counters;
   PeerServer server;
   explicit Fixture(milliseconds liveness = milliseconds(5000))
-      : server(handler, {"secret", "127.0.0.1", 0, milliseconds(50), liveness, nullptr, false}, counters) {}
+      : server(handler, options(liveness), counters) {}
+
+  static PeerServerOptions options(milliseconds liveness) {
+    PeerServerOptions o;
+    o.token = "secret";
+    o.heartbeat = milliseconds(50);
+    o.liveness = liveness;
+    return o;
+  }
 
   // Runs the loop until `done`, or ten seconds (generous: nothing here is a timing claim).
   void pump(const std::function<bool()>& done) {

@@ -69,10 +69,16 @@ struct Server {
   LoggingHandler handler;
   SchedulerCounters counters;
   PeerServer server;
-  explicit Server(std::shared_ptr<const TlsContext> tls)
-      : server(handler,
-               {"a-token-of-16-bytes", "127.0.0.1", 0, milliseconds(50), milliseconds(5000), std::move(tls), false},
-               counters) {}
+  explicit Server(std::shared_ptr<const TlsContext> tls) : server(handler, options(std::move(tls)), counters) {}
+
+  static PeerServerOptions options(std::shared_ptr<const TlsContext> tls) {
+    PeerServerOptions o;
+    o.token = "a-token-of-16-bytes";
+    o.heartbeat = milliseconds(50);
+    o.liveness = milliseconds(5000);
+    o.tls = std::move(tls);
+    return o;
+  }
 
   // Runs the loop until `done`, or ten seconds (generous: nothing here is a timing claim).
   void pump(const std::function<bool()>& done) {
