@@ -390,6 +390,13 @@ bool MainWindow::may_discard_changes() {
   return answer == QMessageBox::Discard || !document_->is_modified();
 }
 
+bool MainWindow::follow_live(const QString& address) {
+  tabs_->setCurrentWidget(live_view_);
+  const auto file = [](const char* variable) { return qEnvironmentVariable(variable).toStdString(); };
+  return live_view_->connect_to(address, qEnvironmentVariable("SERVESCOPE_TOKEN"),
+                                {file("SERVESCOPE_TLS_CERT"), file("SERVESCOPE_TLS_KEY"), file("SERVESCOPE_TLS_CA")});
+}
+
 bool MainWindow::open_location(const QString& location, bool interactive) {
   // Opening replaces the project: unsaved changes are asked about first, as on New and on close.
   if (interactive && !may_discard_changes()) return false;

@@ -55,6 +55,10 @@ class MainWindow : public QMainWindow {
   ChartsView* charts_view() const { return charts_view_; }
   CompareView* compare_view() const { return compare_view_; }
   LiveView* live_view() const { return live_view_; }
+  // Shows the Live tab following `address` (HOST:PORT) with the token in SERVESCOPE_TOKEN and
+  // the TLS files in SERVESCOPE_TLS_CERT, _KEY and _CA; false, with the reason in the tab's status
+  // line, when it cannot start.
+  bool follow_live(const QString& address);
 
   // What File → New and Edit → Add … do, without their dialogs (for scripted sessions).
   void new_project();

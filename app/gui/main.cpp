@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ui/exception_guard.h"
+#include "ui/frame_clock.h"
 #include "ui/main_window.h"
 
 namespace {
@@ -25,6 +27,13 @@ void add_options(QCommandLineParser& parser) {
       QStringLiteral("Plan, simulate and watch DNN inference serving on heterogeneous GPU clusters"));
   parser.addHelpOption();
   parser.addVersionOption();
+  parser.addOption({QStringLiteral("connect"),
+                    QStringLiteral("Follow the live deployment at HOST:PORT in the Live tab (token from "
+                                   "SERVESCOPE_TOKEN; TLS files from SERVESCOPE_TLS_CERT, _KEY and _CA)"),
+                    QStringLiteral("HOST:PORT")});
+  parser.addOption({QStringLiteral("frame-log"),
+                    QStringLiteral("Write how long the window's frames took, per minute (p50, p99, max), to FILE"),
+                    QStringLiteral("FILE")});
   parser.addPositionalArgument(QStringLiteral("file"),
                                QStringLiteral("Project or scenario to open (default: the built-in demo)"));
 }
@@ -91,6 +100,10 @@ int run_gui(int argc, char** argv) {
       window.project()->runs.empty())
     window.start_demo_runs({QStringLiteral("symphony"), QStringLiteral("nexus")}, 20);
   window.show();
+  std::unique_ptr<servescope::ui::FrameClock> frames;
+  if (parser.isSet(QStringLiteral("frame-log")))
+    frames = std::make_unique<servescope::ui::FrameClock>(parser.value(QStringLiteral("frame-log")));
+  if (parser.isSet(QStringLiteral("connect"))) window.follow_live(parser.value(QStringLiteral("connect")));
   return QApplication::exec();
 }
 
