@@ -3,13 +3,16 @@
 // encodes it, taken in chunks for the
 // GUI subscribers and, when asked to keep them, kept per plan with that plan's description, so
 // that the run so far reads back as a SimulationResult like a simulated run's (recorded()), and
-// each earlier plan's part too after a plan switch.
+// each earlier plan's part too after a plan switch. What is kept goes to disk (event_spill.h),
+// so memory stays flat however long the run.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "engine/live/event_spill.h"
 #include "engine/live/event_stream.h"
 #include "engine/serving/simulation_result.h"
 
@@ -17,7 +20,8 @@ namespace servescope::engine::live {
 
 class LiveRecording {
  public:
-  explicit LiveRecording(bool keep) : keep_(keep) {}
+  // Throws LiveError when keeping and no temporary file can be made for it.
+  explicit LiveRecording(bool keep) : keep_(keep), kept_(keep ? std::make_unique<EventSpill>() : nullptr) {}
 
   EventEncoder& events() { return events_; }
   std::uint64_t records() const { return events_.records(); }
@@ -37,12 +41,12 @@ class LiveRecording {
  private:
   struct Segment {
     nlohmann::json description;
-    std::vector<std::uint8_t> events;
+    std::unique_ptr<EventSpill> events;
   };
   bool keep_;
   EventEncoder events_;
-  std::vector<std::uint8_t> kept_;  // the current plan's, when keeping
-  std::vector<Segment> segments_;   // earlier plans'
+  std::unique_ptr<EventSpill> kept_;  // the current plan's, when keeping
+  std::vector<Segment> segments_;     // earlier plans'
 };
 
 }  // namespace servescope::engine::live

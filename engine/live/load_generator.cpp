@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -28,6 +29,45 @@ struct Sent {
   std::uint32_t model = 0;
   bool answered = false;
   Clock::time_point at;
+};
+
+// The requests sent, by id (0, 1, …), kept from the oldest still awaiting its outcome: answered
+// ones at the front are forgotten, so a session of hours holds what is in flight, not its history.
+class SentWindow {
+ public:
+  std::uint64_t push(std::uint32_t model, Clock::time_point at) {
+    if (next_ == 0) first_at_ = at;
+    window_.push_back({model, false, at});
+    return next_++;
+  }
+  std::uint64_t count() const { return next_; }
+  Clock::time_point first_at() const { return first_at_; }
+  // The request `id` if it is still awaited, else null (answered, or never sent).
+  Sent* awaited(std::uint64_t id) {
+    if (id < first_ || id >= next_) return nullptr;
+    auto& s = window_[static_cast<std::size_t>(id - first_)];
+    return s.answered ? nullptr : &s;
+  }
+  // Marks `id` answered and forgets the answered run at the front.
+  void answer(std::uint64_t id) {
+    window_[static_cast<std::size_t>(id - first_)].answered = true;
+    while (!window_.empty() && window_.front().answered) {
+      window_.pop_front();
+      ++first_;
+    }
+  }
+  // Each request still awaited, oldest first.
+  template <typename F>
+  void for_each_awaited(F&& f) {
+    for (std::uint64_t id = first_; id < next_; ++id)
+      if (!window_[static_cast<std::size_t>(id - first_)].answered)
+        f(id, window_[static_cast<std::size_t>(id - first_)]);
+  }
+
+ private:
+  std::deque<Sent> window_;
+  std::uint64_t first_ = 0, next_ = 0;
+  Clock::time_point first_at_;
 };
 
 std::int64_t ns_between(Clock::time_point a, Clock::time_point b) {
@@ -113,8 +153,7 @@ class LoadSession {
     send(arrivals);
     drain(largest_slo);
     report_.no_outcome = outstanding_;
-    for (std::uint64_t id = 0; id < sent_.size(); ++id)
-      if (!sent_[id].answered) write_row(id, "no_outcome", "", std::nullopt);
+    sent_.for_each_awaited([&](std::uint64_t id, const Sent& s) { write_row(id, s, "no_outcome", "", std::nullopt); });
     return std::move(report_);
   }
 
@@ -194,12 +233,11 @@ class LoadSession {
   }
 
   // One row per request sent, however it ended: the CSV reconciles with the report.
-  void write_row(std::uint64_t id, std::string_view outcome, std::string_view reason,
+  void write_row(std::uint64_t id, const Sent& s, std::string_view outcome, std::string_view reason,
                  std::optional<std::int64_t> latency_ns) {
     if (!options_.per_request) return;
-    const auto& s = sent_[id];
     auto& out = *options_.per_request;
-    out << id << ',' << report_.models[s.model] << ',' << static_cast<double>(ns_between(sent_.front().at, s.at)) / 1e3
+    out << id << ',' << report_.models[s.model] << ',' << static_cast<double>(ns_between(sent_.first_at(), s.at)) / 1e3
         << ',' << outcome << ',' << reason << ',';
     if (latency_ns) out << static_cast<double>(*latency_ns) / 1e3;
     out << '\n';
@@ -208,10 +246,10 @@ class LoadSession {
   void take_outcomes(const Frame& f) {
     const auto now = Clock::now();
     for (const auto& o : decode_outcomes(f.payload)) {
-      if (o.client_id >= sent_.size() || sent_[o.client_id].answered)
+      auto* awaited = sent_.awaited(o.client_id);
+      if (!awaited)
         throw ProtocolError("an outcome for request " + std::to_string(o.client_id) + ", which is not awaited");
-      auto& s = sent_[o.client_id];
-      s.answered = true;
+      const auto s = *awaited;
       --outstanding_;
       switch (o.status) {
         case OutcomeStatus::OnTime:
@@ -228,11 +266,12 @@ class LoadSession {
       }
       if (o.status != OutcomeStatus::Dropped) report_.latency.add(Duration::nanoseconds(o.latency_ns));
       report_.round_trip.add(Duration::nanoseconds(ns_between(s.at, now)));
-      write_row(o.client_id,
+      write_row(o.client_id, s,
                 o.status == OutcomeStatus::OnTime ? "on_time"
                 : o.status == OutcomeStatus::Late ? "late"
                                                   : "dropped",
                 o.status == OutcomeStatus::Dropped ? to_string(o.reason) : "", o.latency_ns);
+      sent_.answer(o.client_id);
     }
   }
 
@@ -281,12 +320,14 @@ class LoadSession {
   // A broken connection ends the outstanding requests as lost with the scheduler.
   void lose_outstanding(const std::string& why) {
     say("scheduler connection lost (" + why + "); " + std::to_string(outstanding_) + " requests lost with it");
-    for (std::uint64_t id = 0; id < sent_.size(); ++id)
-      if (!sent_[id].answered) {
-        sent_[id].answered = true;
-        ++report_.scheduler_lost;
-        write_row(id, "scheduler_lost", "", std::nullopt);
-      }
+    std::vector<std::uint64_t> lost;
+    sent_.for_each_awaited([&](std::uint64_t id, const Sent& s) {
+      ++report_.scheduler_lost;
+      write_row(id, s, "scheduler_lost", "", std::nullopt);
+      lost.push_back(id);
+    });
+    for (const auto id : lost)
+      sent_.answer(id);
     outstanding_ = 0;
   }
 
@@ -338,8 +379,7 @@ class LoadSession {
       while (next && next->at <= elapsed + options_.coalesce) {
         if (next->at > elapsed && !batch.empty()) break;
         if (next->at > elapsed) break;
-        batch.push_back(ClientRequest{sent_.size(), next->model, next->target});
-        sent_.push_back(Sent{next->model, false, now});
+        batch.push_back(ClientRequest{sent_.push(next->model, now), next->model, next->target});
         ++report_.sent_by_model[next->model];
         ++outstanding_;
         next = arrivals.next();
@@ -349,7 +389,7 @@ class LoadSession {
       const bool open = pump_or_lost(std::chrono::nanoseconds(batch.empty() ? wait.count_ns() : 0));
       if (!open && !reconnect(why_closed())) break;
     }
-    report_.sent = sent_.size();
+    report_.sent = sent_.count();
     report_.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
   }
 
@@ -374,7 +414,7 @@ class LoadSession {
   LoadReport report_;
   std::unique_ptr<Connection> conn_;
   std::vector<Frame> frames_;
-  std::vector<Sent> sent_;
+  SentWindow sent_;
   std::size_t outstanding_ = 0;
   bool ready_ = false;
 };
