@@ -61,9 +61,11 @@ done
 wait "$loadgen" || { cat "$work/loadgen.log" >&2; exit 1; }
 sleep 2
 kill -TERM "$scheduler"
-wait "$scheduler" || true
+scheduler_status=0
+wait "$scheduler" || scheduler_status=$?
+[ "$scheduler_status" -eq 0 ] || { echo "soak.sh: the scheduler exited with $scheduler_status:" >&2; tail "$work/scheduler.log" >&2; }
 python3 - "$work" "$minutes" "$rate" <<'PY'
-import csv, json, sys
+import csv, json, os, sys
 work, minutes, rate = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 rss = list(csv.DictReader(open(f"{work}/rss.csv")))
 try:
@@ -87,5 +89,6 @@ print(json.dumps({
     "attainment": round(load["attainment"], 4),
     "rss_growth_after_minute_5_pct": growth,
     "frame_p99_ms_worst_minute": max((float(f["p99_ms"]) for f in frames), default=None),
+    "record_mib": round(os.path.getsize(f"{work}/record.json") / 2**20, 1) if os.path.exists(f"{work}/record.json") else None,
 }, indent=1))
 PY
