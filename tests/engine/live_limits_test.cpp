@@ -10,6 +10,7 @@
 
 #include "engine/live/certificates.h"
 #include "engine/live/peer_server.h"
+#include "tests/support/peer_server_pump.h"
 #include "tests/support/test_support.h"
 
 namespace servescope::engine::live {
@@ -34,19 +35,7 @@ struct Server {
   PeerServer server;
   explicit Server(PeerServerOptions options) : server(handler, std::move(options), counters) {}
 
-  void pump(const std::function<bool()>& done, milliseconds limit = milliseconds(10000)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    std::vector<pollfd> fds;
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-      fds.clear();
-      server.add_poll_fds(fds, std::chrono::steady_clock::now());
-      ::poll(fds.data(), fds.size(), 10);
-      server.serve(fds);
-      server.check_liveness(std::chrono::steady_clock::now());
-      server.flush();
-      server.erase_closed();
-    }
-  }
+  void pump(const std::function<bool()>& done) { servescope::test::pump(server, done); }
   std::size_t open() const {
     return static_cast<std::size_t>(std::ranges::count_if(server.peers(), [](const auto& p) { return !p->closed; }));
   }

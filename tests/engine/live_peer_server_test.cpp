@@ -10,6 +10,7 @@
 
 #include "engine/live/byte_codec.h"
 #include "engine/live/peer_server.h"
+#include "tests/support/peer_server_pump.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -39,8 +40,7 @@ struct Fixture {
   TestHandler handler;
   SchedulerCounters counters;
   PeerServer server;
-  explicit Fixture(milliseconds liveness = milliseconds(5000))
-      : server(handler, options(liveness), counters) {}
+  explicit Fixture(milliseconds liveness = milliseconds(5000)) : server(handler, options(liveness), counters) {}
 
   static PeerServerOptions options(milliseconds liveness) {
     PeerServerOptions o;
@@ -50,20 +50,7 @@ struct Fixture {
     return o;
   }
 
-  // Runs the loop until `done`, or ten seconds (generous: nothing here is a timing claim).
-  void pump(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    std::vector<pollfd> fds;
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-      fds.clear();
-      server.add_poll_fds(fds, std::chrono::steady_clock::now());
-      ::poll(fds.data(), fds.size(), 10);
-      server.serve(fds);
-      server.check_liveness(std::chrono::steady_clock::now());
-      server.flush();
-      server.erase_closed();
-    }
-  }
+  void pump(const std::function<bool()>& done) { servescope::test::pump(server, done); }
 
   // A client's hello on its own thread, while this one runs the server.
   std::future<Joined> join_as(const std::string& name, const std::string& token, TcpStream& stream) {

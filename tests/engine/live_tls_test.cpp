@@ -11,6 +11,7 @@
 
 #include "engine/live/certificates.h"
 #include "engine/live/peer_server.h"
+#include "tests/support/peer_server_pump.h"
 #include "tests/support/test_support.h"
 
 namespace servescope::engine::live {
@@ -80,20 +81,7 @@ struct Server {
     return o;
   }
 
-  // Runs the loop until `done`, or ten seconds (generous: nothing here is a timing claim).
-  void pump(const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    std::vector<pollfd> fds;
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-      fds.clear();
-      server.add_poll_fds(fds, std::chrono::steady_clock::now());
-      ::poll(fds.data(), fds.size(), 10);
-      server.serve(fds);
-      server.check_liveness(std::chrono::steady_clock::now());
-      server.flush();
-      server.erase_closed();
-    }
-  }
+  void pump(const std::function<bool()>& done) { servescope::test::pump(server, done); }
 
   // A client joining on its own thread while this one runs the server; its error, or "" when
   // welcomed (then `stream` and `joined` continue the connection).

@@ -42,6 +42,20 @@ inline std::string after(const std::string& text, const std::string& prefix, cha
   return text.substr(from, text.find(stop, from) - from);
 }
 
+// `servescope-cli` arguments of a load generator sending `rate` requests/s to `endpoint` for
+// `seconds`, reporting as JSON; the token and anything else are the caller's to add.
+inline std::vector<std::string> loadgen_args(const std::string& endpoint, double rate, double seconds) {
+  return {"--json",
+          "live",
+          "loadgen",
+          "--connect",
+          endpoint,
+          "--rate",
+          std::to_string(rate),
+          "--duration",
+          std::to_string(seconds)};
+}
+
 // A scheduler and one worker per server it waits for, on an ephemeral port.
 class Deployment {
  public:
@@ -89,15 +103,7 @@ class Deployment {
   // With the deployment's token unless `token` names another (given with --token, on the command line).
   std::unique_ptr<ChildProcess> start_loadgen(double rate, double seconds, const std::string& token = {},
                                               std::vector<std::string> more = {}) const {
-    std::vector<std::string> args{"--json",
-                                  "live",
-                                  "loadgen",
-                                  "--connect",
-                                  endpoint(),
-                                  "--rate",
-                                  std::to_string(rate),
-                                  "--duration",
-                                  std::to_string(seconds)};
+    auto args = loadgen_args(endpoint(), rate, seconds);
     args.insert(args.end(), {token.empty() ? "--token-file" : "--token", token.empty() ? token_file_ : token});
     args.insert(args.end(), more.begin(), more.end());
     return std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / "loadgen.out",

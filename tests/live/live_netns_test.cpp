@@ -98,17 +98,8 @@ class AcrossHosts : public ::testing::Test {
   // A load generator on `host` with `more` arguments (TLS files: the loadgen role's unless given).
   std::unique_ptr<ChildProcess> loadgen(int host, double rate, double seconds, std::vector<std::string> more = {},
                                         const std::string& name = "loadgen") const {
-    std::vector<std::string> args{"--json",
-                                  "live",
-                                  "loadgen",
-                                  "--connect",
-                                  endpoint(),
-                                  "--rate",
-                                  std::to_string(rate),
-                                  "--duration",
-                                  std::to_string(seconds),
-                                  "--token-file",
-                                  token_};
+    auto args = loadgen_args(endpoint(), rate, seconds);
+    args.insert(args.end(), {"--token-file", token_});
     if (more.empty()) more = tls("loadgen");
     args.insert(args.end(), more.begin(), more.end());
     return hosts_->start(host, SERVESCOPE_CLI, args, dir_.path() / (name + ".out"), dir_.path() / (name + ".err"));

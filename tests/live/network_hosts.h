@@ -44,7 +44,8 @@ class NetworkHosts {
       const auto port = "p" + std::to_string(h);
       names_.push_back(host);
       ok_ = ip(dir_, {"netns", "add", host}, &error_) &&
-            ip(dir_, {"-n", sw, "link", "add", "name", port, "type", "veth", "peer", "name", "eth0", "netns", host}, &error_) &&
+            ip(dir_, {"-n", sw, "link", "add", "name", port, "type", "veth", "peer", "name", "eth0", "netns", host},
+               &error_) &&
             ip(dir_, {"-n", sw, "link", "set", port, "master", "br0"}, &error_) &&
             ip(dir_, {"-n", sw, "link", "set", port, "up"}, &error_) &&
             ip(dir_, {"-n", host, "addr", "add", address(h) + "/24", "dev", "eth0"}, &error_) &&
