@@ -155,8 +155,10 @@ void LiveView::show_connect_dialog() {
   auto* cert = new QLineEdit(remembered(tls_.cert, "SERVESCOPE_TLS_CERT"), &dialog);
   auto* key = new QLineEdit(remembered(tls_.key, "SERVESCOPE_TLS_KEY"), &dialog);
   auto* ca = new QLineEdit(remembered(tls_.ca, "SERVESCOPE_TLS_CA"), &dialog);
-  for (auto* field : {cert, key, ca})
+  for (auto* field : {cert, key, ca}) {
     field->setPlaceholderText(tr("PEM file; leave all three empty for plain TCP"));
+    field->setMinimumWidth(field->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 48);  // a path shows whole
+  }
   auto* form = new QFormLayout(&dialog);
   form->addRow(tr("Scheduler (host:port)"), address);
   form->addRow(tr("Token"), token);

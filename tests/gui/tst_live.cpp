@@ -86,6 +86,12 @@ class TestLive : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("bad token")), 10000);
     live->disconnect_from();
     QVERIFY(!live->connect_to(QStringLiteral("no-port"), QStringLiteral("x")));
+    // TLS files that do not load: refused before connecting, the file named.
+    QVERIFY(!live->connect_to(QString::fromStdString(endpoint), QString::fromLatin1(kToken),
+                              {"/nonexistent/gui.pem", "/nonexistent/gui.key", "/nonexistent/ca.pem"}));
+    QVERIFY2(live->status_text().contains(QStringLiteral("--tls-cert /nonexistent/gui.pem: no such file")),
+             qPrintable(live->status_text()));
+    QVERIFY(!live->following_stream());
 
     QVERIFY(live->connect_to(QString::fromStdString(endpoint), QString::fromLatin1(kToken)));
     QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("8/8 workers")), 20000);
