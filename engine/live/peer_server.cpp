@@ -95,10 +95,9 @@ void PeerServer::accept_connections() {
     if (open >= options_.max_connections) {
       ++counters_.connections_refused;
       const auto source = stream->peer_address();
-      if (const auto line = gate_.failed(source,
-                                         "too many connections (" + std::to_string(options_.max_connections) +
-                                             " open, --max-connections)",
-                                         std::chrono::steady_clock::now()))
+      if (const auto line = gate_.failed(
+              source, "too many connections (" + std::to_string(options_.max_connections) + " open, --max-connections)",
+              std::chrono::steady_clock::now()))
         handler_.log(*line);
       continue;  // closed as it goes out of scope, unread
     }
