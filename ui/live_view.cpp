@@ -300,13 +300,13 @@ void LiveView::refresh() {
 void LiveView::refresh_chart() {
   if (!subscriber_ || subscriber_->generation() == charted_generation_) return;
   charted_generation_ = subscriber_->generation();
-  const auto result = subscriber_->snapshot();
-  if (!result || result->duration <= Duration()) return;
-  auto series = engine::run_series(engine::run_result_to_json(*result, "live"), "the live run");
+  // From the run's counters, not a copy of the whole run: the same cost at hour 10 as at second 10.
+  auto curves = subscriber_->curves();
+  if (!curves || curves->goodput_rps.points.empty()) return;
   // The last interval is still filling: drawn, it drops towards 0 and reads as a false alarm.
-  for (auto* s : {&series.attainment_pct, &series.goodput_rps})
+  for (auto* s : {&curves->attainment_pct, &curves->goodput_rps})
     if (!s->points.empty()) s->points.pop_back();
-  draw_charts(series.attainment_pct, series.goodput_rps);
+  draw_charts(curves->attainment_pct, curves->goodput_rps);
 }
 
 void LiveView::draw_charts(const engine::Series& attainment_pct, const engine::Series& goodput_rps) {

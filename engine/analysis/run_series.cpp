@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <span>
+#include <vector>
 
 #include "engine/metrics/gpu_class_busy.h"
 #include "model/core/text.h"
@@ -20,7 +22,28 @@ void expect_kind(const JsonCursor& document, const std::string& kind) {
     k.fail("expected \"" + kind + "\", got " + describe_json(k.value()));
 }
 
+template <typename Count>
+void add_attainment_and_goodput(std::span<const Count> arrivals, std::span<const Count> on_time, double bin_s,
+                                Series& attainment_pct, Series& goodput_rps) {
+  for (std::size_t b = 0; b < arrivals.size() && b < on_time.size(); ++b) {
+    const double x = (static_cast<double>(b) + 0.5) * bin_s;
+    const auto a = static_cast<double>(arrivals[b]);
+    const auto ok = static_cast<double>(on_time[b]);
+    if (a > 0) attainment_pct.points.push_back({x, 100.0 * std::min(ok, a) / a});
+    goodput_rps.points.push_back({x, ok / bin_s});
+  }
+}
+
 }  // namespace
+
+void attainment_and_goodput(std::span<const std::uint64_t> arrivals, std::span<const std::uint64_t> on_time,
+                            double bin_s, Series& attainment_pct, Series& goodput_rps) {
+  attainment_pct.name = "SLO attainment";
+  goodput_rps.name = "goodput";
+  attainment_pct.points.clear();
+  goodput_rps.points.clear();
+  add_attainment_and_goodput(arrivals, on_time, bin_s, attainment_pct, goodput_rps);
+}
 
 RunSeries run_series(const nlohmann::json& json, const std::string& what) {
   const JsonCursor run(json, what);
@@ -39,13 +62,12 @@ RunSeries run_series(const nlohmann::json& json, const std::string& what) {
   if (!(bin_s > 0)) bin.fail("must be positive");
   const auto arrivals = ts.at("arrivals"), on_time = ts.at("on_time");
   if (arrivals.size() != on_time.size()) ts.fail("arrivals and on_time must be arrays of one length");
+  std::vector<double> arrived(arrivals.size()), in_time(on_time.size());
   for (std::size_t b = 0; b < arrivals.size(); ++b) {
-    const double x = (static_cast<double>(b) + 0.5) * bin_s;
-    const double a = arrivals.element(b).as_double(0, kAnyNumber);
-    const double ok = on_time.element(b).as_double(0, kAnyNumber);
-    if (a > 0) out.attainment_pct.points.push_back({x, 100.0 * std::min(ok, a) / a});
-    out.goodput_rps.points.push_back({x, ok / bin_s});
+    arrived[b] = arrivals.element(b).as_double(0, kAnyNumber);
+    in_time[b] = on_time.element(b).as_double(0, kAnyNumber);
   }
+  add_attainment_and_goodput<double>(arrived, in_time, bin_s, out.attainment_pct, out.goodput_rps);
 
   // Busy time per class, bin by bin, as the run's busy_by_type defines it (metrics/gpu_class_busy.h):
   // each slot's share-weighted busy fraction over its class's physical GPUs. Runs written before

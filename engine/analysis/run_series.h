@@ -5,7 +5,9 @@
 // sweeps SLO attainment against load factor (PPipe's Fig. 6/7). Qt-free: the GUI and tests share it.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,12 @@ struct RunSeries {
 // Throws InputError naming `what` and the JSON path when the run JSON lacks the parts, they do
 // not fit, or a value has the wrong type or range.
 RunSeries run_series(const nlohmann::json& run, const std::string& what = "run");
+
+// SLO attainment and goodput per bin from the counts themselves (requests arrived and on time
+// per bin of `bin_s` seconds; as long as each other), as run_series draws them: what a live view
+// redraws every second without writing the whole run as JSON first.
+void attainment_and_goodput(std::span<const std::uint64_t> arrivals, std::span<const std::uint64_t> on_time,
+                            double bin_s, Series& attainment_pct, Series& goodput_rps);
 
 // SLO attainment (%) against load factor, from a `kind: load-sweep` document, named after its
 // system; points in increasing load factor. Throws InputError as run_series does.

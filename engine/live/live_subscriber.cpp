@@ -48,6 +48,16 @@ std::optional<SimulationResult> LiveSubscriber::snapshot() const {
   return run_->snapshot();
 }
 
+std::optional<LiveSubscriber::Curves> LiveSubscriber::curves() const {
+  std::lock_guard lock(mutex_);
+  if (!run_) return std::nullopt;
+  const auto& m = run_->metrics();
+  Curves out;
+  attainment_and_goodput(m.arrivals_per_bin(), m.on_time_per_bin(), m.bin().to_s(), out.attainment_pct,
+                         out.goodput_rps);
+  return out;
+}
+
 std::shared_ptr<const TimelineData> LiveSubscriber::timeline() const {
   auto result = snapshot();
   if (!result) return nullptr;

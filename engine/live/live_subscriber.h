@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis/run_series.h"
 #include "engine/live/live_run.h"
 #include "engine/live/tls.h"
 #include "engine/live/wire_format.h"
@@ -63,6 +64,12 @@ class LiveSubscriber {
   // The run so far (nullopt before the first welcome), and its timeline; both are copies.
   std::optional<SimulationResult> snapshot() const;
   std::shared_ptr<const TimelineData> timeline() const;
+  // SLO attainment and goodput per second so far, straight from the run's counters: no copy of
+  // the timeline (nullopt before the first welcome).
+  struct Curves {
+    Series attainment_pct, goodput_rps;
+  };
+  std::optional<Curves> curves() const;
   // Sends a control command (e.g. {"command": "apply-plan", "plan": …}) on the next turn of the
   // subscriber's loop; the answer arrives as LiveStatus::last_reply.
   void send_command(const nlohmann::json& command);

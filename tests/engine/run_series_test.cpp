@@ -93,6 +93,26 @@ void expect_input_error(const std::function<void()>& read, const std::string& wh
   }
 }
 
+// The live view draws attainment and goodput from the counters directly (LiveSubscriber::curves);
+// they must be the curves the run's JSON gives.
+TEST(RunSeries, FromTheCountersTheyAreTheCurvesOfTheJson) {
+  const auto project = load_project("builtin:projects/demo.json");
+  SimulationSpec spec;
+  spec.workloads = {"mixed-37"};
+  spec.duration = Duration::seconds(3);
+  spec.warmup = Duration::milliseconds(500);
+  const auto result = simulate(project.scenario, spec);
+  const auto from_json = run_series(run_result_to_json(result, project.scenario.name));
+  Series attainment, goodput;
+  attainment_and_goodput(result.metrics->arrivals_per_bin(), result.metrics->on_time_per_bin(),
+                         result.metrics->bin().to_s(), attainment, goodput);
+  ASSERT_FALSE(goodput.points.empty());
+  EXPECT_EQ(attainment.points, from_json.attainment_pct.points);
+  EXPECT_EQ(goodput.points, from_json.goodput_rps.points);
+  EXPECT_EQ(attainment.name, from_json.attainment_pct.name);
+  EXPECT_EQ(goodput.name, from_json.goodput_rps.name);
+}
+
 TEST(RunSeries, MalformedRunsSayWhere) {
   const auto run = demo_run();
   // Preconditions of the edits below, on a seeded simulated run: the same on any machine.
