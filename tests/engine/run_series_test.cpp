@@ -19,13 +19,18 @@
 namespace servescope::engine {
 namespace {
 
-nlohmann::json demo_run() {
+// The demo's mixed-37 workload, 3 s with 0.5 s of warm-up.
+SimulationResult demo_result() {
   const auto project = load_project("builtin:projects/demo.json");
   SimulationSpec spec;
   spec.workloads = {"mixed-37"};
   spec.duration = Duration::seconds(3);
   spec.warmup = Duration::milliseconds(500);
-  return run_result_to_json(simulate(project.scenario, spec), project.scenario.name);
+  return simulate(project.scenario, spec);
+}
+
+nlohmann::json demo_run() {
+  return run_result_to_json(demo_result(), "demo");
 }
 
 TEST(RunSeries, AddUpToTheRunsTotals) {
@@ -96,13 +101,8 @@ void expect_input_error(const std::function<void()>& read, const std::string& wh
 // The live view draws attainment and goodput from the counters directly (LiveSubscriber::curves);
 // they must be the curves the run's JSON gives.
 TEST(RunSeries, FromTheCountersTheyAreTheCurvesOfTheJson) {
-  const auto project = load_project("builtin:projects/demo.json");
-  SimulationSpec spec;
-  spec.workloads = {"mixed-37"};
-  spec.duration = Duration::seconds(3);
-  spec.warmup = Duration::milliseconds(500);
-  const auto result = simulate(project.scenario, spec);
-  const auto from_json = run_series(run_result_to_json(result, project.scenario.name));
+  const auto result = demo_result();
+  const auto from_json = run_series(run_result_to_json(result, "demo"));
   Series attainment, goodput;
   attainment_and_goodput(result.metrics->arrivals_per_bin(), result.metrics->on_time_per_bin(),
                          result.metrics->bin().to_s(), attainment, goodput);
