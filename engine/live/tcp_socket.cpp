@@ -52,13 +52,11 @@ constexpr std::uint8_t kTlsHandshakeRecord = 0x16;
 
 struct TcpStream::Tls {
   std::shared_ptr<const TlsContext> context;
-  SSL* ssl = nullptr;
-  bool server = false;
+  SSL* ssl = nullptr;  // null on a server's stream until its client's first byte
   ~Tls() { SSL_free(ssl); }
 
-  void start(int fd, bool as_server) {
+  void start(int fd, bool server) {
     ERR_clear_error();
-    server = as_server;
     ssl = SSL_new(context->native());
     if (!ssl || SSL_set_fd(ssl, fd) != 1) throw LiveError("TLS: " + take_tls_errors("cannot start a session"));
     if (server) {
@@ -134,7 +132,6 @@ void TcpStream::close() {
 void TcpStream::expect_tls(std::shared_ptr<const TlsContext> tls) {
   tls_ = std::make_unique<Tls>();
   tls_->context = std::move(tls);
-  tls_->server = true;
 }
 
 void TcpStream::start_tls(std::shared_ptr<const TlsContext> tls, std::chrono::milliseconds timeout) {
