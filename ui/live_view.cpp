@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTimer>
 #include <QToolButton>
@@ -35,6 +36,9 @@ namespace {
 constexpr int kRefreshMs = 250;
 constexpr std::int64_t kDefaultWindowNs = 2'000'000'000;
 constexpr std::int64_t kMinFollowWindowNs = 1'000'000;  // 1 ms: narrower is an empty run's fit
+// Two minutes of detail: at 10,000 requests/s about 60 MiB, reached long before an hour is.
+constexpr int kDefaultHistoryMinutes = 2;
+constexpr std::int64_t kMinuteNs = 60'000'000'000;
 
 // When a live run began on the scheduler's clock: its first event of any kind.
 std::int64_t run_start_ns(const engine::TimelineData& t) {
@@ -59,6 +63,15 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   apply_->setToolTip(tr("Switch the running deployment to a plan of the project (flush, then switch)"));
   follow_ = new QCheckBox(tr("Follow now"), this);
   follow_->setChecked(true);
+  history_ = new QSpinBox(this);
+  history_->setObjectName(QStringLiteral("liveHistory"));
+  history_->setRange(1, 60);
+  history_->setValue(kDefaultHistoryMinutes);
+  history_->setPrefix(tr("Keep "));
+  history_->setSuffix(tr(" min"));
+  history_->setToolTip(
+      tr("How much of the timeline the Live tab keeps in detail; older batches are let go. The charts cover "
+         "the whole session, and the scheduler's --record keeps all of it."));
   status_ = new QLabel(tr("Not connected. Start a deployment (README, \"Live deployment\") and connect."), this);
   status_->setObjectName(QStringLiteral("liveStatus"));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -84,6 +97,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   top->addWidget(disconnect_);
   top->addWidget(follow_);
   top->addWidget(fit);
+  top->addWidget(history_);
   top->addWidget(keep_);
   top->addWidget(apply_);
   top->addWidget(status_, 1);
@@ -127,6 +141,14 @@ LiveView::~LiveView() {
   timer_->stop();
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
+}
+
+void LiveView::set_history_minutes(int minutes) {
+  history_->setValue(minutes);
+}
+
+int LiveView::history_minutes() const {
+  return history_->value();
 }
 
 void LiveView::set_follow(bool on) {
@@ -237,20 +259,28 @@ void LiveView::refresh() {
   const auto generation = subscriber_->generation();
   if (generation != shown_generation_) {
     shown_generation_ = generation;
-    // A long session's snapshot costs more; refresh no more often than four times its cost, so
-    // the window stays responsive (between 4 and 0.5 times a second).
+    // What arrived since the last refresh costs the same at hour 10 as at second 10; still, refresh
+    // no more often than four times its cost, so the window stays responsive on a busy machine.
     QElapsedTimer cost;
     cost.start();
-    auto timeline = subscriber_->timeline();
-    if (timeline) {
-      const bool new_run = s.run != shown_run_;
-      shown_run_ = s.run;
-      if (new_run || !view_->timeline()) {
-        view_->set_timeline(timeline);
-        view_->set_time_origin(run_start_ns(*timeline));
-      } else {
-        view_->update_timeline(timeline);
+    if (auto take = subscriber_->take_timeline(shown_run_)) {
+      if (take->layout) {  // a new run (a restarted scheduler, a new plan): its own slots and models
+        shown_run_ = take->run;
+        origin_set_ = false;
+        view_->set_timeline(std::make_shared<const engine::TimelineData>(std::move(*take->layout)));
       }
+      view_->append(std::move(take->chunk));
+      const auto* timeline = view_->timeline();
+      if (!origin_set_ && (!timeline->spans.empty() || !timeline->queue.empty() || !timeline->drops.empty())) {
+        view_->set_time_origin(run_start_ns(*timeline));
+        origin_set_ = true;
+      }
+      // Let go of the oldest detail a quarter of the history at a time: one pass per 30 s or so,
+      // not one per refresh.
+      const auto history_ns = history_->value() * kMinuteNs;
+      const auto end_ns = timeline->end.count_ns();
+      if (!timeline->spans.empty() && end_ns - timeline->spans.front().start.count_ns() > history_ns + history_ns / 4)
+        view_->forget_before(end_ns - history_ns);
       keep_->setEnabled(true);
     }
     timer_->setInterval(static_cast<int>(std::clamp<qint64>(4 * cost.elapsed(), kRefreshMs, 2000)));
@@ -331,10 +361,8 @@ void LiveView::changeEvent(QEvent* event) {
   // Charts take their colours when built: a new palette (dark mode) draws them again.
   if (event->type() != QEvent::PaletteChange) return;
   charted_generation_ = 0;
-  if (subscriber_ && subscriber_->snapshot())
-    refresh_chart();
-  else
-    draw_empty_charts();
+  draw_empty_charts();
+  refresh_chart();
 }
 
 void LiveView::draw_empty_charts() {
@@ -384,8 +412,8 @@ bool LiveView::apply_plan(const QString& source, QString* why) {
 QString LiveView::keep_run(QString* timeline_note) {
   if (!subscriber_ && !view_->timeline()) return tr("nothing was watched");
   if (!subscriber_) return tr("connect again to keep a run (the stream's aggregates are gone)");
-  const auto result = subscriber_->snapshot();
-  if (!result) return tr("nothing was streamed yet");
+  const auto result = subscriber_->aggregates();
+  if (!result || !view_->timeline()) return tr("nothing was streamed yet");
   const auto status = subscriber_->status();
   SavedArtifact run;
   static const std::vector<SavedArtifact> none;
@@ -396,7 +424,8 @@ QString LiveView::keep_run(QString* timeline_note) {
           .toStdString());
   run.created_utc = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   run.body = engine::run_result_to_json(*result, status.scenario);
-  run.body["timeline"] = engine::to_json(engine::timeline_of(*result), engine::TimelineEncoding::Packed);
+  // The detail the tab kept (its last minutes); the aggregates are the whole session's.
+  run.body["timeline"] = engine::to_json(*view_->timeline(), engine::TimelineEncoding::Packed);
   run.system = result->system;
   return doc_->add_run(std::move(run), timeline_note);
 }

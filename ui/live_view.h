@@ -2,8 +2,11 @@
 // token), watch its per-vGPU timeline grow and follow "now" (scrolling back pauses following), live
 // SLO-attainment and goodput charts, and a status line with the event rate, how far the stream
 // lags the scheduler and which workers are connected. The stream is followed by the engine's
-// LiveSubscriber on a thread of its own; this view only takes snapshots, four times a second.
-// "Keep run" puts what was watched into the project as a run, to save and reopen like any other.
+// LiveSubscriber on a thread of its own; four times a second this view takes what arrived since
+// and appends it to the timeline, keeping the last minutes of detail (the charts cover the whole
+// session; the scheduler's --record keeps all of it), so an hours-long session costs the same per
+// refresh, and the same memory, as its first minutes. "Keep run" puts what was watched into the
+// project as a run, to save and reopen like any other.
 #pragma once
 
 #include <QElapsedTimer>
@@ -20,6 +23,7 @@ class QChartView;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 class QTimer;
 
 namespace servescope::engine::live {
@@ -56,8 +60,11 @@ class LiveView : public QWidget {
   // the project ("plan:NAME") or a serving system's name. False with the reason when it cannot
   // be asked (not connected, no such plan); the scheduler's answer shows in the status line.
   bool apply_plan(const QString& source, QString* why = nullptr);
-  // Takes a snapshot now (the timer does this four times a second).
+  // Takes what arrived now (the timer does this four times a second).
   void refresh();
+  // How much of the timeline the tab keeps (the "Keep" box): older batches are let go.
+  void set_history_minutes(int minutes);
+  int history_minutes() const;
 
   QString status_text() const;
   widgets::TimelineView* timeline() const { return view_; }
@@ -83,11 +90,13 @@ class LiveView : public QWidget {
   engine::live::TlsFiles tls_;  // the files of the last connection, offered again
   QPushButton *connect_, *disconnect_, *keep_, *apply_;
   QCheckBox* follow_;
+  QSpinBox* history_;  // minutes of timeline detail kept
   QTimer* timer_;
   std::unique_ptr<engine::live::LiveSubscriber> subscriber_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::uint64_t shown_generation_ = 0, shown_run_ = 0, charted_generation_ = 0;
+  bool origin_set_ = false;  // the axis counts from the shown run's first event
   QElapsedTimer chart_clock_;
   std::string shown_reply_;
 };

@@ -6,9 +6,7 @@
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
-#include "engine/timeline/range_summary.h"
 #include "widgets/model_colors.h"
 #include "widgets/time_axis.h"
 
@@ -57,99 +55,6 @@ void TimelineView::set_timeline(std::shared_ptr<const engine::TimelineData> time
   scroll_px_ = 0;
   apply_filter();
   state_->reset(data_ ? ns(data_->end) : 1'000'000'000);
-}
-
-void TimelineView::update_timeline(std::shared_ptr<const engine::TimelineData> timeline) {
-  const auto rows_before = index_.rows();
-  adopt(std::move(timeline));
-  if (index_.rows() != rows_before) scroll_px_ = 0;
-  apply_filter();
-  if (data_) state_->grow(ns(data_->end));
-  update();
-}
-
-void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
-  const auto* before = data_.get();
-  data_ = std::move(timeline);
-  if (state_->selection() && state_->selection()->timeline == before) state_->select(std::nullopt);
-  linked_.clear();
-  flow_.clear();
-  index_ = data_ ? engine::TimelineIndex(*data_) : engine::TimelineIndex();
-  late_prefix_.assign(index_.rows(), {});
-  sparklines_.assign(index_.rows(), {});
-  sparkline_cache_.assign(index_.rows(), {});
-  late_ends_ns_.clear();
-  for (std::size_t r = 0; r < index_.rows(); ++r) {
-    auto& prefix = late_prefix_[r];
-    prefix.reserve(index_.spans(r).size() + 1);
-    prefix.push_back(0);
-    for (const auto i : index_.spans(r))
-      prefix.push_back(prefix.back() + (data_->spans[i].late > 0 ? 1u : 0u));
-    sparklines_[r] = engine::busy_profile(index_, r, data_->end, kSparklineWidth);
-  }
-  queue_by_model_.assign(data_ ? data_->models.size() : 0, {});
-  drops_by_model_.assign(data_ ? data_->models.size() : 0, {});
-  longest_transfer_ = 0;
-  nic_lanes_.clear();
-  transfer_lanes_.clear();
-  model_visible_.assign(data_ ? data_->models.size() : 0, true);
-  group_size_.clear();
-  refresh_colours();
-  if (!data_) return;
-  for (std::uint32_t g = 0; g < data_->gpus.size(); ++g) {
-    const auto physical = physical_of(g);
-    if (physical >= group_size_.size()) group_size_.resize(physical + 1, 0);
-    ++group_size_[physical];
-  }
-  for (const auto& s : data_->spans)
-    if (s.late > 0) late_ends_ns_.push_back(ns(s.end));
-  std::ranges::sort(late_ends_ns_);
-  for (std::size_t q = 0; q < data_->queue.size(); ++q)
-    if (data_->queue[q].model < queue_by_model_.size()) queue_by_model_[data_->queue[q].model].push_back(q);
-  for (std::size_t d = 0; d < data_->drops.size(); ++d)
-    if (data_->drops[d].model < drops_by_model_.size()) drops_by_model_[data_->drops[d].model].push_back(d);
-  for (const auto& t : data_->transfers)
-    longest_transfer_ = std::max(longest_transfer_, ns(t.end - t.start));
-  // A transfer holds the sender's uplink and the receiver's downlink (engine/dataplane/network_links.h).
-  const auto& servers = data_->gpu_server;
-  transfer_lanes_.assign(data_->transfers.size(), {0, 0});
-  if (!data_->transfers.empty() && servers.size() == data_->gpus.size()) {
-    std::vector<std::size_t> up(data_->server_names.size(), SIZE_MAX), down(data_->server_names.size(), SIZE_MAX);
-    for (std::uint32_t i = 0; i < data_->transfers.size(); ++i) {
-      const auto& t = data_->transfers[i];
-      if (t.from_gpu >= servers.size() || t.to_gpu >= servers.size()) continue;
-      for (const auto& [server, lanes, arrow] :
-           {std::tuple{servers[t.from_gpu], &up, "↑"}, std::tuple{servers[t.to_gpu], &down, "↓"}}) {
-        auto& lane = (*lanes)[server];
-        if (lane == SIZE_MAX) {
-          lane = nic_lanes_.size();
-          nic_lanes_.push_back(
-              {tr("NIC %1 %2").arg(QString::fromUtf8(arrow), QString::fromStdString(data_->server_names[server])), {}});
-        }
-        nic_lanes_[lane].transfers.push_back(i);
-      }
-    }
-    std::vector<std::size_t> order(nic_lanes_.size());
-    for (std::size_t k = 0; k < order.size(); ++k)
-      order[k] = k;
-    std::ranges::stable_sort(order, {}, [&](std::size_t k) { return nic_lanes_[k].label; });
-    std::vector<std::uint32_t> new_position(order.size());
-    std::vector<NicLane> sorted;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      new_position[order[k]] = static_cast<std::uint32_t>(k);
-      sorted.push_back(std::move(nic_lanes_[order[k]]));
-    }
-    nic_lanes_ = std::move(sorted);
-    for (std::uint32_t i = 0; i < data_->transfers.size(); ++i) {
-      const auto& t = data_->transfers[i];
-      if (t.from_gpu >= servers.size() || t.to_gpu >= servers.size()) continue;
-      transfer_lanes_[i] = {new_position[up[servers[t.from_gpu]]], new_position[down[servers[t.to_gpu]]]};
-    }
-  } else if (!data_->transfers.empty()) {
-    nic_lanes_.push_back({tr("network transfers"), {}});
-    for (std::uint32_t i = 0; i < data_->transfers.size(); ++i)
-      nic_lanes_.back().transfers.push_back(i);
-  }
 }
 
 void TimelineView::refresh_colours() {

@@ -22,6 +22,7 @@
 
 #include "engine/timeline/request_flow.h"
 #include "engine/timeline/timeline_data.h"
+#include "engine/timeline/timeline_growth.h"
 #include "engine/timeline/timeline_index.h"
 #include "widgets/timeline_view_state.h"
 
@@ -53,9 +54,14 @@ class TimelineView : public QWidget {
 
   // A new run: the state starts afresh on it (TimelineViewState::reset).
   void set_timeline(std::shared_ptr<const engine::TimelineData> timeline);
-  // The same run, grown (live mode): keeps the window, its history, the range and the filter;
-  // the selection is cleared (span indices move as batches are added).
-  void update_timeline(std::shared_ptr<const engine::TimelineData> timeline);
+  // The same run, grown by what a live deployment streamed since the last chunk (Qt Creator's
+  // TimelineModel::insert): merged in by start, the index and caches extended from where the
+  // new batches begin, so a refresh costs what arrived. Keeps the window, its history, the
+  // range, the filter and the selection. A timeline someone else also holds is copied first.
+  void append(engine::TimelineChunk chunk);
+  // Lets go of detail that started before `t_ns` (a live run's bounded history); the selection
+  // stays when its batch does.
+  void forget_before(std::int64_t t_ns);
   const engine::TimelineData* timeline() const { return data_.get(); }
   const std::shared_ptr<const engine::TimelineData>& shared_timeline() const { return data_; }
   const engine::TimelineIndex& index() const { return index_; }
@@ -180,6 +186,12 @@ class TimelineView : public QWidget {
   void set_scroll(double px);
   void sync_scrollbar();
   void adopt(std::shared_ptr<const engine::TimelineData> timeline);
+  // The caches over spans, transfers, queue samples and drops (timeline_view_growth.cpp).
+  void reset_caches();
+  void extend_caches(const engine::TimelineChange& change);
+  void extend_nic_lanes(std::size_t from_transfer);
+  void add_late_ends(std::span<const engine::TimelineSpan> spans);
+  void refresh_sparklines();
   void selection_moved();
   std::optional<TimeRange> selection_extent() const;  // the selected batch with its flow
   std::uint32_t physical_of(std::uint32_t slot) const;
@@ -213,11 +225,14 @@ class TimelineView : public QWidget {
   TimelineViewState* own_state_;
   TimelineViewState* state_;
   std::shared_ptr<const engine::TimelineData> data_;
+  std::shared_ptr<engine::TimelineData> growing_;  // data_ itself, once the view grows it (append)
+  std::int64_t forgotten_before_ns_ = INT64_MIN;   // the history kept starts here (forget_before)
   engine::TimelineIndex index_;
-  std::vector<Lane> lanes_;                              // what is drawn, top to bottom
-  std::vector<std::size_t> row_lane_;                    // per index row, its lane (SIZE_MAX: filtered out)
-  std::vector<std::vector<std::uint32_t>> late_prefix_;  // per index row: late batches before position k
-  std::vector<std::vector<float>> sparklines_;           // per index row: busy share over the run
+  std::vector<Lane> lanes_;                                    // what is drawn, top to bottom
+  std::vector<std::size_t> row_lane_;                          // per index row, its lane (SIZE_MAX: filtered out)
+  std::vector<std::vector<std::uint32_t>> late_prefix_;        // per index row: late batches before position k
+  std::vector<std::vector<float>> sparklines_;                 // per index row: busy share over the run
+  std::int64_t sparkline_from_ns_ = 0, sparkline_end_ns_ = 0;  // what sparklines_ cover
   struct Sparkline {
     QImage image;          // as painted, in the palette's colours
     std::size_t rows = 0;  // how many rows it averages (a collapsed GPU's)
@@ -234,6 +249,7 @@ class TimelineView : public QWidget {
   };
   std::vector<NicLane> nic_lanes_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> transfer_lanes_;  // per transfer: up and down NIC lane
+  std::vector<std::uint32_t> server_nic_lane_;            // [2 × server + 0 up, 1 down]: its lane, or UINT32_MAX
   bool filter_names_models_ = false;                      // the filter matched model names (else it filters GPU rows)
   std::vector<bool> model_visible_;                       // per model, after the filter
   std::vector<std::vector<std::size_t>> queue_by_model_;  // indices into data_->queue

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engine/dataplane/request.h"
@@ -109,6 +110,18 @@ struct QueueSample {
   std::uint32_t depth = 0;
 };
 
+// What a timeline gained over a stretch of a run, as the recorder saw it: spans in the order
+// batches left their GPUs (not by start), each span's requests_at indexing this chunk's own
+// `requests`. A live viewer takes one chunk per refresh and merges it in (timeline_growth.h).
+struct TimelineChunk {
+  std::vector<TimelineSpan> spans;
+  std::vector<SpanRequest> requests;
+  std::vector<TransferSpan> transfers;
+  std::vector<QueueSample> queue;  // in the order the queues changed
+  std::vector<DropMark> drops;
+  bool empty() const { return spans.empty() && transfers.empty() && queue.empty() && drops.empty(); }
+};
+
 class TimelineRecorder final : public RunRecorder {
  public:
   static constexpr Duration kQueueSampleStep = Duration::milliseconds(1);
@@ -163,6 +176,20 @@ class TimelineRecorder final : public RunRecorder {
   const std::vector<DropMark>& drops() const { return drops_; }
   // Every batch's requests; TimelineSpan::requests_at indexes it.
   const std::vector<SpanRequest>& requests() const { return requests_; }
+
+  // What was recorded since the last take, moved out; the queues' state (who waits) stays, so
+  // depths carry on across takes. A live run's viewer takes it, so the recorder holds only what
+  // the viewer has not seen yet.
+  TimelineChunk take() {
+    TimelineChunk chunk{std::exchange(spans_, {}), std::exchange(requests_, {}), std::exchange(transfers_, {}),
+                        std::exchange(queue_, {}), std::exchange(drops_, {})};
+    last_sample_.assign(last_sample_.size(), SIZE_MAX);
+    return chunk;
+  }
+  // Lets go of what ended before `t` (a viewer that stopped taking must not grow the recorder
+  // without bound): spans and transfers that ended, queue samples and drops, and the requests
+  // of the spans let go.
+  void forget_before(Time t);
 
  private:
   void leave_queue(const Request& r, Time when) {

@@ -180,6 +180,16 @@ void LiveRun::apply(std::span<const std::uint8_t> events) {
 }
 
 SimulationResult LiveRun::snapshot() const {
+  auto r = aggregates();
+  r.timeline = timeline_.spans_by_start();
+  r.transfers = timeline_.transfers();
+  r.queue_samples = timeline_.queue_samples();
+  r.span_requests = timeline_.requests();
+  r.drops = timeline_.drops();
+  return r;
+}
+
+SimulationResult LiveRun::aggregates() const {
   SimulationResult r;
   static_cast<RunLayout&>(r) = description_;
   r.offered_rate_rps = description_.offered_rate_rps;
@@ -194,11 +204,6 @@ SimulationResult LiveRun::snapshot() const {
   auto metrics = std::make_unique<MetricsCollector>(metrics_);
   metrics->set_window_end(latest_);
   r.metrics = std::move(metrics);
-  r.timeline = timeline_.spans_by_start();
-  r.transfers = timeline_.transfers();
-  r.queue_samples = timeline_.queue_samples();
-  r.span_requests = timeline_.requests();
-  r.drops = timeline_.drops();
   r.sim.end = latest_;
   return r;
 }

@@ -44,8 +44,16 @@ class LiveRun {
   const TimelineRecorder& timeline() const { return timeline_; }
   const MetricsCollector& metrics() const { return metrics_; }
 
-  // The run so far as a result: aggregates over [warmup, latest()], and the timeline.
+  // The run so far as a result: aggregates over [warmup, latest()], and the timeline (all of
+  // it, unless a viewer has been taking it).
   SimulationResult snapshot() const;
+  // The same without the timeline: what a viewer that takes the timeline in chunks reads.
+  SimulationResult aggregates() const;
+  // The timeline recorded since the last take (TimelineRecorder::take): a viewer that takes it
+  // regularly keeps this run's memory flat however long it is watched.
+  TimelineChunk take_timeline() { return timeline_.take(); }
+  // Lets go of timeline detail that ended before `t` and nobody took.
+  void forget_timeline_before(Time t) { timeline_.forget_before(t); }
 
  private:
   class Checked;

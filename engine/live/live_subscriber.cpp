@@ -42,10 +42,20 @@ void LiveSubscriber::send_command(const nlohmann::json& command) {
   outbox_.push_back(command.dump());
 }
 
-std::optional<SimulationResult> LiveSubscriber::snapshot() const {
+std::optional<SimulationResult> LiveSubscriber::aggregates() const {
   std::lock_guard lock(mutex_);
   if (!run_) return std::nullopt;
-  return run_->snapshot();
+  return run_->aggregates();
+}
+
+std::optional<LiveSubscriber::TimelineTake> LiveSubscriber::take_timeline(std::uint64_t last_run) {
+  std::lock_guard lock(mutex_);
+  if (!run_) return std::nullopt;
+  TimelineTake take;
+  take.run = status_.run;
+  if (take.run != last_run) take.layout = timeline_of(run_->aggregates());
+  take.chunk = run_->take_timeline();
+  return take;
 }
 
 std::optional<LiveSubscriber::Curves> LiveSubscriber::curves() const {
@@ -56,12 +66,6 @@ std::optional<LiveSubscriber::Curves> LiveSubscriber::curves() const {
   attainment_and_goodput(m.arrivals_per_bin(), m.on_time_per_bin(), m.bin().to_s(), out.attainment_pct,
                          out.goodput_rps);
   return out;
-}
-
-std::shared_ptr<const TimelineData> LiveSubscriber::timeline() const {
-  auto result = snapshot();
-  if (!result) return nullptr;
-  return std::make_shared<const TimelineData>(timeline_of(*result));
 }
 
 void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, std::vector<Frame> frames,
@@ -95,7 +99,8 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
   }
   ++generation_;
   std::deque<std::pair<Clock::time_point, std::uint64_t>> rate_window;  // (when, events so far)
-  bool open = true;                                                     // the frames that came with the welcome first
+  auto forgot = Clock::now();
+  bool open = true;  // the frames that came with the welcome first
   while (!stop.load(std::memory_order_relaxed)) {
     for (const auto& f : frames) {
       switch (f.type) {
@@ -169,6 +174,11 @@ void LiveSubscriber::serve(Connection& conn, const std::string& welcome_text, st
         rate_window.pop_front();
       const double span = std::chrono::duration<double>(now - rate_window.front().first).count();
       status_.events_per_s = span > 0 ? static_cast<double>(status_.events - rate_window.front().second) / span : 0.0;
+      // A pass over what nobody took, once a second: cheap while a viewer takes it.
+      if (now - forgot > std::chrono::seconds(1)) {
+        forgot = now;
+        run_->forget_timeline_before(run_->latest() - options_.keep_untaken);
+      }
     }
     {
       std::lock_guard lock(mutex_);

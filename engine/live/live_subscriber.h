@@ -30,6 +30,9 @@ struct SubscriberOptions {
   std::string name = "gui";
   std::shared_ptr<const TlsContext> tls;  // mutual TLS (null: plain TCP)
   std::chrono::milliseconds reconnect_every{500};
+  // Timeline detail nobody took (take_timeline) is let go this long after it ended, so a viewer
+  // that stalls does not grow the subscriber.
+  Duration keep_untaken = Duration::seconds(120);
 };
 
 struct LiveStatus {
@@ -61,9 +64,18 @@ class LiveSubscriber {
 
   // Thread-safe, from any thread:
   LiveStatus status() const;
-  // The run so far (nullopt before the first welcome), and its timeline; both are copies.
-  std::optional<SimulationResult> snapshot() const;
-  std::shared_ptr<const TimelineData> timeline() const;
+  // The run's aggregates so far, without its timeline (nullopt before the first welcome).
+  std::optional<SimulationResult> aggregates() const;
+  // What the run's timeline gained since the last take: a viewer merges it into a timeline of its
+  // own (timeline_growth.h), so a refresh costs what arrived, not the run. When the run is not
+  // `last_run` (the run the caller last took), `layout` carries the new run's slots and models
+  // and the chunk starts that run. Nullopt before the first welcome.
+  struct TimelineTake {
+    std::uint64_t run = 0;
+    std::optional<TimelineData> layout;
+    TimelineChunk chunk;
+  };
+  std::optional<TimelineTake> take_timeline(std::uint64_t last_run);
   // SLO attainment and goodput per second so far, straight from the run's counters: no copy of
   // the timeline (nullopt before the first welcome).
   struct Curves {

@@ -15,15 +15,20 @@ std::optional<Duration> nearest_rank(std::vector<Duration>& values, double p) {
   return values[k];
 }
 
-std::vector<float> busy_profile(const TimelineIndex& index, std::size_t row, Time end, std::size_t bins) {
+std::vector<float> busy_profile(const TimelineIndex& index, std::size_t row, Time from, Time end, std::size_t bins) {
   std::vector<float> out(bins, 0.0f);
-  const auto total = end.count_ns();
+  const auto origin = from.count_ns();
+  const auto total = end.count_ns() - origin;
   if (bins == 0 || total <= 0) return out;
   const double bin_ns = static_cast<double>(total) / static_cast<double>(bins);
   std::vector<double> busy(bins, 0.0);
-  for (const auto& b : index.boxes(row)) {
-    const auto lo = static_cast<double>(std::max<std::int64_t>(b.start.count_ns(), 0));
-    const auto hi = static_cast<double>(std::min(b.end.count_ns(), total));
+  const auto [first, last] = index.range(row, from, end);
+  const auto boxes = index.boxes(row);
+  for (auto at = first; at < last; ++at) {
+    const auto& b = boxes[at];
+    // On the profile's own axis, from 0 to `total`.
+    const auto lo = static_cast<double>(std::max<std::int64_t>(b.start.count_ns() - origin, 0));
+    const auto hi = static_cast<double>(std::min(b.end.count_ns() - origin, total));
     for (auto k = static_cast<std::size_t>(lo / bin_ns); k < bins && static_cast<double>(k) * bin_ns < hi; ++k) {
       const double a = std::max(lo, static_cast<double>(k) * bin_ns);
       const double e = std::min(hi, static_cast<double>(k + 1) * bin_ns);

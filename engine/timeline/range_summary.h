@@ -43,8 +43,9 @@ class RangeSummariser {
   bool has_requests_ = false;
 };
 
-// How busy `row` was over [0, end) in `bins` equal bins, each 0–1: a utilisation sparkline.
-std::vector<float> busy_profile(const TimelineIndex& index, std::size_t row, Time end, std::size_t bins);
+// How busy `row` was over [from, end) in `bins` equal bins, each 0–1: a utilisation sparkline
+// (a live view's history starts later than 0).
+std::vector<float> busy_profile(const TimelineIndex& index, std::size_t row, Time from, Time end, std::size_t bins);
 
 // The nearest-rank percentile `p` (0–100) of `values`, reordered in place; nullopt when empty.
 std::optional<Duration> nearest_rank(std::vector<Duration>& values, double p);

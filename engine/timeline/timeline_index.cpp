@@ -16,25 +16,55 @@ TimelineIndex::TimelineIndex(const TimelineData& data) : data_(&data) {
     row_of_slot_[g] = rows_.size();
     rows_.push_back(Row{g, {}, {}, {}});
   }
-  // data.spans is sorted by start, so each row's list is too.
-  for (std::uint32_t i = 0; i < data.spans.size(); ++i) {
-    const auto g = data.spans[i].gpu;
-    if (g < row_of_slot_.size()) rows_[row_of_slot_[g]].spans.push_back(i);
-  }
+  extend(0);
+}
+
+void TimelineIndex::add(Row& row, std::uint32_t i) {
+  const auto& span = data_->spans[i];
+  row.max_end.push_back(row.max_end.empty() ? span.end : std::max(row.max_end.back(), span.end));
+  row.spans.push_back(i);
+  row.boxes.push_back({span.start, span.end, span.model, span.late, span.preempted, span.first_request});
+}
+
+void TimelineIndex::extend(std::size_t from_span) {
+  if (!data_) return;
+  const auto& spans = data_->spans;
+  // Each row lists its spans in the data's order, so what moved is the tail of every row.
   for (auto& row : rows_) {
-    row.max_end.reserve(row.spans.size());
-    row.boxes.reserve(row.spans.size());
-    Time top = Time::nanoseconds(INT64_MIN);
-    for (const auto i : row.spans) {
-      top = std::max(top, data.spans[i].end);
-      row.max_end.push_back(top);
-      const auto& span = data.spans[i];
-      row.boxes.push_back({span.start, span.end, span.model, span.late, span.preempted, span.first_request});
-    }
+    const auto kept = static_cast<std::size_t>(std::ranges::lower_bound(row.spans, from_span) - row.spans.begin());
+    row.spans.resize(kept);
+    row.boxes.resize(kept);
+    row.max_end.resize(kept);
   }
-  by_group_.resize(data.spans.size());
-  std::iota(by_group_.begin(), by_group_.end(), 0u);
-  std::ranges::stable_sort(by_group_, {}, [&](std::uint32_t i) { return data.spans[i].first_request; });
+  for (auto i = static_cast<std::uint32_t>(from_span); i < spans.size(); ++i) {
+    const auto g = spans[i].gpu;
+    if (g < row_of_slot_.size()) add(rows_[row_of_slot_[g]], i);
+  }
+  const auto group = [&](std::uint32_t i) { return std::pair(spans[i].first_request, i); };
+  std::erase_if(by_group_, [&](std::uint32_t i) { return i >= from_span; });
+  const auto kept = static_cast<std::ptrdiff_t>(by_group_.size());
+  for (auto i = static_cast<std::uint32_t>(from_span); i < spans.size(); ++i)
+    by_group_.push_back(i);
+  std::ranges::sort(by_group_.begin() + kept, by_group_.end(), {}, group);
+  std::ranges::inplace_merge(by_group_, by_group_.begin() + kept, {}, group);
+}
+
+void TimelineIndex::forget(std::size_t spans) {
+  const auto gone = static_cast<std::uint32_t>(spans);
+  for (auto& row : rows_) {
+    const auto cut = std::ranges::lower_bound(row.spans, gone) - row.spans.begin();
+    row.spans.erase(row.spans.begin(), row.spans.begin() + cut);
+    row.boxes.erase(row.boxes.begin(), row.boxes.begin() + cut);
+    for (auto& i : row.spans)
+      i -= gone;
+    // The running maximum starts again from the first span kept.
+    row.max_end.clear();
+    for (const auto& box : row.boxes)
+      row.max_end.push_back(row.max_end.empty() ? box.end : std::max(row.max_end.back(), box.end));
+  }
+  std::erase_if(by_group_, [&](std::uint32_t i) { return i < gone; });
+  for (auto& i : by_group_)
+    i -= gone;
 }
 
 std::optional<std::size_t> TimelineIndex::row_of_slot(std::uint32_t slot) const {

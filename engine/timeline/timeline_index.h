@@ -31,6 +31,12 @@ class TimelineIndex {
   explicit TimelineIndex(const TimelineData& data);  // keeps a pointer: `data` must outlive it
   explicit TimelineIndex(TimelineData&&) = delete;
 
+  // The data grew (timeline_growth.h): spans from `from_span` on are new or moved, those before
+  // it are where they were. Costs what changed, not the run (a run read whole is extended from 0).
+  void extend(std::size_t from_span);
+  // The data's first `spans` spans were let go and the rest moved to the front.
+  void forget(std::size_t spans);
+
   std::size_t rows() const { return rows_.size(); }
   std::uint32_t slot(std::size_t row) const { return rows_[row].slot; }
   std::optional<std::size_t> row_of_slot(std::uint32_t slot) const;
@@ -57,6 +63,7 @@ class TimelineIndex {
     std::vector<Box> boxes;
     std::vector<Time> max_end;  // max_end[k] = the largest end among spans[0..k]
   };
+  void add(Row& row, std::uint32_t span);
   const TimelineData* data_ = nullptr;
   std::vector<Row> rows_;
   std::vector<std::size_t> row_of_slot_;

@@ -180,7 +180,7 @@ TEST(RangeSummary, BusyProfileAveragesToTheWholeRunsBusyShare) {
   const TimelineIndex index(t);
   const auto whole = RangeSummariser(t, index).summarise(Time(), t.end);
   for (std::size_t r = 0; r < index.rows(); ++r) {
-    const auto profile = busy_profile(index, r, t.end, 40);
+    const auto profile = busy_profile(index, r, Time(), t.end, 40);
     ASSERT_EQ(profile.size(), 40u);
     double mean = 0;
     for (const auto v : profile) {
