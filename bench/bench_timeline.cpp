@@ -14,9 +14,11 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string_view>
 
 #include "engine/timeline/timeline_data.h"
 #include "engine/timeline/timeline_index.h"
+#include "tests/support/timeline_chunks.h"
 #include "widgets/timeline_view.h"
 
 namespace {
@@ -81,11 +83,63 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+double percentile(std::vector<double> v, double p) {
+  std::ranges::sort(v);
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100 * static_cast<double>(v.size())))];
+}
+
+// The Live tab's path (ui/live_view.cpp): six minutes of a busy run streamed in 250 ms chunks
+// (batches as they ended, each with its requests), appended to the view; the oldest detail let
+// go a quarter of the two minutes kept at a time. Prints what an append and a letting-go cost.
+void live_growth() {
+  const auto run = synthetic(1'600'000, 16, 2);
+  const auto chunks = servescope::test::chunks_of(run, Duration::milliseconds(250));
+  servescope::widgets::TimelineView view;
+  view.resize(1920 + view.label_width(), 1080);
+  view.set_timeline(std::make_shared<const TimelineData>(servescope::test::layout_of(run)));
+  const std::int64_t history_ns = 120'000'000'000;
+  std::vector<double> appends, forgets;
+  std::size_t most_kept = 0;
+  QElapsedTimer clock;
+  for (const auto& chunk : chunks) {
+    clock.restart();
+    view.append(chunk);
+    appends.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e6);
+    const auto& t = *view.timeline();
+    const auto end = t.end.count_ns();
+    if (!t.spans.empty() && end - t.spans.front().start.count_ns() > history_ns + history_ns / 4) {
+      clock.restart();
+      view.forget_before(end - history_ns);
+      forgets.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e6);
+    }
+    most_kept = std::max(most_kept, t.spans.size());
+  }
+  std::printf("## Timeline: a live run growing (`bench_timeline`)\n\n");
+  std::printf(
+      "%.1f s of a run of %zu batches of 2 requests on 16 vGPUs (%.0f requests/s), appended in %zu chunks of "
+      "250 ms as the Live tab takes them, two minutes kept (at most %zu batches):\n\n",
+      static_cast<double>(run.end.count_ns()) / 1e9, run.spans.size(),
+      static_cast<double>(run.request_count()) / (static_cast<double>(run.end.count_ns()) / 1e9), chunks.size(),
+      most_kept);
+  std::printf("| step | times | median | p99 | max |\n|---|---|---|---|---|\n");
+  std::printf("| append a chunk | %zu | %.2f ms | %.2f ms | %.2f ms |\n", appends.size(), median(appends),
+              percentile(appends, 99), *std::ranges::max_element(appends));
+  if (!forgets.empty())
+    std::printf("| let go of 30 s | %zu | %.2f ms | %.2f ms | %.2f ms |\n", forgets.size(), median(forgets),
+                percentile(forgets, 99), *std::ranges::max_element(forgets));
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
+  // `bench_timeline --live`: only the live run's growth.
+  if (argc > 1 && std::string_view(argv[1]) == "--live") {
+    live_growth();
+    return 0;
+  }
 
   auto data = std::make_shared<TimelineData>(synthetic(1'000'000, 64, 1));
   servescope::widgets::TimelineView view;
@@ -150,5 +204,6 @@ int main(int argc, char** argv) {
         encoding == TimelineEncoding::Packed ? "packed" : "rows", read_ms, open_ms);
   }
   std::filesystem::remove(file);
+  live_growth();
   return 0;
 }

@@ -36,6 +36,11 @@ FrameClock::FrameClock(QString path, QObject* parent) : QObject(parent), path_(s
   since_start_.start();
 }
 
+FrameClock::~FrameClock() {
+  // The last minute's write finishes; its failure has nobody left to tell.
+  if (written_.valid()) static_cast<void>(run_guarded([&] { written_.get(); }));
+}
+
 void FrameClock::tick() {
   gaps_ms_.push_back(static_cast<double>(since_tick_.nsecsElapsed()) / 1e6);
   since_tick_.start();
@@ -50,7 +55,9 @@ void FrameClock::summarise() {
                 quantile(gaps_ms_, 0.99), max);
   csv_ += line;
   gaps_ms_.clear();
-  write_output_file(path_.toStdString(), csv_);
+  // The previous minute's write failed: say so here, on the loop (tick's guard reports it).
+  if (written_.valid()) written_.get();
+  written_ = std::async(std::launch::async, [path = path_.toStdString(), csv = csv_] { write_output_file(path, csv); });
 }
 
 }  // namespace servescope::ui

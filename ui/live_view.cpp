@@ -119,12 +119,8 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   connect(disconnect_, &QPushButton::clicked, this, &LiveView::disconnect_from);
   connect(apply_, &QPushButton::clicked, this, &LiveView::show_apply_dialog);
   connect(keep_, &QPushButton::clicked, this, [this] {
-    QString timeline_note;
-    const auto why = keep_run(&timeline_note);
-    Q_EMIT message(!why.isEmpty() ? tr("Live run not kept: %1").arg(why)
-                   : timeline_note.isEmpty()
-                       ? tr("Kept the live run in the project")
-                       : tr("Kept the live run in the project, without its timeline: %1").arg(timeline_note));
+    const auto why = keep_run();
+    if (!why.isEmpty()) Q_EMIT message(tr("Live run not kept: %1").arg(why));
   });
   connect(follow_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) refresh();
@@ -427,7 +423,18 @@ QString LiveView::keep_run(QString* timeline_note) {
   // The detail the tab kept (its last minutes); the aggregates are the whole session's.
   run.body["timeline"] = engine::to_json(*view_->timeline(), engine::TimelineEncoding::Packed);
   run.system = result->system;
-  return doc_->add_run(std::move(run), timeline_note);
+  const auto name = QString::fromStdString(run.name);
+  QString note;
+  const auto why = doc_->add_run(std::move(run), &note);
+  if (why.isEmpty())
+    Q_EMIT message(note.isEmpty()
+                       ? tr("Kept the live run '%1' in the project: the session's aggregates and its "
+                            "timeline's last %2 min")
+                             .arg(name)
+                             .arg(history_->value())
+                       : tr("Kept the live run '%1' in the project, without its timeline: %2").arg(name, note));
+  if (timeline_note) *timeline_note = note;
+  return why;
 }
 
 }  // namespace servescope::ui

@@ -53,8 +53,9 @@ class LiveView : public QWidget {
   // "Follow now": the window slides with the scheduler's clock; panning or zooming stops it.
   void set_follow(bool on);
   bool follow() const;
-  // Adds what was watched to the project as a run; the reason when it could not. `timeline_note`
-  // receives why its timeline was left out, when it was (ProjectDocument::add_run).
+  // Adds what was watched to the project as a run: the session's aggregates and the timeline the
+  // tab kept (its last minutes); says so in message(). The reason when it could not.
+  // `timeline_note` receives why its timeline was left out, when it was (ProjectDocument::add_run).
   QString keep_run(QString* timeline_note = nullptr);
   // Asks the scheduler to switch to `source` with PPipe's flush-and-switch migration: a plan of
   // the project ("plan:NAME") or a serving system's name. False with the reason when it cannot

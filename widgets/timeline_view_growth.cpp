@@ -74,6 +74,7 @@ void TimelineView::forget_before(std::int64_t t_ns) {
   const auto chosen = selected();
   const auto cut = engine::forget_before(*growing_, engine::Time::nanoseconds(t_ns));
   forgotten_before_ns_ = std::max(forgotten_before_ns_, t_ns);
+  state_->forget_before(t_ns);
   if (!cut.any()) return;
   index_.forget(cut.spans);
   // Positions moved everywhere: the caches start again, in one pass over what is kept.

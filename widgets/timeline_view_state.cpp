@@ -27,6 +27,7 @@ TimelineViewState::TimelineViewState(QObject* parent)
 }
 
 void TimelineViewState::reset(std::int64_t end_ns) {
+  start_ = 0;
   end_ = std::max(end_ns, kMinWindowNs);
   history_.clear();
   history_pos_ = 0;
@@ -41,6 +42,12 @@ void TimelineViewState::reset(std::int64_t end_ns) {
 void TimelineViewState::grow(std::int64_t end_ns) {
   if (end_ns <= end_) return;
   end_ = end_ns;
+  Q_EMIT extentChanged(end_);
+}
+
+void TimelineViewState::forget_before(std::int64_t start_ns) {
+  if (start_ns <= start_) return;
+  start_ = std::min(start_ns, end_ - kMinWindowNs);
   Q_EMIT extentChanged(end_);
 }
 

@@ -44,6 +44,8 @@ class TimelineViewState : public QObject {
   void reset(std::int64_t end_ns);
   // The same run, grown (live): keeps window, history, range and selection.
   void grow(std::int64_t end_ns);
+  // A live run's detail before `start_ns` was let go: fit() shows what is kept.
+  void forget_before(std::int64_t start_ns);
   std::int64_t end_ns() const { return end_; }
 
   // The window in view.
@@ -58,8 +60,8 @@ class TimelineViewState : public QObject {
   // The program follows something (the present of a live run): no entry, no userMovedWindow().
   void follow_window(std::int64_t from_ns, std::int64_t to_ns);
   void fit();
-  // The whole run with a small margin after its end: what fit() shows.
-  TimeRange whole_run() const { return {0, end_ + end_ / 50}; }
+  // The whole run (what is kept of it) with a small margin after its end: what fit() shows.
+  TimeRange whole_run() const { return {start_, end_ + (end_ - start_) / 50}; }
   bool back();
   bool forward();
   bool can_go_back() const { return history_pos_ > 0; }
@@ -108,7 +110,7 @@ class TimelineViewState : public QObject {
   bool step_history(std::size_t to);  // back or forward to entry `to`
   void update_actions();
 
-  std::int64_t end_ = 1'000'000'000;
+  std::int64_t start_ = 0, end_ = 1'000'000'000;
   TimeRange window_{0, 1'000'000'000};
   std::vector<TimeRange> history_;
   std::size_t history_pos_ = 0;

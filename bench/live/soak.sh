@@ -44,6 +44,7 @@ pids+=($!)
 sleep 5
 gui_pid=$(pgrep -n -x servescope || true)
 [ -n "$gui_pid" ] || { echo "soak.sh: the GUI did not start:" >&2; cat "$work/gui.log" >&2; exit 1; }
+pids+=("$gui_pid")  # xvfb-run does not pass its TERM on
 "$cli" --json live loadgen --connect "127.0.0.1:$port" --rate "$rate" --duration "$((minutes * 60 + 30))" \
   --ready-timeout 60 >"$work/loadgen.json" 2>"$work/loadgen.log" &
 loadgen=$!

@@ -45,6 +45,14 @@ void attainment_and_goodput(std::span<const std::uint64_t> arrivals, std::span<c
   add_attainment_and_goodput(arrivals, on_time, bin_s, attainment_pct, goodput_rps);
 }
 
+std::vector<std::uint64_t> coarser_bins(std::span<const std::uint64_t> counts, std::size_t k) {
+  k = std::max<std::size_t>(k, 1);
+  std::vector<std::uint64_t> out((counts.size() + k - 1) / k, 0);
+  for (std::size_t b = 0; b < counts.size(); ++b)
+    out[b / k] += counts[b];
+  return out;
+}
+
 RunSeries run_series(const nlohmann::json& json, const std::string& what) {
   const JsonCursor run(json, what);
   expect_kind(run, "run-result");

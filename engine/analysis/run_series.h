@@ -42,6 +42,10 @@ RunSeries run_series(const nlohmann::json& run, const std::string& what = "run")
 // redraws every second without writing the whole run as JSON first.
 void attainment_and_goodput(std::span<const std::uint64_t> arrivals, std::span<const std::uint64_t> on_time,
                             double bin_s, Series& attainment_pct, Series& goodput_rps);
+// The same counts in bins `k` times as wide (the last one holds what is left): a chart of an
+// hours-long session needs no more points than it has pixels, and drawing 3,600 a second would
+// cost the window more each minute.
+std::vector<std::uint64_t> coarser_bins(std::span<const std::uint64_t> counts, std::size_t k);
 
 // SLO attainment (%) against load factor, from a `kind: load-sweep` document, named after its
 // system; points in increasing load factor. Throws InputError as run_series does.

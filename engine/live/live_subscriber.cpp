@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <nlohmann/json.hpp>
@@ -58,13 +59,15 @@ std::optional<LiveSubscriber::TimelineTake> LiveSubscriber::take_timeline(std::u
   return take;
 }
 
-std::optional<LiveSubscriber::Curves> LiveSubscriber::curves() const {
+std::optional<LiveSubscriber::Curves> LiveSubscriber::curves(std::size_t max_points) const {
   std::lock_guard lock(mutex_);
   if (!run_) return std::nullopt;
   const auto& m = run_->metrics();
+  const auto bins = m.arrivals_per_bin().size();
+  const auto k = std::max<std::size_t>(1, (bins + max_points - 1) / std::max<std::size_t>(max_points, 1));
   Curves out;
-  attainment_and_goodput(m.arrivals_per_bin(), m.on_time_per_bin(), m.bin().to_s(), out.attainment_pct,
-                         out.goodput_rps);
+  attainment_and_goodput(coarser_bins(m.arrivals_per_bin(), k), coarser_bins(m.on_time_per_bin(), k),
+                         m.bin().to_s() * static_cast<double>(k), out.attainment_pct, out.goodput_rps);
   return out;
 }
 

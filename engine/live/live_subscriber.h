@@ -81,7 +81,8 @@ class LiveSubscriber {
   struct Curves {
     Series attainment_pct, goodput_rps;
   };
-  std::optional<Curves> curves() const;
+  // At most `max_points` points each: seconds merged into wider bins as the session grows.
+  std::optional<Curves> curves(std::size_t max_points = 600) const;
   // Sends a control command (e.g. {"command": "apply-plan", "plan": …}) on the next turn of the
   // subscriber's loop; the answer arrives as LiveStatus::last_reply.
   void send_command(const nlohmann::json& command);

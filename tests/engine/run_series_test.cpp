@@ -113,6 +113,21 @@ TEST(RunSeries, FromTheCountersTheyAreTheCurvesOfTheJson) {
   EXPECT_EQ(goodput.name, from_json.goodput_rps.name);
 }
 
+// A long session's chart merges seconds into wider bins: every request still counted once, the
+// attainment of a wide bin that of the seconds it holds together.
+TEST(RunSeries, CoarserBinsKeepEveryCount) {
+  const std::vector<std::uint64_t> arrivals{10, 20, 30, 40, 50, 60, 70}, on_time{10, 18, 30, 20, 50, 60, 35};
+  EXPECT_EQ(coarser_bins(arrivals, 1), arrivals);
+  EXPECT_EQ(coarser_bins(arrivals, 3), (std::vector<std::uint64_t>{60, 150, 70}));
+  EXPECT_EQ(coarser_bins(arrivals, 10), (std::vector<std::uint64_t>{280}));
+  Series attainment, goodput;
+  attainment_and_goodput(coarser_bins(arrivals, 3), coarser_bins(on_time, 3), 3.0, attainment, goodput);
+  ASSERT_EQ(attainment.points.size(), 3u);
+  EXPECT_DOUBLE_EQ(attainment.points[1].y, 100.0 * (20 + 50 + 60) / 150.0);
+  EXPECT_DOUBLE_EQ(goodput.points[1].y, (20 + 50 + 60) / 3.0);
+  EXPECT_DOUBLE_EQ(goodput.points[1].x, 4.5);  // the middle of seconds 3–6
+}
+
 TEST(RunSeries, MalformedRunsSayWhere) {
   const auto run = demo_run();
   // Preconditions of the edits below, on a seeded simulated run: the same on any machine.

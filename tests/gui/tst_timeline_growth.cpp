@@ -73,6 +73,8 @@ class TestTimelineGrowth : public QObject {
     QCOMPARE(static_cast<std::ptrdiff_t>(view.timeline()->spans.size()), kept);
     QVERIFY(view.timeline()->spans.front().start >= cut);
     QCOMPARE(batch_selected(view), std::optional(later->batch));
+    view.zoom_to_fit();  // what is kept, not the run since 0
+    QCOMPARE(view.from_ns(), cut.count_ns());
     // The index answers for what is kept: every kept batch is hit where it is drawn.
     view.state()->follow_window(cut.count_ns(), whole->end.count_ns());
     for (std::uint32_t i = 0; i < view.timeline()->spans.size(); i += 7) {
