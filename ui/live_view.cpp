@@ -425,7 +425,7 @@ QString LiveView::keep_run(QString* timeline_note) {
   run.system = result->system;
   const auto name = QString::fromStdString(run.name);
   QString note;
-  const auto why = doc_->add_run(std::move(run), &note);
+  auto why = doc_->add_run(std::move(run), &note);
   if (why.isEmpty())
     Q_EMIT message(note.isEmpty()
                        ? tr("Kept the live run '%1' in the project: the session's aggregates and its "

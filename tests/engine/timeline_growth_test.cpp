@@ -181,10 +181,11 @@ TEST(TimelineRecorder, LetsGoOfWhatEndedBeforeAndKeepsTheRestWhole) {
   TimelineRecorder recorder;
   const auto ms = [](std::int64_t n) { return Duration::milliseconds(n); };
   for (std::uint32_t k = 0; k < 10; ++k) {
-    const auto r1 = request(2 * k + 1, ms(10 * k)), r2 = request(2 * k + 2, ms(10 * k));
+    const auto at = ms(10 * std::int64_t{k});
+    const auto r1 = request(2 * k + 1, at), r2 = request(2 * k + 2, at);
     recorder.on_arrival(r1);
     recorder.on_arrival(r2);
-    recorder.on_batch(batch(k, k % 2, {r1, r2}), ms(10 * k + 1), ms(10 * k + 5), true);
+    recorder.on_batch(batch(k, k % 2, {r1, r2}), at + ms(1), at + ms(5), true);
   }
   recorder.forget_before(ms(50));  // batches 0–4 ended before 50 ms
   const auto chunk = recorder.take();
