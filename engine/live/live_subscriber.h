@@ -1,9 +1,10 @@
 // A subscriber to a running deployment (README "Live deployment", GUI live mode; the anchors'
 // streaming, docs gui-anchors §0 item 6): connects to the scheduler as a `gui` peer, folds the
-// events it streams into a LiveRun on its own thread, and hands the viewer snapshots and a status
-// (connected workers, event rate, how far the stream lags the scheduler's clock). Qt-free, so the
-// GUI wraps it in a worker thread and tests drive it directly. When the scheduler goes away it
-// reconnects; a restarted scheduler is a new run.
+// events it streams into a LiveRun on its own thread, and hands the viewer what arrived since it
+// last took (timeline chunks, counters) and a status (connected workers, event rate, how far the
+// stream lags the scheduler's clock). Qt-free, so the GUI wraps it in a worker thread and tests
+// drive it directly. When the scheduler goes away it reconnects; a restarted scheduler is a new
+// run.
 #pragma once
 
 #include <atomic>
@@ -86,7 +87,7 @@ class LiveSubscriber {
   // Sends a control command (e.g. {"command": "apply-plan", "plan": …}) on the next turn of the
   // subscriber's loop; the answer arrives as LiveStatus::last_reply.
   void send_command(const nlohmann::json& command);
-  // Bumped whenever events were folded; lets a viewer skip snapshots when nothing changed.
+  // Bumped whenever events were folded; lets a viewer skip a refresh when nothing changed.
   std::uint64_t generation() const { return generation_.load(); }
 
  private:
