@@ -1,0 +1,24 @@
+// CUDA and cuBLAS calls that fail become CudaError, naming the call, its status and where, so a
+// slot that cannot go on tells its worker exactly why (an MPS client refused, out of memory).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <source_location>
+#include <stdexcept>
+#include <string>
+
+namespace servescope::cudaexec {
+
+class CudaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void check(cudaError_t status, const char* call, std::source_location where = std::source_location::current());
+void check(cublasStatus_t status, const char* call, std::source_location where = std::source_location::current());
+
+}  // namespace servescope::cudaexec
+
+#define SERVESCOPE_CUDA(call) ::servescope::cudaexec::check((call), #call)

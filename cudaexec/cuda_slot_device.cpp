@@ -1,0 +1,144 @@
+#include "cudaexec/cuda_slot_device.h"
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "cudaexec/cuda_check.h"
+#include "cudaexec/stream_kernel.h"
+
+namespace servescope::cudaexec {
+
+CudaSlotDevice::CudaSlotDevice(const CudaSlotOptions& options) : options_(options) {
+  SERVESCOPE_CUDA(cudaSetDevice(options_.gpu));
+  cudaDeviceProp prop{};
+  SERVESCOPE_CUDA(cudaGetDeviceProperties(&prop, options_.gpu));
+  SERVESCOPE_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, options_.gpu));
+  const char* share = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+  description_ = std::string(prop.name) + " (GPU " + std::to_string(options_.gpu) + ")" +
+                 (share ? std::string(" at ") + share + " % of its threads (MPS)" : std::string(", whole"));
+  SERVESCOPE_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  SERVESCOPE_CUDA(cudaEventCreate(&start_));
+  SERVESCOPE_CUDA(cudaEventCreate(&stop_));
+  SERVESCOPE_CUDA(cublasCreate(&blas_));
+  SERVESCOPE_CUDA(cublasSetStream(blas_, stream_));
+  const auto n = static_cast<std::size_t>(options_.gemm_size);
+  SERVESCOPE_CUDA(cudaMalloc(&a_, n * n * sizeof(__half)));
+  SERVESCOPE_CUDA(cudaMalloc(&b_, n * n * sizeof(__half)));
+  SERVESCOPE_CUDA(cudaMalloc(&c_, n * n * sizeof(float)));
+  SERVESCOPE_CUDA(cudaMemsetAsync(a_, 0, n * n * sizeof(__half), stream_));
+  SERVESCOPE_CUDA(cudaMemsetAsync(b_, 0, n * n * sizeof(__half), stream_));
+  const std::size_t buffer = std::max(options_.min_stream_buffer, 4 * static_cast<std::size_t>(prop.l2CacheSize));
+  half_bytes_ = buffer / 2 / 4096 * 4096;
+  SERVESCOPE_CUDA(cudaMalloc(&stream_buffer_, 2 * half_bytes_));
+  SERVESCOPE_CUDA(cudaMemsetAsync(stream_buffer_, 0, 2 * half_bytes_, stream_));
+  SERVESCOPE_CUDA(cudaStreamSynchronize(stream_));
+}
+
+CudaSlotDevice::~CudaSlotDevice() {
+  // Nothing here may throw; a failing free at exit leaves the driver to clean up.
+  for (auto& [batch, kept] : outputs_)
+    cudaFree(kept.first);
+  cudaFree(input_);
+  cudaFreeHost(host_);
+  cudaFree(stream_buffer_);
+  cudaFree(c_);
+  cudaFree(b_);
+  cudaFree(a_);
+  if (blas_) cublasDestroy(blas_);
+  if (stop_) cudaEventDestroy(stop_);
+  if (start_) cudaEventDestroy(start_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+void CudaSlotDevice::enqueue(const engine::gpu::WorkRecipe& recipe) {
+  const int n = options_.gemm_size;
+  const float alpha = 1.0f, beta = 0.0f;
+  SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));
+  for (std::int64_t i = 0; i < recipe.gemms; ++i)
+    SERVESCOPE_CUDA(cublasGemmEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a_, CUDA_R_16F, n, b_, CUDA_R_16F,
+                                 n, &beta, c_, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  if (recipe.stream_bytes > 0)
+    SERVESCOPE_CUDA(launch_stream(stream_buffer_, static_cast<char*>(stream_buffer_) + half_bytes_, half_bytes_,
+                                  static_cast<std::size_t>(recipe.stream_bytes), sm_count_, stream_));
+  SERVESCOPE_CUDA(cudaEventRecord(stop_, stream_));
+}
+
+std::int64_t CudaSlotDevice::finish() {
+  SERVESCOPE_CUDA(cudaEventSynchronize(stop_));
+  float ms = 0;
+  SERVESCOPE_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+  return std::llround(static_cast<double>(ms) * 1e6);
+}
+
+std::int64_t CudaSlotDevice::run_ns(const engine::gpu::WorkRecipe& recipe) {
+  enqueue(recipe);
+  return finish();
+}
+
+void* CudaSlotDevice::staging(std::size_t bytes) {
+  if (bytes > host_bytes_) {
+    SERVESCOPE_CUDA(cudaFreeHost(host_));
+    host_ = nullptr;
+    host_bytes_ = 0;
+    SERVESCOPE_CUDA(cudaMallocHost(&host_, bytes));
+    host_bytes_ = bytes;
+  }
+  return host_;
+}
+
+std::int64_t CudaSlotDevice::upload(std::span<const std::uint8_t> input) {
+  if (input.size() > input_bytes_) {
+    SERVESCOPE_CUDA(cudaFree(input_));
+    input_ = nullptr;
+    input_bytes_ = 0;
+    SERVESCOPE_CUDA(cudaMalloc(&input_, input.size()));
+    input_bytes_ = input.size();
+  }
+  std::memcpy(staging(input.size()), input.data(), input.size());
+  SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));
+  SERVESCOPE_CUDA(cudaMemcpyAsync(input_, host_, input.size(), cudaMemcpyHostToDevice, stream_));
+  SERVESCOPE_CUDA(cudaEventRecord(stop_, stream_));
+  return finish();
+}
+
+void CudaSlotDevice::keep_output(std::uint64_t batch, std::uint64_t bytes) {
+  while (outputs_.size() >= options_.kept_outputs) {
+    SERVESCOPE_CUDA(cudaFree(outputs_.front().second.first));
+    outputs_.pop_front();
+  }
+  void* kept = nullptr;
+  SERVESCOPE_CUDA(cudaMalloc(&kept, bytes));
+  outputs_.emplace_back(batch, std::pair{kept, bytes});
+  // The batch's "output" is what its streaming kernel last wrote, round the buffer if need be.
+  const auto* from = static_cast<const char*>(stream_buffer_) + half_bytes_;
+  for (std::uint64_t at = 0; at < bytes;) {
+    const auto n = std::min<std::uint64_t>(bytes - at, half_bytes_);
+    SERVESCOPE_CUDA(cudaMemcpyAsync(static_cast<char*>(kept) + at, from, n, cudaMemcpyDeviceToDevice, stream_));
+    at += n;
+  }
+}
+
+std::vector<std::uint8_t> CudaSlotDevice::download(std::uint64_t batch, std::uint64_t bytes) {
+  const auto it = std::ranges::find(outputs_, batch, &decltype(outputs_)::value_type::first);
+  if (it == outputs_.end())
+    throw std::runtime_error("batch " + std::to_string(batch) + "'s output is no longer on the device (it keeps the last " +
+                             std::to_string(options_.kept_outputs) + ")");
+  if (bytes > it->second.second)
+    throw std::runtime_error("asked for " + std::to_string(bytes) + " bytes of batch " + std::to_string(batch) +
+                             "'s output, which has " + std::to_string(it->second.second));
+  SERVESCOPE_CUDA(cudaMemcpyAsync(staging(bytes), it->second.first, bytes, cudaMemcpyDeviceToHost, stream_));
+  SERVESCOPE_CUDA(cudaStreamSynchronize(stream_));
+  const auto* host = static_cast<const std::uint8_t*>(host_);
+  std::vector<std::uint8_t> out(host, host + bytes);
+  SERVESCOPE_CUDA(cudaFree(it->second.first));
+  outputs_.erase(it);
+  return out;
+}
+
+}  // namespace servescope::cudaexec

@@ -1,0 +1,80 @@
+#include "cudaexec/mps_control.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "model/core/error.h"
+
+extern char** environ;
+
+namespace servescope::cudaexec {
+namespace {
+
+std::string find_program(const std::string& name) {
+  std::vector<std::string> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    for (std::size_t at = 0; at <= p.size();) {
+      const auto end = std::min(p.find(':', at), p.size());
+      dirs.push_back(p.substr(at, end - at));
+      at = end + 1;
+    }
+  }
+  dirs.emplace_back("/usr/bin");
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    const auto candidate = std::filesystem::path(d.empty() ? "." : d) / name;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
+  }
+  return {};
+}
+
+}  // namespace
+
+engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus) {
+  for (const auto& d : gpus.devices)
+    if (d.compute_mode == "prohibited")
+      throw QueryError("GPU " + std::to_string(d.index) + " (" + d.name +
+                       ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
+  auto status = engine::gpu::mps_status();
+  if (status.running || !start) return status;
+  const auto program = find_program("nvidia-cuda-mps-control");
+  if (program.empty())
+    throw QueryError(
+        "the MPS control daemon is not running and nvidia-cuda-mps-control is not on PATH or in /usr/bin: it comes "
+        "with the NVIDIA driver (Debian: nvidia-cuda-mps). Without MPS the slots time-share the GPU instead of "
+        "splitting it; pass --no-mps to run so anyway");
+  std::vector<std::string> args{program, "-d"};
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (const int failed = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ); failed != 0)
+    throw QueryError("cannot start " + program + ": " + std::strerror(failed));
+  int exit_status = 0;
+  ::waitpid(pid, &exit_status, 0);  // -d forks the daemon and returns
+  if (!WIFEXITED(exit_status) || WEXITSTATUS(exit_status) != 0)
+    throw QueryError(program + " -d failed (status " + std::to_string(WEXITSTATUS(exit_status)) + ")");
+  for (int i = 0; i < 100 && !status.running; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    status = engine::gpu::mps_status();
+  }
+  if (!status.running) {
+    const char* logs = std::getenv("CUDA_MPS_LOG_DIRECTORY");
+    throw QueryError("started " + program + " -d, but after 10 s there is still " + status.detail + "; its log in " +
+                     (logs ? std::string(logs) : std::string("/var/log/nvidia-mps")) + " says why");
+  }
+  status.detail += " (started by this worker)";
+  return status;
+}
+
+}  // namespace servescope::cudaexec

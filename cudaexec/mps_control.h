@@ -1,0 +1,18 @@
+// The MPS control daemon (README "GPU execution"): slot processes get their shares of a GPU
+// from it, so a worker on a GPU checks it is there and starts it when allowed.
+#pragma once
+
+#include <string>
+
+#include "engine/gpu/gpu_inventory.h"
+
+namespace servescope::cudaexec {
+
+// Returns the daemon's state after making sure it runs: when it does not and `start` is true,
+// runs `nvidia-cuda-mps-control -d` (found on PATH or in /usr/bin) and waits up to 10 s for its
+// control socket. Throws QueryError saying exactly what is missing: the program (it comes with
+// the NVIDIA driver), the GPU's compute mode (prohibited), or a daemon that did not come up
+// (its log folder, $CUDA_MPS_LOG_DIRECTORY or /var/log/nvidia-mps, says why).
+engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus);
+
+}  // namespace servescope::cudaexec

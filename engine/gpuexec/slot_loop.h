@@ -1,0 +1,43 @@
+// A slot process's side of slot_protocol.h: calibrate, then run what the worker sends until it
+// says stop or closes the pipe. The device behind it is a SlotDevice: cudaexec/cuda_slot_device.h
+// on a GPU; a model device in the tests, so that the loop, the protocol and the executor around
+// them are tested without one.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/gpu/work_calibration.h"
+
+namespace servescope::engine::gpuexec {
+
+class SlotDevice : public gpu::WorkTimer {
+ public:
+  // "NVIDIA H100 80GB HBM3 at 50 % (MPS)", for the worker's log.
+  virtual std::string describe() const = 0;
+  // Copies a batch's input host → device; returns the copy's device time in ns.
+  virtual std::int64_t upload(std::span<const std::uint8_t> input) = 0;
+  // After a batch ran: its first `bytes` of output stay on the device as batch `batch`'s. A slot
+  // keeps the last few batches' outputs; older ones are let go.
+  virtual void keep_output(std::uint64_t batch, std::uint64_t bytes) = 0;
+  // Copies a kept output device → host. Throws ExecutorFailure-worthy errors as std::runtime_error
+  // when the batch's output was not kept.
+  virtual std::vector<std::uint8_t> download(std::uint64_t batch, std::uint64_t bytes) = 0;
+};
+
+struct SlotLoopOptions {
+  gpu::CalibrationOptions calibration;
+};
+
+// Runs the loop on `in_fd`/`out_fd` (the slot's stdin and stdout). Returns 0 after SlotStop or
+// the worker closing the pipe, 1 after sending SlotFailed (a device error: the message says it).
+int run_slot_loop(SlotDevice& device, int in_fd, int out_fd, const SlotLoopOptions& options = {});
+
+// Blocking, EINTR-safe pipe I/O for both ends. write_all throws std::runtime_error on a closed
+// pipe; read_some returns 0 at end of file.
+void write_all(int fd, std::span<const std::uint8_t> bytes);
+std::size_t read_some(int fd, std::span<std::uint8_t> into);
+
+}  // namespace servescope::engine::gpuexec

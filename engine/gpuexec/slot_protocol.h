@@ -1,0 +1,81 @@
+// Between a worker and its slot processes (README "GPU execution"). A worker with a GPU runs
+// one process per vGPU slot, each an MPS client with its own active-thread percentage, since MPS
+// provisions SMs per process. The worker sends each slot the batches to run; the slot calibrates
+// its work once (engine/gpu/work_calibration.h), runs each batch as calibrated GEMMs and a
+// streaming kernel, and reports the time its device measured.
+//
+// The two talk over a pair of pipes (the slot's stdin and stdout) in frames of a 4-byte
+// little-endian payload length, a 1-byte type and the payload. Both ends are ServeScope, but a
+// slot that dies mid-frame or a bug must not make the worker read past a frame or allocate
+// without bound: frames are capped and decoded with byte_codec's checked reader.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/gpu/work_calibration.h"
+
+namespace servescope::engine::gpuexec {
+
+inline constexpr std::uint32_t kMaxSlotFrameBytes = 1u << 30;  // a batch's feature map, with room
+
+// Slot → worker, once, after calibrating: what its device is and how its work scales.
+struct SlotReady {
+  std::string device;  // "NVIDIA H100 80GB HBM3 at 50 % (MPS)"
+  gpu::LinearCost gemm, stream;
+};
+// Worker → slot: run a batch. `input` (may be empty) goes host → device first; `output_bytes` of
+// the batch's output stay on the device for a later SlotFetch.
+struct SlotRun {
+  std::uint64_t batch = 0;
+  std::int64_t target_ns = 0;
+  double compute_fraction = 0.7;
+  std::vector<std::uint8_t> input;
+  std::uint64_t output_bytes = 0;
+};
+// Slot → worker: a batch ran. run_ns is the work's device time; copy_ns the input's copy.
+struct SlotDone {
+  std::uint64_t batch = 0;
+  std::int64_t run_ns = 0;
+  std::int64_t copy_ns = 0;
+  gpu::WorkRecipe recipe;
+};
+// Worker → slot: copy the last output of batch `batch` device → host and send it back.
+struct SlotFetch {
+  std::uint64_t batch = 0;
+  std::uint64_t bytes = 0;
+};
+struct SlotMap {
+  std::uint64_t batch = 0;
+  std::vector<std::uint8_t> bytes;
+};
+// Slot → worker: it cannot go on (a CUDA error, an MPS client refused), and why.
+struct SlotFailed {
+  std::string message;
+};
+struct SlotStop {};
+
+using SlotMessage = std::variant<SlotReady, SlotRun, SlotDone, SlotFetch, SlotMap, SlotFailed, SlotStop>;
+
+std::vector<std::uint8_t> encode(const SlotMessage& message);  // header and payload
+// Decodes the payload of a frame whose header said `type`; throws ProtocolError naming the field.
+SlotMessage decode(std::uint8_t type, std::span<const std::uint8_t> payload);
+
+// A frame reader over whatever bytes arrived.
+class SlotFrameReader {
+ public:
+  void feed(std::span<const std::uint8_t> bytes);
+  // The next whole message, if one has arrived; throws ProtocolError on an oversized frame.
+  std::optional<SlotMessage> next();
+  bool mid_frame() const { return !buffer_.empty(); }
+
+ private:
+  std::vector<std::uint8_t> buffer_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace servescope::engine::gpuexec
