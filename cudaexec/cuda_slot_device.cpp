@@ -19,6 +19,7 @@ CudaSlotDevice::CudaSlotDevice(const CudaSlotOptions& options) : options_(option
   cudaDeviceProp prop{};
   SERVESCOPE_CUDA(cudaGetDeviceProperties(&prop, options_.gpu));
   SERVESCOPE_CUDA(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, options_.gpu));
+  l2_bytes_ = prop.l2CacheSize;
   const char* share = std::getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
   description_ = std::string(prop.name) + " (GPU " + std::to_string(options_.gpu) + ")" +
                  (share ? std::string(" at ") + share + " % of its threads (MPS)" : std::string(", whole"));
@@ -79,6 +80,28 @@ std::int64_t CudaSlotDevice::finish() {
 std::int64_t CudaSlotDevice::run_ns(const engine::gpu::WorkRecipe& recipe) {
   enqueue(recipe);
   return finish();
+}
+
+double CudaSlotDevice::gemm_l2_bytes() const {
+  const double n = options_.gemm_size;
+  return n * n * n / 32;
+}
+
+double CudaSlotDevice::l2_bytes_per_ns() {
+  const auto half = static_cast<std::size_t>(l2_bytes_) / 8 / 4096 * 4096;
+  if (half == 0) return 0;
+  const std::size_t bytes = 64 * 2 * half;
+  std::vector<double> rates;
+  for (int i = 0; i < 6; ++i) {  // the first warms the lines into the L2
+    SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));
+    SERVESCOPE_CUDA(launch_stream(stream_buffer_, static_cast<char*>(stream_buffer_) + half, half, bytes, sm_count_,
+                                  stream_));
+    SERVESCOPE_CUDA(cudaEventRecord(stop_, stream_));
+    const auto ns = finish();
+    if (i > 0 && ns > 0) rates.push_back(static_cast<double>(bytes) / static_cast<double>(ns));
+  }
+  std::ranges::sort(rates);
+  return rates[rates.size() / 2];
 }
 
 void* CudaSlotDevice::staging(std::size_t bytes) {

@@ -38,6 +38,11 @@ class CudaSlotDevice final : public engine::gpuexec::SlotDevice {
   std::int64_t upload(std::span<const std::uint8_t> input) override;
   void keep_output(std::uint64_t batch, std::uint64_t bytes) override;
   std::vector<std::uint8_t> download(std::uint64_t batch, std::uint64_t bytes) override;
+  // A tiled GEMM reads a 128-row panel of A and a 128-column panel of B (fp16) per 128 × 128 tile
+  // of C: (n/128)² × 2 × 128n × 2 bytes = n³/32 bytes through the L2.
+  double gemm_l2_bytes() const override;
+  // The stream kernel on a buffer an eighth of the L2 (both halves fit), median of five.
+  double l2_bytes_per_ns() override;
 
   // Runs `recipe` and returns at once; finish() waits and returns its device time. The co-run
   // measurement keeps a slot busy this way while the other side is timed.
@@ -49,6 +54,7 @@ class CudaSlotDevice final : public engine::gpuexec::SlotDevice {
   CudaSlotOptions options_;
   std::string description_;
   int sm_count_ = 0;
+  int l2_bytes_ = 0;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;

@@ -7,7 +7,6 @@
 
 #include "app/cli/cli_context.h"
 #include "app/cli/profiles_output.h"
-#include "engine/glet/glet_latency.h"
 #include "engine/glet/interference_fit.h"
 #include "model/core/error.h"
 #include "model/gpu/gpu_catalog.h"
@@ -56,8 +55,7 @@ std::vector<engine::InterferenceSample> read_coruns(const std::string& file, con
     const auto other_batch = static_cast<int>(csv.integer(row, 4, 1, kMaxBatchSize));
     const auto other_size = csv.number(row, 5, 1, 100) / 100;
     const double solo = csv.number(row, 6, 1e-6, 1e9), corun = csv.number(row, 7, 1e-6, 1e9);
-    const auto s = engine::utilisation_at(self, batch), o = engine::utilisation_at(other, other_batch);
-    out.push_back({s.l2 * size, o.l2 * other_size, s.dram * size, o.dram * other_size, corun / solo});
+    out.push_back(engine::corun_sample(*self, batch, size, *other, other_batch, other_size, solo, corun));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "engine/glet/glet_latency.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -99,6 +100,12 @@ InterferenceFit fit_interference(std::vector<InterferenceSample> samples, const 
   fit.mean_validation_error =
       fit.validation_errors.empty() ? 0 : sum / static_cast<double>(fit.validation_errors.size());
   return fit;
+}
+
+InterferenceSample corun_sample(const UtilisationProfile& self, int batch, double share, const UtilisationProfile& other,
+                                int other_batch, double other_share, double solo, double corun) {
+  const auto s = utilisation_at(&self, batch), o = utilisation_at(&other, other_batch);
+  return {s.l2 * share, o.l2 * other_share, s.dram * share, o.dram * other_share, corun / solo};
 }
 
 }  // namespace servescope::engine

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <stdexcept>
 
@@ -62,7 +63,8 @@ class Loop {
     try {
       auto calibration = gpu::WorkCalibration::measure(device_, options_.calibration);
       calibration_ = &calibration;
-      send(SlotReady{device_.describe(), calibration.gemm(), calibration.stream()});
+      send(SlotReady{device_.describe(), calibration.gemm(), calibration.stream(), device_.gemm_l2_bytes(),
+                     device_.l2_bytes_per_ns()});
       std::vector<std::uint8_t> chunk(1 << 16);
       for (;;) {
         while (auto message = reader_.next()) {
@@ -96,6 +98,20 @@ class Loop {
       send(done);
     } else if (const auto* fetch = std::get_if<SlotFetch>(&message)) {
       send(SlotMap{fetch->batch, device_.download(fetch->batch, fetch->bytes)});
+    } else if (const auto* tune = std::get_if<SlotTune>(&message)) {
+      // A const view would do, but tune() remembers what it settled on for the next ask.
+      send(SlotTuned{tune->tag, calibration_->tune(device_, tune->target_ns, tune->compute_fraction)});
+    } else if (const auto* time = std::get_if<SlotTime>(&message)) {
+      SlotTimed timed{time->tag, {}};
+      timed.runs.reserve(time->repeats);
+      for (std::uint32_t i = 0; i < time->repeats; ++i) {
+        TimedRun one;
+        one.start_ns = monotonic_ns();
+        one.device_ns = device_.run_ns(time->recipe);
+        one.end_ns = monotonic_ns();
+        timed.runs.push_back(one);
+      }
+      send(timed);
     } else {
       throw std::runtime_error("a slot was sent a message only slots send");
     }
@@ -114,12 +130,17 @@ class Loop {
   }
 
   void send(const SlotMessage& message) { write_all(out_, encode(message)); }
+  static std::int64_t monotonic_ns() {
+    timespec t{};
+    ::clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+  }
 
   SlotDevice& device_;
   int in_, out_;
   SlotLoopOptions options_;
   SlotFrameReader reader_;
-  const gpu::WorkCalibration* calibration_ = nullptr;
+  gpu::WorkCalibration* calibration_ = nullptr;
   std::map<std::pair<std::int64_t, int>, gpu::TargetTuner> tuners_;
 };
 

@@ -25,6 +25,10 @@ class SlotDevice : public gpu::WorkTimer {
   // Copies a kept output device → host. Throws ExecutorFailure-worthy errors as std::runtime_error
   // when the batch's output was not kept.
   virtual std::vector<std::uint8_t> download(std::uint64_t batch, std::uint64_t bytes) = 0;
+  // For the L2 feature of measure-interference: the L2 traffic of one GEMM, and the L2's
+  // streaming rate on a buffer that fits in it (0: unknown).
+  virtual double gemm_l2_bytes() const { return 0; }
+  virtual double l2_bytes_per_ns() { return 0; }
 };
 
 struct SlotLoopOptions {

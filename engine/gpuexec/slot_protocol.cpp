@@ -14,7 +14,22 @@ using live::ProtocolError;
 
 namespace {
 
-enum Type : std::uint8_t { Ready = 1, Run, Done, Fetch, Map, Failed, Stop };
+enum Type : std::uint8_t { Ready = 1, Run, Done, Fetch, Map, Failed, Stop, Tune, Tuned, Time, Timed };
+
+void put_double(ByteWriter& w, double x) { w.u64(std::bit_cast<std::uint64_t>(x)); }
+double get_double(ByteReader& r, const char* field) { return std::bit_cast<double>(r.u64(field)); }
+std::uint32_t fraction_code(double f) { return static_cast<std::uint32_t>(std::lround(std::clamp(f, 0.0, 1.0) * 1e6)); }
+void put_recipe(ByteWriter& w, const gpu::WorkRecipe& r) {
+  w.i64(r.gemms);
+  w.i64(r.stream_bytes);
+}
+gpu::WorkRecipe get_recipe(ByteReader& r) {
+  gpu::WorkRecipe out;
+  out.gemms = r.i64("gemms");
+  out.stream_bytes = r.i64("stream_bytes");
+  if (out.gemms < 0 || out.stream_bytes < 0) throw ProtocolError("slot frame: a recipe with negative work");
+  return out;
+}
 
 void put_line(ByteWriter& w, const gpu::LinearCost& c) {
   w.u64(std::bit_cast<std::uint64_t>(c.fixed_ns));
@@ -47,11 +62,13 @@ std::vector<std::uint8_t> encode(const SlotMessage& message) {
           w.text(m.device);
           put_line(w, m.gemm);
           put_line(w, m.stream);
+          put_double(w, m.gemm_l2_bytes);
+          put_double(w, m.l2_bytes_per_ns);
           return Ready;
         } else if constexpr (std::is_same_v<T, SlotRun>) {
           w.u64(m.batch);
           w.i64(m.target_ns);
-          w.u32(static_cast<std::uint32_t>(std::lround(std::clamp(m.compute_fraction, 0.0, 1.0) * 1e6)));
+          w.u32(fraction_code(m.compute_fraction));
           w.u64(m.output_bytes);
           put_bytes(w, m.input);
           return Run;
@@ -59,8 +76,7 @@ std::vector<std::uint8_t> encode(const SlotMessage& message) {
           w.u64(m.batch);
           w.i64(m.run_ns);
           w.i64(m.copy_ns);
-          w.i64(m.recipe.gemms);
-          w.i64(m.recipe.stream_bytes);
+          put_recipe(w, m.recipe);
           return Done;
         } else if constexpr (std::is_same_v<T, SlotFetch>) {
           w.u64(m.batch);
@@ -73,6 +89,31 @@ std::vector<std::uint8_t> encode(const SlotMessage& message) {
         } else if constexpr (std::is_same_v<T, SlotFailed>) {
           w.text(m.message);
           return Failed;
+        } else if constexpr (std::is_same_v<T, SlotTune>) {
+          w.u64(m.tag);
+          w.i64(m.target_ns);
+          w.u32(fraction_code(m.compute_fraction));
+          return Tune;
+        } else if constexpr (std::is_same_v<T, SlotTuned>) {
+          w.u64(m.tag);
+          w.i64(m.check.target_ns);
+          w.i64(m.check.measured_ns);
+          put_recipe(w, m.check.recipe);
+          return Tuned;
+        } else if constexpr (std::is_same_v<T, SlotTime>) {
+          w.u64(m.tag);
+          put_recipe(w, m.recipe);
+          w.u32(m.repeats);
+          return Time;
+        } else if constexpr (std::is_same_v<T, SlotTimed>) {
+          w.u64(m.tag);
+          w.u32(static_cast<std::uint32_t>(m.runs.size()));
+          for (const auto& run : m.runs) {
+            w.i64(run.start_ns);
+            w.i64(run.end_ns);
+            w.i64(run.device_ns);
+          }
+          return Timed;
         } else {
           return Stop;
         }
@@ -97,6 +138,8 @@ SlotMessage decode(std::uint8_t type, std::span<const std::uint8_t> payload) {
       m.device = r.text("device");
       m.gemm = get_line(r);
       m.stream = get_line(r);
+      m.gemm_l2_bytes = get_double(r, "gemm_l2_bytes");
+      m.l2_bytes_per_ns = get_double(r, "l2_bytes_per_ns");
       out = std::move(m);
       break;
     }
@@ -115,8 +158,7 @@ SlotMessage decode(std::uint8_t type, std::span<const std::uint8_t> payload) {
       m.batch = r.u64("batch");
       m.run_ns = r.i64("run_ns");
       m.copy_ns = r.i64("copy_ns");
-      m.recipe.gemms = r.i64("gemms");
-      m.recipe.stream_bytes = r.i64("stream_bytes");
+      m.recipe = get_recipe(r);
       out = m;
       break;
     }
@@ -140,6 +182,47 @@ SlotMessage decode(std::uint8_t type, std::span<const std::uint8_t> payload) {
     case Stop:
       out = SlotStop{};
       break;
+    case Tune: {
+      SlotTune m;
+      m.tag = r.u64("tag");
+      m.target_ns = r.i64("target_ns");
+      m.compute_fraction = r.u32("compute_fraction") / 1e6;
+      out = m;
+      break;
+    }
+    case Tuned: {
+      SlotTuned m;
+      m.tag = r.u64("tag");
+      m.check.target_ns = r.i64("target_ns");
+      m.check.measured_ns = r.i64("measured_ns");
+      m.check.recipe = get_recipe(r);
+      out = m;
+      break;
+    }
+    case Time: {
+      SlotTime m;
+      m.tag = r.u64("tag");
+      m.recipe = get_recipe(r);
+      m.repeats = r.u32("repeats");
+      if (m.repeats == 0 || m.repeats > kMaxTimedRepeats)
+        throw ProtocolError("slot frame: " + std::to_string(m.repeats) + " repeats; 1 to " +
+                            std::to_string(kMaxTimedRepeats));
+      out = m;
+      break;
+    }
+    case Timed: {
+      SlotTimed m;
+      m.tag = r.u64("tag");
+      const auto n = r.count(24, "runs");
+      m.runs.resize(n);
+      for (auto& run : m.runs) {
+        run.start_ns = r.i64("start_ns");
+        run.end_ns = r.i64("end_ns");
+        run.device_ns = r.i64("device_ns");
+      }
+      out = std::move(m);
+      break;
+    }
     default:
       throw ProtocolError("a slot frame of unknown type " + std::to_string(type));
   }

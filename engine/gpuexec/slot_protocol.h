@@ -27,6 +27,8 @@ inline constexpr std::uint32_t kMaxSlotFrameBytes = 1u << 30;  // a batch's feat
 struct SlotReady {
   std::string device;  // "NVIDIA H100 80GB HBM3 at 50 % (MPS)"
   gpu::LinearCost gemm, stream;
+  double gemm_l2_bytes = 0;    // L2 traffic of one GEMM (its tiles' reads)
+  double l2_bytes_per_ns = 0;  // the L2's streaming rate, measured on an L2-resident buffer
 };
 // Worker → slot: run a batch. `input` (may be empty) goes host → device first; `output_bytes` of
 // the batch's output stay on the device for a later SlotFetch.
@@ -53,13 +55,42 @@ struct SlotMap {
   std::uint64_t batch = 0;
   std::vector<std::uint8_t> bytes;
 };
+// Measurement (measure-interference, profile --device cuda): tune a recipe for a target, or
+// time a fixed recipe `repeats` times back to back.
+struct SlotTune {
+  std::uint64_t tag = 0;
+  std::int64_t target_ns = 0;
+  double compute_fraction = 0.7;
+};
+struct SlotTuned {
+  std::uint64_t tag = 0;
+  gpu::CalibrationCheck check;
+};
+struct SlotTime {
+  std::uint64_t tag = 0;
+  gpu::WorkRecipe recipe;
+  std::uint32_t repeats = 1;
+};
+// One timed run: when it started and ended on the host's monotonic clock (shared by every
+// process of the machine, so two slots' runs can be laid side by side) and its device time.
+struct TimedRun {
+  std::int64_t start_ns = 0, end_ns = 0, device_ns = 0;
+  bool operator==(const TimedRun&) const = default;
+};
+struct SlotTimed {
+  std::uint64_t tag = 0;
+  std::vector<TimedRun> runs;
+};
+inline constexpr std::uint32_t kMaxTimedRepeats = 1'000'000;
+
 // Slot → worker: it cannot go on (a CUDA error, an MPS client refused), and why.
 struct SlotFailed {
   std::string message;
 };
 struct SlotStop {};
 
-using SlotMessage = std::variant<SlotReady, SlotRun, SlotDone, SlotFetch, SlotMap, SlotFailed, SlotStop>;
+using SlotMessage = std::variant<SlotReady, SlotRun, SlotDone, SlotFetch, SlotMap, SlotFailed, SlotStop, SlotTune,
+                                 SlotTuned, SlotTime, SlotTimed>;
 
 std::vector<std::uint8_t> encode(const SlotMessage& message);  // header and payload
 // Decodes the payload of a frame whose header said `type`; throws ProtocolError naming the field.

@@ -16,13 +16,18 @@ std::vector<SlotMessage> every_kind() {
   run.compute_fraction = 0.625;
   run.input = {1, 2, 3, 250};
   run.output_bytes = 1 << 20;
-  return {SlotReady{"model GPU at 50 %", {4000, 9000.5}, {4100, 0.66}},
+  SlotTimed timed{5, {{100, 350, 240}, {360, 700, 330}}};
+  return {SlotReady{"model GPU at 50 %", {4000, 9000.5}, {4100, 0.66}, 3.3e7, 7.25},
           run,
           SlotDone{41, 2'690'000, 1234, {17, 4096 * 9}},
           SlotFetch{41, 1 << 20},
           SlotMap{41, std::vector<std::uint8_t>(70'000, 0xab)},
           SlotFailed{"cudaSetDevice(options_.gpu) failed: cudaErrorNoDevice"},
-          SlotStop{}};
+          SlotStop{},
+          SlotTune{4, 1'000'000, 0.25},
+          SlotTuned{4, {1'000'000, 1'010'000, {12, 8192}}},
+          SlotTime{5, {12, 8192}, 2},
+          timed};
 }
 
 void expect_same(const SlotMessage& a, const SlotMessage& b) {
@@ -36,6 +41,8 @@ void expect_same(const SlotMessage& a, const SlotMessage& b) {
           EXPECT_EQ(x.gemm.per_unit_ns, y.gemm.per_unit_ns);
           EXPECT_EQ(x.stream.per_unit_ns, y.stream.per_unit_ns);
           EXPECT_EQ(x.stream.fixed_ns, y.stream.fixed_ns);
+          EXPECT_EQ(x.gemm_l2_bytes, y.gemm_l2_bytes);
+          EXPECT_EQ(x.l2_bytes_per_ns, y.l2_bytes_per_ns);
         } else if constexpr (std::is_same_v<T, SlotRun>) {
           EXPECT_EQ(x.batch, y.batch);
           EXPECT_EQ(x.target_ns, y.target_ns);
@@ -55,6 +62,21 @@ void expect_same(const SlotMessage& a, const SlotMessage& b) {
           EXPECT_EQ(x.bytes, y.bytes);
         } else if constexpr (std::is_same_v<T, SlotFailed>) {
           EXPECT_EQ(x.message, y.message);
+        } else if constexpr (std::is_same_v<T, SlotTune>) {
+          EXPECT_EQ(x.tag, y.tag);
+          EXPECT_EQ(x.target_ns, y.target_ns);
+          EXPECT_NEAR(x.compute_fraction, y.compute_fraction, 1e-6);
+        } else if constexpr (std::is_same_v<T, SlotTuned>) {
+          EXPECT_EQ(x.tag, y.tag);
+          EXPECT_EQ(x.check.measured_ns, y.check.measured_ns);
+          EXPECT_EQ(x.check.recipe, y.check.recipe);
+        } else if constexpr (std::is_same_v<T, SlotTime>) {
+          EXPECT_EQ(x.tag, y.tag);
+          EXPECT_EQ(x.recipe, y.recipe);
+          EXPECT_EQ(x.repeats, y.repeats);
+        } else if constexpr (std::is_same_v<T, SlotTimed>) {
+          EXPECT_EQ(x.tag, y.tag);
+          EXPECT_EQ(x.runs, y.runs);
         }
       },
       a);
@@ -93,6 +115,19 @@ TEST(SlotProtocol, RefusesWhatIsMalformed) {
   EXPECT_THROW(decode(run[4], std::span(run).subspan(5, run.size() - 6)), live::ProtocolError);
   run.push_back(0);
   EXPECT_THROW(decode(run[4], std::span(run).subspan(5)), live::ProtocolError);
+  // Timing that asks for no runs, or a million and one; a recipe of negative work.
+  auto time = encode(SlotTime{1, {1, 0}, 1});
+  for (const std::uint32_t repeats : {0u, kMaxTimedRepeats + 1}) {
+    auto bad = time;
+    for (int i = 0; i < 4; ++i)
+      bad[bad.size() - 4 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(repeats >> (8 * i));
+    EXPECT_THROW(decode(bad[4], std::span(bad).subspan(5)), live::ProtocolError) << repeats;
+  }
+  EXPECT_THROW(decode(time[4], [&] {
+                 auto bad = encode(SlotTime{1, {-1, 0}, 1});
+                 return std::vector<std::uint8_t>(bad.begin() + 5, bad.end());
+               }()),
+               live::ProtocolError);
   // Bytes whose length field claims more than follows.
   SlotMap map{3, {1, 2, 3}};
   auto bytes = encode(map);

@@ -70,6 +70,8 @@ class ModelGpu final : public engine::gpuexec::SlotDevice {
     kept.erase(it);
     return out;
   }
+  double gemm_l2_bytes() const override { return 3.3e7; }
+  double l2_bytes_per_ns() override { return 4 * o_.stream_bytes_per_ns / o_.scale; }
   static std::uint8_t pattern(std::uint64_t batch, std::size_t i) {
     return static_cast<std::uint8_t>((batch * 31 + i * 7) & 0xff);
   }
