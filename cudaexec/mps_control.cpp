@@ -39,16 +39,16 @@ std::string find_program(const std::string& name) {
 
 }  // namespace
 
-engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus) {
+engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus, std::chrono::milliseconds wait) {
   for (const auto& d : gpus.devices)
     if (d.compute_mode == "prohibited")
-      throw QueryError("GPU " + std::to_string(d.index) + " (" + d.name +
+      throw Error("GPU " + std::to_string(d.index) + " (" + d.name +
                        ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
   auto status = engine::gpu::mps_status();
   if (status.running || !start) return status;
   const auto program = find_program("nvidia-cuda-mps-control");
   if (program.empty())
-    throw QueryError(
+    throw Error(
         "the MPS control daemon is not running and nvidia-cuda-mps-control is not on PATH or in /usr/bin: it comes "
         "with the NVIDIA driver (Debian: nvidia-cuda-mps). Without MPS the slots time-share the GPU instead of "
         "splitting it; pass --no-mps to run so anyway");
@@ -59,18 +59,20 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
   argv.push_back(nullptr);
   pid_t pid = -1;
   if (const int failed = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ); failed != 0)
-    throw QueryError("cannot start " + program + ": " + std::strerror(failed));
+    throw Error("cannot start " + program + ": " + std::strerror(failed));
   int exit_status = 0;
   ::waitpid(pid, &exit_status, 0);  // -d forks the daemon and returns
   if (!WIFEXITED(exit_status) || WEXITSTATUS(exit_status) != 0)
-    throw QueryError(program + " -d failed (status " + std::to_string(WEXITSTATUS(exit_status)) + ")");
-  for (int i = 0; i < 100 && !status.running; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    throw Error(program + " -d failed (status " + std::to_string(WEXITSTATUS(exit_status)) + ")");
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (!status.running && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     status = engine::gpu::mps_status();
   }
   if (!status.running) {
     const char* logs = std::getenv("CUDA_MPS_LOG_DIRECTORY");
-    throw QueryError("started " + program + " -d, but after 10 s there is still " + status.detail + "; its log in " +
+    throw Error("started " + program + " -d, but after " + std::to_string(wait.count()) + " ms there is still " +
+                status.detail + "; its log in " +
                      (logs ? std::string(logs) : std::string("/var/log/nvidia-mps")) + " says why");
   }
   status.detail += " (started by this worker)";

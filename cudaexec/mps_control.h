@@ -2,6 +2,7 @@
 // from it, so a worker on a GPU checks it is there and starts it when allowed.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "engine/gpu/gpu_inventory.h"
@@ -9,10 +10,11 @@
 namespace servescope::cudaexec {
 
 // Returns the daemon's state after making sure it runs: when it does not and `start` is true,
-// runs `nvidia-cuda-mps-control -d` (found on PATH or in /usr/bin) and waits up to 10 s for its
-// control socket. Throws QueryError saying exactly what is missing: the program (it comes with
+// runs `nvidia-cuda-mps-control -d` (found on PATH or in /usr/bin) and waits up to `wait` for its
+// control socket. Throws Error saying exactly what is missing: the program (it comes with
 // the NVIDIA driver), the GPU's compute mode (prohibited), or a daemon that did not come up
 // (its log folder, $CUDA_MPS_LOG_DIRECTORY or /var/log/nvidia-mps, says why).
-engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus);
+engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus,
+                                  std::chrono::milliseconds wait = std::chrono::seconds(10));
 
 }  // namespace servescope::cudaexec

@@ -39,6 +39,8 @@ void add_estimate_command(CLI::App& app, const GlobalOptions& global, CommandBod
 void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_gpu_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_measure_interference_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 
 // The command's own report (text or --json). It is standard output unless an output file is
 // "-" (standard output), in which case the report goes to standard error.

@@ -20,12 +20,6 @@ namespace {
 constexpr std::string_view kColumns[] = {
     "model", "batch", "size_percent", "other_model", "other_batch", "other_size_percent", "solo_ms", "corun_ms"};
 
-ProfileSet profiles_of(const std::string& file) {
-  auto doc = load_document(file);
-  if (auto* set = std::get_if<ProfileSet>(&doc.content)) return std::move(*set);
-  return project_from_document(std::move(doc), file).scenario.profiles;
-}
-
 // One sample per row: the first model's slowdown beside the second.
 std::vector<engine::InterferenceSample> read_coruns(const std::string& file, const ProfileSet& profiles,
                                                     const std::string& gpu) {
@@ -87,7 +81,7 @@ void add_fit_interference_command(CLI::App& app, const GlobalOptions& global, Co
     run = [&global, args] {
       check_outputs({args->out});
       const auto gpu = GpuCatalog::builtin().canonical_id(args->gpu);
-      const auto profiles = profiles_of(args->profiles);
+      const auto profiles = profiles_in(args->profiles);
       const auto fit = engine::fit_interference(read_coruns(args->coruns, profiles, gpu), gpu, args->train, args->seed);
       if (!global.json) {
         std::cerr << std::fixed << std::setprecision(5) << "fitted on " << fit.train << " co-runs: c1 (L2 self) "

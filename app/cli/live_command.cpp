@@ -12,6 +12,7 @@
 #include "app/cli/cli_context.h"
 #include "app/cli/live_security.h"
 #include "app/cli/simulation_args.h"
+#include "app/cli/cuda_commands.h"
 #include "app/cli/torch_worker.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/live/live_scheduler.h"
@@ -210,6 +211,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
     double noise = 0;
     std::uint64_t seed = 1;
     TorchWorkerArgs torch;
+    CudaWorkerArgs cuda;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--connect", args->connect, "The scheduler (HOST:PORT)")->capture_default_str();
@@ -217,7 +219,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
   add_security_options(cmd, args->security);
   cmd->add_option("--executor", args->executor,
                   "emulated (holds each batch for its profiled time), torch (runs the model folders' blocks on real "
-                  "tensors with LibTorch) or cuda")
+                  "tensors with LibTorch) or cuda (runs each batch as calibrated GPU work, one MPS client per slot)")
       ->check(CLI::IsMember({"emulated", "torch", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--models", args->torch.models,
@@ -229,6 +231,18 @@ void add_worker(CLI::App* live, CommandBody& run) {
   cmd->add_option("--check-every", args->torch.check_every,
                   "With --executor torch: check one request in N (by id) against the whole model; 0: none")
       ->capture_default_str();
+  cmd->add_option("--gpu", args->cuda.gpu, "With --executor cuda: which GPU (see gpu list)")
+      ->check(CLI::Range(0, 63))
+      ->capture_default_str();
+  cmd->add_option("--profiles", args->cuda.profiles,
+                  "With --executor cuda: the scenario (or profiles file) whose cut sizes the feature maps take; "
+                  "without it maps are a pattern of the profiled size, sent from the host");
+  cmd->add_option("--compute-fraction", args->cuda.compute_fraction,
+                  "With --executor cuda: the share of each batch's time that runs as GEMMs (the rest streams memory)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  cmd->add_flag("--no-mps", args->cuda.no_mps,
+                "With --executor cuda: do not start the MPS control daemon; without it the slots time-share the GPU");
   cmd->add_option("--feature-host", args->feature_host,
                   "Address other workers send feature maps to (default: the one it reaches the scheduler from)");
   cmd->add_option("--noise", args->noise, "Emulated run times vary by ± this fraction")->check(CLI::Range(0.0, 0.99));
@@ -236,8 +250,6 @@ void add_worker(CLI::App* live, CommandBody& run) {
   cmd->callback([&run, args] {
     run = [args] {
       install_signal_handlers();
-      if (args->executor == "cuda")
-        throw QueryError("this build has no CUDA executor (configure with CUDA available); use --executor emulated");
       engine::live::WorkerOptions options;
       options.token = resolve_token(args->security);
       const auto at = parse_endpoint(args->connect, "--connect");
@@ -249,10 +261,11 @@ void add_worker(CLI::App* live, CommandBody& run) {
       options.insecure = args->security.insecure;
       const auto who = "worker " + args->node;
       const auto log = [who](const std::string& line) { log_line(who, line); };
-      TorchWorker torch;
-      if (args->executor == "torch") torch = make_torch_worker(args->torch, log);
+      ExecutorSetup made;
+      if (args->executor == "torch") made = make_torch_worker(args->torch, log);
+      if (args->executor == "cuda") made = make_cuda_worker(args->cuda, log);
       engine::live::LiveWorker worker(
-          options, torch.executor ? std::move(torch.executor)
+          options, made.executor ? std::move(made.executor)
                                   : std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
       worker.set_log(log);
       // An executor that cannot go on (a wrong output) ends the worker with the reason, exit 1.
@@ -261,7 +274,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
         log_line(who, "ran " + std::to_string(s.batches) + " batches, sent " + std::to_string(s.feature_maps_sent) +
                           " feature maps (" + std::to_string(s.feature_bytes_sent) + " bytes), received " +
                           std::to_string(s.feature_maps_received));
-        if (torch.summary) log_line(who, torch.summary());
+        if (made.summary) log_line(who, made.summary());
       };
       try {
         worker.run(g_stop);
@@ -350,6 +363,20 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
 
 }  // namespace
 
+// One vGPU slot of a worker on a GPU, started by the worker itself (engine/gpuexec/slot_process.h):
+// it speaks the slot protocol on stdin and stdout, so it is not for a terminal and not in --help.
+void add_slot(CLI::App* live, CommandBody& run) {
+  auto* cmd = live->add_subcommand("slot", "One vGPU slot of `live worker --executor cuda` (started by the worker)");
+  cmd->group("");
+  struct Args {
+    int gpu = 0, gemm_size = 1024;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("--gpu", args->gpu, "Which GPU")->check(CLI::Range(0, 63));
+  cmd->add_option("--gemm-size", args->gemm_size, "The GEMMs' size")->check(CLI::Range(64, 8192));
+  cmd->callback([&run, args] { run = [args] { return run_cuda_slot(args->gpu, args->gemm_size); }; });
+}
+
 void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
   auto* live = app.add_subcommand("live", "Run a live deployment: scheduler, workers and load generator");
   live->require_subcommand(1);
@@ -357,6 +384,7 @@ void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   add_worker(live, run);
   add_loadgen(live, global, run);
   add_gen_certs(live, run);
+  add_slot(live, run);
 }
 
 }  // namespace servescope::cli

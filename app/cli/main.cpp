@@ -79,6 +79,8 @@ int run_main(int argc, char** argv) {
   cli::add_fit_interference_command(app, global, run);
   cli::add_export_command(app, global, run);
   cli::add_live_command(app, global, run);
+  cli::add_gpu_command(app, global, run);
+  cli::add_measure_interference_command(app, global, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

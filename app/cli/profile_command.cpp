@@ -14,8 +14,9 @@
 #include <iostream>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/cuda_commands.h"
 #include "app/cli/profiles_output.h"
-#include "app/cli/torch_handover.h"
+#include "app/cli/program_handover.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
 
@@ -55,15 +56,30 @@ Scenario scenario_for(const torchexec::MeasuredProfile& m, int nodes, double rat
 
 void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
   auto* cmd = app.add_subcommand(
-      "profile", "Measure a model exported into blocks (scripts/export_model.py) on this machine's CPU with LibTorch");
+      "profile",
+      "Measure a model exported into blocks (scripts/export_model.py) on this machine's CPU with LibTorch, or the "
+      "estimator's CNNs on its GPU with calibrated kernels (--arch NAME --device cuda)");
   struct Args {
     std::string folder, device = "cpu", batches = "1,2,4,8", shares = "1", out, scenario_out;
     int repeat = 20, warmup = 3, nodes = 2;
     double rate_rps = 0, slo_multiplier = 5.0;
+    CudaProfileArgs cuda;
   };
   auto args = std::make_shared<Args>();
-  cmd->add_option("MODEL_DIR", args->folder, "The model folder (its servescope-model.json and blocks)")->required();
-  cmd->add_option("--device", args->device, "cpu (Debian's LibTorch has no CUDA)")->capture_default_str();
+  cmd->add_option("MODEL_DIR", args->folder, "The model folder (its servescope-model.json and blocks)");
+  cmd->add_option("--device", args->device,
+                  "cpu (a MODEL_DIR with LibTorch; Debian's has no CUDA) or cuda (the --arch CNNs on a GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--arch", args->cuda.architectures,
+                  "With --device cuda: the estimator's CNNs to measure (estimate --list), comma-separated")
+      ->delimiter(',');
+  cmd->add_option("--gpu", args->cuda.gpu, "With --device cuda: which GPU (see gpu list)")
+      ->check(CLI::Range(0, 63))
+      ->capture_default_str();
+  cmd->add_option("--blocks", args->cuda.blocks, "With --device cuda: blocks per model (PPipe pre-partitioning)")
+      ->check(CLI::Range(1, kMaxBlocks))
+      ->capture_default_str();
   cmd->add_option("--batches", args->batches, "Batch sizes, e.g. 1-8 or 1,2,4,8")->capture_default_str();
   cmd->add_option("--shares", args->shares,
                   "Shares of the CPU as divisors s (share 1/s = hardware threads / s), e.g. 1,2")
@@ -90,10 +106,18 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
   cmd->callback([&global, &run, args] {
     run = [&global, args]() -> int {
       check_outputs({args->out, args->scenario_out});
-      if (args->device != "cpu")
-        throw QueryError(
-            "--device " + args->device +
-            ": this LibTorch (Debian's libtorch-dev) is built for the CPU only; profile with --device cpu");
+      if (!args->cuda.architectures.empty() || args->device == "cuda") {
+        if (args->cuda.architectures.empty() || args->device != "cuda" || !args->folder.empty())
+          throw QueryError(
+              "a MODEL_DIR is profiled on the CPU (this LibTorch, Debian's libtorch-dev, has no CUDA); the GPU "
+              "profiles the estimator's CNNs: --arch NAME --device cuda, without a MODEL_DIR");
+        if (!args->scenario_out.empty()) throw QueryError("--scenario-out goes with a MODEL_DIR on the CPU");
+        args->cuda.repeats = args->repeat;
+        args->cuda.slo_multiplier = args->slo_multiplier;
+        args->cuda.out = args->out;
+        return run_cuda_profile(global, args->cuda);
+      }
+      if (args->folder.empty()) throw QueryError("profile needs a MODEL_DIR (or --arch NAME --device cuda)");
 #ifndef SERVESCOPE_HAVE_TORCH
       hand_over_to_torch();  // returns only where there is none
 #else

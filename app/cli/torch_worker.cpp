@@ -1,6 +1,6 @@
 #include "app/cli/torch_worker.h"
 
-#include "app/cli/torch_handover.h"
+#include "app/cli/program_handover.h"
 #include "model/core/error.h"
 
 #ifdef SERVESCOPE_HAVE_TORCH
@@ -14,13 +14,13 @@ namespace servescope::cli {
 
 #ifndef SERVESCOPE_HAVE_TORCH
 
-TorchWorker make_torch_worker(const TorchWorkerArgs&, const std::function<void(const std::string&)>&) {
+ExecutorSetup make_torch_worker(const TorchWorkerArgs&, const std::function<void(const std::string&)>&) {
   hand_over_to_torch();
 }
 
 #else
 
-TorchWorker make_torch_worker(const TorchWorkerArgs& args, const std::function<void(const std::string&)>& log) {
+ExecutorSetup make_torch_worker(const TorchWorkerArgs& args, const std::function<void(const std::string&)>& log) {
   if (args.models.empty()) throw QueryError("--executor torch needs the model folders it serves (--models DIR…)");
   if (args.device != "cpu" && args.device != "cuda") throw QueryError("--device " + args.device + ": cpu or cuda");
   const auto device = args.device == "cuda" ? torchexec::ComputeDevice::Cuda : torchexec::ComputeDevice::Cpu;
@@ -36,7 +36,7 @@ TorchWorker make_torch_worker(const TorchWorkerArgs& args, const std::function<v
   options.log = log;
   auto executor = std::make_unique<torchexec::TorchExecutor>(std::move(models), options);
   const auto* exec = executor.get();
-  TorchWorker out;
+  ExecutorSetup out;
   out.summary = [exec] {
     const auto s = exec->stats();
     std::ostringstream text;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/live/worker_executor.h"
+#include "app/cli/executor_setup.h"
 
 namespace servescope::cli {
 
@@ -19,13 +19,8 @@ struct TorchWorkerArgs {
   std::uint64_t check_every = 100;
 };
 
-struct TorchWorker {
-  std::unique_ptr<engine::live::WorkerExecutor> executor;
-  std::function<std::string()> summary;  // what it ran and checked, for the log at the end
-};
-
 // Loads every folder (InputError naming the file on a bad one). Without LibTorch it does not
 // return: the process becomes servescope-torch, or QueryError says how to get one.
-TorchWorker make_torch_worker(const TorchWorkerArgs& args, const std::function<void(const std::string&)>& log);
+ExecutorSetup make_torch_worker(const TorchWorkerArgs& args, const std::function<void(const std::string&)>& log);
 
 }  // namespace servescope::cli

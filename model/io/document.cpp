@@ -213,6 +213,12 @@ Project project_from_document(Document doc, const std::string& location) {
       "a " + std::string(to_string(doc.kind)) + " file cannot be opened as a project; open a project or a scenario");
 }
 
+ProfileSet profiles_in(const std::string& location) {
+  auto doc = load_document(location);
+  if (auto* set = std::get_if<ProfileSet>(&doc.content)) return std::move(*set);
+  return project_from_document(std::move(doc), location).scenario.profiles;
+}
+
 namespace {
 
 // The folder a location's relative includes are read from: an untitled project ("") reads them

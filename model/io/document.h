@@ -49,4 +49,7 @@ void rebase_profile_includes(Scenario& scenario, const std::string& from_locatio
 // A project around a scenario document, so the GUI can open either kind.
 Project project_from_document(Document doc, const std::string& location);
 
+// The profiles a profiles, scenario or project file holds (InputError for another kind).
+ProfileSet profiles_in(const std::string& location);
+
 }  // namespace servescope
