@@ -20,8 +20,8 @@ void check(cudaError_t status, const char* call, std::source_location where) {
 
 void check(cublasStatus_t status, const char* call, std::source_location where) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw CudaError(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
-                  cublasGetStatusString(status) + ") at " + place(where));
+  throw CudaError(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) +
+                  ") at " + place(where));
 }
 
 }  // namespace servescope::cudaexec

@@ -2,9 +2,9 @@
 // slot that cannot go on tells its worker exactly why (an MPS client refused, out of memory).
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <cublas_v2.h>
 #include <source_location>
 #include <stdexcept>
 #include <string>

@@ -1,11 +1,10 @@
 #include "cudaexec/cuda_slot_device.h"
 
-#include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <cuda_fp16.h>
 #include <stdexcept>
 #include <vector>
 
@@ -43,8 +42,6 @@ CudaSlotDevice::CudaSlotDevice(const CudaSlotOptions& options) : options_(option
 
 CudaSlotDevice::~CudaSlotDevice() {
   // Nothing here may throw; a failing free at exit leaves the driver to clean up.
-  for (auto& [batch, kept] : outputs_)
-    cudaFree(kept.first);
   cudaFree(input_);
   cudaFreeHost(host_);
   cudaFree(stream_buffer_);
@@ -62,8 +59,8 @@ void CudaSlotDevice::enqueue(const engine::gpu::WorkRecipe& recipe) {
   const float alpha = 1.0f, beta = 0.0f;
   SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));
   for (std::int64_t i = 0; i < recipe.gemms; ++i)
-    SERVESCOPE_CUDA(cublasGemmEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a_, CUDA_R_16F, n, b_, CUDA_R_16F,
-                                 n, &beta, c_, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    SERVESCOPE_CUDA(cublasGemmEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a_, CUDA_R_16F, n, b_, CUDA_R_16F, n,
+                                 &beta, c_, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   if (recipe.stream_bytes > 0)
     SERVESCOPE_CUDA(launch_stream(stream_buffer_, static_cast<char*>(stream_buffer_) + half_bytes_, half_bytes_,
                                   static_cast<std::size_t>(recipe.stream_bytes), sm_count_, stream_));
@@ -94,8 +91,8 @@ double CudaSlotDevice::l2_bytes_per_ns() {
   std::vector<double> rates;
   for (int i = 0; i < 6; ++i) {  // the first warms the lines into the L2
     SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));
-    SERVESCOPE_CUDA(launch_stream(stream_buffer_, static_cast<char*>(stream_buffer_) + half, half, bytes, sm_count_,
-                                  stream_));
+    SERVESCOPE_CUDA(
+        launch_stream(stream_buffer_, static_cast<char*>(stream_buffer_) + half, half, bytes, sm_count_, stream_));
     SERVESCOPE_CUDA(cudaEventRecord(stop_, stream_));
     const auto ns = finish();
     if (i > 0 && ns > 0) rates.push_back(static_cast<double>(bytes) / static_cast<double>(ns));
@@ -130,38 +127,19 @@ std::int64_t CudaSlotDevice::upload(std::span<const std::uint8_t> input) {
   return finish();
 }
 
-void CudaSlotDevice::keep_output(std::uint64_t batch, std::uint64_t bytes) {
-  while (outputs_.size() >= options_.kept_outputs) {
-    SERVESCOPE_CUDA(cudaFree(outputs_.front().second.first));
-    outputs_.pop_front();
-  }
-  void* kept = nullptr;
-  SERVESCOPE_CUDA(cudaMalloc(&kept, bytes));
-  outputs_.emplace_back(batch, std::pair{kept, bytes});
-  // The batch's "output" is what its streaming kernel last wrote, round the buffer if need be.
+std::int64_t CudaSlotDevice::download(std::uint64_t, std::span<std::uint8_t> into) {
+  auto* host = static_cast<std::uint8_t*>(staging(into.size()));
   const auto* from = static_cast<const char*>(stream_buffer_) + half_bytes_;
-  for (std::uint64_t at = 0; at < bytes;) {
-    const auto n = std::min<std::uint64_t>(bytes - at, half_bytes_);
-    SERVESCOPE_CUDA(cudaMemcpyAsync(static_cast<char*>(kept) + at, from, n, cudaMemcpyDeviceToDevice, stream_));
+  SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));
+  for (std::size_t at = 0; at < into.size();) {
+    const auto n = std::min(into.size() - at, half_bytes_);
+    SERVESCOPE_CUDA(cudaMemcpyAsync(host + at, from, n, cudaMemcpyDeviceToHost, stream_));
     at += n;
   }
-}
-
-std::vector<std::uint8_t> CudaSlotDevice::download(std::uint64_t batch, std::uint64_t bytes) {
-  const auto it = std::ranges::find(outputs_, batch, &decltype(outputs_)::value_type::first);
-  if (it == outputs_.end())
-    throw std::runtime_error("batch " + std::to_string(batch) + "'s output is no longer on the device (it keeps the last " +
-                             std::to_string(options_.kept_outputs) + ")");
-  if (bytes > it->second.second)
-    throw std::runtime_error("asked for " + std::to_string(bytes) + " bytes of batch " + std::to_string(batch) +
-                             "'s output, which has " + std::to_string(it->second.second));
-  SERVESCOPE_CUDA(cudaMemcpyAsync(staging(bytes), it->second.first, bytes, cudaMemcpyDeviceToHost, stream_));
-  SERVESCOPE_CUDA(cudaStreamSynchronize(stream_));
-  const auto* host = static_cast<const std::uint8_t*>(host_);
-  std::vector<std::uint8_t> out(host, host + bytes);
-  SERVESCOPE_CUDA(cudaFree(it->second.first));
-  outputs_.erase(it);
-  return out;
+  SERVESCOPE_CUDA(cudaEventRecord(stop_, stream_));
+  const auto ns = finish();
+  std::memcpy(into.data(), host, into.size());
+  return ns;
 }
 
 }  // namespace servescope::cudaexec

@@ -4,10 +4,10 @@
 // MPS share is whatever CUDA_MPS_ACTIVE_THREAD_PERCENTAGE said when it started.
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cublas_v2.h>
 #include <deque>
 #include <string>
 #include <utility>
@@ -18,9 +18,8 @@ namespace servescope::cudaexec {
 
 struct CudaSlotOptions {
   int gpu = 0;
-  int gemm_size = 1024;              // square GEMMs of this size: about 2 GFLOP each
+  int gemm_size = 1024;                        // square GEMMs of this size: about 2 GFLOP each
   std::size_t min_stream_buffer = 256u << 20;  // and at least 4 × the L2
-  std::size_t kept_outputs = 32;     // batches whose output stays on the device for a send
 };
 
 class CudaSlotDevice final : public engine::gpuexec::SlotDevice {
@@ -36,8 +35,8 @@ class CudaSlotDevice final : public engine::gpuexec::SlotDevice {
   std::int64_t stream_quantum_bytes() const override { return 4096; }
   std::string describe() const override { return description_; }
   std::int64_t upload(std::span<const std::uint8_t> input) override;
-  void keep_output(std::uint64_t batch, std::uint64_t bytes) override;
-  std::vector<std::uint8_t> download(std::uint64_t batch, std::uint64_t bytes) override;
+  // The batch's output is what its streaming kernel wrote last, round its buffer if need be.
+  std::int64_t download(std::uint64_t batch, std::span<std::uint8_t> into) override;
   // A tiled GEMM reads a 128-row panel of A and a 128-column panel of B (fp16) per 128 × 128 tile
   // of C: (n/128)² × 2 × 128n × 2 bytes = n³/32 bytes through the L2.
   double gemm_l2_bytes() const override;
@@ -67,7 +66,6 @@ class CudaSlotDevice final : public engine::gpuexec::SlotDevice {
   std::size_t input_bytes_ = 0;
   void* host_ = nullptr;  // pinned staging for copies
   std::size_t host_bytes_ = 0;
-  std::deque<std::pair<std::uint64_t, std::pair<void*, std::uint64_t>>> outputs_;  // batch → (device, bytes)
 };
 
 }  // namespace servescope::cudaexec

@@ -22,12 +22,11 @@ class Nvml {
     init_ = reinterpret_cast<NvmlReturn (*)()>(::dlsym(lib_, "nvmlInit_v2"));
     shutdown_ = reinterpret_cast<NvmlReturn (*)()>(::dlsym(lib_, "nvmlShutdown"));
     driver_ = reinterpret_cast<NvmlReturn (*)(char*, unsigned)>(::dlsym(lib_, "nvmlSystemGetDriverVersion"));
-    by_bus_ = reinterpret_cast<NvmlReturn (*)(const char*, NvmlDevice*)>(
-        ::dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
-    max_clock_ = reinterpret_cast<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(
-        ::dlsym(lib_, "nvmlDeviceGetMaxClockInfo"));
-    power_ = reinterpret_cast<NvmlReturn (*)(NvmlDevice, unsigned*)>(
-        ::dlsym(lib_, "nvmlDeviceGetEnforcedPowerLimit"));
+    by_bus_ =
+        reinterpret_cast<NvmlReturn (*)(const char*, NvmlDevice*)>(::dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    max_clock_ =
+        reinterpret_cast<NvmlReturn (*)(NvmlDevice, int, unsigned*)>(::dlsym(lib_, "nvmlDeviceGetMaxClockInfo"));
+    power_ = reinterpret_cast<NvmlReturn (*)(NvmlDevice, unsigned*)>(::dlsym(lib_, "nvmlDeviceGetEnforcedPowerLimit"));
     ok_ = init_ && shutdown_ && init_() == 0;
   }
   ~Nvml() {
@@ -46,8 +45,7 @@ class Nvml {
     if (!ok_ || !by_bus_ || by_bus_(d.pci_bus_id.c_str(), &handle) != 0) return;
     unsigned value = 0;
     if (max_clock_ && max_clock_(handle, kNvmlClockSm, &value) == 0) d.max_sm_clock_mhz = static_cast<int>(value);
-    if (max_clock_ && max_clock_(handle, kNvmlClockMem, &value) == 0)
-      d.max_memory_clock_mhz = static_cast<int>(value);
+    if (max_clock_ && max_clock_(handle, kNvmlClockMem, &value) == 0) d.max_memory_clock_mhz = static_cast<int>(value);
     if (power_ && power_(handle, &value) == 0) d.power_limit_w = value / 1000.0;
   }
 

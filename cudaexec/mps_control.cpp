@@ -1,13 +1,13 @@
 #include "cudaexec/mps_control.h"
 
 #include <spawn.h>
-#include <sys/wait.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <sys/wait.h>
 #include <thread>
 #include <vector>
 
@@ -43,7 +43,7 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
   for (const auto& d : gpus.devices)
     if (d.compute_mode == "prohibited")
       throw Error("GPU " + std::to_string(d.index) + " (" + d.name +
-                       ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
+                  ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
   auto status = engine::gpu::mps_status();
   if (status.running || !start) return status;
   const auto program = find_program("nvidia-cuda-mps-control");
@@ -72,8 +72,8 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
   if (!status.running) {
     const char* logs = std::getenv("CUDA_MPS_LOG_DIRECTORY");
     throw Error("started " + program + " -d, but after " + std::to_string(wait.count()) + " ms there is still " +
-                status.detail + "; its log in " +
-                     (logs ? std::string(logs) : std::string("/var/log/nvidia-mps")) + " says why");
+                status.detail + "; its log in " + (logs ? std::string(logs) : std::string("/var/log/nvidia-mps")) +
+                " says why");
   }
   status.detail += " (started by this worker)";
   return status;

@@ -9,10 +9,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/cli/profiles_output.h"
 #include "cudaexec/cuda_check.h"
 #include "cudaexec/cuda_slot_device.h"
 #include "cudaexec/gpu_query.h"
-#include "app/cli/profiles_output.h"
 #include "cudaexec/mps_control.h"
 #include "engine/estimate/cnn_architectures.h"
 #include "engine/gpuexec/kernel_profiler.h"
@@ -35,15 +35,20 @@ engine::gpuexec::SlotCommand cuda_slot_command(int gpu, int gemm_size, int perce
 ExecutorSetup make_cuda_worker(const CudaWorkerArgs&, const std::function<void(const std::string&)>&) {
   hand_over_to_cuda();
 }
-int run_cuda_slot(int, int) { hand_over_to_cuda(); }
-int run_cuda_profile(const GlobalOptions&, const CudaProfileArgs&) { hand_over_to_cuda(); }
-engine::gpu::GpuInventory require_gpu(int, bool) { hand_over_to_cuda(); }
+int run_cuda_slot(int, int) {
+  hand_over_to_cuda();
+}
+int run_cuda_profile(const GlobalOptions&, const CudaProfileArgs&) {
+  hand_over_to_cuda();
+}
+engine::gpu::GpuInventory require_gpu(int, bool) {
+  hand_over_to_cuda();
+}
 
 #else
 
 engine::gpu::GpuInventory require_gpu(int gpu, bool mps) {
-  if (const auto why = cudaexec::no_gpu_reason(); !why.empty())
-    throw Error("no GPU to run on here (" + why + ")");
+  if (const auto why = cudaexec::no_gpu_reason(); !why.empty()) throw Error("no GPU to run on here (" + why + ")");
   auto inventory = cudaexec::query_gpus();
   if (gpu < 0 || gpu >= static_cast<int>(inventory.devices.size()))
     throw QueryError("--gpu " + std::to_string(gpu) + ": this machine has GPUs 0 to " +
@@ -60,8 +65,7 @@ int run_cuda_slot(int gpu, int gemm_size) {
     std::int64_t run_ns(const engine::gpu::WorkRecipe&) override { throw std::runtime_error(why_); }
     std::string describe() const override { return "no device"; }
     std::int64_t upload(std::span<const std::uint8_t>) override { return 0; }
-    void keep_output(std::uint64_t, std::uint64_t) override {}
-    std::vector<std::uint8_t> download(std::uint64_t, std::uint64_t) override { return {}; }
+    std::int64_t download(std::uint64_t, std::span<std::uint8_t>) override { return 0; }
 
    private:
     std::string why_;
@@ -96,9 +100,22 @@ int run_cuda_profile(const GlobalOptions& global, const CudaProfileArgs& args) {
   set.name = "measured on " + o.gpu.id;
   set.source = "servescope-cli profile --device cuda on " + o.gpu.name + " (calibrated kernels); add the GPU type " +
                o.gpu.id + " to a catalog with gpu list --catalog";
+  if (!args.scenario_out.empty() && args.architectures.size() != 1)
+    throw QueryError("--scenario-out plans one model: give one --arch with it");
   for (const auto& id : args.architectures) {
     const auto& arch = engine::find_architecture(id);
     set.models.push_back(engine::gpuexec::profile_with_kernels(arch.build(), arch.description, o));
+  }
+  if (!args.scenario_out.empty()) {
+    const auto& model = set.models.front();
+    double rate = args.rate_rps;
+    if (!(rate > 0)) {  // half of what one whole GPU does at the largest batch it was measured at
+      const int batch = model.max_batch(o.gpu.id, GpuShare::whole());
+      rate = 0.5 * batch / model.latency({o.gpu.id, GpuShare::whole(), batch, std::nullopt}).to_s();
+    }
+    save_scenario(args.scenario_out, measured_scenario(model, o.gpu, args.nodes, rate, "gpu"));
+    report_stream() << "wrote " << args.scenario_out << " (" << args.nodes << " x " << o.gpu.id << ", " << rate
+                    << " req/s)\n";
   }
   return write_profiles(global, args.out, set, {});
 }
@@ -125,9 +142,9 @@ ExecutorSetup make_cuda_worker(const CudaWorkerArgs& args, const std::function<v
   out.summary = [exec] {
     const auto& s = exec->stats();
     std::ostringstream text;
-    text << "ran " << s.batches << " batches on the GPU in " << s.slots_started << " slot processes; "
-         << s.maps_fetched << " feature maps copied device to host, " << s.maps_uploaded
-         << " host to device (" << static_cast<double>(s.copy_ns) / 1e6 << " ms)";
+    text << "ran " << s.batches << " batches on the GPU in " << s.slots_started << " slot processes; " << s.maps_fetched
+         << " feature maps copied device to host, " << s.maps_uploaded << " host to device ("
+         << static_cast<double>(s.copy_ns) / 1e6 << " ms)";
     if (s.maps_forgotten > 0) text << "; forgot " << s.maps_forgotten << " samples of dropped requests";
     return text.str();
   };

@@ -40,6 +40,9 @@ struct CudaProfileArgs {
   int gemm_size = 256;  // small GEMMs: a block of a small batch is a few GFLOP
   double slo_multiplier = 5.0;
   std::string out;
+  std::string scenario_out;  // with one --arch: a scenario of `nodes` servers with this GPU
+  int nodes = 1;
+  double rate_rps = 0;  // that scenario's rate; 0: half what one GPU does at its largest batch
 };
 // `profile --arch … --device cuda`: block profiles of the CNNs at MPS shares 1 to 1/4, measured
 // with calibrated kernels (engine/gpuexec/kernel_profiler.h).

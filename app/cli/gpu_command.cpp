@@ -48,8 +48,7 @@ void add_gpu_command(CLI::App& app, const GlobalOptions& global, CommandBody& ru
         for (const auto& d : inventory.devices) {
           const auto u = engine::gpu::update_catalog(file_catalog, d);
           updates.push_back({{"gpu", d.index}, {"type", u.id}, {"added", u.added}});
-          if (!global.json)
-            report_stream() << (u.added ? "added " : "updated ") << u.id << " in " << *catalog << "\n";
+          if (!global.json) report_stream() << (u.added ? "added " : "updated ") << u.id << " in " << *catalog << "\n";
         }
         save_json_file(*catalog, to_json(file_catalog, name));
         report["catalog"] = {{"file", *catalog}, {"types", std::move(updates)}};

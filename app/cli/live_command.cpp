@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "app/cli/cli_context.h"
+#include "app/cli/cuda_commands.h"
 #include "app/cli/live_security.h"
 #include "app/cli/simulation_args.h"
-#include "app/cli/cuda_commands.h"
 #include "app/cli/torch_worker.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/live/live_scheduler.h"
@@ -266,7 +266,7 @@ void add_worker(CLI::App* live, CommandBody& run) {
       if (args->executor == "cuda") made = make_cuda_worker(args->cuda, log);
       engine::live::LiveWorker worker(
           options, made.executor ? std::move(made.executor)
-                                  : std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
+                                 : std::make_unique<engine::live::EmulatedExecutor>(args->noise, args->seed));
       worker.set_log(log);
       // An executor that cannot go on (a wrong output) ends the worker with the reason, exit 1.
       const auto summarise = [&] {

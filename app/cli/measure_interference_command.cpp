@@ -93,9 +93,10 @@ void add_measure_interference_command(CLI::App& app, const GlobalOptions& global
       fit.model.source = "servescope-cli measure-interference on " + result.device;
 
       auto& out = global.json ? std::cerr : report_stream();
-      out << result.rows.size() / 2 << " co-runs on " << result.device << ", both sides busy "
-          << std::fixed << std::setprecision(1) << 100 * result.mean_overlap << " % of the time on average; wrote "
-          << args->out << "\n" << std::defaultfloat;
+      out << result.rows.size() / 2 << " co-runs on " << result.device << ", both sides busy " << std::fixed
+          << std::setprecision(1) << 100 * result.mean_overlap << " % of the time on average; wrote " << args->out
+          << "\n"
+          << std::defaultfloat;
       out << "coefficients            c1 (L2 self) c2 (L2 oth) c3 (DRAM s) c4 (DRAM o)        c5\n";
       print_model(out, "fitted on " + std::to_string(fit.train) + " co-runs", fit.model);
       if (reference) print_model(out, "gpu-let, RTX 2080 Ti", *reference);

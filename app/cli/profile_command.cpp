@@ -25,35 +25,6 @@
 #endif
 
 namespace servescope::cli {
-namespace {
-
-#ifdef SERVESCOPE_HAVE_TORCH
-Scenario scenario_for(const torchexec::MeasuredProfile& m, int nodes, double rate_rps) {
-  Scenario s;
-  s.name = m.profile.name + "-on-" + m.device.id;
-  s.description = "A measured profile of " + m.profile.name + " and a cluster of " + std::to_string(nodes) +
-                  " servers with its CPU (servescope-cli profile --scenario-out).";
-  s.custom_gpus.push_back(m.device);
-  s.cluster.name = std::to_string(nodes) + " x " + m.device.id;
-  for (int k = 0; k < nodes; ++k) {
-    Node n;
-    n.name = "cpu" + std::to_string(k);
-    n.gpu = m.device.id;
-    s.cluster.nodes.push_back(n);
-  }
-  s.profiles.name = m.profile.name;
-  s.profiles.models.push_back(m.profile);
-  Workload w;
-  w.name = m.profile.name;
-  w.rate_rps = rate_rps;
-  w.targets.push_back(WorkloadTarget{TargetKind::Model, m.profile.name, 1.0, std::nullopt});
-  s.workloads.push_back(std::move(w));
-  return s;
-}
-#endif
-
-}  // namespace
-
 void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
   auto* cmd = app.add_subcommand(
       "profile",
@@ -109,9 +80,11 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       if (!args->cuda.architectures.empty() || args->device == "cuda") {
         if (args->cuda.architectures.empty() || args->device != "cuda" || !args->folder.empty())
           throw QueryError(
-              "a MODEL_DIR is profiled on the CPU (this LibTorch, Debian's libtorch-dev, has no CUDA); the GPU "
-              "profiles the estimator's CNNs: --arch NAME --device cuda, without a MODEL_DIR");
-        if (!args->scenario_out.empty()) throw QueryError("--scenario-out goes with a MODEL_DIR on the CPU");
+              "this LibTorch (Debian's libtorch-dev) is built for the CPU only: a MODEL_DIR is profiled with "
+              "--device cpu; the GPU profiles the estimator's CNNs (--arch NAME --device cuda, without a MODEL_DIR)");
+        args->cuda.scenario_out = args->scenario_out;
+        args->cuda.nodes = args->nodes;
+        args->cuda.rate_rps = args->rate_rps;
         args->cuda.repeats = args->repeat;
         args->cuda.slo_multiplier = args->slo_multiplier;
         args->cuda.out = args->out;
@@ -160,7 +133,8 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
           const auto& last = measured.checks.back();  // the largest batch of the last share
           rate = 0.5 * last.batch / std::max(1e-9, last.whole_p50.to_s());
         }
-        save_scenario(args->scenario_out, scenario_for(measured, args->nodes, rate));
+        save_scenario(args->scenario_out,
+                      measured_scenario(measured.profile, measured.device, args->nodes, rate, "cpu"));
         out << "wrote " << args->scenario_out << " (" << args->nodes << " x " << measured.device.id << ", "
             << std::fixed << std::setprecision(1) << rate << std::defaultfloat << " req/s)\n";
       }

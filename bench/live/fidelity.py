@@ -59,6 +59,13 @@ TORCH_CASES = {
     "torch-symphony": "Symphony on real compute: resnet18 + mobilenet_v3_small (3x64x64), 1 CPU",
     "torch-ppipe": "PPipe 2-partition plan on real compute: resnet18 (3x64x64) across 2 workers",
 }
+# On a GPU (README "GPU execution"; needs servescope-cuda and a GPU, so never in the default set):
+# ResNet-50 profiled on this GPU with calibrated kernels (`profile --arch resnet50 --device cuda`),
+# served by `live worker --executor cuda`, one MPS client per slot, every batch real GPU work.
+CUDA_CASES = {
+    "cuda-symphony": "Symphony on a GPU: resnet50 (calibrated kernels), 1 GPU",
+    "cuda-ppipe": "PPipe plan on a GPU: resnet50 (calibrated kernels), 1 GPU in MPS slots",
+}
 TORCH_LOAD = 0.5  # of the measured capacity
 TORCH_SLO_MULTIPLIER = 10
 TORCH_INPUT = "3x64x64"
@@ -174,6 +181,29 @@ def prepare_torch(cli, work, name):
     return ["-s", path, "--plan", plan], rate, ["--models", r18], ({"resnet18": p18}, {0: (0, 2), 1: (2, 4)})
 
 
+def prepare_cuda(cli, work, name):
+    """The GPU case's scenario file, options, rate and worker arguments, from this GPU's profile."""
+    scenario = os.path.join(work, "cuda-scenario.json")
+    profiles = os.path.join(work, "cuda-profiles.json")
+    if not os.path.exists(scenario):
+        subprocess.run([cli, "profile", "--arch", "resnet50", "--device", "cuda", "--blocks", "4", "--repeat", "20",
+                        "--slo-multiplier", str(TORCH_SLO_MULTIPLIER), "-o", profiles, "--scenario-out", scenario,
+                        "--nodes", "1"], check=True, capture_output=True)
+    with open(profiles) as f:
+        model = json.load(f)["models"][0]
+    worker_args = ["--executor", "cuda", "--profiles", scenario]
+    if name == "cuda-symphony":
+        rate = TORCH_LOAD * best_rps(model, "1")
+        return ["-s", scenario, "--system", "symphony"], rate, worker_args, ({"resnet50": model}, {})
+    plan = os.path.join(work, "cuda-ppipe-plan.json")
+    cli_json(cli, ["plan", "-s", scenario, "--system", "ppipe", "-o", plan], 600)
+    with open(plan) as f:
+        planned = json.load(f)
+    rate = TORCH_LOAD * sum(p.get("assigned_rps", 0) for p in planned["pipelines"]) or TORCH_LOAD * best_rps(model, "1")
+    # A stage's batches run only its blocks: the ratio against whole-model times would mislead.
+    return ["-s", scenario, "--plan", plan], rate, worker_args, None
+
+
 def batch_time_ratio(record, measured):
     """A live run's batches on real compute against the profile: the median over batches of
     (its time on the slot / the profile's median for its model, batch size, share and blocks),
@@ -258,8 +288,9 @@ def main():
     parser.add_argument("--cli", default=os.path.join(ROOT, "build", "dev", "app", "servescope-cli"))
     parser.add_argument("--runs", type=int, default=5, help="runs per case, seeds 1..N (default 5)")
     parser.add_argument("--seconds", type=float, default=10, help="seconds of load per run (default 10)")
-    parser.add_argument("--case", action="append", choices=sorted(CASES) + sorted(TORCH_CASES),
-                        help="repeatable; default: all (the real-compute ones need servescope-torch)")
+    parser.add_argument("--case", action="append", choices=sorted(CASES) + sorted(TORCH_CASES) + sorted(CUDA_CASES),
+                        help="repeatable; default: all but the GPU ones (the real-compute ones need "
+                        "servescope-torch; the cuda-* ones servescope-cuda and a GPU)")
     parser.add_argument("--write", action="store_true", help="regenerate docs/reproduction/fidelity.md")
     args = parser.parse_args()
     os.environ["SERVESCOPE_TOKEN"] = TOKEN  # every daemon started from here inherits it
@@ -279,6 +310,9 @@ def main():
                 options, rate, worker_args, measured = prepare_torch(args.cli, work, name)
                 worker_args = ["--executor", "torch", "--check-every", "50", *worker_args]
                 title += f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"
+            elif name in CUDA_CASES:
+                options, rate, worker_args, measured = prepare_cuda(args.cli, work, name)
+                title = CUDA_CASES[name] + f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"
             else:
                 title, options, rate, needs_plan = CASES[name]
                 options = options + (["--plan", plan] if needs_plan else [])

@@ -102,8 +102,9 @@ InterferenceFit fit_interference(std::vector<InterferenceSample> samples, const 
   return fit;
 }
 
-InterferenceSample corun_sample(const UtilisationProfile& self, int batch, double share, const UtilisationProfile& other,
-                                int other_batch, double other_share, double solo, double corun) {
+InterferenceSample corun_sample(const UtilisationProfile& self, int batch, double share,
+                                const UtilisationProfile& other, int other_batch, double other_share, double solo,
+                                double corun) {
   const auto s = utilisation_at(&self, batch), o = utilisation_at(&other, other_batch);
   return {s.l2 * share, o.l2 * other_share, s.dram * share, o.dram * other_share, corun / solo};
 }

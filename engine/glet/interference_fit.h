@@ -28,8 +28,9 @@ struct InterferenceFit {
 
 // One measured co-run as a sample: each side's utilisation at its batch (measured alone on the
 // whole GPU) scaled by its share in [0, 1] (digest §4.7), and the slowdown corun / solo.
-InterferenceSample corun_sample(const UtilisationProfile& self, int batch, double share, const UtilisationProfile& other,
-                                int other_batch, double other_share, double solo, double corun);
+InterferenceSample corun_sample(const UtilisationProfile& self, int batch, double share,
+                                const UtilisationProfile& other, int other_batch, double other_share, double solo,
+                                double corun);
 
 // Shuffles with `seed`, fits on the first train_fraction of the samples and validates on the
 // rest (the paper: 1,750 of 2,500). Throws QueryError with fewer than 5 training samples or when

@@ -24,8 +24,8 @@ struct ArchitectureFigures {
 // From NVIDIA's architecture whitepapers (per-SM figures; the GPU-wide peaks of the built-in
 // catalog are these × SMs × boost clock).
 constexpr ArchitectureFigures kArchitectures[] = {
-    {7, 0, "Volta", 64, 1024},      {7, 2, "Volta", 64, 1024},       {7, 5, "Turing", 64, 1024},
-    {8, 0, "Ampere", 64, 2048},     {8, 6, "Ampere", 128, 1024},     {8, 7, "Ampere", 128, 1024},
+    {7, 0, "Volta", 64, 1024},         {7, 2, "Volta", 64, 1024},   {7, 5, "Turing", 64, 1024},
+    {8, 0, "Ampere", 64, 2048},        {8, 6, "Ampere", 128, 1024}, {8, 7, "Ampere", 128, 1024},
     {8, 9, "Ada Lovelace", 128, 1024}, {9, 0, "Hopper", 128, 4096}, {10, -1, "Blackwell", 128, 0},
     {12, -1, "Blackwell", 128, 0},
 };
@@ -44,7 +44,9 @@ std::string derived_id(const std::string& name) {
   return id.empty() ? "GPU" : id;
 }
 
-double rounded(double x, double step) { return std::round(x / step) * step; }
+double rounded(double x, double step) {
+  return std::round(x / step) * step;
+}
 
 }  // namespace
 
@@ -139,10 +141,12 @@ nlohmann::json to_json(const GpuInventory& inv) {
     j["catalog_entry"] = servescope::to_json(catalog_entry(d));
     devices.push_back(std::move(j));
   }
-  return {{"driver_version", inv.driver_version},
-          {"runtime_version", inv.runtime_version},
-          {"mps", {{"running", inv.mps.running}, {"pipe_directory", inv.mps.pipe_directory.string()}, {"detail", inv.mps.detail}}},
-          {"devices", std::move(devices)}};
+  return {
+      {"driver_version", inv.driver_version},
+      {"runtime_version", inv.runtime_version},
+      {"mps",
+       {{"running", inv.mps.running}, {"pipe_directory", inv.mps.pipe_directory.string()}, {"detail", inv.mps.detail}}},
+      {"devices", std::move(devices)}};
 }
 
 std::string to_text(const GpuInventory& inv) {
@@ -153,11 +157,12 @@ std::string to_text(const GpuInventory& inv) {
   out << "\nMPS: " << (inv.mps.running ? "running (" : "not running (") << inv.mps.detail << ")\n";
   for (const auto& d : inv.devices) {
     const auto g = catalog_entry(d);
-    out << "\n" << d.index << ": " << d.name << " (" << g.architecture << ", compute " << d.compute_major << "."
+    out << "\n"
+        << d.index << ": " << d.name << " (" << g.architecture << ", compute " << d.compute_major << "."
         << d.compute_minor << ")";
     if (!d.pci_bus_id.empty()) out << " at " << d.pci_bus_id;
-    out << "\n   " << d.sm_count << " SMs at " << d.max_sm_clock_mhz.value_or(d.sm_clock_mhz) << " MHz, "
-        << std::fixed << std::setprecision(1) << g.memory_gib << " GiB (" << d.memory_bus_bits << "-bit at "
+    out << "\n   " << d.sm_count << " SMs at " << d.max_sm_clock_mhz.value_or(d.sm_clock_mhz) << " MHz, " << std::fixed
+        << std::setprecision(1) << g.memory_gib << " GiB (" << d.memory_bus_bits << "-bit at "
         << d.max_memory_clock_mhz.value_or(d.memory_clock_mhz) << " MHz), L2 " << d.l2_bytes / (1024 * 1024)
         << " MiB, compute mode " << d.compute_mode << "\n   peaks: " << g.fp32_tflops << " FP32 TFLOPS, "
         << g.fp16_tflops << " FP16 tensor TFLOPS, " << std::setprecision(0) << g.memory_bandwidth_gbs << " GB/s";

@@ -9,11 +9,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "model/gpu/gpu_catalog.h"
 
@@ -21,9 +20,9 @@ namespace servescope::engine::gpu {
 
 struct GpuDevice {
   int index = 0;
-  std::string name;         // "NVIDIA H100 80GB HBM3"
-  std::string uuid;         // "GPU-…", empty where unknown
-  std::string pci_bus_id;   // "0000:17:00.0"
+  std::string name;        // "NVIDIA H100 80GB HBM3"
+  std::string uuid;        // "GPU-…", empty where unknown
+  std::string pci_bus_id;  // "0000:17:00.0"
   int compute_major = 0, compute_minor = 0;
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;

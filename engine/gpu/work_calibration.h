@@ -50,12 +50,12 @@ struct LinearCost {
 LinearCost fit_line(const std::vector<std::pair<double, double>>& points);
 
 struct CalibrationOptions {
-  int repeats = 5;                     // timed runs per probe; their median counts
-  int warmup = 2;                      // untimed runs before the first probe
+  int repeats = 5;                         // timed runs per probe; their median counts
+  int warmup = 2;                          // untimed runs before the first probe
   std::int64_t probe_max_ns = 20'000'000;  // the largest probe aims at about this long
-  int refine_rounds = 4;               // measure-and-rescale rounds per target at most
-  double tolerance = 0.02;             // stop refining within this relative error
-  std::size_t max_cached = 4096;       // tuned recipes kept (a profile has far fewer targets)
+  int refine_rounds = 4;                   // measure-and-rescale rounds per target at most
+  double tolerance = 0.02;                 // stop refining within this relative error
+  std::size_t max_cached = 4096;           // tuned recipes kept (a profile has far fewer targets)
 };
 
 // One target's outcome: what it asked for, what the tuned recipe measured.

@@ -94,7 +94,7 @@ CorunResult measure_coruns(const CorunOptions& o) {
   std::map<Key, gpu::WorkRecipe> recipes;
   {
     SlotProcess whole(o.slot_command(100), o.ready_within);
-    const auto& ready = whole.ready();
+    const auto& ready = whole.wait_ready();
     result.device = ready.device;
     const double dram_rate = 1 / ready.stream.per_unit_ns;  // bytes per ns of a long stream
     for (std::size_t w = 0; w < o.workloads.size(); ++w) {
@@ -117,10 +117,11 @@ CorunResult measure_coruns(const CorunOptions& o) {
         UtilisationSample s;
         s.batch = b;
         s.dram_util = std::clamp(streamed / ns / dram_rate, 0.0, 1.0);
-        s.l2_util = ready.l2_bytes_per_ns > 0 ? std::clamp((streamed + static_cast<double>(r.gemms) * ready.gemm_l2_bytes) /
-                                                               ns / ready.l2_bytes_per_ns,
-                                                           0.0, 1.0)
-                                              : s.dram_util;
+        s.l2_util = ready.l2_bytes_per_ns > 0
+                        ? std::clamp((streamed + static_cast<double>(r.gemms) * ready.gemm_l2_bytes) / ns /
+                                         ready.l2_bytes_per_ns,
+                                     0.0, 1.0)
+                        : s.dram_util;
         s.sm_util = std::clamp(static_cast<double>(r.gemms) * ready.gemm.per_unit_ns / ns, 0.0, 1.0);
         u.samples.push_back(s);
       }
@@ -136,6 +137,8 @@ CorunResult measure_coruns(const CorunOptions& o) {
   for (const int p : o.sizes) {
     const int q = 100 - p;
     SlotProcess left(o.slot_command(p), o.ready_within), right(o.slot_command(q), o.ready_within);
+    left.wait_ready();  // the two calibrate at the same time
+    right.wait_ready();
     std::map<Key, double> solo_left, solo_right;
     for (const auto& [key, recipe] : recipes) {
       for (auto* side : {&left, &right}) {

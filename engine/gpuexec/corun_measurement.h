@@ -35,8 +35,8 @@ struct CorunOptions {
   std::string gpu;  // the catalog id the utilisation is recorded under
   std::vector<SyntheticWorkload> workloads = default_workloads();
   std::vector<int> batches{2, 8, 32};
-  std::vector<int> sizes{20, 40, 50};  // one side's %, the other has the rest; both ways round
-  std::int64_t ns_per_sample = 200'000;  // a workload's time per batch item alone on the whole GPU
+  std::vector<int> sizes{20, 40, 50};     // one side's %, the other has the rest; both ways round
+  std::int64_t ns_per_sample = 200'000;   // a workload's time per batch item alone on the whole GPU
   std::chrono::milliseconds window{300};  // each co-run (and solo) runs this long
   std::chrono::milliseconds ready_within{std::chrono::minutes(2)};
   std::function<void(const std::string&)> progress;

@@ -29,8 +29,8 @@ gpu::WorkRecipe block_work(const LayerGraph& graph, int begin, int end, int batc
     if (t.compute_us >= t.memory_us) {
       flops += layer.flops * batch;
     } else {
-      const double elements =
-          static_cast<double>(graph.input_elements(l) + layer.output_elements) * batch + static_cast<double>(layer.weights);
+      const double elements = static_cast<double>(graph.input_elements(l) + layer.output_elements) * batch +
+                              static_cast<double>(layer.weights);
       bytes += elements * rates.element_bytes;
     }
   }
@@ -62,6 +62,7 @@ ModelProfile profile_with_kernels(const LayerGraph& graph, const std::string& de
     const int divisor = table.share.mps_divisor().value_or(1);
     const int percent = static_cast<int>(std::lround(100.0 / divisor));
     SlotProcess slot(o.slot_command(percent), o.ready_within);
+    slot.wait_ready();
     std::vector<BatchCurve> medians, p99s;
     std::uint64_t tag = 0;
     for (std::size_t n = 0; n + 1 < cuts.size(); ++n) {

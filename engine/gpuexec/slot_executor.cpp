@@ -1,12 +1,12 @@
 #include "engine/gpuexec/slot_executor.h"
 
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <sys/epoll.h>
 
 namespace servescope::engine::gpuexec {
 
@@ -52,19 +52,34 @@ SlotExecutor::Slot& SlotExecutor::slot(std::uint32_t index) {
     options_.log("slot " + std::to_string(index) + ": starting " + command.argv.front() + " at " +
                  std::to_string(static_cast<int>(std::lround(s.share * 100))) + " % and calibrating");
   s.process = std::make_unique<SlotProcess>(command, options_.ready_within);
+  s.announced = false;
   ++stats_.slots_started;
   epoll_event event{};
   event.events = EPOLLIN;
   event.data.u32 = index;
   if (::epoll_ctl(epoll_, EPOLL_CTL_ADD, s.process->read_fd(), &event) != 0)
     throw ExecutorFailure(std::string("epoll_ctl: ") + std::strerror(errno));
-  if (options_.log) {
+  return s;
+}
+
+bool SlotExecutor::ready(Slot& s, std::uint32_t index) {
+  if (!s.process->poll_ready()) return false;
+  if (!s.announced && options_.log) {
     const auto& r = s.process->ready();
     options_.log("slot " + std::to_string(index) + ": " + r.device + "; a GEMM takes " +
                  std::to_string(r.gemm.per_unit_ns / 1e3) + " us, streaming " +
                  std::to_string(1.0 / r.stream.per_unit_ns) + " GB/s");
   }
-  return s;
+  s.announced = true;
+  return true;
+}
+
+void SlotExecutor::wait_ready() {
+  for (auto& [index, s] : slots_)
+    if (s.process) {
+      s.process->wait_ready();
+      ready(s, index);
+    }
 }
 
 const ModelProfile* SlotExecutor::profile_of(std::uint32_t model) const {
@@ -81,7 +96,7 @@ void SlotExecutor::submit(const live::RunOrder& order, SteadyClock::time_point a
 }
 
 void SlotExecutor::start(Slot& s, std::uint32_t index, SteadyClock::time_point now) {
-  if (s.running || s.queue.empty() || s.queue.front().not_before > now) return;
+  if (s.running || s.queue.empty() || s.queue.front().not_before > now || !ready(s, index)) return;
   auto order = std::move(s.queue.front().order);
   s.queue.pop_front();
   SlotRun run;
@@ -101,7 +116,8 @@ void SlotExecutor::start(Slot& s, std::uint32_t index, SteadyClock::time_point n
       const auto per_sample = static_cast<std::uint64_t>(profile->cut_bytes(static_cast<int>(end)));
       run.output_bytes = per_sample * order.requests.size();
       for (std::size_t i = 0; i < order.requests.size(); ++i)
-        produced_[{order.model, end, order.requests[i]}] = Produced{index, order.batch, i, order.requests.size(), per_sample, now};
+        produced_[{order.model, end, order.requests[i]}] =
+            Produced{index, order.batch, i, order.requests.size(), per_sample, now};
     }
   }
   s.process->send(run);
@@ -114,9 +130,13 @@ std::vector<live::RunReport> SlotExecutor::finished(SteadyClock::time_point now)
   for (auto& [index, s] : slots_) {
     if (!s.process) continue;
     for (auto& message : s.process->take_arrived()) {
-      const auto* done = std::get_if<SlotDone>(&message);
+      auto* done = std::get_if<SlotDone>(&message);
       if (!done || !s.running || s.running->batch != done->batch) continue;
       if (!s.abandoned) out.push_back(live::RunReport{done->batch, index, done->run_ns});
+      if (!s.abandoned && !done->output.empty()) {
+        fetched_[{index, done->batch}] = std::move(done->output);
+        ++stats_.maps_fetched;
+      }
       stats_.copy_ns += done->copy_ns;
       ++stats_.batches;
       s.running.reset();
@@ -128,9 +148,10 @@ std::vector<live::RunReport> SlotExecutor::finished(SteadyClock::time_point now)
 }
 
 std::optional<SteadyClock::time_point> SlotExecutor::next_event() const {
+  // A slot still calibrating wakes the worker through wake_fd() when it is ready.
   std::optional<SteadyClock::time_point> best;
   for (const auto& [index, s] : slots_)
-    if (!s.running && !s.queue.empty() && (!best || s.queue.front().not_before < *best))
+    if (!s.running && s.announced && !s.queue.empty() && (!best || s.queue.front().not_before < *best))
       best = s.queue.front().not_before;
   return best;
 }
@@ -166,20 +187,11 @@ std::vector<std::uint8_t> SlotExecutor::sample(const SampleKey& key) {
   const auto where = it->second;
   produced_.erase(it);
   const std::pair output{where.slot, where.batch};
-  auto fetched = fetched_.find(output);
-  if (fetched == fetched_.end()) {
-    auto& s = slots_.at(where.slot);
-    // The batch's whole output, once, whichever of its samples go where.
-    s.process->send(SlotFetch{where.batch, where.batch_samples * where.sample_bytes});
-    auto map = s.process->wait_for(
-        [&](const SlotMessage& m) {
-          const auto* got = std::get_if<SlotMap>(&m);
-          return got && got->batch == where.batch;
-        },
-        std::chrono::seconds(30));
-    fetched = fetched_.emplace(output, std::move(std::get<SlotMap>(map).bytes)).first;
-    ++stats_.maps_fetched;
-  }
+  const auto fetched = fetched_.find(output);
+  if (fetched == fetched_.end())
+    throw ExecutorFailure("request " + std::to_string(request) + "'s sample at block " + std::to_string(boundary) +
+                          " is in batch " + std::to_string(where.batch) + " on slot " + std::to_string(where.slot) +
+                          ", which has not finished");
   const auto begin = where.index * where.sample_bytes;
   if (begin + where.sample_bytes > fetched->second.size())
     throw ExecutorFailure("slot " + std::to_string(where.slot) + " sent " + std::to_string(fetched->second.size()) +
@@ -230,7 +242,7 @@ void SlotExecutor::forget_old(SteadyClock::time_point now) {
 std::map<std::uint32_t, SlotReady> SlotExecutor::slots() const {
   std::map<std::uint32_t, SlotReady> out;
   for (const auto& [index, s] : slots_)
-    if (s.process) out.emplace(index, s.process->ready());
+    if (s.process && s.announced) out.emplace(index, s.process->ready());
   return out;
 }
 

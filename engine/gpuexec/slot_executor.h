@@ -4,11 +4,14 @@
 //
 // Orders wait here, per slot, until their start delay has passed and the slot is free, then go
 // to the slot one at a time, as on the emulated executor. wake_fd() is an epoll descriptor over
-// every slot's pipe, so the worker's poll wakes the moment a batch finishes.
+// every slot's pipe, so the worker's poll wakes the moment a batch finishes. Nothing waits for a
+// slot to calibrate (a second or more on a GPU): the worker goes on answering its scheduler, and
+// the slot's orders wait here until it is ready.
 //
-// Feature maps, where a profile gives their sizes: a stage's output stays on its slot's device;
-// a send copies it device → host and hands the bytes to the network; a received map waits here
-// until the batch that needs it, which copies it host → device before it runs.
+// Feature maps, where a profile gives their sizes: a stage's output comes device → host as the
+// batch ends (it reports with it) and waits here for its send, or for the next stage on another
+// slot of this worker; a received map waits here until the batch that needs it, which copies it
+// host → device before it runs.
 #pragma once
 
 #include <chrono>
@@ -42,8 +45,9 @@ struct SlotExecutorOptions {
 
 struct SlotExecutorStats {
   std::uint64_t batches = 0;
-  std::int64_t copy_ns = 0;  // host → device copies of received maps
-  std::uint64_t maps_fetched = 0, maps_uploaded = 0, maps_forgotten = 0;
+  std::int64_t copy_ns = 0;        // feature maps' copies, host → device and device → host
+  std::uint64_t maps_fetched = 0;  // batch outputs copied device → host
+  std::uint64_t maps_uploaded = 0, maps_forgotten = 0;
   std::uint64_t slots_started = 0;
 };
 
@@ -68,7 +72,9 @@ class SlotExecutor final : public live::WorkerExecutor {
                             std::vector<std::uint8_t> bytes) override;
 
   const SlotExecutorStats& stats() const { return stats_; }
-  // What each slot process said when it was ready (its device and calibration lines).
+  // Waits until every slot process has calibrated (a tool's start; the worker never waits).
+  void wait_ready();
+  // What each ready slot process said (its device and calibration lines).
   std::map<std::uint32_t, SlotReady> slots() const;
 
  private:
@@ -81,7 +87,8 @@ class SlotExecutor final : public live::WorkerExecutor {
     std::unique_ptr<SlotProcess> process;
     std::deque<Pending> queue;
     std::optional<live::RunOrder> running;  // sent to the process, not yet done
-    bool abandoned = false;                  // clear() gave the running one up
+    bool abandoned = false;                 // clear() gave the running one up
+    bool announced = false;                 // calibrated, and its readiness logged
   };
   // Where a sample at a cut is: on a slot's device (a stage's output) or here (a received map).
   struct Produced {
@@ -100,6 +107,7 @@ class SlotExecutor final : public live::WorkerExecutor {
 
   Slot& slot(std::uint32_t index);
   void start(Slot& s, std::uint32_t index, live::SteadyClock::time_point now);
+  bool ready(Slot& s, std::uint32_t index);  // calibrated; logs it the first time
   const ModelProfile* profile_of(std::uint32_t model) const;
   std::vector<std::uint8_t> sample(const SampleKey& key);
   void forget_old(live::SteadyClock::time_point now);

@@ -3,9 +3,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include <csignal>
-
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -94,10 +93,13 @@ class Loop {
       done.recipe = tuner.recipe();
       done.run_ns = device_.run_ns(done.recipe);
       if (!tuner.settled()) tuner.observe(done.run_ns);
-      if (run->output_bytes > 0) device_.keep_output(run->batch, run->output_bytes);
+      if (run->output_bytes > 0) {
+        if (run->output_bytes > kMaxSlotFrameBytes / 2)
+          throw std::runtime_error("a batch output of " + std::to_string(run->output_bytes) + " bytes");
+        done.output.resize(run->output_bytes);
+        done.copy_ns += device_.download(run->batch, done.output);
+      }
       send(done);
-    } else if (const auto* fetch = std::get_if<SlotFetch>(&message)) {
-      send(SlotMap{fetch->batch, device_.download(fetch->batch, fetch->bytes)});
     } else if (const auto* tune = std::get_if<SlotTune>(&message)) {
       // A const view would do, but tune() remembers what it settled on for the next ask.
       send(SlotTuned{tune->tag, calibration_->tune(device_, tune->target_ns, tune->compute_fraction)});

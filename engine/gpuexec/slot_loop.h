@@ -19,12 +19,9 @@ class SlotDevice : public gpu::WorkTimer {
   virtual std::string describe() const = 0;
   // Copies a batch's input host → device; returns the copy's device time in ns.
   virtual std::int64_t upload(std::span<const std::uint8_t> input) = 0;
-  // After a batch ran: its first `bytes` of output stay on the device as batch `batch`'s. A slot
-  // keeps the last few batches' outputs; older ones are let go.
-  virtual void keep_output(std::uint64_t batch, std::uint64_t bytes) = 0;
-  // Copies a kept output device → host. Throws ExecutorFailure-worthy errors as std::runtime_error
-  // when the batch's output was not kept.
-  virtual std::vector<std::uint8_t> download(std::uint64_t batch, std::uint64_t bytes) = 0;
+  // After batch `batch` ran: copies the first `into.size()` bytes of its output device → host;
+  // returns the copy's device time in ns.
+  virtual std::int64_t download(std::uint64_t batch, std::span<std::uint8_t> into) = 0;
   // For the L2 feature of measure-interference: the L2 traffic of one GEMM, and the L2's
   // streaming rate on a buffer that fits in it (0: unknown).
   virtual double gemm_l2_bytes() const { return 0; }

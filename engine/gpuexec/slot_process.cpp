@@ -4,12 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <sys/wait.h>
 #include <thread>
 
 #include "engine/gpuexec/slot_loop.h"
@@ -49,7 +50,8 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 }  // namespace
 
-SlotProcess::SlotProcess(const SlotCommand& command, std::chrono::milliseconds ready_within) {
+SlotProcess::SlotProcess(const SlotCommand& command, std::chrono::milliseconds ready_within)
+    : ready_by_(std::chrono::steady_clock::now() + ready_within), ready_within_(ready_within) {
   if (command.argv.empty()) throw ExecutorFailure("a slot process needs a program to run");
   name_ = command.argv.front();
   std::array<int, 2> down{}, up{};
@@ -75,19 +77,11 @@ SlotProcess::SlotProcess(const SlotCommand& command, std::chrono::milliseconds r
     throw ExecutorFailure("cannot start the slot program " + name_ + ": " + std::strerror(failed));
   }
   ::fcntl(from_slot_, F_SETFL, ::fcntl(from_slot_, F_GETFL) | O_NONBLOCK);
-  try {
-    const auto first = wait_for([](const SlotMessage&) { return true; }, ready_within);
-    if (const auto* ready = std::get_if<SlotReady>(&first))
-      ready_ = *ready;
-    else
-      gone("it said something else before it was ready");
-  } catch (...) {
-    stop();
-    throw;
-  }
 }
 
-SlotProcess::~SlotProcess() { stop(); }
+SlotProcess::~SlotProcess() {
+  stop();
+}
 
 void SlotProcess::stop() {
   if (to_slot_ >= 0) {
@@ -144,7 +138,7 @@ void SlotProcess::gone(const std::string& why) {
   int status = 0;
   std::string end;
   if (pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == pid_) {
-    end = WIFEXITED(status)   ? "; it exited with status " + std::to_string(WEXITSTATUS(status))
+    end = WIFEXITED(status)     ? "; it exited with status " + std::to_string(WEXITSTATUS(status))
           : WIFSIGNALED(status) ? "; it was killed by signal " + std::to_string(WTERMSIG(status))
                                 : "";
     pid_ = -1;
@@ -152,12 +146,47 @@ void SlotProcess::gone(const std::string& why) {
   throw ExecutorFailure("slot process " + name_ + ": " + why + end);
 }
 
-std::vector<SlotMessage> SlotProcess::take_arrived() {
-  if (!closed_ && !read_available(0)) closed_ = true;
+void SlotProcess::take_messages() {
   while (auto m = reader_.next()) {
     if (const auto* failed = std::get_if<SlotFailed>(&*m)) gone(failed->message);
+    if (auto* ready = std::get_if<SlotReady>(&*m)) {
+      if (ready_) gone("it said it was ready twice");
+      ready_ = std::move(*ready);
+      continue;
+    }
+    if (!ready_) gone("it sent a message before it was ready");
     arrived_.push_back(std::move(*m));
   }
+}
+
+bool SlotProcess::poll_ready() {
+  if (ready_) return true;
+  if (!closed_ && !read_available(0)) closed_ = true;
+  take_messages();
+  if (ready_) return true;
+  if (closed_) gone("it closed its pipe before it was ready");
+  if (std::chrono::steady_clock::now() > ready_by_)
+    gone("not ready (calibrated) within " + std::to_string(ready_within_.count()) + " ms");
+  return false;
+}
+
+const SlotReady& SlotProcess::wait_ready() {
+  while (!poll_ready()) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(ready_by_ - std::chrono::steady_clock::now());
+    if (!read_available(static_cast<int>(std::clamp<std::int64_t>(left.count(), 1, 1000)))) closed_ = true;
+  }
+  return *ready_;
+}
+
+const SlotReady& SlotProcess::ready() const {
+  if (!ready_) throw ExecutorFailure("slot process " + name_ + " is not ready yet");
+  return *ready_;
+}
+
+std::vector<SlotMessage> SlotProcess::take_arrived() {
+  if (!closed_ && !read_available(0)) closed_ = true;
+  take_messages();
   if (closed_ && arrived_.empty()) gone("it closed its pipe");
   std::vector<SlotMessage> out(std::make_move_iterator(arrived_.begin()), std::make_move_iterator(arrived_.end()));
   arrived_.clear();
@@ -168,13 +197,15 @@ SlotMessage SlotProcess::wait_for(const std::function<bool(const SlotMessage&)>&
                                   std::chrono::milliseconds within) {
   const auto deadline = std::chrono::steady_clock::now() + within;
   for (;;) {
-    while (auto m = reader_.next()) {
-      if (const auto* failed = std::get_if<SlotFailed>(&*m)) gone(failed->message);
-      if (wanted(*m)) return std::move(*m);
-      arrived_.push_back(std::move(*m));
+    take_messages();
+    if (const auto it = std::ranges::find_if(arrived_, wanted); it != arrived_.end()) {
+      auto found = std::move(*it);
+      arrived_.erase(it);
+      return found;
     }
     if (closed_) gone("it closed its pipe");
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) gone("no answer within " + std::to_string(within.count()) + " ms");
     if (!read_available(static_cast<int>(std::min<std::int64_t>(left.count(), 1000)))) closed_ = true;
   }

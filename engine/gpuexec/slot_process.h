@@ -1,14 +1,18 @@
 // One slot process seen from the worker (slot_protocol.h): started with its stdin and stdout
 // piped and its own environment (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, the GPU), calibrated before
 // it is used, stopped when it is let go. Its stderr is the worker's, so what it logs shows there.
+//
+// Starting does not wait for the calibration (a second or more on a GPU): a worker's loop must
+// keep answering its scheduler meanwhile, so it polls (poll_ready) where a tool may wait
+// (wait_ready).
 #pragma once
-
-#include <sys/types.h>
 
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -17,13 +21,13 @@
 namespace servescope::engine::gpuexec {
 
 struct SlotCommand {
-  std::vector<std::string> argv;  // the program (a path) and its arguments
+  std::vector<std::string> argv;                         // the program (a path) and its arguments
   std::vector<std::pair<std::string, std::string>> env;  // set on top of this process's environment
 };
 
 class SlotProcess {
  public:
-  // Starts the process and waits up to `ready_within` for its SlotReady. Throws
+  // Starts the process, which then has `ready_within` to say SlotReady. Every call below throws
   // live::ExecutorFailure saying what went wrong: the program could not start, it said SlotFailed
   // (its message), it exited, or it did not calibrate in time.
   SlotProcess(const SlotCommand& command, std::chrono::milliseconds ready_within);
@@ -31,7 +35,9 @@ class SlotProcess {
   SlotProcess(const SlotProcess&) = delete;
   SlotProcess& operator=(const SlotProcess&) = delete;
 
-  const SlotReady& ready() const { return ready_; }
+  bool poll_ready();               // without waiting
+  const SlotReady& wait_ready();   // waits, up to the time it was given
+  const SlotReady& ready() const;  // once it is (ExecutorFailure before)
   pid_t pid() const { return pid_; }
   int read_fd() const { return from_slot_; }
 
@@ -44,6 +50,7 @@ class SlotProcess {
 
  private:
   bool read_available(int timeout_ms);  // false at end of file
+  void take_messages();                 // from the reader: SlotReady noted, the rest kept
   void stop();
   [[noreturn]] void gone(const std::string& why);
   std::string name_;
@@ -52,7 +59,9 @@ class SlotProcess {
   bool closed_ = false;
   SlotFrameReader reader_;
   std::deque<SlotMessage> arrived_;
-  SlotReady ready_;
+  std::optional<SlotReady> ready_;
+  std::chrono::steady_clock::time_point ready_by_;
+  std::chrono::milliseconds ready_within_;
 };
 
 }  // namespace servescope::engine::gpuexec

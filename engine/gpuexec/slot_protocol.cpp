@@ -14,11 +14,17 @@ using live::ProtocolError;
 
 namespace {
 
-enum Type : std::uint8_t { Ready = 1, Run, Done, Fetch, Map, Failed, Stop, Tune, Tuned, Time, Timed };
+enum Type : std::uint8_t { Ready = 1, Run, Done, Failed = 6, Stop, Tune, Tuned, Time, Timed };
 
-void put_double(ByteWriter& w, double x) { w.u64(std::bit_cast<std::uint64_t>(x)); }
-double get_double(ByteReader& r, const char* field) { return std::bit_cast<double>(r.u64(field)); }
-std::uint32_t fraction_code(double f) { return static_cast<std::uint32_t>(std::lround(std::clamp(f, 0.0, 1.0) * 1e6)); }
+void put_double(ByteWriter& w, double x) {
+  w.u64(std::bit_cast<std::uint64_t>(x));
+}
+double get_double(ByteReader& r, const char* field) {
+  return std::bit_cast<double>(r.u64(field));
+}
+std::uint32_t fraction_code(double f) {
+  return static_cast<std::uint32_t>(std::lround(std::clamp(f, 0.0, 1.0) * 1e6));
+}
 void put_recipe(ByteWriter& w, const gpu::WorkRecipe& r) {
   w.i64(r.gemms);
   w.i64(r.stream_bytes);
@@ -77,15 +83,8 @@ std::vector<std::uint8_t> encode(const SlotMessage& message) {
           w.i64(m.run_ns);
           w.i64(m.copy_ns);
           put_recipe(w, m.recipe);
+          put_bytes(w, m.output);
           return Done;
-        } else if constexpr (std::is_same_v<T, SlotFetch>) {
-          w.u64(m.batch);
-          w.u64(m.bytes);
-          return Fetch;
-        } else if constexpr (std::is_same_v<T, SlotMap>) {
-          w.u64(m.batch);
-          put_bytes(w, m.bytes);
-          return Map;
         } else if constexpr (std::is_same_v<T, SlotFailed>) {
           w.text(m.message);
           return Failed;
@@ -159,20 +158,7 @@ SlotMessage decode(std::uint8_t type, std::span<const std::uint8_t> payload) {
       m.run_ns = r.i64("run_ns");
       m.copy_ns = r.i64("copy_ns");
       m.recipe = get_recipe(r);
-      out = m;
-      break;
-    }
-    case Fetch: {
-      SlotFetch m;
-      m.batch = r.u64("batch");
-      m.bytes = r.u64("bytes");
-      out = m;
-      break;
-    }
-    case Map: {
-      SlotMap m;
-      m.batch = r.u64("batch");
-      m.bytes = get_bytes(r, "bytes");
+      m.output = get_bytes(r, "output");
       out = std::move(m);
       break;
     }

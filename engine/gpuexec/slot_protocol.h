@@ -31,7 +31,7 @@ struct SlotReady {
   double l2_bytes_per_ns = 0;  // the L2's streaming rate, measured on an L2-resident buffer
 };
 // Worker → slot: run a batch. `input` (may be empty) goes host → device first; `output_bytes` of
-// the batch's output stay on the device for a later SlotFetch.
+// its output come back device → host with SlotDone (a pipeline stage's feature maps).
 struct SlotRun {
   std::uint64_t batch = 0;
   std::int64_t target_ns = 0;
@@ -39,21 +39,15 @@ struct SlotRun {
   std::vector<std::uint8_t> input;
   std::uint64_t output_bytes = 0;
 };
-// Slot → worker: a batch ran. run_ns is the work's device time; copy_ns the input's copy.
+// Slot → worker: a batch ran. run_ns is the work's device time; copy_ns its copies' (input in,
+// output out). The output is copied out as soon as the batch ends, as a pipeline stage sends its
+// feature map: a worker that asked for it later would wait behind the slot's next batch.
 struct SlotDone {
   std::uint64_t batch = 0;
   std::int64_t run_ns = 0;
   std::int64_t copy_ns = 0;
   gpu::WorkRecipe recipe;
-};
-// Worker → slot: copy the last output of batch `batch` device → host and send it back.
-struct SlotFetch {
-  std::uint64_t batch = 0;
-  std::uint64_t bytes = 0;
-};
-struct SlotMap {
-  std::uint64_t batch = 0;
-  std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> output;
 };
 // Measurement (measure-interference, profile --device cuda): tune a recipe for a target, or
 // time a fixed recipe `repeats` times back to back.
@@ -89,8 +83,8 @@ struct SlotFailed {
 };
 struct SlotStop {};
 
-using SlotMessage = std::variant<SlotReady, SlotRun, SlotDone, SlotFetch, SlotMap, SlotFailed, SlotStop, SlotTune,
-                                 SlotTuned, SlotTime, SlotTimed>;
+using SlotMessage =
+    std::variant<SlotReady, SlotRun, SlotDone, SlotFailed, SlotStop, SlotTune, SlotTuned, SlotTime, SlotTimed>;
 
 std::vector<std::uint8_t> encode(const SlotMessage& message);  // header and payload
 // Decodes the payload of a frame whose header said `type`; throws ProtocolError naming the field.

@@ -3,8 +3,8 @@
 // any load: calibrated work within 5 % of each target, two 50 % slots running at the same time
 // under MPS, feature maps whole through device → host → device. The figures (BENCHMARKS.md,
 // docs/reproduction/fidelity.md) come from bench/gpu/run_gpu_checks.sh.
+#include <cstring>
 #include <gtest/gtest.h>
-
 #include <iostream>
 
 #include "cudaexec/cuda_slot_device.h"
@@ -16,7 +16,7 @@
 namespace servescope::cudaexec {
 namespace {
 
-#define REQUIRE_GPU()                                                            \
+#define REQUIRE_GPU() \
   if (const auto why = no_gpu_reason(); !why.empty()) GTEST_SKIP() << "no GPU here: " << why
 
 TEST(CudaDevice, ListsTheGpusWithTheirFigures) {
@@ -46,8 +46,7 @@ TEST(CudaDevice, CalibratedWorkLandsWithinFivePercentOfEachTarget) {
       const auto again = engine::gpu::median_run_ns(device, check.recipe, 9);
       const double error = std::abs(static_cast<double>(again - target)) / static_cast<double>(target);
       std::cout << "target " << static_cast<double>(target) / 1e3 << " us, compute " << fraction << ": "
-                << static_cast<double>(again) / 1e3 << " us ("
-                << 100 * error << " %)\n";
+                << static_cast<double>(again) / 1e3 << " us (" << 100 * error << " %)\n";
       EXPECT_LE(error, 0.05) << "target " << target << " ns, compute fraction " << fraction;
     }
 }
@@ -60,9 +59,12 @@ TEST(CudaDevice, FeatureMapsComeBackWhole) {
     input[i] = static_cast<std::uint8_t>(i * 13);
   EXPECT_GT(device.upload(input), 0);
   device.run_ns({2, 1 << 20});
-  device.keep_output(7, 1 << 20);
-  EXPECT_EQ(device.download(7, 1 << 20).size(), std::size_t{1} << 20);
-  EXPECT_THROW(device.download(7, 16), std::runtime_error) << "an output is downloaded once";
+  // The stream writes each float as x·0.999 + 1 of a zeroed buffer: the first pass leaves 1.0f.
+  std::vector<std::uint8_t> output(1 << 20);
+  EXPECT_GT(device.download(7, output), 0);
+  float first = 0;
+  std::memcpy(&first, output.data(), sizeof first);
+  EXPECT_GE(first, 1.0f);
 }
 
 TEST(CudaDevice, TwoHalfSlotsRunAtOnceUnderMps) {
@@ -70,18 +72,19 @@ TEST(CudaDevice, TwoHalfSlotsRunAtOnceUnderMps) {
   const auto inventory = query_gpus();
   if (!inventory.mps.running) GTEST_SKIP() << "MPS is not running here: " << inventory.mps.detail;
   const auto slot = [](int percent) {
-    return engine::gpuexec::SlotCommand{
-        {SERVESCOPE_CUDA_PROGRAM, "live", "slot", "--gpu", "0"},
-        {{"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(percent)}}};
+    return engine::gpuexec::SlotCommand{{SERVESCOPE_CUDA_PROGRAM, "live", "slot", "--gpu", "0"},
+                                        {{"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(percent)}}};
   };
   engine::gpuexec::SlotProcess a(slot(50), std::chrono::minutes(2)), b(slot(50), std::chrono::minutes(2));
+  a.wait_ready();
+  b.wait_ready();
   const engine::gpu::WorkRecipe recipe{40, 64 << 20};
   a.send(engine::gpuexec::SlotTime{1, recipe, 200});
   b.send(engine::gpuexec::SlotTime{2, recipe, 200});
   const auto timed = [](engine::gpuexec::SlotProcess& p) {
-    return std::get<engine::gpuexec::SlotTimed>(
-        p.wait_for([](const engine::gpuexec::SlotMessage& m) { return std::holds_alternative<engine::gpuexec::SlotTimed>(m); },
-                   std::chrono::minutes(5)));
+    return std::get<engine::gpuexec::SlotTimed>(p.wait_for(
+        [](const engine::gpuexec::SlotMessage& m) { return std::holds_alternative<engine::gpuexec::SlotTimed>(m); },
+        std::chrono::minutes(5)));
   };
   const auto ta = timed(a), tb = timed(b);
   const double overlap = engine::gpuexec::busy_overlap(ta.runs, tb.runs);

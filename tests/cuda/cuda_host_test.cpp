@@ -1,12 +1,11 @@
 // cudaexec/ where there is no GPU (CI's machines): every way in says why it cannot run, with the
 // CUDA runtime's own words, and the MPS daemon is checked and started as the worker would. With a
 // GPU here these skip; tests/cuda/cuda_device_test.cpp (label gpu) runs instead.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "cudaexec/cuda_check.h"
 #include "cudaexec/cuda_slot_device.h"
@@ -20,8 +19,8 @@
 namespace servescope::cudaexec {
 namespace {
 
-#define SKIP_WHERE_THERE_IS_A_GPU()                                                                   \
-  const auto no_gpu = no_gpu_reason();                                                                \
+#define SKIP_WHERE_THERE_IS_A_GPU()    \
+  const auto no_gpu = no_gpu_reason(); \
   if (no_gpu.empty()) GTEST_SKIP() << "there is a GPU here: tests/cuda/cuda_device_test.cpp covers it"
 
 std::string run(const std::string& command, int* status) {
@@ -54,6 +53,7 @@ TEST(CudaHost, WithoutAGpuEveryWayInSaysWhy) {
   try {
     engine::gpuexec::SlotProcess slot({{SERVESCOPE_CUDA_PROGRAM, "live", "slot", "--gpu", "0"}, {}},
                                       std::chrono::seconds(30));
+    slot.wait_ready();
     FAIL() << "a slot process started without a GPU";
   } catch (const engine::live::ExecutorFailure& e) {
     EXPECT_NE(std::string(e.what()).find("cudaSetDevice"), std::string::npos) << e.what();
@@ -81,10 +81,11 @@ class MpsControl : public ::testing::Test {
   void fake_daemon(bool comes_up) {
     const auto program = bin_ / "nvidia-cuda-mps-control";
     std::ofstream(program) << "#!/bin/sh\n[ \"$1\" = -d ] || exit 3\n"
-                           << (comes_up ? "/usr/bin/python3 -c 'import os, socket, time; s = socket.socket(socket.AF_UNIX); "
-                                          "s.bind(os.environ[\"CUDA_MPS_PIPE_DIRECTORY\"] + \"/control\"); "
-                                          "time.sleep(5)' >/dev/null 2>&1 &\n"
-                                        : "")
+                           << (comes_up
+                                   ? "/usr/bin/python3 -c 'import os, socket, time; s = socket.socket(socket.AF_UNIX); "
+                                     "s.bind(os.environ[\"CUDA_MPS_PIPE_DIRECTORY\"] + \"/control\"); "
+                                     "time.sleep(5)' >/dev/null 2>&1 &\n"
+                                   : "")
                            << "exit 0\n";
     std::filesystem::permissions(program, std::filesystem::perms::owner_all);
   }

@@ -1,17 +1,18 @@
 // This machine's GPUs as `gpu list` reports them (engine/gpu/gpu_inventory.h), from device
 // figures as cudart gives them: the catalog entry's derived peaks against the built-in catalog's
 // datasheet figures, adding and updating a catalog, and MPS's state from its pipe folder.
-#include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include "engine/gpu/gpu_inventory.h"
+
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/socket.h>
+#include <sys/un.h>
 
-#include "engine/gpu/gpu_inventory.h"
 #include "tests/support/test_support.h"
 
 namespace servescope::engine::gpu {
@@ -129,8 +130,8 @@ TEST(GpuInventory, ReportsEveryFigure) {
   EXPECT_EQ(j["devices"][0]["catalog_entry"]["id"], "H100-80GB-HBM3");
   EXPECT_EQ(j["mps"]["running"], false);
   const auto text = to_text(inv);
-  for (const auto* part : {"1 GPU;", "CUDA runtime 13.0", "driver 580.65.06", "NVIDIA H100 80GB HBM3", "132 SMs at 1980 MHz",
-                           "Hopper", "power limit 700 W", "MPS: not running"})
+  for (const auto* part : {"1 GPU;", "CUDA runtime 13.0", "driver 580.65.06", "NVIDIA H100 80GB HBM3",
+                           "132 SMs at 1980 MHz", "Hopper", "power limit 700 W", "MPS: not running"})
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
 }
 

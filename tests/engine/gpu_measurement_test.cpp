@@ -2,9 +2,8 @@
 // calibrated kernels (engine/gpuexec/kernel_profiler.h), on slot processes of the model GPU
 // (tests/support/fake_slot_main.cpp): the MPS share a slot was started with shows in every time
 // it measures, the rows are the CSV fit-interference reads, and the features order the workloads.
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <map>
 
 #include "engine/estimate/cnn_architectures.h"
@@ -114,7 +113,8 @@ TEST(KernelProfiler, ComputeBoundLayersBecomeGemmsAndTheRestAStream) {
   EXPECT_GT(pools, 10);
   // A block is the sum of its layers.
   const auto all = block_work(graph, 0, graph.size(), 8, rates, gemm_flops, 4096);
-  EXPECT_NEAR(static_cast<double>(all.gemms), graph.total_flops() * 8 / gemm_flops, 0.35 * graph.total_flops() * 8 / gemm_flops);
+  EXPECT_NEAR(static_cast<double>(all.gemms), graph.total_flops() * 8 / gemm_flops,
+              0.35 * graph.total_flops() * 8 / gemm_flops);
 }
 
 TEST(KernelProfiler, MeasuresEveryBlockBatchAndShareOnItsOwnSlot) {

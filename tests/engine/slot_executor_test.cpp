@@ -2,13 +2,14 @@
 // model GPU (tests/support/fake_slot_main.cpp): one process per slot at its share, batches in
 // order with their start delays, times the devices measured, feature maps from one slot's device
 // to the network and into the next stage's input, and failures that say what failed.
-#include <gtest/gtest.h>
+#include "engine/gpuexec/slot_executor.h"
+
 #include <poll.h>
 
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <thread>
 
-#include "engine/gpuexec/slot_executor.h"
 #include "tests/support/model_gpu.h"
 
 namespace servescope::engine::gpuexec {
@@ -30,7 +31,8 @@ SlotExecutorOptions options() {
   return o;
 }
 
-RunOrder order(std::uint64_t batch, std::uint32_t slot, std::int64_t run_ns, std::vector<std::uint64_t> requests = {1}) {
+RunOrder order(std::uint64_t batch, std::uint32_t slot, std::int64_t run_ns,
+               std::vector<std::uint64_t> requests = {1}) {
   RunOrder o;
   o.batch = batch;
   o.slot = slot;
@@ -59,6 +61,8 @@ std::vector<RunReport> wait_reports(SlotExecutor& executor, std::size_t count) {
 TEST(SlotExecutor, RunsEachSlotInItsOwnProcessAtItsShare) {
   SlotExecutor executor(options());
   executor.assign({{"m"}, {{0, 0.5}, {1, 0.5}}});
+  EXPECT_EQ(executor.stats().slots_started, 2u) << "started without waiting";
+  executor.wait_ready();
   const auto slots = executor.slots();
   ASSERT_EQ(slots.size(), 2u);
   EXPECT_EQ(slots.at(0).device, "model GPU");
@@ -91,6 +95,7 @@ TEST(SlotExecutor, RunsEachSlotInItsOwnProcessAtItsShare) {
 TEST(SlotExecutor, HoldsABatchUntilItsStartDelayHasPassed) {
   SlotExecutor executor(options());
   executor.assign({{"m"}, {{0, 1.0}}});
+  executor.wait_ready();
   const auto at = SteadyClock::now();
   auto delayed = order(1, 0, 100'000);
   delayed.start_in_ns = 300'000'000;  // 0.3 s
@@ -111,6 +116,7 @@ TEST(SlotExecutor, AChangedShareIsANewProcessAndClearGivesUpTheRunningBatch) {
   EXPECT_EQ(executor.stats().slots_started, 1u);
   executor.assign({{"m"}, {{0, 0.25}}});
   EXPECT_EQ(executor.stats().slots_started, 2u);
+  executor.wait_ready();
   EXPECT_NEAR(executor.slots().at(0).gemm.per_unit_ns, 4 * 9'000, 0.1 * 4 * 9'000);
 
   executor.submit(order(1, 0, 50'000'000), SteadyClock::now());
@@ -177,6 +183,15 @@ TEST(SlotExecutor, FeatureMapsGoFromTheDeviceToTheNetworkAndIntoTheNextStage) {
   EXPECT_THROW(second.submit(orphan, SteadyClock::now()), live::ExecutorFailure);
 }
 
+TEST(SlotExecutor, OrdersWaitForTheirSlotToCalibrate) {
+  SlotExecutor executor(options());
+  executor.assign({{"m"}, {{0, 1.0}}});
+  executor.submit(order(1, 0, 100'000), SteadyClock::now());  // before the slot said it is ready
+  const auto reports = wait_reports(executor, 1);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(executor.slots().size(), 1u);
+}
+
 TEST(SlotExecutor, ASlotThatFailsSaysWhy) {
   auto o = options();
   o.slot_command = [](std::uint32_t slot, double share) {
@@ -185,6 +200,7 @@ TEST(SlotExecutor, ASlotThatFailsSaysWhy) {
   SlotExecutor executor(o);
   try {
     executor.assign({{"m"}, {{0, 0.5}}});
+    executor.wait_ready();
     FAIL() << "a failing slot was accepted";
   } catch (const live::ExecutorFailure& e) {
     EXPECT_NE(std::string(e.what()).find("cudaErrorNoDevice"), std::string::npos) << e.what();

@@ -1,9 +1,10 @@
 // Between a worker and its slot processes (engine/gpuexec/slot_protocol.h): every message
 // survives the round trip whole, frames cut anywhere are reassembled, and what is malformed or
 // too large is refused before it is buffered.
+#include "engine/gpuexec/slot_protocol.h"
+
 #include <gtest/gtest.h>
 
-#include "engine/gpuexec/slot_protocol.h"
 #include "engine/live/byte_codec.h"
 
 namespace servescope::engine::gpuexec {
@@ -19,9 +20,7 @@ std::vector<SlotMessage> every_kind() {
   SlotTimed timed{5, {{100, 350, 240}, {360, 700, 330}}};
   return {SlotReady{"model GPU at 50 %", {4000, 9000.5}, {4100, 0.66}, 3.3e7, 7.25},
           run,
-          SlotDone{41, 2'690'000, 1234, {17, 4096 * 9}},
-          SlotFetch{41, 1 << 20},
-          SlotMap{41, std::vector<std::uint8_t>(70'000, 0xab)},
+          SlotDone{41, 2'690'000, 1234, {17, 4096 * 9}, std::vector<std::uint8_t>(70'000, 0xab)},
           SlotFailed{"cudaSetDevice(options_.gpu) failed: cudaErrorNoDevice"},
           SlotStop{},
           SlotTune{4, 1'000'000, 0.25},
@@ -54,12 +53,7 @@ void expect_same(const SlotMessage& a, const SlotMessage& b) {
           EXPECT_EQ(x.run_ns, y.run_ns);
           EXPECT_EQ(x.copy_ns, y.copy_ns);
           EXPECT_EQ(x.recipe, y.recipe);
-        } else if constexpr (std::is_same_v<T, SlotFetch>) {
-          EXPECT_EQ(x.batch, y.batch);
-          EXPECT_EQ(x.bytes, y.bytes);
-        } else if constexpr (std::is_same_v<T, SlotMap>) {
-          EXPECT_EQ(x.batch, y.batch);
-          EXPECT_EQ(x.bytes, y.bytes);
+          EXPECT_EQ(x.output, y.output);
         } else if constexpr (std::is_same_v<T, SlotFailed>) {
           EXPECT_EQ(x.message, y.message);
         } else if constexpr (std::is_same_v<T, SlotTune>) {
@@ -111,7 +105,7 @@ TEST(SlotProtocol, RefusesWhatIsMalformed) {
   EXPECT_THROW(huge.next(), live::ProtocolError);
   // An unknown type, a payload cut short, bytes left over.
   EXPECT_THROW(decode(99, {}), live::ProtocolError);
-  auto run = encode(SlotFetch{1, 2});
+  auto run = encode(SlotTune{1, 2, 0.5});
   EXPECT_THROW(decode(run[4], std::span(run).subspan(5, run.size() - 6)), live::ProtocolError);
   run.push_back(0);
   EXPECT_THROW(decode(run[4], std::span(run).subspan(5)), live::ProtocolError);
@@ -123,15 +117,16 @@ TEST(SlotProtocol, RefusesWhatIsMalformed) {
       bad[bad.size() - 4 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(repeats >> (8 * i));
     EXPECT_THROW(decode(bad[4], std::span(bad).subspan(5)), live::ProtocolError) << repeats;
   }
-  EXPECT_THROW(decode(time[4], [&] {
-                 auto bad = encode(SlotTime{1, {-1, 0}, 1});
-                 return std::vector<std::uint8_t>(bad.begin() + 5, bad.end());
-               }()),
+  EXPECT_THROW(decode(time[4],
+                      [&] {
+                        auto bad = encode(SlotTime{1, {-1, 0}, 1});
+                        return std::vector<std::uint8_t>(bad.begin() + 5, bad.end());
+                      }()),
                live::ProtocolError);
   // Bytes whose length field claims more than follows.
-  SlotMap map{3, {1, 2, 3}};
-  auto bytes = encode(map);
-  bytes[5 + 8] = 200;  // the map's length
+  SlotDone done{3, 4, 5, {6, 7}, {1, 2, 3}};
+  auto bytes = encode(done);
+  bytes[5 + 8 * 5] = 200;  // the output's length
   EXPECT_THROW(decode(bytes[4], std::span(bytes).subspan(5)), live::ProtocolError);
 }
 

@@ -2,9 +2,10 @@
 // lines' estimate misses, the tuned recipe lands within 5 % of every target (the issue's
 // calibration bound), online tuning gets there on the batches themselves, and the fit refuses
 // what cannot be a device's timing.
+#include "engine/gpu/work_calibration.h"
+
 #include <gtest/gtest.h>
 
-#include "engine/gpu/work_calibration.h"
 #include "model/core/error.h"
 #include "tests/support/model_gpu.h"
 
@@ -34,7 +35,8 @@ TEST(WorkCalibration, TheLinesAloneMissButTunedRecipesLandWithinFivePercent) {
     for (const auto target : kTargets) {
       const auto estimate = calibration.estimate(target, fraction);
       const auto estimated = device.model_ns(estimate);
-      worst_estimate = std::max(worst_estimate, std::abs(estimated - static_cast<double>(target)) / static_cast<double>(target));
+      worst_estimate =
+          std::max(worst_estimate, std::abs(estimated - static_cast<double>(target)) / static_cast<double>(target));
       const auto check = calibration.tune(device, target, fraction);
       EXPECT_LE(check.relative_error(), 0.05) << "target " << target << " ns, compute fraction " << fraction;
       // The measurement is the model's, not a number the tuner made up.
@@ -91,7 +93,8 @@ TEST(WorkCalibration, OnlineTuningSettlesOnTheBatchesThemselves) {
       ++batches;
     }
     EXPECT_LE(batches, calibration.options().refine_rounds + 1);
-    EXPECT_LE(std::abs(device.model_ns(tuner.recipe()) - static_cast<double>(target)) / static_cast<double>(target), 0.05)
+    EXPECT_LE(std::abs(device.model_ns(tuner.recipe()) - static_cast<double>(target)) / static_cast<double>(target),
+              0.05)
         << target;
   }
 }

@@ -56,12 +56,22 @@ inline std::vector<std::string> loadgen_args(const std::string& endpoint, double
           std::to_string(seconds)};
 }
 
+// PPipe's plan of the ppipe-demo scenario in two partitions, written into `dir`.
+inline std::string ppipe_plan(const TempDir& dir) {
+  const auto plan = (dir.path() / "plan.json").string();
+  ChildProcess planner(SERVESCOPE_CLI, {"plan", "-s", kPpipeDemo, "--system", "ppipe", "--partitions", "2", "-o", plan},
+                       dir.path() / "plan.out", dir.path() / "plan.err");
+  EXPECT_EQ(planner.wait_for(std::chrono::seconds(120)), 0) << planner.err();
+  return plan;
+}
+
 // A scheduler and one worker per server it waits for, on an ephemeral port.
 class Deployment {
  public:
-  // `worker_args` go to every worker (e.g. its executor).
+  // `worker_args` go to every worker (e.g. its executor). Without `start_workers` the test runs
+  // the workers itself (nodes() names them).
   Deployment(const TempDir& dir, std::vector<std::string> scheduler_args, std::uint16_t port = 0,
-             std::vector<std::string> worker_args = {})
+             std::vector<std::string> worker_args = {}, bool start_workers = true)
       : dir_(dir),
         args_(std::move(scheduler_args)),
         worker_args_(std::move(worker_args)),
@@ -71,6 +81,7 @@ class Deployment {
     std::istringstream names(after(scheduler_->err(), "waiting for workers:"));
     for (std::string n; names >> n;)
       nodes_.push_back(n);
+    if (!start_workers) return;
     for (const auto& n : nodes_)
       start_worker(n);
     EXPECT_TRUE(scheduler_->wait_for_log("joined", 20s, static_cast<int>(nodes_.size()))) << scheduler_->err();

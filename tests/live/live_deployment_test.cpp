@@ -16,18 +16,6 @@ using servescope::test::ChildProcess;
 using servescope::test::TempDir;
 using namespace servescope::test::live_deployment;
 
-namespace {
-
-std::string ppipe_plan(const TempDir& dir) {
-  const auto plan = (dir.path() / "plan.json").string();
-  ChildProcess planner(SERVESCOPE_CLI, {"plan", "-s", kPpipeDemo, "--system", "ppipe", "--partitions", "2", "-o", plan},
-                       dir.path() / "plan.out", dir.path() / "plan.err");
-  EXPECT_EQ(planner.wait_for(120s), 0) << planner.err();
-  return plan;
-}
-
-}  // namespace
-
 TEST(LiveDeployment, SymphonyServesEveryRequestAndRecordsTheRun) {
   TempDir dir;
   const auto record = (dir.path() / "live-run.json").string();

@@ -5,6 +5,7 @@
 // alone miss by more than 5 %, as a real device's do.
 #pragma once
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/gpuexec/slot_loop.h"
@@ -19,12 +21,13 @@
 namespace servescope::test {
 
 struct ModelGpuOptions {
-  double launch_ns = 4'000;         // per kernel launch
-  double gemm_ns = 9'000;           // per GEMM at full speed
-  double stream_bytes_per_ns = 1.5; // 1.5 TB/s once the stream fills the device
-  double fill_bytes = 8e6;          // below about this, the stream is slower
-  double noise = 0;                 // ± this fraction, uniform
-  double scale = 1;                 // every run takes this much longer (a smaller share)
+  double launch_ns = 4'000;          // per kernel launch
+  double gemm_ns = 9'000;            // per GEMM at full speed
+  double stream_bytes_per_ns = 1.5;  // 1.5 TB/s once the stream fills the device
+  double fill_bytes = 8e6;           // below about this, the stream is slower
+  double noise = 0;                  // ± this fraction, uniform
+  double scale = 1;                  // every run takes this much longer (a smaller share)
+  bool sleep = false;                // hold the caller for the modelled time, as a GPU would
   std::uint64_t seed = 7;
 };
 
@@ -48,6 +51,7 @@ class ModelGpu final : public engine::gpuexec::SlotDevice {
     ++runs;
     double t = model_ns(r);
     if (o_.noise > 0) t *= 1 - o_.noise + 2 * o_.noise * std::uniform_real_distribution<double>(0, 1)(rng_);
+    if (o_.sleep) std::this_thread::sleep_for(std::chrono::nanoseconds(std::llround(t)));
     return std::llround(t);
   }
   std::string describe() const override { return "model GPU"; }
@@ -55,20 +59,10 @@ class ModelGpu final : public engine::gpuexec::SlotDevice {
     uploaded.insert(uploaded.end(), input.begin(), input.end());
     return static_cast<std::int64_t>(input.size());  // 1 byte per ns
   }
-  void keep_output(std::uint64_t batch, std::uint64_t bytes) override {
-    std::vector<std::uint8_t> out(bytes);
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = pattern(batch, i);
-    kept[batch] = std::move(out);
-  }
-  std::vector<std::uint8_t> download(std::uint64_t batch, std::uint64_t bytes) override {
-    const auto it = kept.find(batch);
-    if (it == kept.end() || it->second.size() < bytes)
-      throw std::runtime_error("batch " + std::to_string(batch) + "'s output is not on the model GPU");
-    auto out = std::move(it->second);
-    out.resize(bytes);
-    kept.erase(it);
-    return out;
+  std::int64_t download(std::uint64_t batch, std::span<std::uint8_t> into) override {
+    for (std::size_t i = 0; i < into.size(); ++i)
+      into[i] = pattern(batch, i);
+    return static_cast<std::int64_t>(into.size());  // 1 byte per ns
   }
   double gemm_l2_bytes() const override { return 3.3e7; }
   double l2_bytes_per_ns() override { return 4 * o_.stream_bytes_per_ns / o_.scale; }
@@ -78,7 +72,6 @@ class ModelGpu final : public engine::gpuexec::SlotDevice {
 
   int runs = 0;
   std::vector<std::uint8_t> uploaded;
-  std::map<std::uint64_t, std::vector<std::uint8_t>> kept;
 
  private:
   ModelGpuOptions o_;
