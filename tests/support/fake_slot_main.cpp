@@ -3,11 +3,10 @@
 // from CUDA_MPS_ACTIVE_THREAD_PERCENTAGE as on a GPU (half the threads: twice as long).
 // FAKE_SLOT_FAIL=MESSAGE makes the device fail from the first run on, as a CUDA error would;
 // FAKE_SLOT_SLEEP=1 makes each run hold the slot for its modelled time, as a GPU's stream does.
-#include <sys/prctl.h>
-
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <sys/prctl.h>
 
 #include "engine/gpuexec/slot_loop.h"
 #include "tests/support/model_gpu.h"
