@@ -134,7 +134,7 @@ std::vector<live::RunReport> SlotExecutor::finished(SteadyClock::time_point now)
       if (!done || !s.running || s.running->batch != done->batch) continue;
       if (!s.abandoned) out.push_back(live::RunReport{done->batch, index, done->run_ns});
       if (!s.abandoned && !done->output.empty()) {
-        fetched_[{index, done->batch}] = std::move(done->output);
+        fetched_[{index, done->batch}] = Output{std::move(done->output), s.running->requests.size(), now};
         ++stats_.maps_fetched;
       }
       stats_.copy_ns += done->copy_ns;
@@ -192,16 +192,15 @@ std::vector<std::uint8_t> SlotExecutor::sample(const SampleKey& key) {
     throw ExecutorFailure("request " + std::to_string(request) + "'s sample at block " + std::to_string(boundary) +
                           " is in batch " + std::to_string(where.batch) + " on slot " + std::to_string(where.slot) +
                           ", which has not finished");
+  auto& kept = fetched->second;
   const auto begin = where.index * where.sample_bytes;
-  if (begin + where.sample_bytes > fetched->second.size())
-    throw ExecutorFailure("slot " + std::to_string(where.slot) + " sent " + std::to_string(fetched->second.size()) +
+  if (begin + where.sample_bytes > kept.bytes.size())
+    throw ExecutorFailure("slot " + std::to_string(where.slot) + " sent " + std::to_string(kept.bytes.size()) +
                           " bytes of batch " + std::to_string(where.batch) + "'s output; sample " +
                           std::to_string(where.index) + " needs " + std::to_string(begin + where.sample_bytes));
-  std::vector<std::uint8_t> bytes(fetched->second.begin() + static_cast<std::ptrdiff_t>(begin),
-                                  fetched->second.begin() + static_cast<std::ptrdiff_t>(begin + where.sample_bytes));
-  const bool more = std::ranges::any_of(
-      produced_, [&](const auto& kv) { return kv.second.slot == where.slot && kv.second.batch == where.batch; });
-  if (!more) fetched_.erase(fetched);
+  std::vector<std::uint8_t> bytes(kept.bytes.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  kept.bytes.begin() + static_cast<std::ptrdiff_t>(begin + where.sample_bytes));
+  if (--kept.samples_left == 0) fetched_.erase(fetched);
   return bytes;
 }
 
@@ -234,9 +233,13 @@ void SlotExecutor::received_feature_map(std::uint32_t model, std::uint32_t bound
 }
 
 void SlotExecutor::forget_old(SteadyClock::time_point now) {
+  // A scan of every kept sample, so once a second, not once a batch.
+  if (now - last_forget_ < std::chrono::seconds(1)) return;
+  last_forget_ = now;
   const auto before = now - options_.keep_maps;
   stats_.maps_forgotten += std::erase_if(produced_, [&](const auto& kv) { return kv.second.since < before; });
   stats_.maps_forgotten += std::erase_if(received_, [&](const auto& kv) { return kv.second.since < before; });
+  std::erase_if(fetched_, [&](const auto& kv) { return kv.second.since < before; });
 }
 
 std::map<std::uint32_t, SlotReady> SlotExecutor::slots() const {

@@ -117,7 +117,14 @@ class SlotExecutor final : public live::WorkerExecutor {
   std::map<std::uint32_t, Slot> slots_;
   std::map<SampleKey, Produced> produced_;
   std::map<SampleKey, Received> received_;
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<std::uint8_t>> fetched_;  // (slot, batch)
+  // A finished batch's output on the host, until each of its samples has been taken.
+  struct Output {
+    std::vector<std::uint8_t> bytes;
+    std::size_t samples_left = 0;
+    live::SteadyClock::time_point since;
+  };
+  std::map<std::pair<std::uint32_t, std::uint64_t>, Output> fetched_;  // by (slot, batch)
+  live::SteadyClock::time_point last_forget_;
   int epoll_ = -1;
   SlotExecutorStats stats_;
 };

@@ -192,6 +192,35 @@ TEST(SlotExecutor, OrdersWaitForTheirSlotToCalibrate) {
   EXPECT_EQ(executor.slots().size(), 1u);
 }
 
+// Samples nobody sends (their requests were dropped between stages) are let go: the executor
+// cannot grow without bound on a long run.
+TEST(SlotExecutor, SamplesNobodyTakesAreLetGo) {
+  ProfileSet profiles;
+  ModelProfile m;
+  m.name = "m";
+  m.form = ProfileForm::Blocks;
+  m.block_count = 2;
+  m.boundary_bytes = {100};
+  profiles.models.push_back(m);
+  auto o = options();
+  o.profiles = profiles;
+  o.keep_maps = std::chrono::seconds(0);
+  SlotExecutor executor(o);
+  executor.assign({{"m"}, {{0, 1.0}}});
+  executor.received_feature_map(0, 1, {5}, std::vector<std::uint8_t>(100, 1));
+  auto stage1 = order(1, 0, 100'000, {7, 8});
+  stage1.block_end = 1;
+  executor.submit(stage1, SteadyClock::now());
+  ASSERT_EQ(wait_reports(executor, 1).size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // letting go is checked once a second
+  executor.finished(SteadyClock::now());
+  EXPECT_EQ(executor.stats().maps_forgotten, 3u) << "two produced samples and one received";
+  live::SendOrder send;
+  send.boundary = 1;
+  send.requests = {7};
+  EXPECT_THROW(executor.feature_map(send), live::ExecutorFailure);
+}
+
 TEST(SlotExecutor, ASlotThatFailsSaysWhy) {
   auto o = options();
   o.slot_command = [](std::uint32_t slot, double share) {
