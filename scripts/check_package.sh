@@ -18,6 +18,14 @@ echo "package: $(basename "$deb"), $(du -h "$deb" | cut -f1)"
 lintian --info --fail-on error,warning "$deb"
 echo "lintian: clean"
 
+# servescope-cuda links cuBLAS from the CUDA toolkit, which no Debian package provides: the
+# package leaves it out (app/CMakeLists.txt), or its dependencies could not be stated.
+if dpkg-deb -c "$deb" | grep -q 'usr/bin/servescope-cuda$'; then
+  echo "the package holds servescope-cuda, which needs cuBLAS from outside Debian" >&2
+  exit 1
+fi
+echo "programs: $(dpkg-deb -c "$deb" | awk '/usr\/bin\// { n = split($NF, p, "/"); printf "%s ", p[n] }')"
+
 # The systemd units as installed: systemd-analyze verify against the package's own files (the
 # binary they start, unpacked) beside this machine's units (the targets they order against). It
 # exits 0 on unknown keys and values it ignores, so any output at all fails the check.
