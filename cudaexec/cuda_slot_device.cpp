@@ -87,7 +87,7 @@ double CudaSlotDevice::gemm_l2_bytes() const {
 double CudaSlotDevice::l2_bytes_per_ns() {
   const auto half = static_cast<std::size_t>(l2_bytes_) / 8 / 4096 * 4096;
   if (half == 0) return 0;
-  const std::size_t bytes = 64 * 2 * half;
+  const std::size_t bytes = std::size_t{128} * half;  // 64 passes, read and written
   std::vector<double> rates;
   for (int i = 0; i < 6; ++i) {  // the first warms the lines into the L2
     SERVESCOPE_CUDA(cudaEventRecord(start_, stream_));

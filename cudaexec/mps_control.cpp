@@ -54,6 +54,7 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
         "splitting it; pass --no-mps to run so anyway");
   std::vector<std::string> args{program, "-d"};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -31,6 +31,7 @@ void add_gpu_command(CLI::App& app, const GlobalOptions& global, CommandBody& ru
     run = [&global, catalog]() -> int {
       check_outputs({*catalog});
 #ifndef SERVESCOPE_HAVE_CUDA
+      static_cast<void>(global);  // read by servescope-cuda, which this hands over to
       hand_over_to_cuda();
 #else
       if (const auto why = cudaexec::no_gpu_reason(); !why.empty()) throw Error("no GPU here: " + why);

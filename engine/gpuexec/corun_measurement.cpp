@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "model/core/error.h"
 
@@ -55,7 +56,7 @@ std::vector<std::int64_t> while_other_ran(const std::vector<TimedRun>& a, const 
 struct Key {
   std::size_t workload;
   int batch;
-  auto operator<=>(const Key&) const = default;
+  bool operator<(const Key& o) const { return std::tie(workload, batch) < std::tie(o.workload, o.batch); }
 };
 
 }  // namespace

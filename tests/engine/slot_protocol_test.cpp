@@ -20,7 +20,7 @@ std::vector<SlotMessage> every_kind() {
   SlotTimed timed{5, {{100, 350, 240}, {360, 700, 330}}};
   return {SlotReady{"model GPU at 50 %", {4000, 9000.5}, {4100, 0.66}, 3.3e7, 7.25},
           run,
-          SlotDone{41, 2'690'000, 1234, {17, 4096 * 9}, std::vector<std::uint8_t>(70'000, 0xab)},
+          SlotDone{41, 2'690'000, 1234, {17, std::int64_t{4096} * 9}, std::vector<std::uint8_t>(70'000, 0xab)},
           SlotFailed{"cudaSetDevice(options_.gpu) failed: cudaErrorNoDevice"},
           SlotStop{},
           SlotTune{4, 1'000'000, 0.25},
