@@ -41,6 +41,18 @@ RunOrder order(std::uint64_t batch, std::uint32_t slot, std::int64_t run_ns,
   return o;
 }
 
+// A model in `cuts.size() + 1` blocks whose cuts carry these bytes per sample.
+ProfileSet blocks_profile(std::vector<std::int64_t> cuts) {
+  ModelProfile m;
+  m.name = "m";
+  m.form = ProfileForm::Blocks;
+  m.block_count = static_cast<int>(cuts.size()) + 1;
+  m.boundary_bytes = std::move(cuts);
+  ProfileSet profiles;
+  profiles.models.push_back(m);
+  return profiles;
+}
+
 // Waits on the executor's wake descriptor until `count` batches are reported (or 30 s pass).
 std::vector<RunReport> wait_reports(SlotExecutor& executor, std::size_t count) {
   std::vector<RunReport> out;
@@ -129,18 +141,12 @@ TEST(SlotExecutor, AChangedShareIsANewProcessAndClearGivesUpTheRunningBatch) {
   EXPECT_EQ(reports[0].batch, 3u) << "the given-up batch is not reported";
 }
 
-// Two stages of a model on two workers' slots: the first keeps its output on its device, the
-// send copies it to the host, the second worker receives it and its batch copies it in.
+// Two stages of a model on two workers' slots: the first's output comes device → host with its
+// report, the send hands it to the network, the second worker receives it and its batch copies
+// it in.
 TEST(SlotExecutor, FeatureMapsGoFromTheDeviceToTheNetworkAndIntoTheNextStage) {
-  ProfileSet profiles;
-  ModelProfile m;
-  m.name = "m";
-  m.form = ProfileForm::Blocks;
-  m.block_count = 3;
-  m.boundary_bytes = {1000, 640};
-  profiles.models.push_back(m);
   auto o = options();
-  o.profiles = profiles;
+  o.profiles = blocks_profile({1000, 640});
   SlotExecutor first(o), second(o);
   first.assign({{"m"}, {{0, 1.0}}});
   second.assign({{"m"}, {{0, 1.0}}});
@@ -195,15 +201,8 @@ TEST(SlotExecutor, OrdersWaitForTheirSlotToCalibrate) {
 // Samples nobody sends (their requests were dropped between stages) are let go: the executor
 // cannot grow without bound on a long run.
 TEST(SlotExecutor, SamplesNobodyTakesAreLetGo) {
-  ProfileSet profiles;
-  ModelProfile m;
-  m.name = "m";
-  m.form = ProfileForm::Blocks;
-  m.block_count = 2;
-  m.boundary_bytes = {100};
-  profiles.models.push_back(m);
   auto o = options();
-  o.profiles = profiles;
+  o.profiles = blocks_profile({100});
   o.keep_maps = std::chrono::seconds(0);
   SlotExecutor executor(o);
   executor.assign({{"m"}, {{0, 1.0}}});
