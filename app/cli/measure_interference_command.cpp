@@ -5,12 +5,10 @@
 // paper's RTX 2080 Ti coefficients when --reference names them. Runs in servescope-cuda.
 #include <iomanip>
 #include <iostream>
-#include <map>
 
 #include "app/cli/cli_context.h"
 #include "app/cli/cuda_commands.h"
 #include "app/cli/profiles_output.h"
-#include "engine/glet/interference_fit.h"
 #include "engine/gpuexec/corun_measurement.h"
 #include "model/core/error.h"
 #include "model/import/glet_import.h"
@@ -81,15 +79,7 @@ void add_measure_interference_command(CLI::App& app, const GlobalOptions& global
       const auto result = engine::gpuexec::measure_coruns(o);
       write_output_file(args->out, engine::gpuexec::coruns_csv(result.rows));
 
-      std::map<std::string, const UtilisationProfile*> by_name;
-      for (const auto& u : result.utilisation)
-        by_name[u.model] = &u;
-      std::vector<engine::InterferenceSample> samples;
-      for (const auto& r : result.rows)
-        samples.push_back(engine::corun_sample(*by_name.at(r.model), r.batch, r.size_percent / 100.0,
-                                               *by_name.at(r.other_model), r.other_batch, r.other_size_percent / 100.0,
-                                               r.solo_ms, r.corun_ms));
-      auto fit = engine::fit_interference(samples, o.gpu, args->train, args->seed);
+      auto fit = engine::gpuexec::fit_coruns(result, o.gpu, args->train, args->seed);
       fit.model.source = "servescope-cli measure-interference on " + result.device;
 
       auto& out = global.json ? std::cerr : report_stream();

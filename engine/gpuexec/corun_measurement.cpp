@@ -176,6 +176,23 @@ CorunResult measure_coruns(const CorunOptions& o) {
   return result;
 }
 
+InterferenceFit fit_coruns(const CorunResult& result, const std::string& gpu, double train_fraction,
+                           std::uint64_t seed) {
+  std::map<std::string, const UtilisationProfile*> by_name;
+  for (const auto& u : result.utilisation)
+    by_name[u.model] = &u;
+  std::vector<InterferenceSample> samples;
+  samples.reserve(result.rows.size());
+  for (const auto& r : result.rows) {
+    const auto self = by_name.find(r.model), other = by_name.find(r.other_model);
+    if (self == by_name.end() || other == by_name.end())
+      throw QueryError("co-run of " + r.model + " beside " + r.other_model + ": no utilisation measured for one");
+    samples.push_back(corun_sample(*self->second, r.batch, r.size_percent / 100.0, *other->second, r.other_batch,
+                                   r.other_size_percent / 100.0, r.solo_ms, r.corun_ms));
+  }
+  return fit_interference(std::move(samples), gpu, train_fraction, seed);
+}
+
 std::string coruns_csv(const std::vector<CorunRow>& rows) {
   std::ostringstream out;
   out.precision(9);

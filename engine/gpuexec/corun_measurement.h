@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/glet/interference_fit.h"
 #include "engine/gpuexec/slot_process.h"
 #include "model/profile/model_profile.h"
 
@@ -65,6 +66,11 @@ CorunResult measure_coruns(const CorunOptions& options);
 // The rows as fit-interference's CSV (header model,batch,size_percent,other_model,other_batch,
 // other_size_percent,solo_ms,corun_ms).
 std::string coruns_csv(const std::vector<CorunRow>& rows);
+
+// gpu-let's interference model fitted to the co-runs with their measured features (the fit
+// fit-interference makes from the CSV and the profiles file), named after options.gpu.
+InterferenceFit fit_coruns(const CorunResult& result, const std::string& gpu, double train_fraction = 0.7,
+                           std::uint64_t seed = 1);
 
 // Of `a`'s busy time (its runs' host intervals), the share that `b` was busy too.
 double busy_overlap(const std::vector<TimedRun>& a, const std::vector<TimedRun>& b);

@@ -69,14 +69,7 @@ TEST(CorunMeasurement, MeasuresEveryPairOnEverySplitWithItsFeatures) {
   const auto csv = coruns_csv(result.rows);
   const CsvDocument doc(csv, "coruns.csv");
   ASSERT_EQ(doc.rows().size(), result.rows.size() + 1);
-  std::map<std::string, const UtilisationProfile*> by_name;
-  for (const auto& u : result.utilisation)
-    by_name[u.model] = &u;
-  std::vector<InterferenceSample> samples;
-  for (const auto& r : result.rows)
-    samples.push_back(corun_sample(*by_name[r.model], r.batch, r.size_percent / 100.0, *by_name[r.other_model],
-                                   r.other_batch, r.other_size_percent / 100.0, r.solo_ms, r.corun_ms));
-  const auto fit = fit_interference(samples, "model");
+  const auto fit = fit_coruns(result, "model");
   EXPECT_NEAR(fit.model.constant, 1.0, 0.05);
   EXPECT_LT(fit.error_quantile(0.95), 0.02);
 }
