@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cublas_v2.h>
-#include <source_location>
 #include <stdexcept>
 #include <string>
 
@@ -16,9 +15,10 @@ class CudaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void check(cudaError_t status, const char* call, std::source_location where = std::source_location::current());
-void check(cublasStatus_t status, const char* call, std::source_location where = std::source_location::current());
+// `file` and `line` say where the call is (the macro below fills them in).
+void check(cudaError_t status, const char* call, const char* file, int line);
+void check(cublasStatus_t status, const char* call, const char* file, int line);
 
 }  // namespace servescope::cudaexec
 
-#define SERVESCOPE_CUDA(call) ::servescope::cudaexec::check((call), #call)
+#define SERVESCOPE_CUDA(call) ::servescope::cudaexec::check((call), #call, __FILE__, __LINE__)
