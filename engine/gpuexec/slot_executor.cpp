@@ -116,8 +116,7 @@ void SlotExecutor::start(Slot& s, std::uint32_t index, SteadyClock::time_point n
       const auto per_sample = static_cast<std::uint64_t>(profile->cut_bytes(static_cast<int>(end)));
       run.output_bytes = per_sample * order.requests.size();
       for (std::size_t i = 0; i < order.requests.size(); ++i)
-        produced_[{order.model, end, order.requests[i]}] =
-            Produced{index, order.batch, i, order.requests.size(), per_sample, now};
+        produced_[{order.model, end, order.requests[i]}] = Produced{index, order.batch, i, per_sample, now};
     }
   }
   s.process->send(run);

@@ -90,12 +90,11 @@ class SlotExecutor final : public live::WorkerExecutor {
     bool abandoned = false;                 // clear() gave the running one up
     bool announced = false;                 // calibrated, and its readiness logged
   };
-  // Where a sample at a cut is: on a slot's device (a stage's output) or here (a received map).
+  // A stage's output sample: which batch of which slot made it (its bytes come with the report).
   struct Produced {
     std::uint32_t slot = 0;
     std::uint64_t batch = 0;
     std::size_t index = 0;  // in the batch
-    std::size_t batch_samples = 0;
     std::uint64_t sample_bytes = 0;
     live::SteadyClock::time_point since;
   };
