@@ -1,5 +1,7 @@
 // servescope-cli end to end, the document commands and the command line: validate, info, demo and
 // import, usage errors and typos, with exit statuses, messages and outputs as a user or a script sees them.
+#include <cstdlib>
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,6 +12,7 @@
 
 namespace fs = std::filesystem;
 using servescope::test::cli;
+using servescope::test::shell_quote;
 using servescope::test::TempDir;
 
 namespace {
@@ -119,6 +122,38 @@ TEST(Cli, UsageErrorsExitWithStatusTwo) {
   EXPECT_EQ(cli({"import", "glet", "--gpu", "T4"}).status, 2);
   EXPECT_EQ(cli({"--help"}).status, 0);
   EXPECT_EQ(cli({"import", "ppipe", "--help"}).status, 0);
+}
+
+// The CUDA commands run in servescope-cuda beside servescope-cli (README "GPU execution"). A
+// servescope-cli alone says what it lacks and how to get it, exit 2; a wrong combination of
+// options is refused before any hand-over.
+TEST(Cli, GpuCommandsSayWhatTheyNeedWhereTheyCannotRun) {
+  TempDir alone;
+  const auto copy = alone.path() / "servescope-cli";
+  std::filesystem::copy_file(SERVESCOPE_CLI, copy);
+  std::filesystem::permissions(copy, std::filesystem::perms::owner_all);
+  const auto run = [&](const std::string& args) {
+    const auto err = alone.path() / "err";
+    const int rc = std::system(("SERVESCOPE_TOKEN=cli-test-token-0123456789 " + shell_quote(copy.string()) + " " +
+                                args + " >/dev/null 2>" + shell_quote(err.string()) + " </dev/null")
+                                   .c_str());
+    return servescope::test::Run{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, "", servescope::test::read_file(err)};
+  };
+  const auto csv = shell_quote((alone.path() / "coruns.csv").string());
+  for (const auto& args :
+       std::vector<std::string>{"gpu list", "measure-interference -o " + csv, "profile --arch resnet50 --device cuda",
+                                "live worker --node gpu0 --executor cuda --connect 127.0.0.1:1"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("no servescope-cuda beside it"), std::string::npos) << args << ": " << r.err;
+  }
+  EXPECT_EQ(cli({"profile"}).status, 2) << "neither a MODEL_DIR nor --arch";
+  for (const std::string args : {"profile --arch resnet50", "profile some-model --arch resnet50 --device cuda"}) {
+    const auto refused = run(args);
+    EXPECT_EQ(refused.status, 2) << args;
+    EXPECT_NE(refused.err.find("the GPU profiles the estimator's CNNs"), std::string::npos)
+        << args << ": " << refused.err;
+  }
 }
 
 TEST(Cli, TyposGetASuggestionAndGlobalOptionsComeAnywhere) {
