@@ -98,8 +98,11 @@ TEST(SlotExecutor, RunsEachSlotInItsOwnProcessAtItsShare) {
   std::ranges::sort(seen);
   for (int i = 0; i < kBatches; ++i)
     EXPECT_EQ(seen[static_cast<std::size_t>(i)], static_cast<std::uint64_t>(i));
-  for (std::size_t i = reports.size() - 4; i < reports.size(); ++i)
-    EXPECT_NEAR(static_cast<double>(reports[i].run_ns), 2'700'000, 0.05 * 2'700'000) << "batch " << reports[i].batch;
+  // Each slot's fifth and sixth batch (a slot runs its batches in order, whichever slot reports first).
+  for (const auto& r : reports) {
+    if (r.batch < kBatches - 4) continue;
+    EXPECT_NEAR(static_cast<double>(r.run_ns), 2'700'000, 0.05 * 2'700'000) << "batch " << r.batch;
+  }
   EXPECT_EQ(executor.queued(), 0u);
   EXPECT_EQ(executor.stats().batches, static_cast<std::uint64_t>(kBatches));
 }
