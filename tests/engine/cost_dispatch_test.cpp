@@ -134,6 +134,7 @@ TEST_P(VerifiedPlans, MeetTheirSloUnderPoisson) {
     EXPECT_TRUE(test::check_cost_plan(problem, verified.plan).empty()) << system << " on " << problem.name;
     CostSimulationOptions o;
     o.seed = 7;
+    // Attainment in simulated time (the discrete-event simulator, seed 7): the same on any machine.
     const auto run = simulate_cost_plan(verified.plan, o);
     EXPECT_GE(run.app.attainment(), 0.99)
         << system << " on " << problem.name << " after " << verified.rounds << " round(s)";

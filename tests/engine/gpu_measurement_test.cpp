@@ -46,9 +46,12 @@ TEST(CorunMeasurement, MeasuresEveryPairOnEverySplitWithItsFeatures) {
     EXPECT_EQ(r.size_percent + r.other_size_percent, 100);
     EXPECT_GE(r.overlap, 0.0);
     EXPECT_LE(r.overlap, 1.0);
-    // The model GPU has no shared L2 or DRAM between processes: no slowdown, within noise.
-    EXPECT_NEAR(r.corun_ms / r.solo_ms, 1.0, 0.02) << r.model << " beside " << r.other_model;
-    // Tuned to 0.2 ms a sample on the whole GPU; a 20 % slot takes five times as long.
+    // Every time here is the model GPU's arithmetic on the recipe (no clock, no noise), so these
+    // hold whatever the machine's load; which runs overlapped (the host clock) only picks among
+    // equal values. The model shares no L2 or DRAM between processes: no slowdown at all.
+    EXPECT_DOUBLE_EQ(r.corun_ms, r.solo_ms) << r.model << " beside " << r.other_model;
+    // Tuned to 0.2 ms a sample on the whole GPU (within the tuner's 2 %); a 20 % slot takes five
+    // times as long.
     EXPECT_NEAR(r.solo_ms, r.batch * 0.2 * 100.0 / r.size_percent, 0.05 * r.batch * 0.2 * 100.0 / r.size_percent)
         << r.model << " at " << r.size_percent << " %";
   }
