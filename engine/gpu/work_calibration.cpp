@@ -36,6 +36,10 @@ LinearCost fit_line(const std::vector<std::pair<double, double>>& points) {
   return LinearCost{std::max(0.0, my - slope * mx), slope};
 }
 
+TuningKey tuning_key(std::int64_t target_ns, double compute_fraction) {
+  return {target_ns, static_cast<int>(std::lround(std::clamp(compute_fraction, 0.0, 1.0) * 1000))};
+}
+
 std::int64_t median_run_ns(WorkTimer& timer, const WorkRecipe& recipe, int repeats) {
   std::vector<std::int64_t> runs;
   runs.reserve(static_cast<std::size_t>(std::max(1, repeats)));
@@ -153,7 +157,7 @@ void TargetTuner::observe(std::int64_t measured_ns) {
 }
 
 CalibrationCheck WorkCalibration::tune(WorkTimer& timer, std::int64_t target_ns, double compute_fraction) {
-  const std::pair key{target_ns, static_cast<int>(std::lround(std::clamp(compute_fraction, 0.0, 1.0) * 1000))};
+  const auto key = tuning_key(target_ns, compute_fraction);
   if (const auto it = tuned_.find(key); it != tuned_.end()) return it->second;
   TargetTuner tuner(*this, target_ns, compute_fraction);
   while (!tuner.settled())

@@ -28,6 +28,10 @@ struct WorkRecipe {
   bool operator==(const WorkRecipe&) const = default;
 };
 
+// What a tuned recipe is remembered by: the target and the compute fraction in thousandths.
+using TuningKey = std::pair<std::int64_t, int>;
+TuningKey tuning_key(std::int64_t target_ns, double compute_fraction);
+
 class WorkTimer {
  public:
   virtual ~WorkTimer() = default;
@@ -113,13 +117,13 @@ class WorkCalibration {
   // remembered per (target, fraction) so that the run pays for it once.
   CalibrationCheck tune(WorkTimer& timer, std::int64_t target_ns, double compute_fraction);
   // What tune() settled on, by (target, compute fraction in thousandths).
-  const std::map<std::pair<std::int64_t, int>, CalibrationCheck>& tuned() const { return tuned_; }
+  const std::map<TuningKey, CalibrationCheck>& tuned() const { return tuned_; }
 
  private:
   LinearCost gemm_, stream_;
   std::int64_t stream_quantum_;
   CalibrationOptions options_;
-  std::map<std::pair<std::int64_t, int>, CalibrationCheck> tuned_;  // (target, fraction in ‰)
+  std::map<TuningKey, CalibrationCheck> tuned_;
 };
 
 // The median of `repeats` timed runs of `recipe`.

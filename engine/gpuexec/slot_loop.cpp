@@ -101,7 +101,6 @@ class Loop {
       }
       send(done);
     } else if (const auto* tune = std::get_if<SlotTune>(&message)) {
-      // A const view would do, but tune() remembers what it settled on for the next ask.
       send(SlotTuned{tune->tag, calibration_->tune(device_, tune->target_ns, tune->compute_fraction)});
     } else if (const auto* time = std::get_if<SlotTime>(&message)) {
       SlotTimed timed{time->tag, {}};
@@ -122,7 +121,7 @@ class Loop {
   // Each distinct (target, fraction) is tuned on the batches that ask for it: the first runs the
   // calibration lines' estimate, the next ones the rescaled recipe, until within tolerance.
   gpu::TargetTuner& tuner_for(std::int64_t target_ns, double fraction) {
-    const std::pair key{target_ns, static_cast<int>(fraction * 1000)};
+    const auto key = gpu::tuning_key(target_ns, fraction);
     auto it = tuners_.find(key);
     if (it == tuners_.end()) {
       if (tuners_.size() >= options_.calibration.max_cached) tuners_.erase(tuners_.begin());
@@ -143,7 +142,7 @@ class Loop {
   SlotLoopOptions options_;
   SlotFrameReader reader_;
   gpu::WorkCalibration* calibration_ = nullptr;
-  std::map<std::pair<std::int64_t, int>, gpu::TargetTuner> tuners_;
+  std::map<gpu::TuningKey, gpu::TargetTuner> tuners_;
 };
 
 }  // namespace
