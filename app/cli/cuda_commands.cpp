@@ -58,32 +58,23 @@ engine::gpu::GpuInventory require_gpu(int gpu, bool mps) {
 }
 
 int run_cuda_slot(int gpu, int gemm_size) {
-  // A slot whose device cannot open still answers its worker: the loop sends why.
-  class Unopened final : public engine::gpuexec::SlotDevice {
-   public:
-    explicit Unopened(std::string why) : why_(std::move(why)) {}
-    std::int64_t run_ns(const engine::gpu::WorkRecipe&) override { throw std::runtime_error(why_); }
-    std::string describe() const override { return "no device"; }
-    std::int64_t upload(std::span<const std::uint8_t>) override { return 0; }
-    std::int64_t download(std::uint64_t, std::span<std::uint8_t>) override { return 0; }
-
-   private:
-    std::string why_;
-  };
   cudaexec::CudaSlotOptions options;
   options.gpu = gpu;
   options.gemm_size = gemm_size;
   try {
     cudaexec::CudaSlotDevice device(options);
     return engine::gpuexec::run_slot_loop(device, 0, 1);
-  } catch (const cudaexec::CudaError& e) {
-    Unopened device(e.what());
-    return engine::gpuexec::run_slot_loop(device, 0, 1);
+  } catch (const cudaexec::CudaError& e) {  // the device did not open: the worker hears why
+    return engine::gpuexec::fail_slot(1, e.what());
   }
 }
 
 int run_cuda_profile(const GlobalOptions& global, const CudaProfileArgs& args) {
   if (args.architectures.empty()) throw QueryError("profile --device cuda needs --arch (see estimate --list)");
+  if (!args.scenario_out.empty() && args.architectures.size() != 1)
+    throw QueryError("--scenario-out plans one model: give one --arch with it");
+  for (const auto& id : args.architectures)
+    engine::find_architecture(id);  // an unknown name is refused before the GPU is looked at
   // The shares are MPS partitions: without the daemon they would not be shares at all.
   const auto inventory = require_gpu(args.gpu, true);
   engine::gpuexec::KernelProfileOptions o;
@@ -100,8 +91,6 @@ int run_cuda_profile(const GlobalOptions& global, const CudaProfileArgs& args) {
   set.name = "measured on " + o.gpu.id;
   set.source = "servescope-cli profile --device cuda on " + o.gpu.name + " (calibrated kernels); add the GPU type " +
                o.gpu.id + " to a catalog with gpu list --catalog";
-  if (!args.scenario_out.empty() && args.architectures.size() != 1)
-    throw QueryError("--scenario-out plans one model: give one --arch with it");
   for (const auto& id : args.architectures) {
     const auto& arch = engine::find_architecture(id);
     set.models.push_back(engine::gpuexec::profile_with_kernels(arch.build(), arch.description, o));

@@ -75,11 +75,7 @@ class Loop {
         reader_.feed(std::span(chunk).first(n));
       }
     } catch (const std::exception& e) {
-      try {
-        send(SlotFailed{e.what()});
-      } catch (const std::exception&) {  // the worker is gone as well: nobody to tell
-      }
-      return 1;
+      return fail_slot(out_, e.what());
     }
   }
 
@@ -146,6 +142,14 @@ class Loop {
 };
 
 }  // namespace
+
+int fail_slot(int out_fd, const std::string& why) {
+  try {
+    write_all(out_fd, encode(SlotFailed{why}));
+  } catch (const std::exception&) {  // the worker is gone: nobody to tell
+  }
+  return 1;
+}
 
 int run_slot_loop(SlotDevice& device, int in_fd, int out_fd, const SlotLoopOptions& options) {
   return Loop(device, in_fd, out_fd, options).run();

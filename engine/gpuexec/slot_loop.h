@@ -36,6 +36,10 @@ struct SlotLoopOptions {
 // the worker closing the pipe, 1 after sending SlotFailed (a device error: the message says it).
 int run_slot_loop(SlotDevice& device, int in_fd, int out_fd, const SlotLoopOptions& options = {});
 
+// For a slot whose device cannot even open: tells the worker why (SlotFailed) on `out_fd`, so it
+// reports that rather than a slot that closed its pipe. Returns 1, the slot's exit status.
+int fail_slot(int out_fd, const std::string& why);
+
 // Blocking, EINTR-safe pipe I/O for both ends. write_all throws std::runtime_error on a closed
 // pipe; read_some returns 0 at end of file.
 void write_all(int fd, std::span<const std::uint8_t> bytes);
