@@ -24,16 +24,6 @@ std::uint32_t repeats_for(double solo_ms, std::chrono::milliseconds window) {
   return static_cast<std::uint32_t>(std::clamp(std::ceil(runs), 3.0, 100'000.0));
 }
 
-SlotTimed time(SlotProcess& slot, std::uint64_t tag) {
-  auto got = slot.wait_for(
-      [tag](const SlotMessage& m) {
-        const auto* t = std::get_if<SlotTimed>(&m);
-        return t && t->tag == tag;
-      },
-      std::chrono::minutes(5));
-  return std::get<SlotTimed>(std::move(got));
-}
-
 std::vector<std::int64_t> device_times(const std::vector<TimedRun>& runs) {
   std::vector<std::int64_t> out;
   out.reserve(runs.size());
@@ -89,7 +79,6 @@ CorunResult measure_coruns(const CorunOptions& o) {
     if (o.progress) o.progress(line);
   };
   CorunResult result;
-  std::uint64_t tag = 0;
 
   // 1. Each workload's recipe at each batch, tuned alone on the whole GPU, and its features there.
   std::map<Key, gpu::WorkRecipe> recipes;
@@ -104,16 +93,10 @@ CorunResult measure_coruns(const CorunOptions& o) {
       u.gpu = o.gpu;
       u.origin = "servescope-cli measure-interference on " + ready.device;
       for (const int b : o.batches) {
-        whole.send(SlotTune{++tag, b * o.ns_per_sample, o.workloads[w].compute_fraction});
-        const auto tuned = std::get<SlotTuned>(whole.wait_for(
-            [&](const SlotMessage& m) {
-              const auto* t = std::get_if<SlotTuned>(&m);
-              return t && t->tag == tag;
-            },
-            std::chrono::minutes(5)));
-        const auto& r = tuned.check.recipe;
+        const auto tuned = whole.tune(b * o.ns_per_sample, o.workloads[w].compute_fraction);
+        const auto& r = tuned.recipe;
         recipes[{w, b}] = r;
-        const double ns = static_cast<double>(std::max<std::int64_t>(1, tuned.check.measured_ns));
+        const double ns = static_cast<double>(std::max<std::int64_t>(1, tuned.measured_ns));
         const double streamed = static_cast<double>(r.stream_bytes);
         UtilisationSample s;
         s.batch = b;
@@ -143,11 +126,9 @@ CorunResult measure_coruns(const CorunOptions& o) {
     std::map<Key, double> solo_left, solo_right;
     for (const auto& [key, recipe] : recipes) {
       for (auto* side : {&left, &right}) {
-        side->send(SlotTime{++tag, recipe, 3});
-        const auto probe = time(*side, tag);
+        const auto probe = side->time(recipe, 3);
         const auto repeats = repeats_for(median_ms(device_times(probe.runs)), o.window);
-        side->send(SlotTime{++tag, recipe, repeats});
-        (side == &left ? solo_left : solo_right)[key] = median_ms(device_times(time(*side, tag).runs));
+        (side == &left ? solo_left : solo_right)[key] = median_ms(device_times(side->time(recipe, repeats).runs));
       }
     }
     say("split " + std::to_string(p) + ":" + std::to_string(q) + ": timed " + std::to_string(recipes.size()) +
@@ -157,10 +138,10 @@ CorunResult measure_coruns(const CorunOptions& o) {
       for (const auto& [b, rb] : recipes) {
         if (a.workload == b.workload) continue;
         if (p == q && a.workload > b.workload) continue;  // 50:50 is its own mirror
-        const auto left_tag = ++tag, right_tag = ++tag;
-        left.send(SlotTime{left_tag, ra, repeats_for(solo_left[a], o.window)});
-        right.send(SlotTime{right_tag, rb, repeats_for(solo_right[b], o.window)});
-        const auto l = time(left, left_tag), r = time(right, right_tag);
+        // Both start before either is waited on: the two run at the same time.
+        const auto left_tag = left.start_timing(ra, repeats_for(solo_left[a], o.window));
+        const auto right_tag = right.start_timing(rb, repeats_for(solo_right[b], o.window));
+        const auto l = left.timed(left_tag), r = right.timed(right_tag);
         const double l_overlap = busy_overlap(l.runs, r.runs), r_overlap = busy_overlap(r.runs, l.runs);
         result.rows.push_back({o.workloads[a.workload].name, a.batch, p, o.workloads[b.workload].name, b.batch, q,
                                solo_left[a], median_ms(while_other_ran(l.runs, r.runs)), l_overlap});

@@ -64,19 +64,12 @@ ModelProfile profile_with_kernels(const LayerGraph& graph, const std::string& de
     SlotProcess slot(o.slot_command(percent), o.ready_within);
     slot.wait_ready();
     std::vector<BatchCurve> medians, p99s;
-    std::uint64_t tag = 0;
     for (std::size_t n = 0; n + 1 < cuts.size(); ++n) {
       const auto& batches = table.blocks.at(n).batches();
       std::vector<Duration> median, tail;
       for (const int b : batches) {
         const auto recipe = block_work(graph, cuts[n], cuts[n + 1], b, rates, gemm_flops, 4096);
-        slot.send(SlotTime{++tag, recipe, o.repeats});
-        const auto timed = std::get<SlotTimed>(slot.wait_for(
-            [&](const SlotMessage& m) {
-              const auto* t = std::get_if<SlotTimed>(&m);
-              return t && t->tag == tag;
-            },
-            std::chrono::minutes(5)));
+        const auto timed = slot.time(recipe, o.repeats);
         std::vector<std::int64_t> ns;
         for (const auto& run : timed.runs)
           ns.push_back(run.device_ns);

@@ -211,4 +211,39 @@ SlotMessage SlotProcess::wait_for(const std::function<bool(const SlotMessage&)>&
   }
 }
 
+namespace {
+
+// A measurement may take minutes (a profile's repeats on a small share), never forever.
+constexpr std::chrono::minutes kMeasurementWithin{5};
+
+}  // namespace
+
+gpu::CalibrationCheck SlotProcess::tune(std::int64_t target_ns, double compute_fraction) {
+  const auto tag = ++next_tag_;
+  send(SlotTune{tag, target_ns, compute_fraction});
+  auto answer = wait_for(
+      [tag](const SlotMessage& m) {
+        const auto* t = std::get_if<SlotTuned>(&m);
+        return t && t->tag == tag;
+      },
+      kMeasurementWithin);
+  return std::get<SlotTuned>(answer).check;
+}
+
+std::uint64_t SlotProcess::start_timing(const gpu::WorkRecipe& recipe, std::uint32_t repeats) {
+  const auto tag = ++next_tag_;
+  send(SlotTime{tag, recipe, repeats});
+  return tag;
+}
+
+SlotTimed SlotProcess::timed(std::uint64_t tag) {
+  auto answer = wait_for(
+      [tag](const SlotMessage& m) {
+        const auto* t = std::get_if<SlotTimed>(&m);
+        return t && t->tag == tag;
+      },
+      kMeasurementWithin);
+  return std::get<SlotTimed>(std::move(answer));
+}
+
 }  // namespace servescope::engine::gpuexec

@@ -48,6 +48,13 @@ class SlotProcess {
   // take_arrived(). Throws ExecutorFailure on a timeout, a SlotFailed or the process's end.
   SlotMessage wait_for(const std::function<bool(const SlotMessage&)>& wanted, std::chrono::milliseconds within);
 
+  // Measurement (slot_protocol.h's tune and time), each answer matched to its ask by a tag.
+  // start_timing() returns at once, so that two slots can run at the same time; timed() waits.
+  gpu::CalibrationCheck tune(std::int64_t target_ns, double compute_fraction);
+  std::uint64_t start_timing(const gpu::WorkRecipe& recipe, std::uint32_t repeats);
+  SlotTimed timed(std::uint64_t tag);
+  SlotTimed time(const gpu::WorkRecipe& recipe, std::uint32_t repeats) { return timed(start_timing(recipe, repeats)); }
+
  private:
   bool read_available(int timeout_ms);  // false at end of file
   void take_messages();                 // from the reader: SlotReady noted, the rest kept
@@ -56,6 +63,7 @@ class SlotProcess {
   std::string name_;
   pid_t pid_ = -1;
   int to_slot_ = -1, from_slot_ = -1;
+  std::uint64_t next_tag_ = 0;
   bool closed_ = false;
   SlotFrameReader reader_;
   std::deque<SlotMessage> arrived_;

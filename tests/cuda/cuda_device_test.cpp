@@ -79,14 +79,8 @@ TEST(CudaDevice, TwoHalfSlotsRunAtOnceUnderMps) {
   a.wait_ready();
   b.wait_ready();
   const engine::gpu::WorkRecipe recipe{40, 64 << 20};
-  a.send(engine::gpuexec::SlotTime{1, recipe, 200});
-  b.send(engine::gpuexec::SlotTime{2, recipe, 200});
-  const auto timed = [](engine::gpuexec::SlotProcess& p) {
-    return std::get<engine::gpuexec::SlotTimed>(p.wait_for(
-        [](const engine::gpuexec::SlotMessage& m) { return std::holds_alternative<engine::gpuexec::SlotTimed>(m); },
-        std::chrono::minutes(5)));
-  };
-  const auto ta = timed(a), tb = timed(b);
+  const auto tag_a = a.start_timing(recipe, 200), tag_b = b.start_timing(recipe, 200);
+  const auto ta = a.timed(tag_a), tb = b.timed(tag_b);
   const double overlap = engine::gpuexec::busy_overlap(ta.runs, tb.runs);
   std::cout << a.ready().device << " and " << b.ready().device << ": busy together " << 100 * overlap
             << " % of the first one's time\n";
