@@ -48,6 +48,7 @@
 #include "ui/cluster_editor.h"
 #include "ui/compare_view.h"
 #include "ui/dag_editor.h"
+#include "ui/disk_file_watch.h"
 #include "ui/exception_guard.h"
 #include "ui/item_details.h"
 #include "ui/live_view.h"
@@ -57,23 +58,18 @@
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
+#include "ui/recovery_store.h"
 #include "ui/run_view.h"
 #include "ui/save_dialog.h"
 #include "widgets/timeline_view.h"
 
 namespace servescope::ui {
-namespace {
-
-bool is_recovery_copy(const QString& location) {
-  return QFileInfo(location).absoluteFilePath() == QFileInfo(MainWindow::recovery_path()).absoluteFilePath();
-}
-
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowIcon(QIcon(QStringLiteral(":/packaging/org.servescope.ServeScope.svg")));  // the desktop file's
   setObjectName(QStringLiteral("MainWindow"));
   document_ = new ProjectDocument(this);
+  recovery_ = std::make_unique<RecoveryStore>();
   connect(document_, &ProjectDocument::changed, this, &MainWindow::refresh_views);
   connect(document_->undo_stack(), &QUndoStack::cleanChanged, this, &MainWindow::update_title);
   connect(document_->undo_stack(), &QUndoStack::indexChanged, this, [this] {
@@ -121,6 +117,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     log(tr("error: %1").arg(message));
     statusBar()->showMessage(message, 8000);
   });
+  disk_ = new DiskFileWatch(this);
+  connect(disk_, &DiskFileWatch::changed_on_disk, this, &MainWindow::changed_on_disk);
   autosave_timer_ = new QTimer(this);
   autosave_timer_->setInterval(60'000);
   connect(autosave_timer_, &QTimer::timeout, this, &MainWindow::autosave);
@@ -155,48 +153,8 @@ const QString& MainWindow::location() const {
   return document_->location();
 }
 
-QString MainWindow::recovery_path() {
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/recovery.json");
-}
-
-void MainWindow::autosave() {
-  // Unsaved edits go to a recovery copy every minute; a normal close or a save removes it, so
-  // one found at start-up means the last session ended without either.
-  const auto* p = document_->project();
-  if (!p || !document_->is_modified()) return;
-  try {
-    QDir().mkpath(QFileInfo(recovery_path()).path());
-    // The copy lives in the app-data folder: its relative includes must point from there.
-    Project copy = *p;
-    rebase_profile_includes(copy.scenario, document_->include_base().toStdString(), recovery_path().toStdString());
-    save_project(recovery_path().toStdString(), copy);
-  } catch (const std::exception& e) {
-    log(tr("autosave failed: %1").arg(QString::fromStdString(e.what())));
-  }
-}
-
-bool MainWindow::offer_recovery(RecoveryChoice choice) {
-  if (!QFile::exists(recovery_path())) return false;
-  if (choice == RecoveryChoice::Ask)
-    choice = QMessageBox::question(this, tr("Recover unsaved work"),
-                                   tr("The last session ended with unsaved changes. Open the copy saved at %1?")
-                                       .arg(QFileInfo(recovery_path()).lastModified().toString()),
-                                   QMessageBox::Open | QMessageBox::Discard, QMessageBox::Open) == QMessageBox::Open
-                 ? RecoveryChoice::Open
-                 : RecoveryChoice::Discard;
-  if (choice != RecoveryChoice::Open) {
-    QFile::remove(recovery_path());
-    return false;
-  }
-  if (!open_location(recovery_path())) return false;
-  document_->mark_unsaved_copy();
-  update_title();
-  log(tr("recovered unsaved work; save it to keep it"));
-  return true;
-}
-
 void MainWindow::remember_recent(const QString& location) {
-  if (is_recovery_copy(location)) return;  // offered at start-up, never a file of the user's
+  if (recovery_->is_copy(location)) return;  // offered at start-up, never a file of the user's
   QSettings settings;
   auto recent = settings.value(QStringLiteral("recentFiles")).toStringList();
   recent.removeAll(location);
@@ -209,7 +167,7 @@ void MainWindow::remember_recent(const QString& location) {
 void MainWindow::fill_recent_menu() {
   recent_menu_->clear();
   auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-  recent.removeIf(is_recovery_copy);  // kept by versions that listed it
+  recent.removeIf([this](const QString& l) { return recovery_->is_copy(l); });  // kept by versions that listed it
   for (const auto& location : recent)
     recent_menu_->addAction(location, this, [this, location] { open_location(location); });
   if (recent.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
@@ -414,6 +372,7 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
     return false;
   }
   install_project(std::move(loaded), location);
+  disk_->follow(location);
   tree_->expand(tree_model_->index(static_cast<int>(ProjectTreeModel::Section::Cluster), 0));
   log(tr("opened %1").arg(location));
   remember_recent(location);
@@ -423,6 +382,7 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
 
 bool MainWindow::save_to(const QString& path, bool interactive) {
   if (!document_->project()) return false;
+  if (!may_overwrite(path, interactive)) return false;
   try {
     Project copy = *document_->project();
     rebase_profile_includes(copy.scenario, document_->include_base().toStdString(), path.toStdString());
@@ -436,7 +396,8 @@ bool MainWindow::save_to(const QString& path, bool interactive) {
     return false;
   }
   document_->mark_saved(path);
-  QFile::remove(recovery_path());  // saved: nothing left to recover
+  disk_->follow(path);
+  recovery_->remove_own();  // saved: nothing left to recover
   remember_recent(path);
   log(tr("saved %1").arg(path));
   update_title();
@@ -538,7 +499,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
-  QFile::remove(recovery_path());
+  recovery_->remove_own();
   QSettings settings;
   settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("mainwindow/state"), saveState());

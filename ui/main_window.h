@@ -31,6 +31,8 @@ class RunView;
 class ChartsView;
 class CompareView;
 class LiveView;
+class RecoveryStore;
+class DiskFileWatch;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -65,15 +67,19 @@ class MainWindow : public QMainWindow {
   // Estimated block profiles (docs/estimator.md) of built-in CNNs on `gpus` (empty: the
   // cluster's GPU types); returns the reason when refused.
   QString add_estimated_models(const QStringList& architectures, const QStringList& gpus = {});
-  // At start-up: when the last session left a recovery copy of unsaved work (autosaved every
-  // minute, removed on save and on a normal close), offer to open it. `choice` answers for the
-  // user (scripted sessions, tests); true when the copy was opened.
-  enum class RecoveryChoice { Ask, Open, Discard };
+  // At start-up: the recovery copies of unsaved work that windows which are gone left behind
+  // (each window autosaves its own every minute and removes it on save and on a normal close;
+  // a running window's copy is never offered), newest first, each named with its project and
+  // time. `choice` answers for the user (scripted sessions, tests): Open opens the newest (the
+  // rest wait for the next start), Discard deletes them, Keep leaves them. True when one opened.
+  enum class RecoveryChoice { Ask, Open, Discard, Keep };
   bool offer_recovery(RecoveryChoice choice = RecoveryChoice::Ask);
-  // Writes the recovery copy now when there are unsaved changes (the timer does it every minute).
+  // Writes this window's recovery copy now when there are unsaved changes (the timer does it
+  // every minute).
   void autosave();
-  // Where the crash-recovery copy of an unsaved project lives.
-  static QString recovery_path();
+  RecoveryStore& recovery() const { return *recovery_; }
+  // Reads the open project's file again (after it changed on disk), dropping unsaved edits.
+  bool reload();
 
   // File → Export: the central tab's content as PNG (or SVG when the path ends in .svg; see
   // ui/view_picture.h), and a plan of the project as its JSON. The reason when it could not be
@@ -147,6 +153,10 @@ class MainWindow : public QMainWindow {
   void install_project(std::unique_ptr<Project> project, const QString& location);
   // An editor refused an edit: the log and the status bar say why.
   void report_refusal(const QString& why);
+  // Before a save over the open file: true to go on. When it changed on disk since it was opened
+  // or saved here, asks Reload / Overwrite / Save As (a scripted window refuses, saying why).
+  bool may_overwrite(const QString& path, bool interactive);
+  void changed_on_disk(const QString& path);
 
   ProjectDocument* document_ = nullptr;
   DagEditor* dag_ = nullptr;
@@ -164,6 +174,9 @@ class MainWindow : public QMainWindow {
   QAction* remove_action_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QTimer* autosave_timer_ = nullptr;
+  std::unique_ptr<RecoveryStore> recovery_;
+  DiskFileWatch* disk_ = nullptr;
+  bool asking_about_disk_ = false;
   bool interactive_ = true;
   ProjectTreeModel* tree_model_ = nullptr;
   QTreeView* tree_ = nullptr;

@@ -16,6 +16,9 @@ namespace servescope::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
+// `live loadgen`: every request got its outcome, but the deployment lost some (a worker or the
+// scheduler went): a script must not read the run as a clean one.
+inline constexpr int kExitRequestsLost = 3;
 
 struct GlobalOptions {
   bool json = false;

@@ -23,13 +23,18 @@ void print_json(const nlohmann::json& j) {
 
 void check_outputs(std::initializer_list<std::string_view> paths) {
   int to_stdout = 0;
+  std::vector<std::filesystem::path> files;
   for (const auto path : paths) {
     if (path.empty()) continue;
     const std::filesystem::path file(path);
-    if (names_standard_output(file)) ++to_stdout;
     check_output_path(file);
+    if (names_standard_output(file))
+      ++to_stdout;
+    else
+      files.push_back(file);
   }
   if (to_stdout > 1) throw QueryError("only one output can be standard output ('-')");
+  check_distinct_outputs(files);
   if (to_stdout == 1) report_to_stderr = true;
 }
 

@@ -171,9 +171,16 @@ void print_summary(std::ostream& out, const nlohmann::json& s) {
   } else if (kind == "project") {
     out << "project: " << s["name"].get<std::string>() << " (" << s["plans"] << " plans, " << s["runs"] << " runs)\n";
     print_scenario(out, s["scenario"]);
+  } else {
+    // An engine file (engine/analysis/engine_files.h): its figures, one a line.
+    out << kind << "\n";
+    for (const auto& [key, value] : s.items())
+      if (key != "kind")
+        out << "  " << key << ": " << (value.is_string() ? value.get<std::string>() : value.dump()) << "\n";
   }
-  for (const auto& w : s["warnings"])
-    out << "warning: " << w.get<std::string>() << "\n";
+  if (s.contains("warnings"))
+    for (const auto& w : s["warnings"])
+      out << "warning: " << w.get<std::string>() << "\n";
 }
 
 }  // namespace servescope::cli

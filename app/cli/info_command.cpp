@@ -1,6 +1,7 @@
 // `servescope-cli info FILE`: what a file holds, in a few lines (or as JSON).
 #include <iostream>
 
+#include "app/cli/any_file.h"
 #include "app/cli/cli_context.h"
 #include "app/cli/document_summary.h"
 
@@ -12,7 +13,8 @@ void add_info_command(CLI::App& app, const GlobalOptions& global, CommandBody& r
   cmd->add_option("file", *file, "File to summarise, or \"builtin:NAME\"")->required();
   cmd->callback([&global, &run, file] {
     run = [&global, file] {
-      const auto summary = summarize(load_document(*file));
+      const auto read = read_any_file(*file);
+      const auto summary = read.document ? summarize(*read.document) : read.engine_summary;
       if (global.json)
         print_json(summary);
       else

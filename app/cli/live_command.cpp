@@ -1,6 +1,7 @@
 // servescope-cli live scheduler|worker|loadgen: the three processes of a live deployment
 // (README "Live deployment"). Each runs until its work is done or SIGINT/SIGTERM, and
 // says on stderr what it is doing; --json prints the closing report as JSON on stdout.
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -71,6 +72,8 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
     double stop_after_s = 0;
     std::size_t subscriber_limit_mib = 8;
     std::size_t max_connections = 1024;
+    double commands_per_s = 20;
+    double plan_switch_interval_s = 2;
   };
   auto args = std::make_shared<Args>();
   args->sim.add_to(cmd);
@@ -90,6 +93,14 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
   cmd->add_option("--max-connections", args->max_connections,
                   "Open connections it keeps (workers, load generators, GUIs, strangers); more are closed at once")
       ->check(CLI::Range(16, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--command-rate", args->commands_per_s,
+                  "Control commands one peer may send per second (twice as many at once); more are ignored")
+      ->check(CLI::Range(1.0, 1e6))
+      ->capture_default_str();
+  cmd->add_option("--plan-switch-interval", args->plan_switch_interval_s,
+                  "Seconds at least between the starts of two plan switches; a GUI asking sooner is told when to retry")
+      ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   cmd->add_option("--subscriber-limit", args->subscriber_limit_mib,
                   "MiB of unread events after which a slow subscriber is dropped")
@@ -113,6 +124,10 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
       options.keep_events = !args->record.empty();
       options.subscriber_limit_bytes = args->subscriber_limit_mib << 20;
       options.max_connections = args->max_connections;
+      options.commands_per_second = args->commands_per_s;
+      options.command_burst = 2 * args->commands_per_s;
+      options.plan_switch_interval =
+          std::chrono::milliseconds(static_cast<std::int64_t>(std::llround(args->plan_switch_interval_s * 1000)));
       engine::live::LiveScheduler scheduler(engine::prepare_serving(scenario, spec), options, scenario.name);
       scheduler.set_log([](const std::string& line) { log_line("scheduler", line); });
       // A GUI's "apply plan": the same scenario and options, another system or plan.
@@ -174,11 +189,15 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"subscribers_dropped", c.subscribers_dropped},
                                {"connections_refused", c.connections_refused},
                                {"plan_switches", scheduler.plan_switches()},
+                               {"plan_switches_limited", c.plan_switches_limited},
+                               {"commands_limited", c.commands_limited},
                                {"dispatch_overhead_us",
                                 {{"p50", c.dispatch_overhead.quantile(0.5).to_us()},
                                  {"p99", c.dispatch_overhead.quantile(0.99).to_us()},
                                  {"count", c.dispatch_overhead.count()}}}};
       if (!args->record.empty()) {
+        report["recording"] = {{"complete", scheduler.recording_failure().empty()},
+                               {"failure", scheduler.recording_failure()}};
         auto write = [&](const engine::SimulationResult& result, const std::string& path) {
           auto json = engine::run_result_to_json(result, scenario.name);
           json["timeline"] = engine::to_json(engine::timeline_of(result));
@@ -355,6 +374,12 @@ void add_loadgen(CLI::App* live, const GlobalOptions& global, CommandBody& run) 
       if (!report.reconciled()) {
         std::cerr << "error: " << report.no_outcome << " requests got no outcome within the drain timeout\n";
         return kExitFailure;
+      }
+      if (report.lost() > 0) {
+        std::cerr << "error: " << report.lost() << " requests were lost ("
+                  << report.dropped_by_reason[static_cast<std::size_t>(engine::DropReason::WorkerLost)]
+                  << " dropped as worker-lost, " << report.scheduler_lost << " outstanding when the scheduler went)\n";
+        return kExitRequestsLost;
       }
       return kExitOk;
     };

@@ -16,17 +16,22 @@ namespace {
 constexpr std::size_t kMinTokenBytes = 16;
 constexpr std::size_t kMaxTokenFileBytes = 4096;
 
+// Warns, as ssh does, about a secret others can read.
+void warn_if_readable_by_others(const std::string& what, const std::string& path) {
+  std::error_code error;
+  const auto mode = std::filesystem::status(path, error).permissions();
+  using std::filesystem::perms;
+  if (!error && (mode & (perms::group_read | perms::others_read)) != perms::none)
+    std::cerr << "warning: " << what << " " << path << " can be read by other users (chmod 600 it)\n";
+}
+
 std::string read_token_file(const std::string& path) {
   auto text = read_text_file(path, kMaxTokenFileBytes);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
     text.pop_back();
   if (text.empty()) throw QueryError("--token-file " + path + " is empty");
   if (text.find('\n') != std::string::npos) throw QueryError("--token-file " + path + " holds more than one line");
-  std::error_code error;
-  const auto mode = std::filesystem::status(path, error).permissions();
-  using std::filesystem::perms;
-  if (!error && (mode & (perms::group_read | perms::others_read)) != perms::none)
-    std::cerr << "warning: --token-file " << path << " can be read by other users (chmod 600 it)\n";
+  warn_if_readable_by_others("--token-file", path);
   return text;
 }
 
@@ -73,6 +78,7 @@ std::shared_ptr<const engine::live::TlsContext> resolve_tls(const SecurityArgs& 
                                                             const std::string& address, bool listens) {
   try {
     auto tls = engine::live::load_tls(args.tls);
+    if (tls) warn_if_readable_by_others("--tls-key", args.tls.key);
     if (!tls && !engine::live::is_loopback(address) && (args.insecure || !listens))
       std::cerr << "warning: " << who << " on " << address
                 << " without TLS: anyone on the network can read the token and the traffic (give --tls-cert, "
@@ -85,9 +91,11 @@ std::shared_ptr<const engine::live::TlsContext> resolve_tls(const SecurityArgs& 
 
 void add_gen_certs(CLI::App* live, CommandBody& run) {
   auto* cmd = live->add_subcommand(
-      "gen-certs", "Write a CA and a certificate per role (scheduler, worker, loadgen, gui) for a quick start");
+      "gen-certs",
+      "Write a CA and a certificate per role (scheduler, worker, loadgen, gui) for a quick start, or one more "
+      "certificate from that CA (--issue)");
   struct Args {
-    std::string dir;
+    std::string dir, issue, role;
     engine::live::DeploymentCertificates certs;
   };
   auto args = std::make_shared<Args>();
@@ -98,18 +106,30 @@ void add_gen_certs(CLI::App* live, CommandBody& run) {
   cmd->add_option("--address", args->certs.addresses,
                   "An IP address the hosts have, named in every certificate besides 127.0.0.1 (repeatable)");
   cmd->add_option("--dns", args->certs.dns_names, "A host name, named besides localhost (repeatable)");
+  auto* issue = cmd->add_option("--issue", args->issue,
+                                "Issue one more certificate, DIR/NAME.pem and NAME.key, from the CA already in DIR");
+  cmd->add_option("--role", args->role, "The role the --issue certificate is bound to: scheduler, worker, loadgen, gui")
+      ->needs(issue);
+  cmd->add_flag("--force", args->certs.force,
+                "Replace an existing CA (every certificate it signed stops being trusted) or --issue certificate");
   cmd->callback([&run, args] {
     run = [args] {
       std::vector<std::filesystem::path> written;
       try {
-        written = engine::live::write_deployment_certificates(args->dir, args->certs);
+        if (!args->issue.empty()) {
+          if (args->role.empty()) throw QueryError("--issue needs --role: scheduler, worker, loadgen or gui");
+          written = engine::live::issue_deployment_certificate(args->dir, args->issue, args->role, args->certs);
+        } else {
+          written = engine::live::write_deployment_certificates(args->dir, args->certs);
+        }
       } catch (const engine::live::LiveError& e) {
         throw Error(e.what());
       }
       for (const auto& path : written)
         std::cerr << "wrote " << path.string() << '\n';
-      std::cerr << "Copy ca.pem to every host, and each role's .pem and .key to the hosts that run it; keep ca.key "
-                   "off them (whoever holds it can join the deployment).\n";
+      if (args->issue.empty())
+        std::cerr << "Copy ca.pem to every host, and each role's .pem and .key to the hosts that run it; keep ca.key "
+                     "off them (whoever holds it can join the deployment).\n";
       return kExitOk;
     };
   });

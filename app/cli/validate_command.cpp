@@ -1,16 +1,19 @@
-// `servescope-cli validate FILE...`: loads each file exactly as the GUI would and reports the
-// first problem in each, with its place. Exit status 2 when any file is rejected.
+// `servescope-cli validate FILE...`: reads each file in full, any kind ServeScope writes (a
+// project's kept runs and their timelines too, which the GUI unpacks only when shown), and reports
+// the first problem in each, with its place. Exit status 2 when any file is rejected.
 #include <iostream>
 
+#include "app/cli/any_file.h"
 #include "app/cli/cli_context.h"
-#include "engine/analysis/saved_artifacts.h"
 #include "model/core/error.h"
-#include "model/io/document.h"
 
 namespace servescope::cli {
 
 void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
-  auto* cmd = app.add_subcommand("validate", "Check ServeScope files (catalog, cluster, profiles, scenario, project)");
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Check ServeScope files of any kind (catalog, cluster, profiles, scenario, project, run, load sweep, "
+      "timeline, plan, goodput search)");
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("files", *files, "Files to check; \"builtin:NAME\" checks a built-in resource")->required();
   cmd->callback([&global, &run, files] {
@@ -20,14 +23,14 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       for (const auto& f : *files) {
         nlohmann::json entry = {{"file", f}};
         try {
-          const auto doc = load_document(f);
-          if (const auto* project = std::get_if<Project>(&doc.content)) engine::check_saved_artifacts(*project, f);
+          const auto file = read_any_file(f);
+          const auto warnings = file.document ? file.document->warnings : std::vector<std::string>{};
           entry["ok"] = true;
-          entry["kind"] = std::string(to_string(doc.kind));
-          entry["warnings"] = doc.warnings;
+          entry["kind"] = file.kind;
+          entry["warnings"] = warnings;
           if (!global.json) {
-            report_stream() << f << ": ok (" << to_string(doc.kind) << ")\n";
-            for (const auto& w : doc.warnings)
+            report_stream() << f << ": ok (" << file.kind << ")\n";
+            for (const auto& w : warnings)
               report_stream() << "  warning: " << w << "\n";
           }
         } catch (const InputError& e) {

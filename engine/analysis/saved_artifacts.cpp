@@ -5,6 +5,7 @@
 #include "engine/analysis/run_headline.h"
 #include "engine/analysis/run_series.h"
 #include "engine/systems/scenario_planner.h"
+#include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
 #include "model/gpu/gpu_catalog.h"
 #include "model/io/json_cursor.h"
@@ -26,13 +27,15 @@ void check_body(const std::string& location, const std::string& where, const std
 
 }  // namespace
 
-void check_saved_run(const nlohmann::json& body, const std::string& location) {
+void check_saved_run(const nlohmann::json& body, const std::string& location, ArtifactDepth depth) {
   const JsonCursor root(body, location);
   const auto kind = root.at("kind").as_string();
   if (kind == "run-result") {
     run_series(body, location);
     run_headline(body, GpuCatalog::builtin(), location);
     run_system(body, location);
+    if (depth == ArtifactDepth::Everything)
+      if (const auto timeline = root.find("timeline")) timeline_from_json(*timeline);
   } else if (kind == "load-sweep") {
     attainment_vs_load(body, location);
     sweep_max_load_factor(body, location);
@@ -67,13 +70,13 @@ double sweep_max_load_factor(const nlohmann::json& body, const std::string& loca
   return JsonCursor(body, location).double_or("max_load_factor", 0, 0, 1e6);
 }
 
-void check_saved_artifacts(const Project& project, const std::string& location) {
+void check_saved_artifacts(const Project& project, const std::string& location, ArtifactDepth depth) {
   for (std::size_t i = 0; i < project.plans.size(); ++i)
     check_body(location, "$.plans[" + std::to_string(i) + "].body",
                [&] { summarize_plan(project.plans[i].body, location); });
   for (std::size_t i = 0; i < project.runs.size(); ++i)
     check_body(location, "$.runs[" + std::to_string(i) + "].body",
-               [&] { check_saved_run(project.runs[i].body, location); });
+               [&] { check_saved_run(project.runs[i].body, location, depth); });
 }
 
 }  // namespace servescope::engine

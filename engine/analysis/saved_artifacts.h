@@ -12,11 +12,18 @@
 
 namespace servescope::engine {
 
+// How much of a kept run is read: opening a project reads everything but the runs' timelines,
+// which a view unpacks when it shows them (a project of many runs opens in a blink); `validate`
+// reads the timelines too, so a corrupt one is found before anyone opens it.
+enum class ArtifactDepth { AllButTimelines, Everything };
+
 // Throws InputError naming `location` and the path inside it.
-void check_saved_artifacts(const Project& project, const std::string& location);
+void check_saved_artifacts(const Project& project, const std::string& location,
+                           ArtifactDepth depth = ArtifactDepth::AllButTimelines);
 
 // One run or load sweep, as a run file on its own (`simulate -o`) or imported into a project.
-void check_saved_run(const nlohmann::json& body, const std::string& location);
+void check_saved_run(const nlohmann::json& body, const std::string& location,
+                     ArtifactDepth depth = ArtifactDepth::AllButTimelines);
 
 // What a kept plan or run is, from its body's "kind" (Other for none or an unknown one). The
 // bodies were read in full when the project was opened, so the views ask these instead of

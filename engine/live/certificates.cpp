@@ -1,5 +1,6 @@
 #include "engine/live/certificates.h"
 
+#include <algorithm>
 #include <memory>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -11,6 +12,7 @@
 
 #include "engine/live/tcp_socket.h"
 #include "engine/live/tls.h"
+#include "model/core/error.h"
 #include "model/io/file_io.h"
 
 namespace servescope::engine::live {
@@ -135,9 +137,23 @@ PemPair issue_certificate(const PemPair& ca, const CertificateSpec& spec) {
     names += (names.empty() ? "" : ",") + std::string("IP:") + a;
   for (const auto& d : spec.dns_names)
     names += (names.empty() ? "" : ",") + std::string("DNS:") + d;
+  for (const auto& r : spec.roles)
+    names += (names.empty() ? "" : ",") + std::string("URI:") + kRoleUriPrefix + r;
   if (!names.empty()) add_extension(cert.get(), ca_cert.get(), NID_subject_alt_name, names);
   sign(cert.get(), ca_key.get());
   return to_pem(cert.get(), key.get());
+}
+
+std::string role_refusal(const TcpStream& stream, std::string_view role) {
+  if (!stream.secure()) return {};
+  const auto roles = stream.peer_roles();
+  if (std::ranges::find(roles, role) != roles.end()) return {};
+  std::string held;
+  for (const auto& r : roles)
+    held += (held.empty() ? "" : ", ") + r;
+  return "the TLS certificate " + stream.peer_common_name() + " is " +
+         (held.empty() ? std::string("bound to no ServeScope role") : "for " + held) + ", not " + std::string(role) +
+         " (roles are bound to certificates: docs/deploy.md \"Certificates\")";
 }
 
 const std::vector<std::string>& certificate_roles() {
@@ -145,37 +161,93 @@ const std::vector<std::string>& certificate_roles() {
   return roles;
 }
 
-std::vector<std::filesystem::path> write_deployment_certificates(const std::filesystem::path& dir,
-                                                                 const DeploymentCertificates& options) {
+namespace {
+
+CertificateSpec leaf_spec(const DeploymentCertificates& options) {
   if (options.days < 1)
     throw LiveError("certificates must be valid for at least a day (got " + std::to_string(options.days) + ")");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw LiveError(dir.string() + ": cannot create the folder: " + ec.message());
   // An hour's grace before now, for hosts whose clocks run a little behind this one's.
   const auto now = std::chrono::system_clock::now();
   CertificateSpec spec;
   spec.not_before = now - std::chrono::hours(1);
   spec.not_after = now + std::chrono::hours(24) * options.days;
-  spec.common_name = "ServeScope deployment CA";
-  const auto ca = make_certificate_authority(spec);
-  std::vector<std::filesystem::path> written;
-  const auto write = [&](const std::string& stem, const PemPair& pair) {
-    write_output_file(dir / (stem + ".pem"), pair.cert);
-    write_output_file(dir / (stem + ".key"), pair.key, FileAccess::OwnerOnly);
-    written.push_back(dir / (stem + ".pem"));
-    written.push_back(dir / (stem + ".key"));
-  };
-  write("ca", ca);
   spec.addresses = {"127.0.0.1"};
   spec.addresses.insert(spec.addresses.end(), options.addresses.begin(), options.addresses.end());
   spec.dns_names = {"localhost"};
   spec.dns_names.insert(spec.dns_names.end(), options.dns_names.begin(), options.dns_names.end());
+  return spec;
+}
+
+struct Writer {
+  std::filesystem::path dir;
+  std::vector<std::filesystem::path> written;
+  void operator()(const std::string& stem, const PemPair& pair) {
+    write_output_file(dir / (stem + ".pem"), pair.cert);
+    write_output_file(dir / (stem + ".key"), pair.key, FileAccess::OwnerOnly);
+    written.push_back(dir / (stem + ".pem"));
+    written.push_back(dir / (stem + ".key"));
+  }
+};
+
+void refuse_existing(const std::filesystem::path& file, const std::string& why) {
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(file, ec)))
+    throw QueryError(file.string() + " exists: " + why);
+}
+
+std::string read_small_file(const std::filesystem::path& path) {
+  try {
+    return read_text_file(path);
+  } catch (const Error& e) {
+    throw LiveError(e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> write_deployment_certificates(const std::filesystem::path& dir,
+                                                                 const DeploymentCertificates& options) {
+  auto spec = leaf_spec(options);
+  if (!options.force)
+    for (const auto* file : {"ca.key", "ca.pem"})
+      refuse_existing(dir / file,
+                      "a new CA would stop every certificate the present one signed from being trusted. Add one "
+                      "certificate from it with --issue NAME --role ROLE, or replace it with --force");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw LiveError(dir.string() + ": cannot create the folder: " + ec.message());
+  auto ca_spec = spec;
+  ca_spec.common_name = "ServeScope deployment CA";
+  ca_spec.addresses.clear();
+  ca_spec.dns_names.clear();
+  const auto ca = make_certificate_authority(ca_spec);
+  Writer write{dir, {}};
+  write("ca", ca);
   for (const auto& role : certificate_roles()) {
     spec.common_name = "servescope-" + role;
+    spec.roles = {role};
     write(role, issue_certificate(ca, spec));
   }
-  return written;
+  return write.written;
+}
+
+std::vector<std::filesystem::path> issue_deployment_certificate(const std::filesystem::path& dir,
+                                                                const std::string& name, const std::string& role,
+                                                                const DeploymentCertificates& options) {
+  if (std::ranges::find(certificate_roles(), role) == certificate_roles().end())
+    throw QueryError("--role " + role + ": not a role (scheduler, worker, loadgen or gui)");
+  if (name.empty() || name.find('/') != std::string::npos || name == "ca" || name.starts_with('.'))
+    throw QueryError("--issue " + name + ": name the certificate's files with a plain name other than ca");
+  auto spec = leaf_spec(options);
+  if (!options.force)
+    for (const auto* ext : {".pem", ".key"})
+      refuse_existing(dir / (name + ext), "pass --force to replace it");
+  const PemPair ca{read_small_file(dir / "ca.pem"), read_small_file(dir / "ca.key")};
+  spec.common_name = "servescope-" + name;
+  spec.roles = {role};
+  Writer write{dir, {}};
+  write(name, issue_certificate(ca, spec));
+  return write.written;
 }
 
 }  // namespace servescope::engine::live

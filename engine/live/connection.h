@@ -42,6 +42,7 @@ class Connection {
 
   int native_handle() const { return stream_.native_handle(); }
   bool secure() const { return stream_.secure(); }
+  const TcpStream& stream() const { return stream_; }
   // The largest frame accepted from now on (small until a peer is welcomed).
   void set_max_frame_bytes(std::uint32_t bytes) { decoder_.set_max_frame_bytes(bytes); }
   SteadyTime last_heard() const { return last_heard_; }

@@ -60,7 +60,8 @@ void EventSpill::append(std::span<const std::uint8_t> bytes) {
   raw_bytes_ += bytes.size();
 }
 
-void EventSpill::for_each(const std::function<void(std::span<const std::uint8_t>)>& block) const {
+void EventSpill::for_each(const std::function<void(std::span<const std::uint8_t>)>& block, std::uint64_t from,
+                          std::uint64_t to) const {
   std::vector<std::uint8_t> stored, raw;
   const auto read_at = [this](std::uint8_t* into, std::size_t size, std::uint64_t at) {
     for (std::size_t done = 0; done < size;) {
@@ -70,7 +71,8 @@ void EventSpill::for_each(const std::function<void(std::span<const std::uint8_t>
       done += static_cast<std::size_t>(n);
     }
   };
-  for (std::uint64_t at = 0; at < file_bytes_;) {
+  to = std::min(to, file_bytes_);
+  for (std::uint64_t at = from; at < to;) {
     std::uint8_t header[kHeaderBytes];
     read_at(header, kHeaderBytes, at);
     ByteReader r(header, "the run's recording");

@@ -3,6 +3,8 @@
 // (10,000 requests/s are about 90 MiB of events a minute). An append-only file of deflated
 // blocks, one per chunk of events the scheduler publishes, in a temporary folder ($TMPDIR, else
 // /tmp) and unlinked as soon as it is made, so nothing is left behind however the process ends.
+// One per run, however many plans it switches between (a plan's part is a range of it): one
+// open file, never one per switch, so a flood of switches cannot run the process out of them.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +24,11 @@ class EventSpill {
 
   // Keeps `bytes` as one block. Throws LiveError on a write error (a full disk), naming it.
   void append(std::span<const std::uint8_t> bytes);
-  // Each block's bytes, in the order appended. Throws LiveError on a read error.
-  void for_each(const std::function<void(std::span<const std::uint8_t>)>& block) const;
+  // Each block's bytes, in the order appended, of those stored at [from, to) (offsets as
+  // stored_bytes() said when they began and ended; the default is every block). Throws LiveError
+  // on a read error.
+  void for_each(const std::function<void(std::span<const std::uint8_t>)>& block, std::uint64_t from = 0,
+                std::uint64_t to = UINT64_MAX) const;
 
   std::uint64_t bytes() const { return raw_bytes_; }          // as appended
   std::uint64_t stored_bytes() const { return file_bytes_; }  // on disk

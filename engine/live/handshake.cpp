@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/live/certificates.h"
 #include "engine/live/json_payload.h"
 
 namespace servescope::engine::live {
@@ -122,7 +123,9 @@ std::variant<Accepted, Refusal> serve_handshake(TcpStream& stream, std::string_v
   return out;
 }
 
-Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout) {
+Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout, std::string_view server_role) {
+  if (const auto why = role_refusal(stream, server_role); !why.empty())
+    throw RefusedError("the server is not a " + std::string(server_role) + ": " + why);
   Joined out;
   auto bytes = FrameEncoder::preamble();
   const auto frame = out.encoder.encode(FrameType::Hello, encode_hello(hello));

@@ -52,6 +52,10 @@ struct Joined {
   std::string welcome;         // its payload
   std::vector<Frame> pending;  // frames the server sent right after its welcome
 };
-Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout);
+// With TLS the server's certificate must be bound to `server_role` (the scheduler, or a worker
+// for a feature-map link): checked before the hello, so the token never reaches an impostor
+// (RefusedError saying whose certificate it is).
+Joined join(TcpStream& stream, const Hello& hello, std::chrono::milliseconds timeout,
+            std::string_view server_role = "scheduler");
 
 }  // namespace servescope::engine::live

@@ -128,7 +128,11 @@ void LiveScheduler::publish() {
   if (recording_.unpublished_bytes() > 0) {
     counters_.events = recording_.records();
     counters_.event_bytes += recording_.unpublished_bytes();
-    const auto bytes = recording_.take();
+    const auto bytes = recording_.take(now());
+    if (!counters_.recording_failed && !recording_.failure().empty()) {
+      counters_.recording_failed = true;
+      log("the recording stops keeping events, serving goes on: " + recording_.failure());
+    }
     for (const auto& p : peers_.peers()) {
       if (p->closed || !p->welcomed || p->hello.role != PeerRole::Gui) continue;
       if (p->conn->buffered() > options_.subscriber_limit_bytes) {

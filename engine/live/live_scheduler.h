@@ -42,6 +42,11 @@ struct SchedulerOptions : PeerServerOptions {
   std::string metrics_host = "127.0.0.1";         // where that listens: loopback unless told
   std::size_t subscriber_limit_bytes = 8u << 20;  // a subscriber this far behind is dropped
   bool keep_events = false;                       // keep every event for recorded()
+  // Control commands one peer may send (a token bucket: per second on average, at once); those
+  // over it are ignored and counted, so a flood from one peer costs the others nothing.
+  double commands_per_second = 20, command_burst = 40;
+  // Plan switches may begin this often at most, whoever asks: each flushes the whole deployment.
+  std::chrono::milliseconds plan_switch_interval{2000};
 };
 
 class LiveScheduler final : private Clock, private Executor, private OutcomeSink, private PeerServer::Handler {
@@ -82,6 +87,8 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   std::uint64_t plan_switches() const { return switch_.switches(); }
   // Every plan's part of the run when the plan changed while recording (the last is recorded()).
   std::vector<SimulationResult> recorded_before_switches() const;
+  // Why the recording stopped keeping events (it kept what came before), or empty.
+  const std::string& recording_failure() const { return recording_.failure(); }
 
  private:
   struct InFlightBatch {
@@ -146,6 +153,10 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void set_server_available(std::uint32_t server, bool available);
   void maybe_switch();
   void broadcast_status();
+  std::string status_text() const;
+  // Whether `peer` may send one more control command now; logs those it may not, now and then.
+  bool command_allowed(Peer& peer);
+  void handle_apply_plan(Peer& peer, const nlohmann::json& command);
 
   PreparedServing prepared_;
   SchedulerOptions options_;
@@ -173,6 +184,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   SchedulerCounters counters_;
   PeerServer peers_;  // workers, load generators and GUI subscribers
   SteadyTime last_status_;
+  std::optional<SteadyTime> last_switch_begun_;
   std::function<void(const std::string&)> log_;
   PlanPreparer plan_preparer_;
   PlanSwitch switch_;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "engine/live/byte_codec.h"
+#include "engine/live/certificates.h"
 #include "engine/live/connection.h"
 #include "engine/live/handshake.h"
 #include "engine/live/hello_gate.h"
@@ -227,6 +228,9 @@ class LiveWorker::Session {
   // A peer's hello: welcomed with the token, refused with the reason otherwise.
   bool welcome_peer(Inbound& in, const Frame& first) {
     auto checked = accept_hello(first, w_.options_.token);
+    // Feature maps come from workers only: with TLS, from a worker's certificate.
+    if (std::holds_alternative<Hello>(checked))
+      if (auto why = role_refusal(in.conn->stream(), "worker"); !why.empty()) checked = Refusal{std::move(why)};
     in.conn->send_raw(FrameEncoder::preamble());
     if (const auto* refusal = std::get_if<Refusal>(&checked)) {
       if (const auto line = gate_.failed(in.source, refusal->reason, SteadyClock::now()))
@@ -355,8 +359,8 @@ class LiveWorker::Session {
       }
       try {
         auto stream = TcpStream::connect(order.peer_host, order.peer_port, kPeerTimeout, w_.options_.tls);
-        auto joined =
-            join(stream, Hello{w_.options_.token, PeerRole::Worker, "peer:" + w_.options_.node}, kPeerTimeout);
+        auto joined = join(stream, Hello{w_.options_.token, PeerRole::Worker, "peer:" + w_.options_.node}, kPeerTimeout,
+                           "worker");
         it = outbound_
                  .emplace(where, std::make_unique<Connection>(std::move(stream), std::move(joined.decoder),
                                                               std::move(joined.encoder)))

@@ -100,6 +100,7 @@ nlohmann::json LoadReport::to_json() const {
           {"scheduler_lost", scheduler_lost},
           {"no_outcome", no_outcome},
           {"reconciled", reconciled()},
+          {"lost", lost()},
           {"attainment", attainment()},
           {"goodput_rps", goodput_rps()},
           {"duration_s", duration_s},

@@ -57,6 +57,11 @@ struct LoadReport {
   double attainment() const;   // on time / sent
   double goodput_rps() const;  // on time / duration
   bool reconciled() const { return sent == on_time + late + dropped + scheduler_lost && no_outcome == 0; }
+  // Requests the deployment lost, not served nor missed: dropped as worker-lost, or outstanding
+  // when the scheduler went.
+  std::uint64_t lost() const {
+    return dropped_by_reason[static_cast<std::size_t>(DropReason::WorkerLost)] + scheduler_lost;
+  }
   nlohmann::json to_json() const;
 };
 

@@ -23,16 +23,20 @@ struct Client {
   bool answering() const { return !answer.empty(); }
 };
 
-std::string response(const std::string& status, const std::string& body) {
+std::string response(const std::string& status, const std::string& body, const std::string& headers = {}) {
   return "HTTP/1.1 " + status + "\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+         std::to_string(body.size()) + "\r\n" + headers + "Connection: close\r\n\r\n" + body;
 }
 
-// "GET /metrics", then a space or a query: not /metricsfoo.
-bool asks_for_metrics(const std::string& request) {
-  constexpr std::string_view kGet = "GET /metrics";
-  return request.starts_with(kGet) && request.size() > kGet.size() &&
-         (request[kGet.size()] == ' ' || request[kGet.size()] == '?');
+// What the request line asks for: /metrics (a query aside; not /metricsfoo) by GET, /metrics by
+// another method (405, which says what is allowed), or another path (404).
+enum class Asked { Metrics, OtherMethod, OtherPath };
+Asked what_is_asked(std::string_view request) {
+  const auto method_end = request.find(' ');
+  if (method_end == std::string_view::npos) return Asked::OtherPath;
+  const auto target = request.substr(method_end + 1, request.find_first_of(" \r", method_end + 1) - method_end - 1);
+  if (target.substr(0, target.find('?')) != "/metrics") return Asked::OtherPath;
+  return request.substr(0, method_end) == "GET" ? Asked::Metrics : Asked::OtherMethod;
 }
 
 // Reads what is there; false when the client closed or broke the connection.
@@ -123,11 +127,19 @@ void MetricsServer::serve() {
           continue;
         }
         if (c.request.find("\r\n\r\n") != std::string::npos) {
-          if (asks_for_metrics(c.request)) {
-            std::lock_guard lock(mutex_);
-            c.answer = response("200 OK", text_);
-          } else {
-            c.answer = response("404 Not Found", "servescope scheduler: metrics are at /metrics\n");
+          switch (what_is_asked(c.request)) {
+            case Asked::Metrics: {
+              std::lock_guard lock(mutex_);
+              c.answer = response("200 OK", text_);
+              break;
+            }
+            case Asked::OtherMethod:
+              c.answer = response("405 Method Not Allowed", "servescope scheduler: /metrics is read with GET\n",
+                                  "Allow: GET\r\n");
+              break;
+            case Asked::OtherPath:
+              c.answer = response("404 Not Found", "servescope scheduler: metrics are at /metrics\n");
+              break;
           }
         } else if (c.request.size() > limits_.request_bytes) {
           c.answer = response("431 Request Header Fields Too Large", "the request is too large\n");

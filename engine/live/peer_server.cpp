@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "engine/live/byte_codec.h"
+#include "engine/live/certificates.h"
 #include "engine/live/json_payload.h"
 #include "model/core/error.h"
 
@@ -134,7 +135,10 @@ void PeerServer::hello(Peer& peer, const Frame& frame) {
     return;
   }
   peer.hello = std::get<Hello>(std::move(checked));
-  if (const auto why = handler_.admit(peer); !why.empty()) {
+  // With TLS the certificate decides the role, not the hello: a GUI's certificate joins as a GUI.
+  auto why = role_refusal(peer.conn->stream(), to_string(peer.hello.role));
+  if (why.empty()) why = handler_.admit(peer);
+  if (!why.empty()) {
     ++counters_.connections_refused;
     peer.conn->send_raw(FrameEncoder::preamble());
     handler_.log("refused " + std::string(to_string(peer.hello.role)) + ": " + why);

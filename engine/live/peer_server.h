@@ -21,6 +21,7 @@
 #include "engine/live/messages.h"
 #include "engine/live/scheduler_counters.h"
 #include "engine/live/tls.h"
+#include "engine/live/token_bucket.h"
 
 namespace servescope::engine::live {
 
@@ -37,6 +38,11 @@ struct Peer {
   std::string feature_host;
   std::uint16_t feature_port = 0;
   std::vector<ClientOutcome> outcomes;  // a load generator's, not yet sent
+  // Its control commands (the scheduler's limit, set at its welcome), and those over it: ignored,
+  // counted and logged at most every few seconds.
+  TokenBucket commands{0, 0};
+  std::uint64_t commands_ignored = 0;
+  SteadyTime commands_logged{};
 };
 
 struct PeerServerOptions {

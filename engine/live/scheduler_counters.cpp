@@ -97,7 +97,18 @@ std::string prometheus_text(const SchedulerCounters& counters, const SimulationR
   for (const double q : {0.5, 0.9, 0.99})
     out << "servescope_dispatch_overhead_seconds{quantile=\"" << q << "\"} "
         << counters.dispatch_overhead.quantile(q).to_s() << '\n';
+  out << "servescope_dispatch_overhead_seconds_sum " << counters.dispatch_overhead.sum_ns() / 1e9 << '\n';
   out << "servescope_dispatch_overhead_seconds_count " << counters.dispatch_overhead.count() << '\n';
+  family("servescope_control_commands_total", "counter",
+         "Control commands from peers, served or ignored for coming faster than a peer's limit.");
+  out << "servescope_control_commands_total{outcome=\"served\"} " << counters.commands_served << '\n';
+  out << "servescope_control_commands_total{outcome=\"limited\"} " << counters.commands_limited << '\n';
+  family("servescope_plan_switches_limited_total", "counter",
+         "Plan switches refused for coming while one was under way or sooner than the interval after the last.");
+  out << "servescope_plan_switches_limited_total " << counters.plan_switches_limited << '\n';
+  family("servescope_recording_failed", "gauge",
+         "1 once the run's recording (--record) could not keep its events; it keeps what came before.");
+  out << "servescope_recording_failed " << (counters.recording_failed ? 1 : 0) << '\n';
   return out.str();
 }
 

@@ -26,8 +26,11 @@ struct SchedulerCounters {
   std::uint64_t subscribers_dropped = 0, connections_refused = 0;
   std::uint64_t connections_evicted = 0;  // closed before their hello to make room (HelloGate)
   std::uint64_t workers_lost = 0, workers_joined = 0;
-  std::uint64_t workers_doubted = 0;      // times a worker's overdue batch took its GPUs out of planning
-  LatencyHistogram dispatch_overhead{6};  // triggering event to the batch order on its socket
+  std::uint64_t workers_doubted = 0;  // times a worker's overdue batch took its GPUs out of planning
+  std::uint64_t commands_served = 0, commands_limited = 0;  // control commands, answered or over a peer's limit
+  std::uint64_t plan_switches_limited = 0;  // apply-plan refused: too soon after the last, or during one
+  bool recording_failed = false;            // the --record spill stopped keeping events
+  LatencyHistogram dispatch_overhead{6};    // triggering event to the batch order on its socket
   std::uint64_t requests() const;
   std::uint64_t finished() const;  // completed or dropped
 };

@@ -132,6 +132,13 @@ void LiveScheduler::record_outcome(const Request& r, OutcomeStatus status, DropR
 
 void LiveScheduler::dropped(const Request& request, DropReason reason) {
   if (request.internal || !ledger_.contains(request.id)) return;  // ended already (its worker was lost)
+  // The plane drops what it cannot place: with no capacity for the model (a PPipe pipeline short
+  // of a whole pool), or with no usable slot at all, while a worker of the plan is gone, the
+  // capacity left with that worker, and that is what the load generator is told. A plane that
+  // still has slots and misses a deadline says so as it is.
+  if ((reason == DropReason::NoCapacity || (reason == DropReason::DeadlineUnreachable && !roster_.any_slot_usable())) &&
+      roster_.any_missing())
+    reason = DropReason::WorkerLost;
   const Time t = now();
   recording_.events().on_drop(request, reason, t);
   record_outcome(request, OutcomeStatus::Dropped, reason, t);

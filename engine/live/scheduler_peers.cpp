@@ -97,8 +97,7 @@ nlohmann::json LiveScheduler::welcome(const Peer& peer) const {
   return j;
 }
 
-void LiveScheduler::broadcast_status() {
-  last_status_ = std::chrono::steady_clock::now();
+std::string LiveScheduler::status_text() const {
   const nlohmann::json status = {{"type", "status"},
                                  {"now_ns", now().count_ns()},
                                  {"workers", roster_.status()},
@@ -108,7 +107,12 @@ void LiveScheduler::broadcast_status() {
                                  {"system", prepared_.result.system},
                                  {"requests", counters_.requests()},
                                  {"events", counters_.events}};
-  const auto text = status.dump();
+  return status.dump();
+}
+
+void LiveScheduler::broadcast_status() {
+  last_status_ = std::chrono::steady_clock::now();
+  const auto text = status_text();
   peers_.send_to(PeerRole::LoadGenerator, FrameType::Control, text);
   peers_.send_to(PeerRole::Gui, FrameType::Control, text);
 }
@@ -134,6 +138,7 @@ std::string LiveScheduler::admit(Peer& peer) {
 }
 
 void LiveScheduler::welcomed(Peer& peer) {
+  peer.commands = TokenBucket(options_.commands_per_second, options_.command_burst);
   if (peer.hello.role != PeerRole::Worker) {
     log(std::string(to_string(peer.hello.role)) + " " + peer.hello.name + " connected");
     return;
@@ -200,7 +205,56 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
   }
 }
 
+bool LiveScheduler::command_allowed(Peer& peer) {
+  const auto t = std::chrono::steady_clock::now();
+  if (peer.commands.take(t)) {
+    ++counters_.commands_served;
+    return true;
+  }
+  ++counters_.commands_limited;
+  ++peer.commands_ignored;
+  if (t - peer.commands_logged > std::chrono::seconds(5)) {
+    peer.commands_logged = t;
+    log(std::string(to_string(peer.hello.role)) + " " + peer.hello.name + " sends control commands faster than " +
+        std::to_string(static_cast<int>(options_.commands_per_second)) + "/s; " +
+        std::to_string(peer.commands_ignored) + " ignored so far");
+  }
+  return false;
+}
+
+void LiveScheduler::handle_apply_plan(Peer& peer, const nlohmann::json& command) {
+  nlohmann::json reply = {{"type", "plan-reply"}, {"ok", false}};
+  const auto t = std::chrono::steady_clock::now();
+  if (switch_.under_way()) {
+    ++counters_.plan_switches_limited;
+    reply["message"] = "plan not applied: a plan switch is already under way; ask again once it ends";
+  } else if (last_switch_begun_ && t - *last_switch_begun_ < options_.plan_switch_interval) {
+    // Before the plan is prepared (a planner may run), since each switch flushes the whole
+    // deployment; counted in /metrics, not logged a line each.
+    ++counters_.plan_switches_limited;
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(options_.plan_switch_interval -
+                                                                            (t - *last_switch_begun_));
+    reply["message"] = "plan not applied: plan switches may begin once every " +
+                       std::to_string(options_.plan_switch_interval.count()) + " ms; try again in " +
+                       std::to_string(wait.count()) + " ms";
+  } else {
+    try {
+      if (!plan_preparer_) throw QueryError("this scheduler was started without a way to prepare plans");
+      apply_plan(plan_preparer_(command));
+      last_switch_begun_ = t;
+      reply["ok"] = true;
+      reply["message"] = "switching to " + switch_.next().result.system + ": flushing the current plan";
+    } catch (const std::exception& e) {
+      reply["message"] = std::string("plan not applied: ") + e.what();
+      log(reply["message"].get<std::string>());
+    }
+  }
+  peer.conn->send(FrameType::Control, reply.dump());
+}
+
 void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
+  // Counted before it is parsed: a flood ends at the peer's own limit, costing a frame's header.
+  if (!command_allowed(peer)) return;
   const auto j = parse_payload(frame.payload, "a control frame");
   if (!j.is_object()) throw ProtocolError("a control frame is not a JSON object");
   if (j.contains("command") && !j["command"].is_string()) throw ProtocolError("a control command must be a string");
@@ -217,21 +271,12 @@ void LiveScheduler::handle_control(Peer& peer, const Frame& frame) {
     return;
   }
   if (j.value("command", "") == "status") {
-    broadcast_status();
+    // To the asker alone: an answer to one peer is no business of the others' connections.
+    peer.conn->send(FrameType::Control, status_text());
     return;
   }
   if (j.value("command", "") == "apply-plan" && peer.hello.role == PeerRole::Gui) {
-    nlohmann::json reply = {{"type", "plan-reply"}, {"ok", false}};
-    try {
-      if (!plan_preparer_) throw QueryError("this scheduler was started without a way to prepare plans");
-      apply_plan(plan_preparer_(j));
-      reply["ok"] = true;
-      reply["message"] = "switching to " + switch_.next().result.system + ": flushing the current plan";
-    } catch (const std::exception& e) {
-      reply["message"] = std::string("plan not applied: ") + e.what();
-      log(reply["message"].get<std::string>());
-    }
-    peer.conn->send(FrameType::Control, reply.dump());
+    handle_apply_plan(peer, j);
     return;
   }
   // Quoted short: the peer's text, however large or deep, is never dumped whole into a log.

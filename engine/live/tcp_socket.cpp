@@ -14,8 +14,10 @@
 #include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <sys/socket.h>
 
+#include "engine/live/certificates.h"
 #include "engine/live/tls.h"
 
 namespace servescope::engine::live {
@@ -230,6 +232,40 @@ std::string address_of(int fd, int (*get)(int, sockaddr*, socklen_t*), const cha
 }
 
 }  // namespace
+
+namespace {
+
+std::string common_name_of(X509* cert) {
+  char name[256] = "";
+  if (cert && X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, name, sizeof name) < 0) return {};
+  return name;
+}
+
+}  // namespace
+
+std::vector<std::string> TcpStream::peer_roles() const {
+  std::vector<std::string> roles;
+  X509* cert = tls_ && tls_->ssl ? SSL_get0_peer_certificate(tls_->ssl) : nullptr;
+  if (!cert) return roles;
+  const std::string_view prefix = kRoleUriPrefix;
+  auto* names = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  for (int i = 0; names && i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
+    if (n->type != GEN_URI) continue;
+    const std::string_view uri(reinterpret_cast<const char*>(ASN1_STRING_get0_data(n->d.uniformResourceIdentifier)),
+                               static_cast<std::size_t>(ASN1_STRING_length(n->d.uniformResourceIdentifier)));
+    if (uri.starts_with(prefix)) roles.emplace_back(uri.substr(prefix.size()));
+  }
+  GENERAL_NAMES_free(names);
+  // Certificates from gen-certs before the URI: bound by their common name.
+  if (const auto cn = common_name_of(cert); roles.empty() && cn.starts_with("servescope-"))
+    roles.push_back(cn.substr(std::string_view("servescope-").size()));
+  return roles;
+}
+
+std::string TcpStream::peer_common_name() const {
+  return common_name_of(tls_ && tls_->ssl ? SSL_get0_peer_certificate(tls_->ssl) : nullptr);
+}
 
 std::string TcpStream::local_address() const {
   return address_of(fd_, ::getsockname, "127.0.0.1");

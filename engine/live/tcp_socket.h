@@ -73,6 +73,10 @@ class TcpStream {
   std::string local_address() const;
   // The other end's IPv4 address; empty when it is gone already.
   std::string peer_address() const;
+  // What the other side's certificate says (TLS only; empty otherwise): the roles it is bound to
+  // (certificates.h) and its subject's common name.
+  std::vector<std::string> peer_roles() const;
+  std::string peer_common_name() const;
 
  private:
   struct Tls;  // the connection's SSL, in tcp_socket.cpp

@@ -74,6 +74,18 @@ std::vector<std::string> WorkerRoster::missing() const {
   return out;
 }
 
+bool WorkerRoster::any_missing() const {
+  for (std::size_t s = 0; s < names_.size(); ++s)
+    if (used_[s] && worker_[s] == 0) return true;
+  return false;
+}
+
+bool WorkerRoster::any_slot_usable() const {
+  for (std::uint32_t g = 0; g < slots(); ++g)
+    if (slot_usable(g)) return true;
+  return false;
+}
+
 nlohmann::json WorkerRoster::status() const {
   nlohmann::json workers = nlohmann::json::array();
   for (std::size_t s = 0; s < names_.size(); ++s)

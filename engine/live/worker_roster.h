@@ -41,6 +41,10 @@ class WorkerRoster {
   std::size_t connected() const;
   // Servers the plan puts a slot on whose worker has not joined.
   std::vector<std::string> missing() const;
+  // Whether a server the plan uses has no worker now (it left, or never joined).
+  bool any_missing() const;
+  // Whether any slot of the plan is usable now.
+  bool any_slot_usable() const;
   // Per server: its name, whether its worker is connected and whether the plan uses it.
   nlohmann::json status() const;
 

@@ -21,6 +21,7 @@ class LatencyHistogram {
   std::uint64_t count() const { return count_; }
   Duration max() const { return max_; }
   Duration min() const { return count_ ? min_ : Duration(); }
+  double sum_ns() const { return sum_ns_; }
   double mean_ns() const { return count_ ? sum_ns_ / static_cast<double>(count_) : 0.0; }
   // q in [0, 1]: the smallest bucket value v with at least q of the samples ≤ v (upper edge).
   Duration quantile(double q) const;

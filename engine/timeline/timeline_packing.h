@@ -19,11 +19,13 @@ namespace servescope::engine {
 nlohmann::json pack_timeline_rows(const TimelineData& timeline);
 
 // Reads the rows of `packed` into `timeline`, whose layout (slots, models) is already read and
-// bounds every index. Throws InputError naming the file and the place, as the JSON rows do.
+// bounds every index. The rows may take what the JSON text of their packed string may
+// (json_memory_budget: at least 256 MiB, 12 bytes per byte of text), checked table by table
+// before each is built. Throws InputError naming the file and the place, as the JSON rows do.
 void unpack_timeline_rows(const JsonCursor& packed, TimelineData& timeline);
 
-// Unpacked bytes one timeline may declare: its tables then take at most about 1.8 GiB, inside
-// the 2 GiB a parsed JSON document may (model/io/json_text.h).
+// Unpacked bytes one timeline may declare (held while its rows are read; the rows themselves are
+// bounded by the memory budget above).
 inline constexpr std::uint64_t kMaxUnpackedTimelineBytes = std::uint64_t{192} << 20;
 
 }  // namespace servescope::engine

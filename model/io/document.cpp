@@ -43,6 +43,8 @@ std::string resolve_include(const std::string& base, const std::string& ref, con
 }
 
 Document parse_document_in(std::string_view text, const std::string& location, const std::vector<std::string>& chain);
+Document document_from_json_in(const nlohmann::json& json, const std::string& location,
+                               const std::vector<std::string>& chain);
 
 // The name a location is compared by when looking for include cycles: the same file reached
 // through "./", "../x/" or a symlink is the same file.
@@ -138,10 +140,18 @@ Document parse_document(std::string_view text, const std::string& location) {
   return parse_document_in(text, location, {identity_of(location)});
 }
 
+Document document_from_json(const nlohmann::json& json, const std::string& location) {
+  return document_from_json_in(json, location, {identity_of(location)});
+}
+
+std::string read_document_text(const std::string& location) {
+  return read_location(location);
+}
+
 namespace {
 
-Document parse_document_in(std::string_view text, const std::string& location, const std::vector<std::string>& chain) {
-  const auto json = parse_json_text(text, location);
+Document document_from_json_in(const nlohmann::json& json, const std::string& location,
+                               const std::vector<std::string>& chain) {
   const JsonCursor root(json, location);
   if (!json.is_object()) root.fail("expected a JSON object at the top level, got " + describe_json(json));
   const auto kind = root.at("kind").as_string();
@@ -171,6 +181,10 @@ Document parse_document_in(std::string_view text, const std::string& location, c
   }
   doc.warnings = std::move(report.warnings);
   return doc;
+}
+
+Document parse_document_in(std::string_view text, const std::string& location, const std::vector<std::string>& chain) {
+  return document_from_json_in(parse_json_text(text, location), location, chain);
 }
 
 }  // namespace

@@ -30,6 +30,11 @@ inline constexpr std::string_view kBuiltinPrefix = "builtin:";
 // Throws InputError naming the file, the place in it and the reason.
 Document load_document(const std::string& location);
 Document parse_document(std::string_view text, const std::string& location);
+// The same from JSON already parsed (by parse_json_text) from `location`: a reader that looks at
+// the kind first (`validate` and `info`, which also read the engine's files) parses once.
+Document document_from_json(const nlohmann::json& json, const std::string& location);
+// A location's text, bounded as every input is (a file, or a built-in resource).
+std::string read_document_text(const std::string& location);
 
 // Typed shorthands that also reject a file of another kind.
 Project load_project(const std::string& location, std::vector<std::string>* warnings = nullptr);

@@ -402,6 +402,36 @@ void check_output_path(const fs::path& path) {
     throw Error(path.string() + ": cannot write in the folder " + dir.string() + ": " + std::strerror(errno));
 }
 
+void check_distinct_outputs(const std::vector<fs::path>& paths) {
+  struct Target {
+    fs::path given;
+    std::string name;            // the resolved file, its folder made canonical
+    std::optional<ino_t> inode;  // an existing regular file's
+    dev_t device = 0;
+  };
+  std::vector<Target> targets;
+  for (const auto& path : paths) {
+    if (path.empty() || inherited_descriptor(path)) continue;
+    if (const mode_t type = followed_type(path); type != 0 && type != S_IFREG) continue;  // a device or FIFO
+    Target t{path, {}, std::nullopt, 0};
+    const fs::path file = resolve_symlinks(path);
+    std::error_code ec;
+    const auto folder = fs::weakly_canonical(fs::absolute(folder_of(file), ec), ec);
+    t.name = (folder / file.filename()).lexically_normal().string();
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0) {
+      t.inode = st.st_ino;
+      t.device = st.st_dev;
+    }
+    for (const auto& other : targets)
+      if (other.name == t.name || (t.inode && other.inode == t.inode && other.device == t.device))
+        throw QueryError("two outputs would write one file: '" + other.given.string() + "' and '" + path.string() +
+                         "'" + (other.given == path ? "" : " (through a link)") +
+                         "; give each output a file of its own");
+    targets.push_back(std::move(t));
+  }
+}
+
 std::vector<fs::path> output_temporaries() {
   auto& registry = temporaries();
   const std::lock_guard lock(registry.mutex);

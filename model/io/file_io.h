@@ -82,6 +82,13 @@ bool names_standard_output(const std::filesystem::path& path);
 // the path when its folder is missing or not writable, or it is a directory.
 void check_output_path(const std::filesystem::path& path);
 
+// Throws QueryError when two of `paths` would write one file: the same name, a symlink to the
+// other (resolved as OutputFile resolves it, a dangling one too), a hard link, or another path to
+// the same folder. The second write would replace the first, and a run file's `companions` would
+// name bytes that are gone. Standard output and devices are left to check_outputs and the
+// writer: two outputs to /dev/null lose nothing.
+void check_distinct_outputs(const std::vector<std::filesystem::path>& paths);
+
 // The temporary files this process's OutputFiles hold now, none committed yet.
 std::vector<std::filesystem::path> output_temporaries();
 

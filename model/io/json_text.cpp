@@ -197,9 +197,12 @@ std::size_t estimated_json_memory_bytes(std::string_view text) {
   return values * 24 + arrays * 40 + objects * 64 + members * 96 + string_values * 48 + string_heap;
 }
 
+std::size_t json_memory_budget(std::size_t text_bytes, const JsonLimits& limits) {
+  return std::clamp(limits.bytes_per_text_byte * text_bytes, limits.min_budget_bytes, limits.max_budget_bytes);
+}
+
 json parse_json_text(std::string_view text, const std::string& file, const JsonLimits& limits) {
-  const std::size_t budget =
-      std::clamp(limits.bytes_per_text_byte * text.size(), limits.min_budget_bytes, limits.max_budget_bytes);
+  const std::size_t budget = json_memory_budget(text.size(), limits);
   if (const std::size_t need = estimated_json_memory_bytes(text); need > budget)
     throw InputError(file, "",
                      "this JSON would take about " + megabytes(need) + " of memory once read, more than the " +

@@ -34,6 +34,11 @@ struct JsonLimits {
   std::size_t max_budget_bytes = std::size_t{2} << 30;
 };
 
+// The memory a value read from `text_bytes` of text may take under `limits`: what
+// parse_json_text allows the parsed value, and what the rows of a packed table inside it
+// (engine/timeline/timeline_packing.h) may take once built, however well they compressed.
+std::size_t json_memory_budget(std::size_t text_bytes, const JsonLimits& limits = {});
+
 // Throws InputError naming `file` (a path, or a description such as "control frame from
 // 10.0.0.7") when the text is not acceptable JSON under `limits`.
 nlohmann::json parse_json_text(std::string_view text, const std::string& file, const JsonLimits& limits = {});

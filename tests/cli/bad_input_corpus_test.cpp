@@ -17,6 +17,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -29,6 +30,7 @@
 
 #include "tests/support/child_process.h"
 #include "tests/support/test_support.h"
+#include "tests/support/timeline_bomb.h"
 
 namespace fs = std::filesystem;
 using servescope::test::TempDir;
@@ -529,6 +531,33 @@ TEST_F(BadInputCorpus, HugeFilesAreRefusedWithBoundedMemory) {
   const auto at = text.find("ARRAYS");
   write_repeated(inside, text.substr(0, at) + "[", "[],", 50'000'000 / 3, "[]]" + text.substr(at + 6));
   refused({"validate", inside.string()}, inside.string());
+}
+
+// A packed timeline of 22 million all-zero batches deflates to 238 KB: `export chrome-trace` took
+// 1.75 GB building its rows. The declared row counts are now checked against the memory budget a
+// JSON text of that size gets, before any table is built, by every reader: export, validate and
+// info on the timeline, and validate on a project that keeps it in a run.
+TEST_F(BadInputCorpus, PackedTimelineBombsAreRefusedWithBoundedMemory) {
+  const auto timeline = servescope::test::packed_timeline_bomb();
+  const auto bomb = (dir() / "timeline-bomb.json").string();
+  { std::ofstream(bomb) << timeline.dump(); }
+  ASSERT_LT(fs::file_size(bomb), 400'000u) << "a bomb is small";
+  const auto said = [&](const Outcome& o) {
+    EXPECT_NE(o.err.find("$.packed.data"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("the packed tables declare " + std::to_string(servescope::test::kBombBatches) + " batches"),
+              std::string::npos)
+        << o.err;
+  };
+  said(refused({"export", "chrome-trace", bomb, "-o", scratch("trace.json")}, Expect{bomb, scratch("trace.json")}));
+  said(refused({"validate", bomb}, bomb));
+  said(refused({"info", bomb}, bomb));
+  // Kept in a project's run: validate reads the run's timeline and names its place.
+  auto run = nlohmann::json::parse(run_body(""));
+  run["timeline"] = timeline;
+  const auto project = (dir() / "project-bomb.json").string();
+  { std::ofstream(project) << project_with("runs", run.dump()); }
+  const auto o = refused({"validate", project}, project);
+  EXPECT_NE(o.err.find("$.runs[0].body.timeline.packed.data"), std::string::npos) << o.err;
 }
 
 // With a key given twice the last one silently won.

@@ -75,6 +75,123 @@ TEST(Cli, ValidateRejectsCorruptedCopiesPrecisely) {
   EXPECT_EQ(report[0]["error"]["where"], "$.scenario.cluster.nodes[0].gpu_count");
 }
 
+// validate and info refused the CLI's own outputs ("unknown kind 'run-result'") while the README
+// says validate checks any ServeScope file. Every kind ServeScope writes validates and shows.
+TEST(Cli, ValidateAndInfoReadEveryKindServeScopeWrites) {
+  TempDir dir;
+  const auto run = (dir.path() / "run.json").string(), timeline = (dir.path() / "timeline.json").string(),
+             packed = (dir.path() / "packed.json").string(), plan = (dir.path() / "plan.json").string(),
+             sweep = (dir.path() / "sweep.json").string(), goodput = (dir.path() / "goodput.json").string();
+  const std::string demo = "builtin:projects/demo.json", ppipe = "builtin:projects/ppipe-demo.json";
+  ASSERT_EQ(cli({"simulate", "-s", demo, "-w", "mixed-37", "--rate", "300", "-d", "1", "--warmup", "0", "-o", run,
+                 "--timeline", timeline})
+                .status,
+            0);
+  ASSERT_EQ(cli({"simulate", "-s", demo, "-w", "mixed-37", "--rate", "300", "-d", "1", "--warmup", "0", "--timeline",
+                 packed, "--packed-timeline"})
+                .status,
+            0);
+  ASSERT_EQ(cli({"plan", "-s", ppipe, "--system", "np", "-o", plan}).status, 0);
+  ASSERT_EQ(cli({"sweep", "-s", demo, "-w", "mixed-37", "-d", "1", "--from", "0.5", "--to", "0.6", "--step", "0.1",
+                 "-o", sweep})
+                .status,
+            0);
+  ASSERT_EQ(
+      cli({"goodput", "-s", demo, "-w", "mixed-37", "-d", "1", "--warmup", "0", "--precision", "0.2", "-o", goodput})
+          .status,
+      0);
+  for (const auto& [file, kind] : std::vector<std::pair<std::string, std::string>>{{run, "run-result"},
+                                                                                   {timeline, "timeline"},
+                                                                                   {packed, "timeline"},
+                                                                                   {plan, "pipeline-plan"},
+                                                                                   {sweep, "load-sweep"},
+                                                                                   {goodput, "goodput-search"}}) {
+    const auto v = cli({"validate", file});
+    EXPECT_EQ(v.status, 0) << file << "\n" << v.err;
+    EXPECT_NE(v.out.find(": ok (" + kind + ")"), std::string::npos) << v.out;
+    const auto i = cli({"--json", "info", file});
+    ASSERT_EQ(i.status, 0) << file << "\n" << i.err;
+    EXPECT_EQ(nlohmann::json::parse(i.out)["kind"], kind) << i.out;
+    const auto text = cli({"info", file});
+    EXPECT_TRUE(text.out.starts_with(kind + "\n")) << text.out;
+  }
+  EXPECT_GT(nlohmann::json::parse(cli({"--json", "info", timeline}).out)["batches"].get<int>(), 0);
+  // A kind nobody writes is refused naming every kind there is.
+  const auto other = dir.write("other.json", R"({"schema_version": 1, "kind": "spreadsheet"})");
+  const auto r = cli({"validate", other});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown kind 'spreadsheet' (expected gpu-catalog, cluster, profiles, scenario, project, "
+                       "run-result, load-sweep, timeline"),
+            std::string::npos)
+      << r.err;
+}
+
+// A project's kept run holds its timeline packed; validate said "ok (project)" for one whose
+// packed rows were corrupt (formats.md says those bodies are read in full when validated).
+TEST(Cli, ValidateReadsTheTimelinesAProjectKeeps) {
+  TempDir dir;
+  const auto run_file = (dir.path() / "run.json").string(), timeline_file = (dir.path() / "t.json").string();
+  ASSERT_EQ(cli({"simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "300", "-d", "1",
+                 "--warmup", "0", "-o", run_file, "--timeline", timeline_file, "--packed-timeline"})
+                .status,
+            0);
+  auto body = nlohmann::json::parse(servescope::test::read_file(run_file));
+  body["timeline"] = nlohmann::json::parse(servescope::test::read_file(timeline_file));
+  auto project =
+      nlohmann::json::parse(servescope::test::read_file(std::string(SERVESCOPE_RESOURCES_DIR) + "/projects/demo.json"));
+  const auto with_run = [&](const nlohmann::json& b) {
+    auto p = project;
+    p["runs"] = nlohmann::json::array(
+        {{{"name", "kept"}, {"system", "symphony"}, {"created_utc", "2026-01-01T00:00:00Z"}, {"body", b}}});
+    return p.dump();
+  };
+  const auto good = dir.write("good.json", with_run(body));
+  const auto ok = cli({"validate", good});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  auto bad_base64 = body;
+  bad_base64["timeline"]["packed"]["data"] = "not base64 at all!";
+  auto wrong_size = body;
+  wrong_size["timeline"]["packed"]["bytes"] = wrong_size["timeline"]["packed"]["bytes"].get<int>() + 1;
+  auto few_gpus = body;  // rows that name slots the layout no longer has
+  for (const auto* key : {"gpus", "gpu_types", "gpu_shares", "gpu_physical", "duty_cycle_us", "gpu_server"})
+    few_gpus["timeline"][key] = nlohmann::json::array({few_gpus["timeline"][key][0]});
+  for (const auto& [name, b] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"bad-base64.json", bad_base64}, {"wrong-size.json", wrong_size}, {"few-gpus.json", few_gpus}}) {
+    const auto path = dir.write(name, with_run(b));
+    const auto r = cli({"validate", path});
+    EXPECT_EQ(r.status, 2) << name << ": " << r.out;
+    EXPECT_NE(r.err.find(path + ": $.runs[0].body.timeline"), std::string::npos) << name << ": " << r.err;
+  }
+}
+
+// gen-certs run twice replaced the CA, so every certificate handed out stopped being trusted; a
+// key readable by everyone was used without a word.
+TEST(Cli, GenCertsKeepsItsCaAndAKeyOthersCanReadIsWarnedAbout) {
+  TempDir dir;
+  const auto certs = (dir.path() / "certs").string();
+  ASSERT_EQ(cli({"live", "gen-certs", certs}).status, 0);
+  const auto ca = servescope::test::read_file(dir.path() / "certs/ca.pem");
+  const auto again = cli({"live", "gen-certs", certs});
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.err.find("ca.key exists: a new CA would stop every certificate"), std::string::npos) << again.err;
+  EXPECT_EQ(servescope::test::read_file(dir.path() / "certs/ca.pem"), ca);
+  const auto issued = cli({"live", "gen-certs", certs, "--issue", "worker-b", "--role", "worker"});
+  EXPECT_EQ(issued.status, 0) << issued.err;
+  EXPECT_TRUE(fs::exists(dir.path() / "certs/worker-b.key"));
+  EXPECT_EQ(cli({"live", "gen-certs", certs, "--issue", "worker-c"}).status, 2);  // no role
+  EXPECT_EQ(cli({"live", "gen-certs", certs, "--issue", "x", "--role", "admin"}).status, 2);
+  fs::permissions(dir.path() / "certs/loadgen.key",
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  // A load generator with nowhere to connect: it says what it thinks of its key first.
+  const auto r = cli({"live", "loadgen", "--connect", "127.0.0.1:1", "--token", "a-token-of-16-bytes-or-more",
+                      "--ready-timeout", "0.2", "--tls-cert", certs + "/loadgen.pem", "--tls-key",
+                      certs + "/loadgen.key", "--tls-ca", certs + "/ca.pem"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("warning: --tls-key " + certs + "/loadgen.key can be read by other users (chmod 600 it)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, InfoAndDemo) {
   const auto text = cli({"info", "builtin:projects/demo.json"});
   EXPECT_EQ(text.status, 0) << text.err;

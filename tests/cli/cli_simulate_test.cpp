@@ -265,6 +265,46 @@ TEST(Cli, OutputPathsAreWrittenAsWhatTheyAre) {
   EXPECT_EQ(nlohmann::json::parse(servescope::test::read_file(target))["kind"], "run-result");
 }
 
+// Two outputs that resolve to one file: the second write replaced the first, and the run file's
+// `companions` named a timeline that was gone. Refused with exit 2 before any work, whichever
+// way the two paths meet: the same name, a symlink (dangling too), a hard link, a folder alias.
+TEST(Cli, TwoOutputsOfOneFileAreRefusedBeforeAnyWork) {
+  TempDir dir;
+  const std::vector<std::string> run{
+      "simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--rate", "500", "-d", "1", "--warmup", "0"};
+  auto refused = [&](std::vector<std::string> more, const fs::path& untouched) {
+    auto args = run;
+    args.insert(args.end(), more.begin(), more.end());
+    const auto before = fs::exists(untouched) ? servescope::test::read_file(untouched) : std::string("(none)");
+    const auto r = cli(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("two outputs would write one file"), std::string::npos) << r.err;
+    EXPECT_EQ(fs::exists(untouched) ? servescope::test::read_file(untouched) : std::string("(none)"), before)
+        << untouched;
+  };
+  const auto same = (dir.path() / "same.json").string();
+  refused({"-o", same, "--timeline", same}, same);
+  refused({"--requests", same, "-o", same}, same);
+  fs::create_directory(dir.path() / "sub");
+  refused({"-o", same, "--timeline", (dir.path() / "sub/../same.json").string()}, same);
+  const auto real = dir.write("real.json", "{}");
+  fs::create_symlink(real, dir.path() / "link.json");
+  refused({"-o", real, "--timeline", (dir.path() / "link.json").string()}, real);
+  fs::create_symlink(dir.path() / "not-yet.json", dir.path() / "dangling.json");
+  refused({"--timeline", (dir.path() / "dangling.json").string(), "-o", (dir.path() / "not-yet.json").string()},
+          dir.path() / "not-yet.json");
+  fs::create_hard_link(real, dir.path() / "hard.json");
+  refused({"-o", real, "--requests", (dir.path() / "hard.json").string()}, real);
+  // Devices lose nothing: two outputs to /dev/null are fine.
+  auto args = run;
+  args.insert(args.end(), {"-o", "/dev/null", "--timeline", "/dev/null"});
+  EXPECT_EQ(cli(args).status, 0);
+  // The live scheduler's record and port file too.
+  const auto r = cli({"live", "scheduler", "-s", "builtin:projects/demo.json", "--record", same, "--port-file", same});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("two outputs would write one file"), std::string::npos) << r.err;
+}
+
 TEST(Cli, GoodputFindsTheSloBoundOfOneModel) {
   // ResNet50 on 8 GTX 1080 Ti at 25 ms (Table 2): the staggered bound is 5,839 req/s.
   TempDir dir;

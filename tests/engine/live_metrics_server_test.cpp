@@ -1,6 +1,6 @@
 // The /metrics server on loopback (50 idle connections once delayed a scrape by 10 s;
 // docs/protocol.md "Subscribers and metrics"): idle connections, more than it keeps open, do not
-// stop a scrape from being answered; other paths get 404, an oversized request 431, and a
+// stop a scrape from being answered; other paths get 404, another method 405, an oversized request 431, and a
 // connection that never asks is closed after its deadline. Nothing here measures how fast: only
 // that the answers come (within generous bounds that only catch a hang).
 #include <cctype>
@@ -78,7 +78,12 @@ TEST(MetricsServer, AnswersInPiecesOtherPathsAndOversizedRequests) {
     EXPECT_TRUE(reply.ends_with("a 2\n")) << reply;
   }
   EXPECT_TRUE(request(server.port(), "GET /metricsx HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404")) << "";
-  EXPECT_TRUE(request(server.port(), "POST /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
+  // Another method on /metrics is 405 (saying what is allowed), not 404: the path is there.
+  const auto post = request(server.port(), "POST /metrics HTTP/1.1\r\n\r\n");
+  EXPECT_TRUE(post.starts_with("HTTP/1.1 405 Method Not Allowed")) << post;
+  EXPECT_NE(post.find("\r\nAllow: GET\r\n"), std::string::npos) << post;
+  EXPECT_TRUE(request(server.port(), "DELETE /metrics?x HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405"));
+  EXPECT_TRUE(request(server.port(), "POST /other HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404"));
   EXPECT_TRUE(request(server.port(), "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'x') + "\r\n\r\n")
                   .starts_with("HTTP/1.1 431"));
 }
@@ -91,6 +96,30 @@ TEST(MetricsServer, AConnectionThatNeverAsksIsClosedAfterItsDeadline) {
   const auto got = s.receive(16, 10000ms);  // a generous bound: only a server that never closes fails
   ASSERT_TRUE(got);
   EXPECT_TRUE(got->empty());
+}
+
+// A summary is its quantiles, _sum and _count (Prometheus's text format): rate(_sum) / rate(_count)
+// is the mean a dashboard plots, and it was missing. The flood and recording counters are there.
+TEST(SchedulerCounters, TheOverheadSummaryHasItsSumAndTheLimitsTheirCounts) {
+  SimulationResult layout;
+  layout.models = {"m"};
+  layout.gpus = {"g"};
+  SchedulerCounters counters;
+  counters.arrivals = counters.on_time = counters.late = {0};
+  counters.dropped.resize(1);
+  counters.batches = {0};
+  counters.busy_ns = {0};
+  counters.dispatch_overhead.add(Duration::microseconds(1000));
+  counters.dispatch_overhead.add(Duration::microseconds(3000));
+  counters.commands_limited = 7;
+  counters.plan_switches_limited = 2;
+  counters.recording_failed = true;
+  const auto text = prometheus_text(counters, layout, {});
+  EXPECT_NE(text.find("\nservescope_dispatch_overhead_seconds_sum 0.004\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nservescope_dispatch_overhead_seconds_count 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nservescope_control_commands_total{outcome=\"limited\"} 7\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nservescope_plan_switches_limited_total 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nservescope_recording_failed 1\n"), std::string::npos) << text;
 }
 
 // The Grafana dashboard shipped in docs/deploy/ asks only for what the scheduler exports, so a

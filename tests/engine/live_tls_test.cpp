@@ -3,7 +3,7 @@
 // and frames of any size go through; the token is checked inside the channel; a plain client, a
 // certificate of another CA, an expired certificate and a TLS client on a plain server are each
 // refused with a message that says why on both sides; a plain listener beyond loopback needs
-// --insecure.
+// --insecure; a certificate joins only as the role it is bound to, and gen-certs keeps its CA.
 #include <future>
 #include <gtest/gtest.h>
 #include <string>
@@ -11,6 +11,7 @@
 
 #include "engine/live/certificates.h"
 #include "engine/live/peer_server.h"
+#include "model/core/error.h"
 #include "tests/support/peer_server_pump.h"
 #include "tests/support/test_support.h"
 
@@ -86,12 +87,12 @@ struct Server {
   // A client joining on its own thread while this one runs the server; its error, or "" when
   // welcomed (then `stream` and `joined` continue the connection).
   std::string join_with(const TlsFiles& files, TcpStream& stream, Joined* joined = nullptr,
-                        const std::string& token = "a-token-of-16-bytes") {
+                        const std::string& token = "a-token-of-16-bytes", PeerRole role = PeerRole::Gui) {
     auto tls = load_tls(files);
     auto attempt = std::async(std::launch::async, [&] {
       try {
         stream = TcpStream::connect("127.0.0.1", server.port(), milliseconds(5000), tls);
-        auto j = join(stream, Hello{token, PeerRole::Gui, "gui"}, milliseconds(5000));
+        auto j = join(stream, Hello{token, role, "gui"}, milliseconds(5000));
         if (joined) *joined = std::move(j);
         return std::string();
       } catch (const RefusedError& e) {
@@ -214,6 +215,98 @@ TEST(LiveTls, APlainListenerBeyondLoopbackNeedsInsecure) {
   options.insecure = false;
   options.tls = load_tls(c.role("scheduler", c.ours, c.ours));
   EXPECT_NO_THROW(PeerServer(handler, options, counters));
+}
+
+// Any certificate the CA signed could join as any role. Now a certificate is bound to its role:
+// the scheduler refuses a hello for another role, saying whose certificate it is, and counts it.
+TEST(LiveTls, ACertificateJoinsOnlyAsTheRoleItIsBoundTo) {
+  const auto& c = certs();
+  struct Case {
+    const char* cert;
+    PeerRole as;
+    bool welcome;
+  };
+  for (const auto& [cert, as, welcome] :
+       {Case{"worker", PeerRole::Worker, true}, Case{"gui", PeerRole::Gui, true},
+        Case{"loadgen", PeerRole::LoadGenerator, true}, Case{"loadgen", PeerRole::Worker, false},
+        Case{"gui", PeerRole::Worker, false}, Case{"scheduler", PeerRole::Worker, false},
+        Case{"worker", PeerRole::Gui, false}}) {
+    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TcpStream stream;
+    const auto error = s.join_with(c.role(cert, c.ours, c.ours), stream, nullptr, "a-token-of-16-bytes", as);
+    const std::string role(to_string(as));
+    if (welcome) {
+      EXPECT_EQ(error, "") << cert << " as " << role;
+      continue;
+    }
+    EXPECT_TRUE(has(error, "refused: the server refused: the TLS certificate servescope-" + std::string(cert) +
+                               " is for " + cert + ", not " + role))
+        << error;
+    EXPECT_TRUE(has(s.handler.all(), "refused " + role + ": the TLS certificate servescope-" + cert))
+        << s.handler.all();
+    EXPECT_EQ(s.counters.connections_refused, 1u);
+  }
+  // Certificates gen-certs wrote before roles were named in them are bound by their common name.
+  const auto old = c.dated("servescope-worker", std::chrono::hours(-1), std::chrono::hours(24));
+  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TcpStream stream;
+  EXPECT_EQ(s.join_with(old, stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker), "");
+  const auto none = c.dated("some-host", std::chrono::hours(-1), std::chrono::hours(24));
+  Server t(load_tls(c.role("scheduler", c.ours, c.ours)));
+  EXPECT_TRUE(has(t.join_with(none, stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker),
+                  "the TLS certificate some-host is bound to no ServeScope role, not worker"));
+}
+
+// A client checks the server too, before its hello (and the token) goes out: a GUI's certificate
+// cannot pose as the scheduler.
+TEST(LiveTls, AServerWithoutTheSchedulersCertificateIsNotTrustedWithTheToken) {
+  const auto& c = certs();
+  Server s(load_tls(c.role("gui", c.ours, c.ours)));
+  TcpStream stream;
+  const auto error =
+      s.join_with(c.role("worker", c.ours, c.ours), stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker);
+  EXPECT_TRUE(has(error, "refused: the server is not a scheduler: the TLS certificate servescope-gui is for gui"))
+      << error;
+  EXPECT_TRUE(s.handler.frames.empty());
+}
+
+// gen-certs run again on a folder with a CA replaced it, and every certificate handed out stopped
+// being trusted. It refuses now (unless --force), and issues more certificates from that CA.
+TEST(LiveTls, GenCertsKeepsItsCaAndIssuesMoreFromIt) {
+  TempDir dir;
+  const auto folder = dir.path() / "certs";
+  write_deployment_certificates(folder, {});
+  const auto ca = servescope::test::read_file(folder / "ca.pem");
+  try {
+    write_deployment_certificates(folder, {});
+    ADD_FAILURE() << "replaced the CA";
+  } catch (const QueryError& e) {
+    EXPECT_TRUE(has(e.what(), "ca.key exists: a new CA would stop every certificate")) << e.what();
+  }
+  EXPECT_EQ(servescope::test::read_file(folder / "ca.pem"), ca);
+  const auto files = issue_deployment_certificate(folder, "worker-b", "worker", {});
+  ASSERT_EQ(files.size(), 2u);
+  struct stat st {};
+  ASSERT_EQ(::stat((folder / "worker-b.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_THROW(issue_deployment_certificate(folder, "worker-b", "worker", {}), QueryError);
+  EXPECT_THROW(issue_deployment_certificate(folder, "other", "admin", {}), QueryError);
+  EXPECT_THROW(issue_deployment_certificate(folder, "ca", "worker", {}), QueryError);
+  DeploymentCertificates force;
+  force.force = true;
+  EXPECT_NO_THROW(issue_deployment_certificate(folder, "worker-b", "worker", force));
+  // The new one is of the same CA, bound to its role.
+  Server s(load_tls(
+      {(folder / "scheduler.pem").string(), (folder / "scheduler.key").string(), (folder / "ca.pem").string()}));
+  TcpStream stream;
+  const TlsFiles b{(folder / "worker-b.pem").string(), (folder / "worker-b.key").string(),
+                   (folder / "ca.pem").string()};
+  EXPECT_EQ(s.join_with(b, stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker), "") << s.handler.all();
+  Server t(load_tls(
+      {(folder / "scheduler.pem").string(), (folder / "scheduler.key").string(), (folder / "ca.pem").string()}));
+  EXPECT_NE(t.join_with(b, stream, nullptr, "a-token-of-16-bytes", PeerRole::Gui), "");
+  EXPECT_NO_THROW(write_deployment_certificates(folder, force));
+  EXPECT_NE(servescope::test::read_file(folder / "ca.pem"), ca);
 }
 
 TEST(LiveTls, GenCertsWritesKeysForTheirOwnerOnly) {

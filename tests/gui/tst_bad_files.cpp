@@ -3,6 +3,7 @@
 // (MainWindow::open_location, as `servescope FILE` does) and each run-like one through File →
 // Import run. The window must survive, refuse the file with an error in the log that names it,
 // and keep the project it had open. One row per file, so one failure does not hide the others.
+// A kept run whose packed timeline is a bomb is refused when the Run tab shows it.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,13 +16,16 @@
 #include <QTest>
 #include <exception>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <sys/stat.h>
 
 #include "model/io/document.h"
 #include "resources/builtin_resources.h"
+#include "tests/support/timeline_bomb.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
+#include "ui/run_view.h"
 
 using servescope::ui::MainWindow;
 
@@ -103,6 +107,8 @@ class TestBadFiles : public QObject {
       f << "[]]";
     }
     generated_ << deep_top_ << deep_run_ << huge_;
+    bomb_ = dir_.filePath(QStringLiteral("timeline-bomb.json"));
+    write_file(bomb_, servescope::test::packed_timeline_bomb().dump());
   }
 
   void cleanupTestCase() {
@@ -147,7 +153,7 @@ class TestBadFiles : public QObject {
           name.startsWith(QStringLiteral("plan_")))
         QTest::newRow(qPrintable(name)) << path;
     }
-    for (const auto& path : {deep_top_, deep_run_, huge_})
+    for (const auto& path : {deep_top_, deep_run_, huge_, bomb_})
       QTest::newRow(qPrintable(QFileInfo(path).fileName())) << path;
     add_device_rows();
   }
@@ -171,6 +177,26 @@ class TestBadFiles : public QObject {
     QCOMPARE(w.project()->runs.size(), runs);
   }
 
+  // A project that keeps a run whose packed timeline is the bomb opens (its timelines are read
+  // when shown); the Run tab refuses to show it, saying why, instead of taking gigabytes.
+  void aKeptBombRunIsRefusedWhenShown() {
+    QFile corpus_run(QStringLiteral(SERVESCOPE_CORPUS_DIR "/run_beyond_double.json"));
+    QVERIFY(corpus_run.open(QIODevice::ReadOnly));
+    auto run = nlohmann::json::parse(corpus_run.readAll().replace("1e400", "3").toStdString());
+    run["timeline"] = servescope::test::packed_timeline_bomb();
+    auto project = nlohmann::json::parse(*servescope::resources::find_builtin_resource("projects/demo.json"));
+    project["runs"] = nlohmann::json::array(
+        {{{"name", "bomb"}, {"system", "symphony"}, {"created_utc", "2026-01-01T00:00:00Z"}, {"body", run}}});
+    const auto path = dir_.filePath(QStringLiteral("project-bomb.json"));
+    write_file(path, project.dump());
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY2(w.open_location(path, false), qPrintable(w.log_text()));
+    QVERIFY(!w.run_view()->show_run(QStringLiteral("bomb")));
+    QVERIFY2(w.run_view()->status_text().contains(QStringLiteral("the packed tables declare")),
+             qPrintable(w.run_view()->status_text()));
+  }
+
  private:
   // Devices and a FIFO given as the file: both paths refuse them as not regular files.
   void add_device_rows() {
@@ -181,7 +207,7 @@ class TestBadFiles : public QObject {
 
   QTemporaryDir dir_;
   QStringList corpus_files_, generated_;
-  QString deep_top_, deep_run_, huge_;
+  QString deep_top_, deep_run_, huge_, bomb_;
   int stdin_writer_ = -1;
 };
 

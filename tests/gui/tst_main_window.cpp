@@ -1,14 +1,17 @@
 // The main window on the offscreen platform: the demo opens, every model passes Qt's model
 // checker, selecting an item fills the properties, a broken file leaves the open project alone,
-// Save As writes a file that opens again, and unsaved work survives a crash.
+// Save As writes a file that opens again, unsaved work survives a crash and another window, and
+// a save never silently replaces what another window saved.
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -20,7 +23,9 @@
 #include <QTimer>
 #include <QTreeView>
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "model/io/document.h"
@@ -29,6 +34,7 @@
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
+#include "ui/recovery_store.h"
 #include "ui/run_view.h"
 #include "ui/save_dialog.h"
 #include "widgets/timeline_view.h"
@@ -36,6 +42,36 @@
 using servescope::ui::MainWindow;
 using servescope::ui::ProjectTreeModel;
 using servescope::ui::RunView;
+
+namespace {
+
+void clear_recovery() {
+  QDir(servescope::ui::RecoveryStore::default_folder()).removeRecursively();
+}
+
+// The recovery copies on disk, whoever made them.
+QStringList recovery_copies() {
+  QStringList out;
+  for (const auto& f : QDir(servescope::ui::RecoveryStore::default_folder())
+                           .entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name))
+    out.push_back(f.absoluteFilePath());
+  return out;
+}
+
+// The window autosavedEditsSurviveAnotherWindowAndAKill kills: opens the demo, renames it `name`, autosaves, prints
+// where its copy is, and runs until killed.
+int autosaving_window(const QString& name) {
+  MainWindow w;
+  w.set_interactive(false);
+  if (!w.open_location(QStringLiteral("builtin:projects/demo.json"), false)) return 1;
+  if (!w.document()->rename(name).isEmpty()) return 1;
+  w.autosave();
+  std::printf("%s\n", qPrintable(w.recovery().own_path()));
+  std::fflush(stdout);
+  return QCoreApplication::exec();
+}
+
+}  // namespace
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -45,38 +81,129 @@ class TestMainWindow : public QObject {
     QStandardPaths::setTestModeEnabled(true);  // recovery copies and settings away from the user's
   }
 
-  // Unsaved work autosaved by a session that then died is offered at the next start: opened, it
-  // is the same project and still unsaved; discarded, the copy is gone.
+  // Unsaved work autosaved by a session that then died is offered at the next start, named with
+  // its project and time: opened, it is the same project and still unsaved; discarded, the copy
+  // is gone.
   void recoveryAfterACrash() {
-    QFile::remove(MainWindow::recovery_path());
+    clear_recovery();
     QSettings().remove(QStringLiteral("recentFiles"));
     QCOMPARE(MainWindow().offer_recovery(MainWindow::RecoveryChoice::Open), false);  // nothing to recover
     servescope::Project lost;
+    QString copy;
     {
       MainWindow crashed;
       crashed.set_interactive(false);
       QVERIFY(crashed.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
       crashed.autosave();  // nothing unsaved: no copy
-      QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+      QVERIFY(recovery_copies().isEmpty());
       QCOMPARE(crashed.document()->rename(QStringLiteral("unsaved work")), QString());
       crashed.autosave();
       lost = *crashed.project();
+      copy = crashed.recovery().own_path();
     }  // destroyed without closing, as a crash leaves it
-    QVERIFY(QFile::exists(MainWindow::recovery_path()));
+    QCOMPARE(recovery_copies(), QStringList{copy});
     {
       MainWindow next;
       next.set_interactive(false);
       QVERIFY(next.offer_recovery(MainWindow::RecoveryChoice::Open));
       QVERIFY(*next.project() == lost);
       QVERIFY(next.document()->is_modified());  // a copy: saving asks where
-      QVERIFY(next.log_text().contains(QStringLiteral("recovered")));
+      QVERIFY2(next.log_text().contains(QStringLiteral("recovered “unsaved work” (never saved to a file of its own), "
+                                                       "autosaved")),
+               qPrintable(next.log_text()));
+      // Adopted: the window keeps it as its own copy, the dead one's is gone.
+      QCOMPARE(recovery_copies(), QStringList{next.recovery().own_path()});
+      copy = next.recovery().own_path();
     }
     MainWindow last;
     QVERIFY(!last.offer_recovery(MainWindow::RecoveryChoice::Discard));
-    QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+    QVERIFY(recovery_copies().isEmpty());
     // The recovery copy is the program's own file: File → Open Recent never lists it.
     const auto recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    QVERIFY2(!recent.contains(MainWindow::recovery_path()), qPrintable(recent.join(QLatin1Char(','))));
+    QVERIFY2(!recent.contains(copy), qPrintable(recent.join(QLatin1Char(','))));
+  }
+
+  // Two windows, one killed: a window that saves or closes never touches another's copy, a
+  // running window's copy is never offered, and the killed one's edit is offered at the next
+  // start, whatever the other did meanwhile. The killed window is a real process (this test
+  // program with --autosaving-window), killed with SIGKILL.
+  void autosavedEditsSurviveAnotherWindowAndAKill() {
+    clear_recovery();
+    QProcess a;
+    a.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    a.start(QCoreApplication::applicationFilePath(),
+            {QStringLiteral("--autosaving-window"), QStringLiteral("edited by A")});
+    QVERIFY2(a.waitForReadyRead(60'000), "the window to kill did not start");
+    const auto a_copy = QString::fromUtf8(a.readLine()).trimmed();
+    QVERIFY2(QFileInfo::exists(a_copy), qPrintable(a_copy));
+    {
+      // B starts while A runs: A's copy is not B's to offer, and B's save and close leave it be.
+      MainWindow b;
+      b.set_interactive(false);
+      QVERIFY(!b.offer_recovery(MainWindow::RecoveryChoice::Open));
+      QVERIFY(!b.offer_recovery(MainWindow::RecoveryChoice::Discard));
+      QVERIFY(QFileInfo::exists(a_copy));
+      QVERIFY(b.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+      QCOMPARE(b.document()->rename(QStringLiteral("edited by B")), QString());
+      b.autosave();
+      QCOMPARE(recovery_copies().size(), 2);
+      QVERIFY(b.close());
+      QCOMPARE(recovery_copies(), QStringList{a_copy});
+    }
+    a.kill();  // SIGKILL
+    QVERIFY(a.waitForFinished(30'000));
+    {
+      MainWindow unmodified;  // starts, is told nothing, closes normally
+      unmodified.set_interactive(false);
+      QVERIFY(unmodified.close());
+    }
+    QCOMPARE(recovery_copies(), QStringList{a_copy});
+    MainWindow c;
+    c.set_interactive(false);
+    QVERIFY(c.offer_recovery(MainWindow::RecoveryChoice::Open));
+    QCOMPARE(QString::fromStdString(c.project()->name), QStringLiteral("edited by A"));
+    QVERIFY2(c.log_text().contains(QStringLiteral("“edited by A”")), qPrintable(c.log_text()));
+    QCOMPARE(recovery_copies(), QStringList{c.recovery().own_path()});
+    QVERIFY(c.close());
+    QVERIFY(recovery_copies().isEmpty());
+  }
+
+  // Two windows on one file: the second save never silently replaces the first. It is refused
+  // (a scripted window; an interactive one asks Reload / Overwrite / Save As), the watcher says
+  // the file changed, and after a reload the window saves again.
+  void aSaveNeverOverwritesWhatAnotherWindowSaved() {
+    clear_recovery();
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("shared.json"));
+    {
+      MainWindow first;
+      first.set_interactive(false);
+      QVERIFY(first.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+      QVERIFY(first.save_to(path, false));
+    }
+    MainWindow a, b;
+    a.set_interactive(false);
+    b.set_interactive(false);
+    QVERIFY(a.open_location(path, false));
+    QVERIFY(b.open_location(path, false));
+    QCOMPARE(a.document()->rename(QStringLiteral("saved by A")), QString());
+    QVERIFY(a.save_to(path, false));
+    QCOMPARE(b.document()->rename(QStringLiteral("saved by B")), QString());
+    QVERIFY(!b.save_to(path, false));
+    QVERIFY2(b.log_text().contains(QStringLiteral("not saved: ") + path + QStringLiteral(" changed on disk")),
+             qPrintable(b.log_text()));
+    QCOMPARE(servescope::load_project(path.toStdString()).name, std::string("saved by A"));
+    QTRY_VERIFY2(b.log_text().contains(path + QStringLiteral(" changed on disk (another")), qPrintable(b.log_text()));
+    // A's own save did not make A think the file changed under it.
+    QVERIFY2(!a.log_text().contains(QStringLiteral("changed on disk")), qPrintable(a.log_text()));
+    QVERIFY(b.reload());
+    QCOMPARE(QString::fromStdString(b.project()->name), QStringLiteral("saved by A"));
+    QCOMPARE(b.document()->rename(QStringLiteral("saved by B")), QString());
+    QVERIFY2(b.save_to(path, false), qPrintable(b.log_text()));
+    QCOMPARE(servescope::load_project(path.toStdString()).name, std::string("saved by B"));
+    // B's did.
+    QCOMPARE(a.document()->rename(QStringLiteral("A again")), QString());
+    QVERIFY(!a.save_to(path, false));
   }
 
   // The runs the demo makes of a project just opened are part of what it opens as: it is not
@@ -391,7 +518,7 @@ class TestMainWindow : public QObject {
     const auto original = dir.filePath(QStringLiteral("work/project.json"));
     servescope::save_project(original.toStdString(), project);
 
-    QFile::remove(MainWindow::recovery_path());
+    clear_recovery();
     {
       MainWindow crashed;
       crashed.set_interactive(false);
@@ -412,7 +539,7 @@ class TestMainWindow : public QObject {
     QVERIFY2(again.open_location(saved, false), qPrintable(again.log_text()));
     QCOMPARE(QString::fromStdString(again.project()->name), QStringLiteral("edited"));
     QCOMPARE(again.project()->scenario.profiles.models.size(), std::size_t{1});
-    QVERIFY(!QFile::exists(MainWindow::recovery_path()));
+    QVERIFY(recovery_copies().isEmpty());
   }
 
   // Opening a project resets the project tree once (it used to be reset three times).
@@ -465,6 +592,11 @@ class TestMainWindow : public QObject {
 
 int main(int argc, char** argv) {
   servescope::ui::GuardedApplication app(argc, argv);
+  if (argc == 3 && std::string_view(argv[1]) == "--autosaving-window") {
+    QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
+    QStandardPaths::setTestModeEnabled(true);
+    return autosaving_window(QString::fromLocal8Bit(argv[2]));
+  }
   TestMainWindow test;
   QTEST_SET_MAIN_SOURCE_PATH
   return QTest::qExec(&test, argc, argv);

@@ -65,6 +65,21 @@ inline std::string ppipe_plan(const TempDir& dir) {
   return plan;
 }
 
+// A load generator's report once it ends within `limit`. Its exit status says whether the
+// deployment lost requests (3: dropped as worker-lost, or lost with the scheduler): 0 exactly
+// when it lost none.
+inline nlohmann::json finished_load(ChildProcess& lg, std::chrono::milliseconds limit = 60s) {
+  const auto status = lg.wait_for(limit);
+  auto load = nlohmann::json::parse(lg.out(), nullptr, false);
+  EXPECT_TRUE(load.is_object()) << lg.err();
+  if (!load.is_object()) return load;
+  const bool lost = load["lost"].get<std::uint64_t>() > 0;
+  EXPECT_EQ(status, lost ? 3 : 0) << lg.err();
+  EXPECT_EQ(load["lost"].get<std::uint64_t>(), load["dropped_by_reason"]["worker-lost"].get<std::uint64_t>() +
+                                                   load["scheduler_lost"].get<std::uint64_t>());
+  return load;
+}
+
 // A scheduler and one worker per server it waits for, on an ephemeral port.
 class Deployment {
  public:
@@ -124,9 +139,7 @@ class Deployment {
   // Runs the load generator to its end and returns its report.
   nlohmann::json load(double rate, double seconds) const {
     auto lg = start_loadgen(rate, seconds);
-    const auto status = lg->wait_for(std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60000));
-    EXPECT_EQ(status, 0) << lg->err();
-    return nlohmann::json::parse(lg->out(), nullptr, false);
+    return finished_load(*lg, std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60000));
   }
 
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }

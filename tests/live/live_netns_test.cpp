@@ -107,8 +107,7 @@ class AcrossHosts : public ::testing::Test {
 
   nlohmann::json load(double rate, double seconds) const {
     auto lg = loadgen(kLoadgen, rate, seconds);
-    EXPECT_EQ(lg->wait_for(std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60000)), 0) << lg->err();
-    return nlohmann::json::parse(lg->out(), nullptr, false);
+    return finished_load(*lg, std::chrono::milliseconds(static_cast<int>(seconds * 1000) + 60000));
   }
 
   nlohmann::json stop_scheduler() {
@@ -183,8 +182,7 @@ TEST_F(AcrossHosts, ACutLinkLosesTheWorkerAndItRejoins) {
   ASSERT_TRUE(hosts_->set_link(3, true)) << hosts_->error();
   EXPECT_TRUE(scheduler_->wait_for_log("worker of a100-1 lost", 10s)) << scheduler_->err();
   EXPECT_TRUE(scheduler_->wait_for_log("worker a100-1 joined", 20s, 2)) << scheduler_->err();
-  ASSERT_EQ(lg->wait_for(70s), 0) << lg->err();
-  const auto load = nlohmann::json::parse(lg->out(), nullptr, false);
+  const auto load = finished_load(*lg, 70s);
   const auto report = stop_scheduler();
   expect_reconciled(load, report);
   EXPECT_GE(report["workers_lost"].get<int>(), 1) << report.dump(2);

@@ -1,0 +1,43 @@
+// A packed timeline that deflates to almost nothing and declares 22 million all-zero batches
+// (issue 43's bomb: 238 KB of file took 1.75 GB to read). Every reader must refuse it within the
+// memory budget of its text (engine/timeline/timeline_packing.h), naming the place.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/io/packed_bytes.h"
+
+namespace servescope::test {
+
+// The batches it declares.
+inline constexpr std::uint64_t kBombBatches = ((std::uint64_t{192} << 20) - 16) / 9;
+
+// A timeline document (kind "timeline") of one slot and one model whose packed rows are the bomb.
+inline nlohmann::json packed_timeline_bomb() {
+  // Unpacked: no windows, the batches' nine zero columns, then no transfers, queue, requests or drops.
+  VarintWriter w;
+  w.varint(0);
+  w.varint(kBombBatches);
+  w.raw(std::string(kBombBatches * 9, '\0'));
+  for (int table = 0; table < 4; ++table)
+    w.varint(0);
+  return {{"schema_version", 1},
+          {"kind", "timeline"},
+          {"system", "symphony"},
+          {"gpus", {"s0/gpu0"}},
+          {"gpu_types", {"A100"}},
+          {"gpu_shares", {"1"}},
+          {"gpu_physical", {0}},
+          {"physical_gpus", {"s0/0"}},
+          {"duty_cycle_us", {0.0}},
+          {"gpu_server", {0}},
+          {"servers", {"s0"}},
+          {"models", {"m"}},
+          {"model_slo_us", {10000.0}},
+          {"packed",
+           {{"encoding", "columns-1+zlib+base64"}, {"bytes", w.bytes().size()}, {"data", pack_bytes(w.bytes())}}}};
+}
+
+}  // namespace servescope::test
