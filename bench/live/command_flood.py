@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """What a flood of control commands from one peer costs the others (BENCHMARKS.md "Command flood").
 
-One scheduler (the built-in demo, Symphony, 8 emulated workers) and one load generator at RATE
-req/s for SECONDS, on loopback, twice per repetition: once quiet, once while a GUI connection
+One scheduler (bench/live/throughput-scenario.json, Symphony, 16 emulated workers, as the
+throughput benchmark runs it) and one load generator at RATE req/s for SECONDS, on loopback,
+twice per repetition: once quiet, once while a GUI connection
 sends 1,000,000 `status` commands with 10,000 `apply-plan` among them as fast as the socket
 takes them. Prints, per run, the load generator's attainment and the scheduler's open files and
 peak memory, and the flooded runs' attainment change against the quiet ones.
 
-    bench/live/command_flood.py [--cli PATH] [--rate 2000] [--seconds 20] [--repeat 2]
+    bench/live/command_flood.py [--cli PATH] [--rate 10000] [--seconds 20] [--repeat 2]
 """
 import argparse
 import json
@@ -40,12 +41,11 @@ def flood(port, stop, sent):
     for round_ in range(10_000):
         if stop.is_set():
             break
-        burst = bytearray()
+        burst = bytearray(frame(sequence, 5, plans[round_ % 2]))
+        sequence += 1
         for _ in range(100):
             burst += frame(sequence, 5, status)
             sequence += 1
-        burst += frame(sequence, 5, plans[round_ % 2])
-        sequence += 1
         view = memoryview(burst)
         while view:
             try:
@@ -72,8 +72,9 @@ def run(cli, rate, seconds, flooded, work):
     port_file = os.path.join(work, "port")
     if os.path.exists(port_file):
         os.remove(port_file)
-    sched = subprocess.Popen([cli, "--json", "live", "scheduler", "-s", "builtin:projects/demo.json", "-w",
-                              "mixed-37", "--system", "symphony", "--warmup", "0", "--listen", "127.0.0.1:0",
+    sched = subprocess.Popen([cli, "--json", "live", "scheduler", "-s", os.path.join(HERE, "throughput-scenario.json"),
+                              "--system", "symphony", "--warmup", "0", "--ctrl-delay-us", "300",
+                              "--response-delay-us", "300", "--listen", "127.0.0.1:0",
                               "--port-file", port_file, "--record", os.path.join(work, "record.json")],
                              stdout=subprocess.PIPE, stderr=open(os.path.join(work, "scheduler.log"), "w"), env=env)
     for _ in range(400):
@@ -131,7 +132,7 @@ def run(cli, rate, seconds, flooded, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cli", default=os.path.join(HERE, "../../build/dev/app/servescope-cli"))
-    parser.add_argument("--rate", type=float, default=2000)
+    parser.add_argument("--rate", type=float, default=10000)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()

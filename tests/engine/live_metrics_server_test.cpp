@@ -98,17 +98,27 @@ TEST(MetricsServer, AConnectionThatNeverAsksIsClosedAfterItsDeadline) {
   EXPECT_TRUE(got->empty());
 }
 
-// A summary is its quantiles, _sum and _count (Prometheus's text format): rate(_sum) / rate(_count)
-// is the mean a dashboard plots, and it was missing. The flood and recording counters are there.
-TEST(SchedulerCounters, TheOverheadSummaryHasItsSumAndTheLimitsTheirCounts) {
+// A run of one model on one slot, and counters sized for it.
+SimulationResult one_slot_layout() {
   SimulationResult layout;
   layout.models = {"m"};
   layout.gpus = {"g"};
+  return layout;
+}
+SchedulerCounters counters_for(const SimulationResult& layout) {
   SchedulerCounters counters;
-  counters.arrivals = counters.on_time = counters.late = {0};
-  counters.dropped.resize(1);
-  counters.batches = {0};
-  counters.busy_ns = {0};
+  counters.arrivals = counters.on_time = counters.late = std::vector<std::uint64_t>(layout.models.size(), 0);
+  counters.dropped.resize(layout.models.size());
+  counters.batches = std::vector<std::uint64_t>(layout.gpus.size(), 0);
+  counters.busy_ns = std::vector<std::int64_t>(layout.gpus.size(), 0);
+  return counters;
+}
+
+// A summary is its quantiles, _sum and _count (Prometheus's text format): rate(_sum) / rate(_count)
+// is the mean a dashboard plots, and it was missing. The flood and recording counters are there.
+TEST(SchedulerCounters, TheOverheadSummaryHasItsSumAndTheLimitsTheirCounts) {
+  const auto layout = one_slot_layout();
+  auto counters = counters_for(layout);
   counters.dispatch_overhead.add(Duration::microseconds(1000));
   counters.dispatch_overhead.add(Duration::microseconds(3000));
   counters.commands_limited = 7;
@@ -127,14 +137,8 @@ TEST(SchedulerCounters, TheOverheadSummaryHasItsSumAndTheLimitsTheirCounts) {
 TEST(MetricsDashboard, NamesOnlyMetricsTheSchedulerExports) {
   const char* source = std::getenv("SERVESCOPE_SOURCE_DIR");
   if (!source) GTEST_SKIP() << "SERVESCOPE_SOURCE_DIR is not set (ctest sets it)";
-  SimulationResult layout;
-  layout.models = {"m"};
-  layout.gpus = {"g"};
-  SchedulerCounters counters;
-  counters.arrivals = counters.on_time = counters.late = {0};
-  counters.dropped.resize(1);
-  counters.batches = {0};
-  counters.busy_ns = {0};
+  const auto layout = one_slot_layout();
+  const auto counters = counters_for(layout);
   const auto text = prometheus_text(counters, layout, {});
   // Metric names in a text: servescope_ and lower-case letters or underscores. (No std::regex:
   // GCC 12 under ASan warns inside it, and warnings are errors.)
