@@ -87,7 +87,8 @@ struct Server {
   // A client joining on its own thread while this one runs the server; its error, or "" when
   // welcomed (then `stream` and `joined` continue the connection).
   std::string join_with(const TlsFiles& files, TcpStream& stream, Joined* joined = nullptr,
-                        const std::string& token = "a-token-of-16-bytes", PeerRole role = PeerRole::Gui) {
+                        const std::string& token = "a-token-of-16-bytes", PeerRole role = PeerRole::Gui,
+                        bool server_hears_of_it = true) {
     auto tls = load_tls(files);
     auto attempt = std::async(std::launch::async, [&] {
       try {
@@ -104,7 +105,7 @@ struct Server {
     pump([&] { return attempt.wait_for(milliseconds(0)) == std::future_status::ready; });
     auto error = attempt.get();
     // What the server makes of it (a refusal's log line) comes with its next passes.
-    pump([&] { return !handler.lines.empty() || error.empty(); });
+    if (server_hears_of_it) pump([&] { return !handler.lines.empty() || error.empty(); });
     return error;
   }
 };
@@ -263,8 +264,9 @@ TEST(LiveTls, AServerWithoutTheSchedulersCertificateIsNotTrustedWithTheToken) {
   const auto& c = certs();
   Server s(load_tls(c.role("gui", c.ours, c.ours)));
   TcpStream stream;
+  // The client leaves before its hello: the server has nothing to log.
   const auto error =
-      s.join_with(c.role("worker", c.ours, c.ours), stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker);
+      s.join_with(c.role("worker", c.ours, c.ours), stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker, false);
   EXPECT_TRUE(has(error, "refused: the server is not a scheduler: the TLS certificate servescope-gui is for gui"))
       << error;
   EXPECT_TRUE(s.handler.frames.empty());
