@@ -175,6 +175,7 @@ void TorchExecutor::serve_checks() {
     if (stopping_) return;
     Check c = std::move(checks_.front());
     checks_.pop_front();
+    checking_ = true;
     lock.unlock();
     std::string mismatch;
     double relative = 0;
@@ -195,7 +196,14 @@ void TorchExecutor::serve_checks() {
     lock.lock();
     ++stats_.checked;
     stats_.max_difference = std::max(stats_.max_difference, relative);
+    checking_ = false;
+    changed_.notify_all();
   }
+}
+
+void TorchExecutor::finish_checks() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return stopping_ || !failure_.empty() || (checks_.empty() && !checking_); });
 }
 
 void TorchExecutor::fail(std::string why) {

@@ -68,6 +68,10 @@ class TorchExecutor final : public engine::live::WorkerExecutor {
                             std::vector<std::uint8_t> bytes) override;
 
   TorchExecutorStats stats() const;
+  // Waits until every output sampled so far has been checked: the checks run on a thread of their
+  // own and lag behind a loaded worker, and a closing summary that counted before they ended
+  // said fewer outputs were checked than were served.
+  void finish_checks();
 
  private:
   struct Job {
@@ -112,6 +116,7 @@ class TorchExecutor final : public engine::live::WorkerExecutor {
   std::map<std::uint32_t, std::unique_ptr<Slot>> slots_;
   std::vector<engine::live::RunReport> done_;
   std::deque<Check> checks_;
+  bool checking_ = false;  // a check taken from checks_ is running
   std::string failure_;
   TorchExecutorStats stats_;
   engine::live::SteadyClock::time_point last_sweep_{};

@@ -35,9 +35,10 @@ ExecutorSetup make_torch_worker(const TorchWorkerArgs& args, const std::function
   options.check_every = args.check_every;
   options.log = log;
   auto executor = std::make_unique<torchexec::TorchExecutor>(std::move(models), options);
-  const auto* exec = executor.get();
+  auto* exec = executor.get();
   ExecutorSetup out;
   out.summary = [exec] {
+    exec->finish_checks();  // every sampled output counted, not those checked so far
     const auto s = exec->stats();
     std::ostringstream text;
     text << "ran " << s.samples << " samples on real tensors; checked " << s.checked
