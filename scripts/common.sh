@@ -65,3 +65,11 @@ build_preset() {
   cmake --preset "$preset" -S "$SERVESCOPE_ROOT" "$@" >/dev/null
   cmake --build --preset "$preset" --parallel "$(nproc)"
 }
+
+# Configure one CMake preset and build only the named targets.
+build_targets() {
+  local preset=$1
+  shift
+  cmake --preset "$preset" -S "$SERVESCOPE_ROOT" >/dev/null
+  cmake --build --preset "$preset" --parallel "$(nproc)" --target "$@"
+}

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and opens the GUI on the built-in demo project. Without a
 # display it prints the CLI demo instead. Extra arguments go to the GUI (e.g. a project file).
-# It builds the same tree as scripts/test.sh (build/dev, optimised with debug info), so running
-# one after the other compiles nothing twice.
+# It builds only what it runs, the GUI and the CLI, in the same tree as scripts/test.sh
+# (build/dev, optimised with debug info), which builds the rest (tests, benchmarks, the LibTorch
+# and CUDA helpers): running one after the other compiles nothing twice.
 source "$(dirname "$0")/common.sh"
 cd "$SERVESCOPE_ROOT"
 
 ensure_packages
-echo "==> Building (dev preset) in build/dev"
-build_preset dev
+echo "==> Building the GUI and the CLI (dev preset) in build/dev"
+build_targets dev servescope servescope-cli
 
 bin="$SERVESCOPE_ROOT/build/dev/app"
 echo "==> Binaries: $bin/servescope and $bin/servescope-cli (export PATH=\"$bin:\$PATH\" to call them by name)"
