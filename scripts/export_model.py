@@ -250,7 +250,8 @@ def parse_shape(text):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("model", nargs="?", help="a torchvision architecture, or FILE.py:FACTORY")
+    p.add_argument("model", nargs="*",
+                   help="a torchvision architecture, or FILE.py:FACTORY (several with --check)")
     p.add_argument("-o", "--out", help="the model folder to write")
     p.add_argument("--blocks", type=int, default=10, help="number of blocks (default 10)")
     p.add_argument("--input", default="3x224x224", help="input shape without the batch (default 3x224x224)")
@@ -264,16 +265,29 @@ def main(argv):
             return 0
         if not a.model or not (a.out or a.check):
             p.error("a model and -o DIR (or --check) are required")
+        if len(a.model) > 1 and not a.check:
+            p.error("one model at a time with -o DIR; several only with --check")
         if a.blocks < 1 or a.blocks > 1024:
             raise ExportError("--blocks must be 1-1024")
-        m = export(a.model, None if a.check else a.out, a.blocks, parse_shape(a.input), a.seed)
-        print("%s: %d blocks %s (max abs difference of the split %.2g)"
-              % (m["name"], len(m["blocks"]), "checked" if a.check else "in " + a.out,
-                 m["check"]["max_abs_difference"]))
-        return 0
+        shape = parse_shape(a.input)
     except ExportError as e:
         sys.stderr.write("error: %s\n" % e)
         return 2
+    # Several models share one start of Python and PyTorch (about 2 s each); each is checked
+    # and reported on its own, and one that fails does not stop the others.
+    failed = []
+    for model in a.model:
+        try:
+            m = export(model, None if a.check else a.out, a.blocks, shape, a.seed)
+            print("%s: %d blocks %s (max abs difference of the split %.2g)"
+                  % (m["name"], len(m["blocks"]), "checked" if a.check else "in " + a.out,
+                     m["check"]["max_abs_difference"]), flush=True)
+        except ExportError as e:
+            sys.stderr.write("error: %s\n" % e)
+            failed.append(model)
+    if failed and len(a.model) > 1:
+        sys.stderr.write("error: %d of %d models failed: %s\n" % (len(failed), len(a.model), " ".join(failed)))
+    return 2 if failed else 0
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@
 namespace servescope::ui {
 namespace {
 
-constexpr double kBoxW = 260, kGap = 24, kChip = 20, kChipGap = 4, kTitleH = 30, kFooterH = 26;
+constexpr double kServerBoxW = 260, kGap = 24, kChip = 20, kChipGap = 4, kTitleH = 30, kFooterH = 26;
 constexpr int kColumns = 4;
 constexpr int kChipsPerRow = 10;
 constexpr int kMaxChips = 80;  // per node entry; a 64-server entry says how many more it has
@@ -80,7 +80,7 @@ std::vector<QPointF> box_positions(const Cluster& c) {
     }
     row_h = std::max(row_h, box_height(c.nodes[i]));
     at[i] = c.nodes[i].position ? QPointF(c.nodes[i].position->x, c.nodes[i].position->y)
-                                : QPointF(static_cast<double>(i % kColumns) * (kBoxW + kGap), row_y);
+                                : QPointF(static_cast<double>(i % kColumns) * (kServerBoxW + kGap), row_y);
   }
   return at;
 }
@@ -448,7 +448,7 @@ QString ClusterEditor::place_chosen_plan(std::map<std::size_t, std::vector<engin
 
 void ClusterEditor::add_node_box(int index, const Node& n, QPointF at, const std::vector<engine::PlacedGpu>* gpus) {
   const auto pal = palette();
-  auto* box = new NodeBox(QRectF(0, 0, kBoxW, box_height(n)), [this, index](QPointF to) {
+  auto* box = new NodeBox(QRectF(0, 0, kServerBoxW, box_height(n)), [this, index](QPointF to) {
     QMetaObject::invokeMethod(
         this, [this, index, to] { move_node(index, to); }, Qt::QueuedConnection);
   });

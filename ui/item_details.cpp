@@ -7,13 +7,13 @@
 namespace servescope::ui {
 namespace {
 
-QString esc(const std::string& s) {
+QString esc_html(const std::string& s) {
   return QString::fromStdString(s).toHtmlEscaped();
 }
 QString tr(const char* text) {
   return QCoreApplication::translate("ItemDetails", text);
 }
-QString ms(Duration d) {
+QString ms_text(Duration d) {
   return QString::number(d.to_ms(), 'g', 5) + QStringLiteral(" ms");
 }
 
@@ -26,8 +26,8 @@ QString table(const QString& rows) {
 }
 
 QString node_html(const Node& n) {
-  return QStringLiteral("<h3>%1</h3>").arg(esc(n.name)) +
-         table(row(tr("GPU"), esc(n.gpu)) + row(tr("GPUs per server"), QString::number(n.gpu_count)) +
+  return QStringLiteral("<h3>%1</h3>").arg(esc_html(n.name)) +
+         table(row(tr("GPU"), esc_html(n.gpu)) + row(tr("GPUs per server"), QString::number(n.gpu_count)) +
                row(tr("Servers"), QString::number(n.count)) +
                row(tr("NIC uplink"), QStringLiteral("%1 Gbps").arg(n.nic_up_gbps)) +
                row(tr("NIC downlink"), QStringLiteral("%1 Gbps").arg(n.nic_down_gbps)));
@@ -39,9 +39,9 @@ QString figure(double value, const QString& unit) {
 }
 
 QString gpu_html(const GpuSpec& g) {
-  return QStringLiteral("<h3>%1</h3>").arg(esc(g.name)) +
-         table(row(tr("Id"), esc(g.id)) +
-               row(tr("Architecture"), g.architecture.empty() ? QStringLiteral("—") : esc(g.architecture)) +
+  return QStringLiteral("<h3>%1</h3>").arg(esc_html(g.name)) +
+         table(row(tr("Id"), esc_html(g.id)) +
+               row(tr("Architecture"), g.architecture.empty() ? QStringLiteral("—") : esc_html(g.architecture)) +
                row(tr("SMs"), g.sm_count > 0 ? QString::number(g.sm_count) : QStringLiteral("—")) +
                row(tr("FP32"), figure(g.fp32_tflops, tr("TFLOP/s"))) +
                row(tr("FP16"), figure(g.fp16_tflops, tr("TFLOP/s"))) +
@@ -53,21 +53,21 @@ QString gpu_html(const GpuSpec& g) {
 
 QString profile_html(const ModelProfile& m) {
   QString rows = row(tr("Form"), QString::fromUtf8(to_string(m.form)));
-  if (m.default_slo) rows += row(tr("Default SLO"), ms(*m.default_slo));
+  if (m.default_slo) rows += row(tr("Default SLO"), ms_text(*m.default_slo));
   if (m.form == ProfileForm::Blocks) rows += row(tr("Blocks"), QString::number(m.block_count));
-  if (!m.origin.empty()) rows += row(tr("From"), esc(m.origin));
-  if (!m.description.empty()) rows += row(tr("Notes"), esc(m.description));
+  if (!m.origin.empty()) rows += row(tr("From"), esc_html(m.origin));
+  if (!m.description.empty()) rows += row(tr("Notes"), esc_html(m.description));
   QString configs =
       QStringLiteral("<tr><th>GPU</th><th>share</th><th>smallest batch</th><th>max batch</th><th>at max</th></tr>");
   for (const auto& [gpu, share] : m.configurations()) {
     const int minb = m.min_batch(gpu, share), maxb = m.max_batch(gpu, share);
     const auto lmin = m.latency({gpu, share, minb, std::nullopt});
     const auto lmax = m.latency({gpu, share, maxb, std::nullopt});
-    configs +=
-        QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3 (b=%4)</td><td>%5</td><td>%6</td></tr>")
-            .arg(esc(gpu), esc(share.to_string()), ms(lmin), QString::number(minb), QString::number(maxb), ms(lmax));
+    configs += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3 (b=%4)</td><td>%5</td><td>%6</td></tr>")
+                   .arg(esc_html(gpu), esc_html(share.to_string()), ms_text(lmin), QString::number(minb),
+                        QString::number(maxb), ms_text(lmax));
   }
-  return QStringLiteral("<h3>%1</h3>").arg(esc(m.name)) + table(rows) +
+  return QStringLiteral("<h3>%1</h3>").arg(esc_html(m.name)) + table(rows) +
          QStringLiteral("<h4>%1</h4>").arg(tr("Latency")) +
          QStringLiteral("<table border=1 cellspacing=0 cellpadding=3>%1</table>").arg(configs);
 }
@@ -76,11 +76,12 @@ QString app_html(const Application& a) {
   QString mods;
   for (const auto& m : a.modules)
     mods += QStringLiteral("<li>%1: %2</li>")
-                .arg(esc(m.id), m.kind == ModuleKind::Dnn ? esc(m.model) : tr("CPU step, %1").arg(ms(m.cpu_latency)));
+                .arg(esc_html(m.id),
+                     m.kind == ModuleKind::Dnn ? esc_html(m.model) : tr("CPU step, %1").arg(ms_text(m.cpu_latency)));
   QString edges;
   for (const auto& e : a.edges)
-    edges += QStringLiteral("<li>%1 → %2</li>").arg(esc(e.from), esc(e.to));
-  return QStringLiteral("<h3>%1</h3>").arg(esc(a.name)) + table(row(tr("End-to-end SLO"), ms(a.slo))) +
+    edges += QStringLiteral("<li>%1 → %2</li>").arg(esc_html(e.from), esc_html(e.to));
+  return QStringLiteral("<h3>%1</h3>").arg(esc_html(a.name)) + table(row(tr("End-to-end SLO"), ms_text(a.slo))) +
          QStringLiteral("<h4>%1</h4><ul>%2</ul><h4>%3</h4><ul>%4</ul>").arg(tr("Modules"), mods, tr("Edges"), edges);
 }
 
@@ -90,21 +91,21 @@ QString workload_html(const Scenario& s, const Workload& w) {
   for (std::size_t i = 0; i < w.targets.size(); ++i) {
     const auto slo = s.slo_of(w.targets[i]);
     targets += QStringLiteral("<tr><td>%1</td><td>%2 req/s</td><td>%3</td></tr>")
-                   .arg(esc(w.targets[i].name))
+                   .arg(esc_html(w.targets[i].name))
                    .arg(w.rate_rps * shares[i], 0, 'f', 1)
-                   .arg(slo ? ms(*slo) : tr("none"));
+                   .arg(slo ? ms_text(*slo) : tr("none"));
   }
-  return QStringLiteral("<h3>%1</h3>").arg(esc(w.name)) +
+  return QStringLiteral("<h3>%1</h3>").arg(esc_html(w.name)) +
          table(row(tr("Rate"), QStringLiteral("%1 req/s").arg(w.rate_rps)) +
-               row(tr("Arrivals"), esc(describe(w.arrivals)))) +
+               row(tr("Arrivals"), esc_html(describe(w.arrivals)))) +
          QStringLiteral(
              "<table border=1 cellspacing=0 cellpadding=3><tr><th>%1</th><th>%2</th><th>%3</th></tr>%4</table>")
              .arg(tr("target"), tr("rate"), tr("SLO"), targets);
 }
 
 QString artifact_html(const SavedArtifact& a) {
-  return QStringLiteral("<h3>%1</h3>").arg(esc(a.name)) +
-         table(row(tr("System"), esc(a.system)) + row(tr("Created"), esc(a.created_utc))) +
+  return QStringLiteral("<h3>%1</h3>").arg(esc_html(a.name)) +
+         table(row(tr("System"), esc_html(a.system)) + row(tr("Created"), esc_html(a.created_utc))) +
          QStringLiteral("<pre>%1</pre>").arg(QString::fromStdString(a.body.dump(2)).toHtmlEscaped());
 }
 
@@ -114,9 +115,9 @@ QString project_overview_html(const Project& p) {
   const auto& s = p.scenario;
   QString gpus;
   for (const auto& [type, n] : s.cluster.gpus_by_type())
-    gpus += QStringLiteral("%1× %2 ").arg(n).arg(esc(type));
-  return QStringLiteral("<h2>%1</h2><p>%2</p>").arg(esc(p.name), esc(s.description)) +
-         table(row(tr("Scenario"), esc(s.name)) +
+    gpus += QStringLiteral("%1× %2 ").arg(n).arg(esc_html(type));
+  return QStringLiteral("<h2>%1</h2><p>%2</p>").arg(esc_html(p.name), esc_html(s.description)) +
+         table(row(tr("Scenario"), esc_html(s.name)) +
                row(tr("Cluster"),
                    tr("%1 servers, %2 GPUs: %3").arg(s.cluster.total_servers()).arg(s.cluster.total_gpus()).arg(gpus)) +
                row(tr("Models"), QString::number(s.profiles.models.size())) +

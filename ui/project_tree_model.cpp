@@ -16,7 +16,7 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-QString ms(Duration d) {
+QString ms_short(Duration d) {
   return QString::number(d.to_ms(), 'g', 4) + QStringLiteral(" ms");
 }
 
@@ -168,7 +168,7 @@ QVariant ProjectTreeModel::entry_data(Section s, int row, int role) const {
       if (role == Qt::DisplayRole) return qs(m.name);
       if (role == Qt::ToolTipRole) {
         QString tip = tr("%1 profile").arg(QString::fromUtf8(to_string(m.form)));
-        if (m.default_slo) tip += tr(", SLO %1").arg(ms(*m.default_slo));
+        if (m.default_slo) tip += tr(", SLO %1").arg(ms_short(*m.default_slo));
         if (!m.origin.empty()) tip += tr("\nfrom %1").arg(qs(m.origin));
         return tip;
       }
@@ -178,7 +178,7 @@ QVariant ProjectTreeModel::entry_data(Section s, int row, int role) const {
     case Section::Applications: {
       const auto& a = sc.applications[r];
       if (role == Qt::DisplayRole) return qs(a.name);
-      if (role == Qt::ToolTipRole) return tr("%1 modules, SLO %2").arg(a.modules.size()).arg(ms(a.slo));
+      if (role == Qt::ToolTipRole) return tr("%1 modules, SLO %2").arg(a.modules.size()).arg(ms_short(a.slo));
       return {};
     }
     case Section::Workloads: {

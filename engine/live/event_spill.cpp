@@ -16,7 +16,7 @@
 namespace servescope::engine::live {
 namespace {
 
-constexpr std::size_t kHeaderBytes = 8;  // u32 raw size, u32 deflated size
+constexpr std::size_t kBlockHeaderBytes = 8;  // u32 raw size, u32 deflated size
 
 [[noreturn]] void fail(const std::string& what, int error) {
   throw LiveError("the run's recording: " + what + ": " + std::strerror(error));
@@ -40,16 +40,16 @@ void EventSpill::append(std::span<const std::uint8_t> bytes) {
   if (bytes.empty()) return;
   if (bytes.size() > UINT32_MAX / 2) throw LiveError("the run's recording: a chunk of events over 2 GiB");
   auto bound = compressBound(static_cast<uLong>(bytes.size()));
-  buffer_.resize(kHeaderBytes + bound);
+  buffer_.resize(kBlockHeaderBytes + bound);
   // Level 1: the scheduler compresses on its dispatch thread, so speed before size.
-  if (compress2(buffer_.data() + kHeaderBytes, &bound, bytes.data(), static_cast<uLong>(bytes.size()), 1) != Z_OK)
+  if (compress2(buffer_.data() + kBlockHeaderBytes, &bound, bytes.data(), static_cast<uLong>(bytes.size()), 1) != Z_OK)
     throw LiveError("the run's recording: deflate failed");
   std::vector<std::uint8_t> header;
   ByteWriter w(header);
   w.u32(static_cast<std::uint32_t>(bytes.size()));
   w.u32(static_cast<std::uint32_t>(bound));
   std::copy(header.begin(), header.end(), buffer_.begin());
-  const std::size_t total = kHeaderBytes + bound;
+  const std::size_t total = kBlockHeaderBytes + bound;
   for (std::size_t done = 0; done < total;) {
     const auto n = ::pwrite(fd_, buffer_.data() + done, total - done, static_cast<off_t>(file_bytes_ + done));
     if (n < 0 && errno == EINTR) continue;
@@ -73,18 +73,18 @@ void EventSpill::for_each(const std::function<void(std::span<const std::uint8_t>
   };
   to = std::min(to, file_bytes_);
   for (std::uint64_t at = from; at < to;) {
-    std::uint8_t header[kHeaderBytes];
-    read_at(header, kHeaderBytes, at);
+    std::uint8_t header[kBlockHeaderBytes];
+    read_at(header, kBlockHeaderBytes, at);
     ByteReader r(header, "the run's recording");
     const auto raw_size = r.u32("block size"), stored_size = r.u32("deflated size");
     stored.resize(stored_size);
-    read_at(stored.data(), stored_size, at + kHeaderBytes);
+    read_at(stored.data(), stored_size, at + kBlockHeaderBytes);
     raw.resize(raw_size);
     uLongf got = raw_size;
     if (uncompress(raw.data(), &got, stored.data(), stored_size) != Z_OK || got != raw_size)
       throw LiveError("the run's recording: a block of its temporary file does not inflate");
     block(raw);
-    at += kHeaderBytes + stored_size;
+    at += kBlockHeaderBytes + stored_size;
   }
 }
 

@@ -24,7 +24,7 @@ std::string fixed(double v, int digits) {
   return buffer;
 }
 
-std::string ms(Duration d) {
+std::string diagram_ms(Duration d) {
   return fixed(d.to_ms(), 2) + " ms";
 }
 
@@ -55,7 +55,7 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
   double y = kMargin;
   for (const auto& m : plan.models) {
     d.max_slo = std::max(d.max_slo, m.slo);
-    add_heading(d, y, m.name + ": planned " + fixed(m.throughput_rps, 1) + " req/s, SLO " + ms(m.slo));
+    add_heading(d, y, m.name + ": planned " + fixed(m.throughput_rps, 1) + " req/s, SLO " + diagram_ms(m.slo));
     int index = 0;
     for (const auto& p : plan.pipelines) {
       if (p.model != m.name) continue;
@@ -85,7 +85,7 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
                        std::to_string(part.vgpus) + " vGPUs of 1/" + std::to_string(part.vgpu_divisor) + " " +
                        part.gpu + " on " + std::to_string(part.gpus) + " GPUs, blocks " +
                        std::to_string(part.blocks.begin) + "–" + std::to_string(part.blocks.end) + "\nbatch " +
-                       std::to_string(p.batch) + " in " + ms(part.latency) + " per vGPU\nload " +
+                       std::to_string(p.batch) + " in " + diagram_ms(part.latency) + " per vGPU\nload " +
                        fixed(p.assigned_rps, 1) + " of " + fixed(part.capacity_rps, 1) + " req/s capacity" +
                        (pool.emphasised ? "\nthe bottleneck: the pool with the least capacity" : "");
         d.max_capacity_rps = std::max(d.max_capacity_rps, part.capacity_rps);
@@ -95,9 +95,9 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
           // Bytes where the plan kept them (plans from before it did have only the time).
           d.arrows.push_back(
               {d.items.size() - 2, d.items.size() - 1,
-               ms(before.transfer) + (before.transfer_bytes > 0
-                                          ? " · " + format_bytes(static_cast<std::uint64_t>(before.transfer_bytes))
-                                          : ""),
+               diagram_ms(before.transfer) +
+                   (before.transfer_bytes > 0 ? " · " + format_bytes(static_cast<std::uint64_t>(before.transfer_bytes))
+                                              : ""),
                false});
         }
         x += kPoolWidth + kPoolGap;
@@ -148,13 +148,13 @@ PlanDiagram glets(const GletPlan& plan) {
         interference = std::max(interference, a.interference);
         item.chips.push_back(name + " b" + std::to_string(a.batch) + " " + fixed(a.rate_rps, 0) + "/s");
         tip += "\n" + name + ": batch " + std::to_string(a.batch) + ", " + fixed(a.rate_rps, 1) + " req/s, " +
-               ms(a.latency) + " per batch (interference ×" + fixed(a.interference, 2) + ")";
+               diagram_ms(a.latency) + " per batch (interference ×" + fixed(a.interference, 2) + ")";
       }
       if (!item.free) {
-        item.chips.push_back("duty " + ms(glet.duty_cycle));
+        item.chips.push_back("duty " + diagram_ms(glet.duty_cycle));
         item.chips.push_back("busy " + fixed(100 * glet.occupancy(), 0) + " %");
         if (interference > 1.0005) item.chips.push_back("interference ×" + fixed(interference, 2));
-        tip += "\nduty cycle " + ms(glet.duty_cycle) + ", occupancy " + fixed(100 * glet.occupancy(), 0) + " %";
+        tip += "\nduty cycle " + diagram_ms(glet.duty_cycle) + ", occupancy " + fixed(100 * glet.occupancy(), 0) + " %";
       }
       item.tooltip = tip;
       d.items.push_back(std::move(item));
@@ -169,7 +169,7 @@ PlanDiagram glets(const GletPlan& plan) {
 PlanDiagram cost(const CostPlanRecord& plan) {
   PlanDiagram d;
   d.title = plan.system + " for " + plan.application + ": cost " + fixed(plan.total_cost, 2) + ", " +
-            std::to_string(plan.machines) + " machines, SLO " + ms(plan.slo) +
+            std::to_string(plan.machines) + " machines, SLO " + diagram_ms(plan.slo) +
             (plan.feasible ? "" : " — infeasible: " + plan.reason);
   d.max_slo = plan.slo;
   // Columns by depth (the longest path from a source), so every edge goes to the right.
@@ -220,10 +220,10 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     item.width = kModuleWidth;
     item.title = m->id + (m->model.empty() || m->model == m->id ? "" : " (" + m->model + ")");
     item.emphasised = critical.contains(m->id);
-    std::string tip = m->id + ": budget " + ms(m->budget) + ", worst case " + ms(m->wcl) + ", rate " +
+    std::string tip = m->id + ": budget " + diagram_ms(m->budget) + ", worst case " + diagram_ms(m->wcl) + ", rate " +
                       fixed(m->rate_rps, 1) + " req/s, cost " + fixed(m->cost, 2);
     if (m->cpu) {
-      item.chips.push_back("CPU " + ms(m->wcl));
+      item.chips.push_back("CPU " + diagram_ms(m->wcl));
     } else {
       for (const auto& t : m->tiers) {
         item.chips.push_back(fixed(t.machines, t.partial ? 2 : 0) + "× " + t.gpu + " b" + std::to_string(t.batch) +
@@ -233,7 +233,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
                (t.partial ? " (the partial tier)" : "");
       }
     }
-    item.chips.push_back("WCL " + ms(m->wcl) + " / " + ms(m->budget));
+    item.chips.push_back("WCL " + diagram_ms(m->wcl) + " / " + diagram_ms(m->budget));
     if (item.emphasised) tip += "\non the critical path";
     item.tooltip = tip;
     item.height = 28 + kTierLine * static_cast<double>(item.chips.size());
@@ -256,7 +256,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     ++a.to;
   }
   y = bottom + 6;
-  add_heading(d, y, "Latency budget along the critical path (SLO " + ms(plan.slo) + ")");
+  add_heading(d, y, "Latency budget along the critical path (SLO " + diagram_ms(plan.slo) + ")");
   double x = kMargin;
   const double slo_us = std::max(1.0, plan.slo.to_us());
   const double across = d.width - 2 * kMargin;
@@ -271,7 +271,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     piece.width = across * m->wcl.to_us() / slo_us;
     piece.height = 22;
     piece.title = m->id;
-    piece.tooltip = m->id + ": worst case " + ms(m->wcl) + " of its " + ms(m->budget) + " budget";
+    piece.tooltip = m->id + ": worst case " + diagram_ms(m->wcl) + " of its " + diagram_ms(m->budget) + " budget";
     x += piece.width;
     d.items.push_back(std::move(piece));
   }

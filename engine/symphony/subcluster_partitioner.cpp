@@ -12,7 +12,6 @@
 namespace servescope::engine {
 namespace {
 
-using Clock = WallClock;
 constexpr double kEps = 1e-9;
 
 }  // namespace
@@ -77,7 +76,7 @@ std::pair<double, double> imbalance_factors(const PartitionProblem& p, const std
 }
 
 PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limit_s) {
-  const auto start = Clock::now();
+  const auto start = WallClock::now();
   const auto n = p.models.size();
   const auto l = static_cast<std::size_t>(p.subclusters);
   MilpProblem milp(Sense::Minimize);
@@ -186,7 +185,7 @@ PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limi
 }
 
 PartitionResult solve_partition_heuristic(const PartitionProblem& p, double time_limit_s) {
-  const auto start = Clock::now();
+  const auto start = WallClock::now();
   const auto n = p.models.size();
   const auto l = p.subclusters;
   std::vector<int> a;
@@ -250,7 +249,7 @@ PartitionResult solve_partition_heuristic(const PartitionProblem& p, double time
 }
 
 PartitionResult solve_partition_random(const PartitionProblem& p, double time_limit_s, std::uint64_t seed) {
-  const auto start = Clock::now();
+  const auto start = WallClock::now();
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> pick(0, p.subclusters - 1);
   std::optional<PartitionResult> best;

@@ -9,7 +9,7 @@
 namespace servescope::engine {
 namespace {
 
-std::string ms(Duration d) {
+std::string story_ms(Duration d) {
   char buffer[48];
   std::snprintf(buffer, sizeof buffer, "%.3f ms", d.to_ms());
   return buffer;
@@ -70,7 +70,7 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
                            {},
                            {},
                            "A " + model + " request arrives at " + at(story.arrival),
-                           "its deadline is " + at(story.deadline) + ", its SLO " + ms(slo) + " later"});
+                           "its deadline is " + at(story.deadline) + ", its SLO " + story_ms(slo) + " later"});
   }
   if (!carried.empty()) {
     const auto& first = data.spans[carried.front()];
@@ -80,7 +80,7 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
                              first.start,
                              {},
                              {},
-                             "It waits " + ms(first.start - story.arrival) + " in " + model + "'s queue",
+                             "It waits " + story_ms(first.start - story.arrival) + " in " + model + "'s queue",
                              "until a batch takes it (the next step says why then)"});
   }
   // Each batch that carried it, with the transfers that moved its output.
@@ -92,7 +92,7 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
     const auto stage = std::ranges::find(stages, i) - stages.begin();
     std::string title = "Batch " + std::to_string(s.batch) + " (" + std::to_string(s.size) +
                         (s.size == 1 ? " request" : " requests") + ") runs on " + data.gpus[s.gpu] + " for " +
-                        ms(s.end - s.start);
+                        story_ms(s.end - s.start);
     if (stages.size() > 1)
       title += " (stage " + std::to_string(stage + 1) + " of " + std::to_string(stages.size()) + ")";
     std::string why;
@@ -119,7 +119,8 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
                              {},
                              step.index,
                              "Its feature map crosses the network: " + data.gpus[t.from_gpu] + " → " +
-                                 data.gpus[t.to_gpu] + ", " + format_bytes(t.bytes) + " in " + ms(t.end - t.start),
+                                 data.gpus[t.to_gpu] + ", " + format_bytes(t.bytes) + " in " +
+                                 story_ms(t.end - t.start),
                              "it holds the sender's uplink and the receiver's downlink (seed 000 §4)"});
     }
   }
@@ -136,14 +137,15 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
     for (const auto i : carried)
       if (!data.spans[i].preempted) end = std::max(end, data.spans[i].end);
     const bool late = end > story.deadline;
-    story.steps.push_back(
-        {StoryStep::Kind::Finished,
-         end,
-         end,
-         carried.back(),
-         {},
-         (late ? "It finishes late, " : "It finishes on time, ") + std::string("after ") + ms(end - story.arrival),
-         late ? "past its deadline by " + ms(end - story.deadline) : "with " + ms(story.deadline - end) + " to spare"});
+    story.steps.push_back({StoryStep::Kind::Finished,
+                           end,
+                           end,
+                           carried.back(),
+                           {},
+                           (late ? "It finishes late, " : "It finishes on time, ") + std::string("after ") +
+                               story_ms(end - story.arrival),
+                           late ? "past its deadline by " + story_ms(end - story.deadline)
+                                : "with " + story_ms(story.deadline - end) + " to spare"});
   }
   std::ranges::stable_sort(story.steps, {}, &StoryStep::at);
   return story;

@@ -297,9 +297,9 @@ class RowBudget {
   const VarintReader& r_;
 };
 
-// Columns per row: every cell takes at least a byte, which bounds each declared count.
-constexpr std::uint64_t kSpanColumns = 9, kWindowColumns = 2, kTransferColumns = 6, kQueueColumns = 3,
-                        kRequestColumns = 3, kDropColumns = 4;
+// Cells per row: every cell takes at least a byte, which bounds each declared count.
+constexpr std::uint64_t kSpanCells = 9, kWindowCells = 2, kTransferCells = 6, kQueueCells = 3, kRequestCells = 3,
+                        kDropCells = 4;
 
 }  // namespace
 
@@ -332,16 +332,16 @@ void unpack_timeline_rows(const JsonCursor& packed, TimelineData& t) {
   VarintReader r(bytes, data);
   RowBudget budget(data.value().get_ref<const std::string&>().size(), r);
   const bool windows = r.varint_at_most(1, "the windows flag") == 1;
-  const auto spans = r.count(kSpanColumns + (windows ? kWindowColumns : 0), "batches");
+  const auto spans = r.count(kSpanCells + (windows ? kWindowCells : 0), "batches");
   read_spans(r, budget.take(spans, sizeof(TimelineSpan), "batches"), windows, t);
-  read_transfers(r, budget.take(r.count(kTransferColumns, "transfers"), sizeof(TransferSpan), "transfers"), t);
-  read_queue(r, budget.take(r.count(kQueueColumns, "queue samples"), sizeof(QueueSample), "queue samples"), t);
-  const auto requests = r.count(kRequestColumns, "requests");
+  read_transfers(r, budget.take(r.count(kTransferCells, "transfers"), sizeof(TransferSpan), "transfers"), t);
+  read_queue(r, budget.take(r.count(kQueueCells, "queue samples"), sizeof(QueueSample), "queue samples"), t);
+  const auto requests = r.count(kRequestCells, "requests");
   if (requests != 0 && requests != t.request_count())
     r.fail("the packed tables hold " + std::to_string(requests) + " requests; the batches carry " +
            std::to_string(t.request_count()));
   read_requests(r, budget.take(requests, sizeof(SpanRequest), "requests"), t);
-  read_drops(r, budget.take(r.count(kDropColumns - 1, "drops"), sizeof(DropMark), "drops"), t);
+  read_drops(r, budget.take(r.count(kDropCells - 1, "drops"), sizeof(DropMark), "drops"), t);
   if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " bytes follow the packed tables");
 }
 

@@ -4,17 +4,12 @@
 #include <ranges>
 
 namespace servescope {
-namespace {
-
-std::size_t index_of(const Application& app, std::string_view id) {
-  const auto it = std::ranges::find(app.modules, id, &AppModule::id);
-  return static_cast<std::size_t>(it - app.modules.begin());
+std::size_t Application::index_of(std::string_view id) const {
+  return static_cast<std::size_t>(std::ranges::find(modules, id, &AppModule::id) - modules.begin());
 }
 
-}  // namespace
-
 const AppModule* Application::find(std::string_view id) const {
-  const auto i = index_of(*this, id);
+  const auto i = index_of(id);
   return i < modules.size() ? &modules[i] : nullptr;
 }
 
@@ -23,7 +18,7 @@ std::optional<std::vector<std::size_t>> Application::topological_order() const {
   std::vector<int> indegree(n, 0);
   std::vector<std::vector<std::size_t>> out(n);
   for (const auto& e : edges) {
-    const auto a = index_of(*this, e.from), b = index_of(*this, e.to);
+    const auto a = index_of(e.from), b = index_of(e.to);
     if (a >= n || b >= n) return std::nullopt;
     out[a].push_back(b);
     ++indegree[b];

@@ -40,6 +40,8 @@ struct Application {
   std::vector<AppEdge> edges;
 
   const AppModule* find(std::string_view id) const;
+  // Position of the module `id` in `modules`, or modules.size() when there is none.
+  std::size_t index_of(std::string_view id) const;
   // Module indices in an order where every edge goes forward; nullopt when there is a cycle.
   std::optional<std::vector<std::size_t>> topological_order() const;
   std::vector<std::size_t> sources() const;

@@ -9,10 +9,6 @@
 namespace servescope {
 namespace {
 
-std::size_t index_of(const Application& app, std::string_view id) {
-  return static_cast<std::size_t>(std::ranges::find(app.modules, id, &AppModule::id) - app.modules.begin());
-}
-
 // Whether `to` reaches `from` along the edges (so from → to would close a cycle).
 bool reaches(const Application& app, std::string_view start, std::string_view goal) {
   std::vector<std::string_view> stack{start}, seen;
@@ -49,7 +45,7 @@ Application with_module(Application app, AppModule module) {
 }
 
 Application without_module(Application app, std::string_view id) {
-  const auto i = index_of(app, id);
+  const auto i = app.index_of(id);
   if (i >= app.modules.size()) throw QueryError("no module '" + std::string(id) + "'");
   app.modules.erase(app.modules.begin() + static_cast<std::ptrdiff_t>(i));
   std::erase_if(app.edges, [&](const AppEdge& e) { return e.from == id || e.to == id; });
@@ -57,7 +53,7 @@ Application without_module(Application app, std::string_view id) {
 }
 
 Application with_renamed_module(Application app, std::string_view id, std::string new_id) {
-  const auto i = index_of(app, id);
+  const auto i = app.index_of(id);
   if (i >= app.modules.size()) throw QueryError("no module '" + std::string(id) + "'");
   if (new_id.empty()) throw QueryError("a module needs an id");
   if (new_id != id && app.find(new_id)) throw QueryError("a module '" + new_id + "' already exists");
@@ -94,7 +90,7 @@ std::vector<LayoutSlot> layered_layout(const Application& app) {
   const std::size_t n = app.modules.size();
   std::vector<std::vector<std::size_t>> preds(n), succs(n);
   for (const auto& e : app.edges) {
-    const auto a = index_of(app, e.from), b = index_of(app, e.to);
+    const auto a = app.index_of(e.from), b = app.index_of(e.to);
     succs[a].push_back(b);
     preds[b].push_back(a);
   }
@@ -141,7 +137,7 @@ std::vector<LayoutSlot> layered_layout(const Application& app) {
 int layout_crossings(const Application& app, const std::vector<LayoutSlot>& layout) {
   std::vector<std::pair<LayoutSlot, LayoutSlot>> segs;
   for (const auto& e : app.edges)
-    segs.emplace_back(layout[index_of(app, e.from)], layout[index_of(app, e.to)]);
+    segs.emplace_back(layout[app.index_of(e.from)], layout[app.index_of(e.to)]);
   int crossings = 0;
   for (std::size_t i = 0; i < segs.size(); ++i)
     for (std::size_t j = i + 1; j < segs.size(); ++j) {

@@ -6,6 +6,7 @@
 #include "engine/baselines/squishy_bin_packing.h"
 #include "engine/sim/simulator.h"
 #include "model/io/document.h"
+#include "tests/support/durations.h"
 #include "tests/support/printers.h"
 
 using namespace servescope;
@@ -13,9 +14,7 @@ using namespace servescope::engine;
 
 namespace {
 
-Duration ms(double v) {
-  return Duration::from_ms(v);
-}
+using ::servescope::test::ms;
 
 std::vector<GpuSlot> gpus(int n) {
   std::vector<GpuSlot> out;

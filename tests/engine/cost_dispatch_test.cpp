@@ -9,13 +9,12 @@
 #include "engine/cost/verified_planning.h"
 #include "tests/support/cost_fixture.h"
 #include "tests/support/cost_plan_checker.h"
+#include "tests/support/durations.h"
 
 namespace servescope::engine {
 namespace {
 
-Duration s(double seconds) {
-  return Duration::from_s(seconds);
-}
+using ::servescope::test::s;
 
 // Machines A and B at b6/d2.0 and C at b2/d1.0 for 8 req/s, as a one-module plan.
 CostPlan figure_three(Dispatch dispatch, double slo_s) {

@@ -6,6 +6,7 @@
 #include "engine/cost/brute_force.h"
 #include "engine/cost/module_scheduler.h"
 #include "tests/support/cost_fixture.h"
+#include "tests/support/durations.h"
 
 namespace servescope::engine {
 namespace {
@@ -15,9 +16,7 @@ using test::cost_module;
 constexpr auto TC = Dispatch::ThroughputCost;
 constexpr auto RR = Dispatch::RoundRobin;
 
-Duration s(double seconds) {
-  return Duration::from_s(seconds);
-}
+using ::servescope::test::s;
 
 // "b100×2 | b20×1 | b5×0.1" without the hardware prefix.
 std::string tiers(const ModulePlan& plan, const CostModule& m) {

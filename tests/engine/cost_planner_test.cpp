@@ -13,6 +13,7 @@
 #include "model/io/document.h"
 #include "tests/support/cost_fixture.h"
 #include "tests/support/cost_plan_checker.h"
+#include "tests/support/durations.h"
 
 namespace servescope::engine {
 namespace {
@@ -20,9 +21,7 @@ namespace {
 using test::cost_chain;
 using test::cost_module;
 
-Duration s(double seconds) {
-  return Duration::from_s(seconds);
-}
+using ::servescope::test::s;
 
 std::string tiers(const CostPlan& plan, std::size_t m) {
   std::string out;

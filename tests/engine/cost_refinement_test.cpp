@@ -15,13 +15,12 @@
 #include "engine/cost/random_workload.h"
 #include "tests/support/cost_audit.h"
 #include "tests/support/cost_plan_checker.h"
+#include "tests/support/durations.h"
 
 namespace servescope::engine {
 namespace {
 
-Duration ms(double v) {
-  return Duration::from_ms(v);
-}
+using ::servescope::test::ms;
 
 CostProblem two_chain() {
   CostProblem p;

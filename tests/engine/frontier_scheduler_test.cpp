@@ -7,13 +7,12 @@
 
 #include "engine/cost/random_workload.h"
 #include "tests/support/cost_fixture.h"
+#include "tests/support/durations.h"
 
 namespace servescope::engine {
 namespace {
 
-Duration s(double seconds) {
-  return Duration::from_s(seconds);
-}
+using ::servescope::test::s;
 
 TEST(FrontierScheduler, BeatsTheFallbackWhereAlg1FailsOnHarpagonT13) {
   // Harpagon T13: at 0.33 s Alg. 1 fails and its fallback pads to 4.0; the frontier has 3.6875.

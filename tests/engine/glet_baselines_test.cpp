@@ -36,10 +36,6 @@ GletLatencyOptions toy_latency() {
   return test::toy_latency_options();
 }
 
-GletPlannerOptions exact() {
-  return test::exact_planner_options();
-}
-
 InterferenceModel rtx_2080_ti() {
   return {"RTX2080Ti", 0.11291, 0.71596, 0.35487, 0.08820, 0.89537, "", ""};
 }
@@ -49,7 +45,7 @@ InterferenceModel rtx_2080_ti() {
 TEST(GletTC9, SbpNeedsTwoWholeGpusWhereGletNeedsOne) {
   const auto a = toy_a();
   const std::vector<GletModel> models = {{&a, nullptr, 1500, Duration::milliseconds(100), {}}};
-  const auto sbp = plan_glet_system("sbp", models, toy_latency(), exact(), 1, 4);
+  const auto sbp = plan_glet_system("sbp", models, toy_latency(), test::exact_planner_options(), 1, 4);
   ASSERT_TRUE(sbp.feasible) << sbp.message;
   EXPECT_EQ(sbp.layout.gpus_used(), 2);
   EXPECT_EQ(sbp.layout.gpus[0].glets[0].mode, GletMode::Saturated);
@@ -62,13 +58,14 @@ TEST(GletTC9, SbpNeedsTwoWholeGpusWhereGletNeedsOne) {
   auto whole = toy_latency();
   whole.sizes = {100};
   EXPECT_EQ(test::check_glet_layout(GletLatency(models, whole), sbp.layout, 1e-6), std::vector<std::string>{});
-  EXPECT_EQ(plan_glet_system("glet-noint", models, toy_latency(), exact(), 1, 4).layout.gpus_used(), 1);
+  EXPECT_EQ(
+      plan_glet_system("glet-noint", models, toy_latency(), test::exact_planner_options(), 1, 4).layout.gpus_used(), 1);
 }
 
 TEST(GletTC10, GreedyBestFitCarvesAHundredAndAForty) {
   const auto a = toy_a();
   const std::vector<GletModel> models = {{&a, nullptr, 1500, Duration::milliseconds(100), {}}};
-  const auto greedy = plan_glet_system("greedy-bestfit", models, toy_latency(), exact(), 1, 4);
+  const auto greedy = plan_glet_system("greedy-bestfit", models, toy_latency(), test::exact_planner_options(), 1, 4);
   ASSERT_TRUE(greedy.feasible) << greedy.message;
   EXPECT_EQ(greedy.layout.gpus_used(), 2);
   EXPECT_EQ(greedy.layout.total_size_percent(), 140);
@@ -107,17 +104,17 @@ TEST(GletBaselines, EvenSplitSbpAndIdealOnToyA) {
   const UtilisationProfile quiet{"A", "RTX2080Ti", {{1, 0, 0.01, 0.01}, {32, 0, 0.05, 0.05}}, ""};
   const std::vector<GletModel> models = {{&a, &quiet, 1500, Duration::milliseconds(100), {}}};
   // Two 50 % halves: 761.9 saturated, then a 738.1 residue (b = 32, L = 42 ≤ d = 43.35).
-  const auto even = plan_glet_system("sbp-even", models, toy_latency(), exact(), 1, 4);
+  const auto even = plan_glet_system("sbp-even", models, toy_latency(), test::exact_planner_options(), 1, 4);
   ASSERT_TRUE(even.feasible) << even.message;
   EXPECT_EQ(even.layout.gpus_used(), 1);
   auto with_int = toy_latency();
   with_int.interference = rtx_2080_ti();
-  const auto ideal = plan_glet_system("ideal", models, with_int, exact(), 1, 4);
+  const auto ideal = plan_glet_system("ideal", models, with_int, test::exact_planner_options(), 1, 4);
   ASSERT_TRUE(ideal.feasible) << ideal.message;
   EXPECT_EQ(ideal.gpus, 1);
   EXPECT_EQ(test::check_glet_layout(GletLatency(models, with_int), ideal.layout, 1e-6), std::vector<std::string>{});
-  EXPECT_THROW(plan_glet_system("glet", models, toy_latency(), exact(), 1, 4), QueryError);
-  EXPECT_THROW(plan_glet_system("nexus", models, toy_latency(), exact(), 1, 4), QueryError);
+  EXPECT_THROW(plan_glet_system("glet", models, toy_latency(), test::exact_planner_options(), 1, 4), QueryError);
+  EXPECT_THROW(plan_glet_system("nexus", models, toy_latency(), test::exact_planner_options(), 1, 4), QueryError);
 }
 
 // TC18: random mixes of up to five synthetic models; every system's feasible layout holds.

@@ -27,10 +27,6 @@ GletLatencyOptions toy_options() {
   return test::toy_latency_options();
 }
 
-GletPlannerOptions exact() {
-  return test::exact_planner_options();
-}
-
 struct ToyA {
   ModelProfile profile = affine_glet_profile("A", 2);
   GletLatency latency(double rate, GletLatencyOptions o = toy_options()) const {
@@ -81,7 +77,7 @@ TEST(GletTC3TC4, ResidueBatchesAndRequiredSize) {
 TEST(GletTC5, FifteenHundredFitsOneGpuAsFortySixty) {
   const ToyA a;
   const auto lat = a.latency(1500);
-  const auto plan = elastic_partitioning(lat, exact(), 2);
+  const auto plan = elastic_partitioning(lat, test::exact_planner_options(), 2);
   ASSERT_TRUE(plan.feasible) << plan.message;
   EXPECT_EQ(plan.layout.gpus_used(), 1);
   const auto& g0 = plan.layout.gpus[0].glets;
@@ -102,7 +98,7 @@ TEST(GletTC5, FifteenHundredFitsOneGpuAsFortySixty) {
 TEST(GletTC5, PrototypeOrderSplitsAFreshGpuInstead) {
   const ToyA a;
   const auto lat = a.latency(1500);
-  auto o = exact();
+  auto o = test::exact_planner_options();
   o.fit = FitOrder::UnpartitionedFirst;
   const auto plan = elastic_partitioning(lat, o, 2);
   ASSERT_TRUE(plan.feasible);
@@ -113,11 +109,11 @@ TEST(GletTC5, PrototypeOrderSplitsAFreshGpuInstead) {
 TEST(GletTC6, TwentyFiveHundredNeedsTwoGpus) {
   const ToyA a;
   const auto lat = a.latency(2500);
-  const auto one = elastic_partitioning(lat, exact(), 1);
+  const auto one = elastic_partitioning(lat, test::exact_planner_options(), 1);
   EXPECT_FALSE(one.feasible);
   EXPECT_NEAR(one.unplaced_rps[0], 999.8, 0.1);
   EXPECT_NE(one.message.find("A: 1000 of 2500 req/s"), std::string::npos) << one.message;
-  const auto two = elastic_partitioning(lat, exact(), 2);
+  const auto two = elastic_partitioning(lat, test::exact_planner_options(), 2);
   ASSERT_TRUE(two.feasible) << two.message;
   const auto& g1 = two.layout.gpus[1].glets;
   ASSERT_EQ(g1.size(), 2u);
@@ -133,8 +129,8 @@ TEST(GletTC6, TwentyFiveHundredNeedsTwoGpus) {
 TEST(GletTC7, ThirtyFiveHundredNeedsThreeGpusAndLeavesSixtyFree) {
   const ToyA a;
   const auto lat = a.latency(3500);
-  EXPECT_FALSE(elastic_partitioning(lat, exact(), 2).feasible);
-  const auto three = elastic_partitioning(lat, exact(), 3);
+  EXPECT_FALSE(elastic_partitioning(lat, test::exact_planner_options(), 2).feasible);
+  const auto three = elastic_partitioning(lat, test::exact_planner_options(), 3);
   ASSERT_TRUE(three.feasible);
   for (int g = 0; g < 2; ++g)
     for (const auto& glet : three.layout.gpus[static_cast<std::size_t>(g)].glets)
@@ -152,15 +148,15 @@ TEST(GletTC7, ThirtyFiveHundredNeedsThreeGpusAndLeavesSixtyFree) {
 
 TEST(GletTC8, ScalingGrowsThenReleasesUnusedGpus) {
   const ToyA a;
-  const auto busy = plan_glet(a.latency(3500), exact(), 1, 4);
+  const auto busy = plan_glet(a.latency(3500), test::exact_planner_options(), 1, 4);
   ASSERT_TRUE(busy.feasible);
   EXPECT_EQ(busy.gpus, 3);
   EXPECT_EQ(busy.next_gpus, 3);
-  const auto capped = plan_glet(a.latency(3500), exact(), 1, 2);
+  const auto capped = plan_glet(a.latency(3500), test::exact_planner_options(), 1, 2);
   EXPECT_FALSE(capped.feasible);
   EXPECT_EQ(capped.next_gpus, 1);  // keep the previous schedule's N
   EXPECT_NE(capped.message.find("tried 1–2 GPUs"), std::string::npos) << capped.message;
-  const auto quiet = plan_glet(a.latency(1500), exact(), 3, 4);
+  const auto quiet = plan_glet(a.latency(1500), test::exact_planner_options(), 3, 4);
   ASSERT_TRUE(quiet.feasible);
   EXPECT_EQ(quiet.gpus, 3);
   EXPECT_EQ(quiet.next_gpus, 1);
@@ -211,7 +207,7 @@ TEST(GletTC13, TimeSharingSearchesShorterDutyCycles) {
   const GletLatency lat(
       {{&x, nullptr, 100, Duration::milliseconds(100), {}}, {&y, nullptr, 100, Duration::milliseconds(100), {}}}, o);
   EXPECT_EQ(lat.max_batch_residue(0, 40, 100), 8);  // alone: d = 80, occupancy 0.1625
-  const auto plan = elastic_partitioning(lat, exact(), 1);
+  const auto plan = elastic_partitioning(lat, test::exact_planner_options(), 1);
   ASSERT_TRUE(plan.feasible) << plan.message;
   const Glet* shared = nullptr;
   for (const auto& g : plan.layout.gpus[0].glets)
@@ -224,7 +220,7 @@ TEST(GletTC13, TimeSharingSearchesShorterDutyCycles) {
   EXPECT_NEAR(shared->occupancy(), 0.343, 0.001);
   expect_valid(lat, plan);
   // Nexus's rule accepts the first point, d = 80 (d + L_i = 93 ≤ 100).
-  auto nexus = exact();
+  auto nexus = test::exact_planner_options();
   nexus.merge = MergeRule::Nexus;
   const auto n = elastic_partitioning(lat, nexus, 1);
   ASSERT_TRUE(n.feasible);
@@ -247,7 +243,7 @@ TEST(GletTC14, LeastRoomFirstTiesByIndexDescending) {
 
 TEST(GletPlanJson, RoundTripsAndNamesBadFields) {
   const ToyA a;
-  const auto plan = elastic_partitioning(a.latency(2500), exact(), 2);
+  const auto plan = elastic_partitioning(a.latency(2500), test::exact_planner_options(), 2);
   const auto json = glet_plan_to_json(plan, "toy");
   EXPECT_EQ(json.at("kind"), "glet-plan");
   EXPECT_EQ(json.at("gpus_used"), 2);
@@ -314,7 +310,7 @@ TEST(GletFallbacks, ResiduesOfOneModelMergeToFreeAGlet) {
   };
   GletLayout start;
   start.gpus.push_back(GletGpu{{residue(40, 200), residue(60, 200)}});
-  auto o = exact();
+  auto o = test::exact_planner_options();
   o.split = false;
   o.temporal_sharing = false;
   const auto plan = elastic_partitioning(lat, o, 1, start);

@@ -16,7 +16,7 @@
 namespace servescope::engine::gpuexec {
 namespace {
 
-SlotCommand fake_slot(int percent) {
+SlotCommand measuring_slot(int percent) {
   return SlotCommand{{SERVESCOPE_FAKE_SLOT}, {{"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(percent)}}};
 }
 
@@ -31,7 +31,7 @@ TEST(CorunMeasurement, OverlapIsTheSharedPartOfOneSidesBusyTime) {
 
 TEST(CorunMeasurement, MeasuresEveryPairOnEverySplitWithItsFeatures) {
   CorunOptions o;
-  o.slot_command = fake_slot;
+  o.slot_command = measuring_slot;
   o.gpu = "model";
   o.batches = {2, 8};
   o.sizes = {20, 50};
@@ -79,7 +79,7 @@ TEST(CorunMeasurement, MeasuresEveryPairOnEverySplitWithItsFeatures) {
 
 TEST(CorunMeasurement, RefusesAPartitionThatIsNotTheSmallerSide) {
   CorunOptions o;
-  o.slot_command = fake_slot;
+  o.slot_command = measuring_slot;
   o.sizes = {80};
   EXPECT_THROW(measure_coruns(o), QueryError);
 }
@@ -115,7 +115,7 @@ TEST(KernelProfiler, ComputeBoundLayersBecomeGemmsAndTheRestAStream) {
 
 TEST(KernelProfiler, MeasuresEveryBlockBatchAndShareOnItsOwnSlot) {
   KernelProfileOptions o;
-  o.slot_command = fake_slot;
+  o.slot_command = measuring_slot;
   o.gpu = *GpuCatalog::builtin().find("H100");
   o.repeats = 5;
   const auto profile = profile_with_kernels(resnet(50), "ResNet-50", o);

@@ -10,9 +10,9 @@ namespace servescope::engine::live {
 namespace {
 
 using namespace std::chrono_literals;
-using Time = HelloGate::Time;
+using GateTime = HelloGate::Time;
 
-const Time t0{};
+const GateTime t0{};
 
 TEST(HelloGate, AFloodFromOneAddressPushesOutItsOwnOldestNeverTheNewcomer) {
   HelloGate gate;
@@ -111,7 +111,7 @@ TEST(HelloGate, ASourceThatKeepsFailingIsHeldBackAndLoggedAsACount) {
   EXPECT_FALSE(gate.failed(guesser, "bad token", t0 + 10ms));
   EXPECT_TRUE(gate.holds(guesser, t0 + 59ms));
   EXPECT_FALSE(gate.holds(guesser, t0 + 61ms));
-  Time at = t0 + 100ms;
+  GateTime at = t0 + 100ms;
   for (const auto held : {100ms, 200ms, 400ms, 500ms, 500ms}) {
     EXPECT_FALSE(gate.failed(guesser, "bad token", at));
     EXPECT_TRUE(gate.holds(guesser, at + held - 1ms));

@@ -29,11 +29,11 @@ class Handler final : public PeerServer::Handler {
   void log(const std::string& line) const override { lines.push_back(line); }
 };
 
-struct Server {
+struct LimitsServer {
   Handler handler;
   SchedulerCounters counters;
   PeerServer server;
-  explicit Server(PeerServerOptions options) : server(handler, std::move(options), counters) {}
+  explicit LimitsServer(PeerServerOptions options) : server(handler, std::move(options), counters) {}
 
   void pump(const std::function<bool()>& done) { servescope::test::pump(server, done); }
   std::size_t open() const {
@@ -63,7 +63,7 @@ std::string said_until_closed(TcpStream& s) {
 TEST(LiveLimits, ConnectionsBeyondTheListenersLimitAreClosedAtOnce) {
   auto o = options();
   o.max_connections = 3;
-  Server s(o);
+  LimitsServer s(o);
   std::vector<TcpStream> clients;
   for (int i = 0; i < 3; ++i) {
     clients.push_back(TcpStream::connect("127.0.0.1", s.server.port(), milliseconds(1000)));
@@ -85,7 +85,7 @@ TEST(LiveLimits, ConnectionsBeyondTheListenersLimitAreClosedAtOnce) {
 }
 
 TEST(LiveLimits, FramesAreSmallUntilTheWelcomeAndBoundedAfter) {
-  Server s(options());
+  LimitsServer s(options());
   {
     // A hello of 4 KiB + 1: refused on its header, before its payload is buffered.
     auto client = TcpStream::connect("127.0.0.1", s.server.port(), milliseconds(1000));
@@ -127,7 +127,7 @@ TEST(LiveLimits, AHelloNeverFinishedIsCutOffInClearTextAndHalfWayThroughTls) {
   o.gate.deadline = o.gate.pressed_deadline = milliseconds(200);
   o.tls = load_tls({(dir.path() / "scheduler.pem").string(), (dir.path() / "scheduler.key").string(),
                     (dir.path() / "ca.pem").string()});
-  Server s(o);
+  LimitsServer s(o);
   // Half a TLS ClientHello (a record header and nothing more), then silence: slowloris.
   auto partial = TcpStream::connect("127.0.0.1", s.server.port(), milliseconds(1000));
   const std::uint8_t record[] = {0x16, 0x03, 0x01, 0x00, 0x80};

@@ -67,11 +67,11 @@ const Certificates& certs() {
   return c;
 }
 
-struct Server {
+struct TlsServer {
   LoggingHandler handler;
   SchedulerCounters counters;
   PeerServer server;
-  explicit Server(std::shared_ptr<const TlsContext> tls) : server(handler, options(std::move(tls)), counters) {}
+  explicit TlsServer(std::shared_ptr<const TlsContext> tls) : server(handler, options(std::move(tls)), counters) {}
 
   static PeerServerOptions options(std::shared_ptr<const TlsContext> tls) {
     PeerServerOptions o;
@@ -116,7 +116,7 @@ bool has(const std::string& text, const std::string& part) {
 
 TEST(LiveTls, MutualTlsCarriesTheHandshakeAndFramesOfAnySize) {
   const auto& c = certs();
-  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
   TcpStream stream;
   Joined joined;
   ASSERT_EQ(s.join_with(c.role("gui", c.ours, c.ours), stream, &joined), "") << s.handler.all();
@@ -132,7 +132,7 @@ TEST(LiveTls, MutualTlsCarriesTheHandshakeAndFramesOfAnySize) {
 
 TEST(LiveTls, TheTokenIsStillCheckedInsideTheChannel) {
   const auto& c = certs();
-  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
   TcpStream stream;
   const auto error = s.join_with(c.role("gui", c.ours, c.ours), stream, nullptr, "a-wrong-token-of-16-b");
   EXPECT_TRUE(has(error, "refused: the server refused: bad token")) << error;
@@ -140,7 +140,7 @@ TEST(LiveTls, TheTokenIsStillCheckedInsideTheChannel) {
 
 TEST(LiveTls, APlainClientIsRefusedInWordsItReads) {
   const auto& c = certs();
-  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
   TcpStream stream;
   const auto error = s.join_with({}, stream);
   EXPECT_TRUE(has(error, "refused: the server refused: a plain-TCP client, and this side requires TLS")) << error;
@@ -151,7 +151,7 @@ TEST(LiveTls, ACertificateOfAnotherCaIsRefusedOnBothSides) {
   const auto& c = certs();
   {
     // Ours is not theirs: the server does not know the client's CA.
-    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
     TcpStream stream;
     const auto error = s.join_with(c.role("gui", c.theirs, c.ours), stream);
     EXPECT_TRUE(has(error, "refused: TLS: the other side refused our certificate")) << error;
@@ -160,7 +160,7 @@ TEST(LiveTls, ACertificateOfAnotherCaIsRefusedOnBothSides) {
   }
   {
     // The client does not know the server's CA.
-    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
     TcpStream stream;
     const auto error = s.join_with(c.role("gui", c.theirs, c.theirs), stream);
     EXPECT_TRUE(has(error, "refused: 127.0.0.1:")) << error;
@@ -173,7 +173,7 @@ TEST(LiveTls, AnExpiredCertificateIsRefusedOnBothSides) {
   const auto& c = certs();
   const auto expired = c.dated("expired", std::chrono::hours(-48), std::chrono::hours(-24));
   {
-    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
     TcpStream stream;
     const auto error = s.join_with(expired, stream);
     EXPECT_TRUE(has(error, "refused: TLS: the other side refused our certificate")) << error;
@@ -181,7 +181,7 @@ TEST(LiveTls, AnExpiredCertificateIsRefusedOnBothSides) {
     EXPECT_TRUE(has(s.handler.all(), "certificate is not accepted: certificate has expired")) << s.handler.all();
   }
   {
-    Server s(load_tls(expired));
+    TlsServer s(load_tls(expired));
     TcpStream stream;
     const auto error = s.join_with(c.role("gui", c.ours, c.ours), stream);
     EXPECT_TRUE(has(error, "the other side's certificate is not accepted: certificate has expired")) << error;
@@ -190,7 +190,7 @@ TEST(LiveTls, AnExpiredCertificateIsRefusedOnBothSides) {
 
 TEST(LiveTls, ATlsClientOnAPlainServerIsToldWhy) {
   const auto& c = certs();
-  Server s(nullptr);
+  TlsServer s(nullptr);
   TcpStream stream;
   const auto error = s.join_with(c.role("gui", c.ours, c.ours), stream);
   EXPECT_TRUE(has(error, "failed: 127.0.0.1:")) << error;
@@ -232,7 +232,7 @@ TEST(LiveTls, ACertificateJoinsOnlyAsTheRoleItIsBoundTo) {
         Case{"loadgen", PeerRole::LoadGenerator, true}, Case{"loadgen", PeerRole::Worker, false},
         Case{"gui", PeerRole::Worker, false}, Case{"scheduler", PeerRole::Worker, false},
         Case{"worker", PeerRole::Gui, false}}) {
-    Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+    TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
     TcpStream stream;
     const auto error = s.join_with(c.role(cert, c.ours, c.ours), stream, nullptr, "a-token-of-16-bytes", as);
     const std::string role(to_string(as));
@@ -249,11 +249,11 @@ TEST(LiveTls, ACertificateJoinsOnlyAsTheRoleItIsBoundTo) {
   }
   // Certificates gen-certs wrote before roles were named in them are bound by their common name.
   const auto old = c.dated("servescope-worker", std::chrono::hours(-1), std::chrono::hours(24));
-  Server s(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TlsServer s(load_tls(c.role("scheduler", c.ours, c.ours)));
   TcpStream stream;
   EXPECT_EQ(s.join_with(old, stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker), "");
   const auto none = c.dated("some-host", std::chrono::hours(-1), std::chrono::hours(24));
-  Server t(load_tls(c.role("scheduler", c.ours, c.ours)));
+  TlsServer t(load_tls(c.role("scheduler", c.ours, c.ours)));
   EXPECT_TRUE(has(t.join_with(none, stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker),
                   "the TLS certificate some-host is bound to no ServeScope role, not worker"));
 }
@@ -262,7 +262,7 @@ TEST(LiveTls, ACertificateJoinsOnlyAsTheRoleItIsBoundTo) {
 // cannot pose as the scheduler.
 TEST(LiveTls, AServerWithoutTheSchedulersCertificateIsNotTrustedWithTheToken) {
   const auto& c = certs();
-  Server s(load_tls(c.role("gui", c.ours, c.ours)));
+  TlsServer s(load_tls(c.role("gui", c.ours, c.ours)));
   TcpStream stream;
   // The client leaves before its hello: the server has nothing to log.
   const auto error =
@@ -298,13 +298,13 @@ TEST(LiveTls, GenCertsKeepsItsCaAndIssuesMoreFromIt) {
   force.force = true;
   EXPECT_NO_THROW(issue_deployment_certificate(folder, "worker-b", "worker", force));
   // The new one is of the same CA, bound to its role.
-  Server s(load_tls(
+  TlsServer s(load_tls(
       {(folder / "scheduler.pem").string(), (folder / "scheduler.key").string(), (folder / "ca.pem").string()}));
   TcpStream stream;
   const TlsFiles b{(folder / "worker-b.pem").string(), (folder / "worker-b.key").string(),
                    (folder / "ca.pem").string()};
   EXPECT_EQ(s.join_with(b, stream, nullptr, "a-token-of-16-bytes", PeerRole::Worker), "") << s.handler.all();
-  Server t(load_tls(
+  TlsServer t(load_tls(
       {(folder / "scheduler.pem").string(), (folder / "scheduler.key").string(), (folder / "ca.pem").string()}));
   EXPECT_NE(t.join_with(b, stream, nullptr, "a-token-of-16-bytes", PeerRole::Gui), "");
   EXPECT_NO_THROW(write_deployment_certificates(folder, force));

@@ -6,6 +6,7 @@
 #include "engine/dataplane/network_links.h"
 #include "engine/sim/request_log.h"
 #include "engine/sim/simulator.h"
+#include "tests/support/durations.h"
 #include "tests/support/printers.h"
 
 using namespace servescope;
@@ -13,9 +14,7 @@ using namespace servescope::engine;
 
 namespace {
 
-Duration ms(double v) {
-  return Duration::from_ms(v);
-}
+using ::servescope::test::ms;
 
 // Two stages: stage 0 on GPU 0, its output (1 MB per request) sent to GPU 1, stage 1 there.
 class TwoStagePipeline final : public DataPlane {

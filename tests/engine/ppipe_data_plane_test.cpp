@@ -22,7 +22,7 @@ using namespace servescope::engine;
 
 namespace {
 
-Time us(std::int64_t v) {
+Time at_us(std::int64_t v) {
   return Duration::microseconds(v);
 }
 
@@ -50,7 +50,7 @@ PipelineDeployment layout(const std::vector<std::uint32_t>& slot_server,
     DeployedPipeline dp{0, planned[p], 1, {}};
     for (const auto& s : pipes[p])
       dp.stages.push_back(
-          DeployedStage{{}, s.pool, BatchLatency::linear(us(s.alpha_us), us(s.beta_us), 8), s.in_bytes, 0});
+          DeployedStage{{}, s.pool, BatchLatency::linear(at_us(s.alpha_us), at_us(s.beta_us), 8), s.in_bytes, 0});
     d.model_pipelines[0].push_back(static_cast<std::uint32_t>(p));
     d.pipelines.push_back(std::move(dp));
   }
@@ -68,41 +68,41 @@ PipelineDeployment figure5() {
 TEST(PpipeT10, EarliestSlotInBothModes) {
   for (const auto mode : {ReservationMode::GapFilling, ReservationMode::Horizon}) {
     ReservationTable t(3, mode);
-    t.reserve(0, us(5), us(5));
-    t.reserve(0, us(20), us(10));
+    t.reserve(0, at_us(5), at_us(5));
+    t.reserve(0, at_us(20), at_us(10));
     const bool gaps = mode == ReservationMode::GapFilling;
-    EXPECT_EQ(t.earliest_slot(0, us(0), us(5)), gaps ? us(0) : us(30));  // half-open: [0,5) fits
-    EXPECT_EQ(t.earliest_slot(0, us(0), us(6)), gaps ? us(10) : us(30));
-    EXPECT_EQ(t.earliest_slot(0, us(0), us(11)), us(30));
-    EXPECT_EQ(t.earliest_slot(0, us(12), us(8)), gaps ? us(12) : us(30));
-    t.reserve(1, us(0), us(10));
-    t.reserve(2, us(5), us(10));
+    EXPECT_EQ(t.earliest_slot(0, at_us(0), at_us(5)), gaps ? at_us(0) : at_us(30));  // half-open: [0,5) fits
+    EXPECT_EQ(t.earliest_slot(0, at_us(0), at_us(6)), gaps ? at_us(10) : at_us(30));
+    EXPECT_EQ(t.earliest_slot(0, at_us(0), at_us(11)), at_us(30));
+    EXPECT_EQ(t.earliest_slot(0, at_us(12), at_us(8)), gaps ? at_us(12) : at_us(30));
+    t.reserve(1, at_us(0), at_us(10));
+    t.reserve(2, at_us(5), at_us(10));
     const std::array<std::uint32_t, 2> both{1, 2};
-    EXPECT_EQ(t.earliest_slot(both, us(0), us(3)), us(15));
+    EXPECT_EQ(t.earliest_slot(both, at_us(0), at_us(3)), at_us(15));
   }
 }
 
 TEST(PpipeT10, FeedbackCorrectionShiftsOrReleases) {
   ReservationTable gaps(1, ReservationMode::GapFilling);
-  gaps.reserve(0, us(0), us(10));
-  gaps.reserve(0, us(10), us(10));
-  gaps.reserve(0, us(40), us(5));
-  gaps.correct(0, us(0), us(10), us(0), us(14));  // overran by 4: the next one moves, the far one stays
-  EXPECT_EQ(gaps.earliest_slot(0, us(0), us(1)), us(24));
-  EXPECT_EQ(gaps.earliest_slot(0, us(24), us(16)), us(24));
-  EXPECT_EQ(gaps.busy_until(0), us(45));
-  gaps.correct(0, us(40), us(5), us(40), us(42));  // early finish gives the tail back
-  EXPECT_EQ(gaps.busy_until(0), us(42));
-  gaps.forget_before(us(30));
+  gaps.reserve(0, at_us(0), at_us(10));
+  gaps.reserve(0, at_us(10), at_us(10));
+  gaps.reserve(0, at_us(40), at_us(5));
+  gaps.correct(0, at_us(0), at_us(10), at_us(0), at_us(14));  // overran by 4: the next one moves, the far one stays
+  EXPECT_EQ(gaps.earliest_slot(0, at_us(0), at_us(1)), at_us(24));
+  EXPECT_EQ(gaps.earliest_slot(0, at_us(24), at_us(16)), at_us(24));
+  EXPECT_EQ(gaps.busy_until(0), at_us(45));
+  gaps.correct(0, at_us(40), at_us(5), at_us(40), at_us(42));  // early finish gives the tail back
+  EXPECT_EQ(gaps.busy_until(0), at_us(42));
+  gaps.forget_before(at_us(30));
   EXPECT_EQ(gaps.intervals(0), 1u);
 
   ReservationTable horizon(1, ReservationMode::Horizon);
-  horizon.reserve(0, us(0), us(10));
-  horizon.reserve(0, us(10), us(10));
-  horizon.correct(0, us(0), us(10), us(0), us(13));
-  EXPECT_EQ(horizon.busy_until(0), us(23));
-  horizon.correct(0, us(13), us(10), us(13), us(20));  // the last one ended early
-  EXPECT_EQ(horizon.busy_until(0), us(20));
+  horizon.reserve(0, at_us(0), at_us(10));
+  horizon.reserve(0, at_us(10), at_us(10));
+  horizon.correct(0, at_us(0), at_us(10), at_us(0), at_us(13));
+  EXPECT_EQ(horizon.busy_until(0), at_us(23));
+  horizon.correct(0, at_us(13), at_us(10), at_us(13), at_us(20));  // the last one ended early
+  EXPECT_EQ(horizon.busy_until(0), at_us(20));
 }
 
 TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
@@ -110,25 +110,25 @@ TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
     const auto d = figure5();
     ReservationTable t(PipelineProber::resource_count(d), mode);
     PipelineProber prober(d, t);
-    t.reserve(2, us(0), us(25));  // G3 busy on [0, 25)
-    const auto o = prober.probe(0, 1, us(0));
+    t.reserve(2, at_us(0), at_us(25));  // G3 busy on [0, 25)
+    const auto o = prober.probe(0, 1, at_us(0));
     EXPECT_EQ(o.stage[0].gpu, 0u);
     EXPECT_EQ(o.stage[1].gpu, 1u);
-    EXPECT_EQ(o.finish, us(22));
+    EXPECT_EQ(o.finish, at_us(22));
     EXPECT_EQ(o.wait, Duration());
-    EXPECT_EQ(o.stage[0].start, us(0));
-    EXPECT_EQ(o.stage[1].link_start, us(10));
-    EXPECT_EQ(o.stage[1].link, us(4));
-    EXPECT_EQ(o.stage[1].start, us(14));
+    EXPECT_EQ(o.stage[0].start, at_us(0));
+    EXPECT_EQ(o.stage[1].link_start, at_us(10));
+    EXPECT_EQ(o.stage[1].link, at_us(4));
+    EXPECT_EQ(o.stage[1].start, at_us(14));
     prober.reserve(o);
-    EXPECT_EQ(t.busy_until(prober.uplink(0)), us(14));
-    EXPECT_EQ(t.busy_until(prober.downlink(1)), us(14));
+    EXPECT_EQ(t.busy_until(prober.uplink(0)), at_us(14));
+    EXPECT_EQ(t.busy_until(prober.downlink(1)), at_us(14));
     // T7: the same probe again queues behind the first batch.
-    const auto again = prober.probe(0, 1, us(0));
-    EXPECT_EQ(again.stage[0].start, us(10));
+    const auto again = prober.probe(0, 1, at_us(0));
+    EXPECT_EQ(again.stage[0].start, at_us(10));
     EXPECT_EQ(again.stage[1].gpu, 1u);
-    EXPECT_EQ(again.finish, us(32));
-    EXPECT_EQ(again.wait, us(10));
+    EXPECT_EQ(again.finish, at_us(32));
+    EXPECT_EQ(again.wait, at_us(10));
   }
 }
 
@@ -136,16 +136,16 @@ TEST(PpipeT8, ProbeAvoidsABusyDownlink) {
   const auto d = figure5();
   ReservationTable t(PipelineProber::resource_count(d), ReservationMode::Horizon);
   PipelineProber prober(d, t);
-  t.reserve(2, us(0), us(20));                   // G3 busy on [0, 20)
-  t.reserve(prober.downlink(1), us(8), us(10));  // n2's downlink busy on [8, 18)
-  const auto o = prober.probe(0, 1, us(0));
+  t.reserve(2, at_us(0), at_us(20));                   // G3 busy on [0, 20)
+  t.reserve(prober.downlink(1), at_us(8), at_us(10));  // n2's downlink busy on [8, 18)
+  const auto o = prober.probe(0, 1, at_us(0));
   EXPECT_EQ(o.stage[1].gpu, 2u);
-  EXPECT_EQ(o.finish, us(28));
+  EXPECT_EQ(o.finish, at_us(28));
   // With n2's downlink free, G2 wins at 22.
   ReservationTable free_links(PipelineProber::resource_count(d), ReservationMode::Horizon);
   PipelineProber p2(d, free_links);
-  free_links.reserve(2, us(0), us(20));
-  EXPECT_EQ(p2.probe(0, 1, us(0)).finish, us(22));
+  free_links.reserve(2, at_us(0), at_us(20));
+  EXPECT_EQ(p2.probe(0, 1, at_us(0)).finish, at_us(22));
 }
 
 TEST(PpipeT9, VgpusOfOneServerShareItsNic) {
@@ -153,11 +153,11 @@ TEST(PpipeT9, VgpusOfOneServerShareItsNic) {
   const auto d = layout({0, 1, 1}, {{{{0}, 0, 10, 0}, {{2}, 0, 8, 4000}}}, {1});
   ReservationTable t(PipelineProber::resource_count(d), ReservationMode::GapFilling);
   PipelineProber prober(d, t);
-  t.reserve(prober.downlink(1), us(10), us(4));  // vA's incoming transfer
-  const auto o = prober.probe(0, 1, us(0));
+  t.reserve(prober.downlink(1), at_us(10), at_us(4));  // vA's incoming transfer
+  const auto o = prober.probe(0, 1, at_us(0));
   EXPECT_EQ(o.stage[1].gpu, 2u);
-  EXPECT_EQ(o.stage[1].link_start, us(14));
-  EXPECT_EQ(o.finish, us(26));
+  EXPECT_EQ(o.stage[1].link_start, at_us(14));
+  EXPECT_EQ(o.finish, at_us(26));
 }
 
 namespace {
@@ -199,55 +199,55 @@ TEST(PpipeT11, BatchWaitAndDropDecisions) {
   for (const auto rule : {WakeRule::LatestFeasible, WakeRule::NextBatchInfeasible}) {
     ReservationSchedulerOptions o;
     o.wake = rule;
-    ReservationScheduler s(d, {us(28)}, o);
+    ReservationScheduler s(d, {at_us(28)}, o);
     Scripted w;
     s.start(w.ctx);
     // Two queued requests, head deadline 28: batch 4 would end at 30, 3 at 25, so the target is 3
     // and the scheduler waits: paper until 28 − finish(2) = 8, artifact until 28 − work(3) + 1.
-    s.on_request(req(1, us(28)));
-    s.on_request(req(2, us(28)));
+    s.on_request(req(1, at_us(28)));
+    s.on_request(req(2, at_us(28)));
     EXPECT_TRUE(w.batches.empty());
     ASSERT_TRUE(w.armed[0]);
     // (The digest's "+ 1" is one tick: 1 µs there, 1 ns here.)
-    EXPECT_EQ(*w.armed[0], rule == WakeRule::LatestFeasible ? us(8) : us(3) + Duration::nanoseconds(1));
+    EXPECT_EQ(*w.armed[0], rule == WakeRule::LatestFeasible ? at_us(8) : at_us(3) + Duration::nanoseconds(1));
     // A third request fills the batch of 3: reserve and dispatch at once.
-    s.on_request(req(3, us(28)));
+    s.on_request(req(3, at_us(28)));
     ASSERT_EQ(w.batches.size(), 1u);
     EXPECT_EQ(w.batches[0].requests.size(), 3u);
     EXPECT_FALSE(w.armed[0]);
-    EXPECT_EQ(s.table().busy_until(0), us(25));
+    EXPECT_EQ(s.table().busy_until(0), at_us(25));
   }
   // Five queued at once (arrivals before the scheduler runs again): 3 go, the other 2 are
   // evaluated next against a GPU busy until 25 and, with deadline 28, dropped.
-  ReservationScheduler s(d, {us(28)});
+  ReservationScheduler s(d, {at_us(28)});
   Scripted w;
   s.start(w.ctx);
   for (RequestId id = 1; id <= 5; ++id)
-    s.on_request(req(id, us(28)));
+    s.on_request(req(id, at_us(28)));
   ASSERT_EQ(w.batches.size(), 1u);
   EXPECT_EQ(w.batches[0].requests.size(), 3u);
   EXPECT_EQ(w.drops, (std::vector<RequestId>{4, 5}));
   // Drop case: deadline 14 cannot be met even by a batch of one (15).
-  ReservationScheduler tight(d, {us(14)});
+  ReservationScheduler tight(d, {at_us(14)});
   Scripted w2;
   tight.start(w2.ctx);
-  tight.on_request(req(9, us(14)));
+  tight.on_request(req(9, at_us(14)));
   EXPECT_EQ(w2.drops, (std::vector<RequestId>{9}));
   EXPECT_TRUE(w2.batches.empty());
 }
 
 TEST(PpipeT11, WakingWithNoNewArrivalsSendsTheQueue) {
   const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
-  ReservationScheduler s(d, {us(28)});
+  ReservationScheduler s(d, {at_us(28)});
   Scripted w;
   s.start(w.ctx);
-  s.on_request(req(1, us(28)));
-  s.on_request(req(2, us(28)));
+  s.on_request(req(1, at_us(28)));
+  s.on_request(req(2, at_us(28)));
   w.t = *w.armed[0];  // 8: a batch of 3 would now end at 33, of 2 at 28
   s.on_timer(w.tokens[0]);
   ASSERT_EQ(w.batches.size(), 1u);
   EXPECT_EQ(w.batches[0].requests.size(), 2u);
-  EXPECT_EQ(w.batches[0].start, us(8));
+  EXPECT_EQ(w.batches[0].start, at_us(8));
 }
 
 TEST(PpipeT12, PipelineChoiceByWaitWithTheLateSinglePenalty) {
@@ -255,19 +255,19 @@ TEST(PpipeT12, PipelineChoiceByWaitWithTheLateSinglePenalty) {
   for (const bool late_b : {false, true}) {
     const std::int64_t b_latency = late_b ? 30 : 5;
     const auto d = layout({0, 1}, {{{{0}, 0, 5, 0}}, {{{1}, 0, b_latency, 0}}}, {2, 1});
-    ReservationScheduler s(d, {us(28)});
+    ReservationScheduler s(d, {at_us(28)});
     Scripted w;
     s.start(w.ctx);
-    s.table().reserve(0, us(0), us(7));
-    s.table().reserve(1, us(0), us(3));
-    s.on_request(req(1, us(28)));
+    s.table().reserve(0, at_us(0), at_us(7));
+    s.table().reserve(1, at_us(0), at_us(3));
+    s.on_request(req(1, at_us(28)));
     if (!late_b) {
       // B waits 3 < A's 7: B, whose batch is 1, is reserved at once and handed to G2 when its
       // reservation starts.
       EXPECT_TRUE(w.batches.empty());
       ASSERT_TRUE(w.armed[1]);
-      EXPECT_EQ(*w.armed[1], us(3));
-      w.t = us(3);
+      EXPECT_EQ(*w.armed[1], at_us(3));
+      w.t = at_us(3);
       s.on_timer(w.tokens[1]);
       ASSERT_EQ(w.batches.size(), 1u);
       EXPECT_EQ(w.batches[0].gpu, 1u);

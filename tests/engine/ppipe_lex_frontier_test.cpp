@@ -10,6 +10,7 @@
 
 #include "engine/ppipe/ppipe_planner.h"
 #include "model/core/error.h"
+#include "tests/support/durations.h"
 #include "tests/support/pipeline_plan_checker.h"
 #include "tests/support/toy_block_model.h"
 
@@ -18,9 +19,7 @@ using namespace servescope::engine;
 
 namespace {
 
-Duration us(double v) {
-  return Duration::from_us(v);
-}
+using ::servescope::test::us;
 
 void expect_levels_near(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;

@@ -10,6 +10,7 @@
 #include "engine/ppipe/pipeline_shapes.h"
 #include "engine/ppipe/prepartition.h"
 #include "model/core/error.h"
+#include "tests/support/durations.h"
 #include "tests/support/pipeline_plan_checker.h"
 #include "tests/support/toy_block_model.h"
 
@@ -18,9 +19,7 @@ using namespace servescope::engine;
 
 namespace {
 
-Duration us(double v) {
-  return Duration::from_us(v);
-}
+using ::servescope::test::us;
 
 test::PlanCheckInput check_input(const std::vector<PlannerModel>& models, const std::vector<PlannerGpuType>& gpus,
                                  double margin = 0.4) {

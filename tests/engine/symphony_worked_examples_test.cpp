@@ -5,6 +5,7 @@
 
 #include "engine/sim/simulator.h"
 #include "engine/symphony/deferred_scheduler.h"
+#include "tests/support/durations.h"
 #include "tests/support/printers.h"
 
 using namespace servescope;
@@ -12,9 +13,7 @@ using namespace servescope::engine;
 
 namespace {
 
-Duration ms(double v) {
-  return Duration::from_ms(v);
-}
+using ::servescope::test::ms;
 
 struct DropLog final : RunRecorder {
   std::vector<std::pair<RequestId, Time>> drops;

@@ -16,7 +16,7 @@ namespace {
 using test::chunks_of;
 using test::layout_of;
 
-const TimelineData& pipeline_run() {
+const TimelineData& overloaded_run() {
   // Past capacity (1.2): queues build and some requests are dropped, so every table has rows.
   static const TimelineData timeline = test::simulate_pipeline_timeline(1.2, Duration::seconds(3));
   return timeline;
@@ -68,7 +68,7 @@ void expect_same_index(const TimelineIndex& grown, const TimelineIndex& whole, c
 }
 
 TEST(TimelineGrowth, ARunGrownChunkByChunkIsTheRunReadWhole) {
-  const auto& whole = pipeline_run();
+  const auto& whole = overloaded_run();
   ASSERT_GT(whole.spans.size(), 500u);
   ASSERT_FALSE(whole.transfers.empty());
   ASSERT_FALSE(whole.drops.empty());
@@ -93,7 +93,7 @@ TEST(TimelineGrowth, ARunGrownChunkByChunkIsTheRunReadWhole) {
 }
 
 TEST(TimelineGrowth, LettingGoOfTheOldestLeavesTheRunFromThere) {
-  const auto& whole = pipeline_run();
+  const auto& whole = overloaded_run();
   const auto chunks = chunks_of(whole, Duration::milliseconds(25));
   auto grown = layout_of(whole);
   TimelineIndex index(grown);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "model/core/error.h"
+#include "tests/torch/exported_models.h"
 
 namespace servescope::torchexec {
 namespace {
@@ -19,12 +20,9 @@ namespace {
 namespace live = engine::live;
 using namespace std::chrono_literals;
 
-std::filesystem::path resnet18() {
-  return std::filesystem::path(SERVESCOPE_TORCH_MODELS) / "resnet18";
-}
-
 std::shared_ptr<const TorchModel> load_resnet18() {
-  static const auto model = std::make_shared<const TorchModel>(read_exported_model(resnet18()));
+  static const auto model =
+      std::make_shared<const TorchModel>(read_exported_model(::servescope::test::exported_resnet18()));
   return model;
 }
 
@@ -71,7 +69,8 @@ live::SendOrder send_order(std::uint64_t transfer, std::vector<std::uint64_t> re
 class TorchExecutorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(resnet18() / kExportedModelManifest)) GTEST_SKIP() << "no exported model";
+    if (!std::filesystem::exists(::servescope::test::exported_resnet18() / kExportedModelManifest))
+      GTEST_SKIP() << "no exported model";
   }
   TorchExecutorOptions checking_all() const {
     TorchExecutorOptions o;

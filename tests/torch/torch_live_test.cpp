@@ -8,16 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "tests/live/live_deployment.h"
+#include "tests/torch/exported_models.h"
 
 using servescope::test::ChildProcess;
 using servescope::test::TempDir;
 using namespace servescope::test::live_deployment;
 
 namespace {
-
-std::filesystem::path resnet18() {
-  return std::filesystem::path(SERVESCOPE_TORCH_MODELS) / "resnet18";
-}
 
 int run_cli(const TempDir& dir, const std::vector<std::string>& args) {
   ChildProcess p(SERVESCOPE_CLI, args, dir.path() / "cli.out", dir.path() / "cli.err");
@@ -27,14 +24,15 @@ int run_cli(const TempDir& dir, const std::vector<std::string>& args) {
 }
 
 TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput) {
-  if (!std::filesystem::exists(resnet18() / "servescope-model.json")) GTEST_SKIP() << "no exported model";
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / "servescope-model.json"))
+    GTEST_SKIP() << "no exported model";
   TempDir dir;
   const auto scenario = (dir.path() / "scenario.json").string();
   const auto plan = (dir.path() / "plan.json").string();
   // A generous SLO (100 x the whole model), so whether requests make it does not depend on how
   // loaded the machine was while profiling.
   ASSERT_EQ(run_cli(dir, {"profile",
-                          resnet18().string(),
+                          ::servescope::test::exported_resnet18().string(),
                           "--batches",
                           "1-4",
                           "--shares",
@@ -68,8 +66,9 @@ TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput)
   partitions = {first, second};
   dir.write("plan.json", cut.dump(1));
 
-  Deployment d(dir, {"-s", scenario, "--plan", plan, "--warmup", "0"}, 0,
-               {"--executor", "torch", "--models", resnet18().string(), "--check-every", "1"});
+  Deployment d(
+      dir, {"-s", scenario, "--plan", plan, "--warmup", "0"}, 0,
+      {"--executor", "torch", "--models", ::servescope::test::exported_resnet18().string(), "--check-every", "1"});
   ASSERT_EQ(d.nodes().size(), 2u);
   const auto load = d.load(20, 3);
   const auto metrics = http_get(d.metrics_port(), "/metrics");
@@ -99,10 +98,11 @@ TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput)
 }
 
 TEST(TorchLive, BadModelFoldersAreRefusedWithExit2NamingTheFile) {
-  if (!std::filesystem::exists(resnet18() / "servescope-model.json")) GTEST_SKIP() << "no exported model";
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / "servescope-model.json"))
+    GTEST_SKIP() << "no exported model";
   TempDir dir;
   const auto copy = dir.path() / "resnet18";
-  std::filesystem::copy(resnet18(), copy);
+  std::filesystem::copy(::servescope::test::exported_resnet18(), copy);
   auto worker = [&](const std::filesystem::path& folder, const std::string& more = "") {
     std::vector<std::string> args{"live",   "worker", "--connect",  "127.0.0.1:1", "--token",  kToken,
                                   "--node", "node-0", "--executor", "torch",       "--models", folder.string()};
@@ -124,7 +124,7 @@ TEST(TorchLive, BadModelFoldersAreRefusedWithExit2NamingTheFile) {
   EXPECT_EQ(status, 2) << err;
   EXPECT_NE(err.find("block_01.pt"), std::string::npos) << err;
   // CUDA, which Debian's LibTorch does not have.
-  std::tie(status, err) = worker(resnet18(), "cuda");
+  std::tie(status, err) = worker(::servescope::test::exported_resnet18(), "cuda");
   EXPECT_EQ(status, 2) << err;
   EXPECT_NE(err.find("no CUDA"), std::string::npos) << err;
 }

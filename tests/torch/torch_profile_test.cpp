@@ -8,18 +8,16 @@
 #include "model/core/error.h"
 #include "model/io/document.h"
 #include "tests/support/test_support.h"
+#include "tests/torch/exported_models.h"
 #include "torchexec/block_profiler.h"
 
 namespace servescope::torchexec {
 namespace {
 
-std::filesystem::path resnet18() {
-  return std::filesystem::path(SERVESCOPE_TORCH_MODELS) / "resnet18";
-}
-
 TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
-  if (!std::filesystem::exists(resnet18() / kExportedModelManifest)) GTEST_SKIP() << "no exported model";
-  const TorchModel model(read_exported_model(resnet18()));
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / kExportedModelManifest))
+    GTEST_SKIP() << "no exported model";
+  const TorchModel model(read_exported_model(::servescope::test::exported_resnet18()));
   ProfileRequest request;
   request.batches = {2, 1};
   request.shares = {1};
@@ -70,7 +68,8 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
 
 // A new user's path: profile the exported model into a scenario, and plan it with PPipe.
 TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
-  if (!std::filesystem::exists(resnet18() / kExportedModelManifest)) GTEST_SKIP() << "no exported model";
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / kExportedModelManifest))
+    GTEST_SKIP() << "no exported model";
   test::TempDir tmp;
   const auto scenario = (tmp.path() / "scenario.json").string();
   const auto profiles = (tmp.path() / "profiles.json").string();
@@ -83,7 +82,7 @@ TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
   };
   // A generous default SLO (100 x the measured whole model), so that whether PPipe finds a plan
   // does not depend on how noisy the timings were on a loaded machine.
-  ASSERT_EQ(run("profile " + resnet18().string() +
+  ASSERT_EQ(run("profile " + ::servescope::test::exported_resnet18().string() +
                 " --batches 1-2 --shares 1,2 --repeat 3 --warmup 1 --slo-multiplier 100 -o " + profiles +
                 " --scenario-out " + scenario),
             0)
@@ -96,7 +95,7 @@ TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
   EXPECT_GT(written["models"][0]["throughput_rps"].get<double>(), 0) << written.dump();
   // Refusals: a folder that is not one, a device this LibTorch does not have.
   EXPECT_EQ(run("profile " + tmp.path().string()), 2);
-  EXPECT_EQ(run("profile " + resnet18().string() + " --device cuda"), 2);
+  EXPECT_EQ(run("profile " + ::servescope::test::exported_resnet18().string() + " --device cuda"), 2);
   EXPECT_NE(test::read_file(tmp.path() / "err").find("CPU only"), std::string::npos);
 }
 
