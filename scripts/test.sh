@@ -1,26 +1,43 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the dev build (warnings are errors),
 # then the tests of the Qt-free layers and the CLI under AddressSanitizer and
-# UndefinedBehaviorSanitizer (the GUI's QTest suites run in the dev build only; README "Quick
-# start"). Both trees are built with line tables only (-g1): they are all a stack trace needs,
-# and they compile a fifth to a quarter faster than -g.
-# Exits non-zero on any failure. SERVESCOPE_SKIP_SANITIZERS=1 runs only the dev build.
+# UndefinedBehaviorSanitizer (which tests run where: README "Quick start"). Both trees are unity
+# builds with line tables only (-g1); BENCHMARKS.md "Build and test time" has what each step
+# takes on the CI machine type. Prints each step's time, and exits non-zero on any failure.
+# SERVESCOPE_SKIP_SANITIZERS=1 runs only the dev build.
 source "$(dirname "$0")/common.sh"
 cd "$SERVESCOPE_ROOT"
 
 ensure_packages
 start=$(date +%s)
+step_start=$start
+step_done() {
+  local now
+  now=$(date +%s)
+  echo "==> $1 took $((now - step_start)) s"
+  step_start=$now
+}
+
+# Dev: twice as many tests as cores, as the live tests spend most of their time waiting on the
+# processes they start, and they hold under two busy loops. Sanitizers: as many as cores, with
+# the live tests alone (tests/CMakeLists.txt, SERIAL).
+dev_jobs=$((2 * $(nproc)))
+asan_jobs=$(nproc)
 
 echo "==> Building (dev preset) in build/dev"
 build_preset dev
+step_done "dev build"
 echo "==> Testing (dev preset)"
-ctest --preset dev --parallel "$(nproc)"
+ctest --preset dev --parallel "$dev_jobs"
+step_done "dev tests"
 
 if [ "${SERVESCOPE_SKIP_SANITIZERS:-0}" != "1" ]; then
   echo "==> Building (asan preset: AddressSanitizer + UBSan, no GUI) in build/asan"
   build_preset asan
+  step_done "asan build"
   echo "==> Testing (asan preset)"
-  ctest --preset asan --parallel "$(nproc)"
+  ctest --preset asan --parallel "$asan_jobs"
+  step_done "asan tests"
 fi
 
-echo "==> All tests passed in $(( $(date +%s) - start )) s"
+echo "==> All tests passed in $(($(date +%s) - start)) s"
