@@ -18,9 +18,9 @@ step_done() {
   step_start=$now
 }
 
-# Dev: twice as many tests as cores, as the live tests spend most of their time waiting on the
-# processes they start, and they hold under two busy loops. Sanitizers: as many as cores, with
-# the live tests alone (tests/CMakeLists.txt, SERIAL).
+# Dev: twice as many tests as cores, as most of the GUI, CLI and torch tests wait on files and
+# processes. Sanitizers: as many as cores. Both run the live tests alone (tests/CMakeLists.txt,
+# SERIAL).
 dev_jobs=$((2 * $(nproc)))
 asan_jobs=$(nproc)
 
