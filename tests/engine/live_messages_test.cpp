@@ -204,7 +204,10 @@ TEST(LiveEvents, RecordsNamingModelsOrGpusTheRunLacksAreRefused) {
   // A cut record.
   encoder.on_arrival(request(1, 0, 0));
   auto bytes = encoder.take();
-  bytes.resize(bytes.size() - 3);
+  ASSERT_GT(bytes.size(), 3u);
+  // erase, not resize: GCC 12 at -O1 under ASan cannot rule out the growing path of resize and
+  // refuses it (-Wstringop-overflow).
+  bytes.erase(bytes.end() - 3, bytes.end());
   EXPECT_THROW(run.apply(bytes), live::ProtocolError);
   EXPECT_THROW(run.apply(std::vector<std::uint8_t>{77}), live::ProtocolError);
   // Times from the future: past the scheduler's clock, or (without one) an hour past the latest.
