@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the dev build (warnings are errors),
 # then the tests of the Qt-free layers and the CLI under AddressSanitizer and
-# UndefinedBehaviorSanitizer (which tests run where: README "Quick start"). Both trees are unity
-# builds with line tables only (-g1); BENCHMARKS.md "Build and test time" has what each step
+# UndefinedBehaviorSanitizer (which tests run where: README "Quick start"). Both trees are built
+# with line tables only (-g1); BENCHMARKS.md "Build and test time" has what each step
 # takes on the CI machine type. Prints each step's time, and exits non-zero on any failure.
 # SERVESCOPE_SKIP_SANITIZERS=1 runs only the dev build.
 source "$(dirname "$0")/common.sh"
