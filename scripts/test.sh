@@ -19,8 +19,8 @@ step_done() {
 }
 
 # Dev: twice as many tests as cores, as most of the GUI, CLI and torch tests wait on files and
-# processes. Sanitizers: as many as cores. Both run the live tests alone (tests/CMakeLists.txt,
-# SERIAL).
+# processes. Sanitizers: as many as cores. A test that starts a deployment takes two of these
+# slots (tests/CMakeLists.txt, PROCESSES).
 dev_jobs=$((2 * $(nproc)))
 asan_jobs=$(nproc)
 

@@ -14,13 +14,14 @@ this CPU (`servescope-cli profile`), and run the workers with `--executor torch`
 the model's blocks with LibTorch, feature maps are the real tensors, and one output in 50 is
 checked against the whole model.
 
-    bench/live/fidelity.py [--cli PATH] [--runs N] [--seconds S] [--case NAME ...] [--write]
+    bench/live/fidelity.py [--cli PATH] [--runs N] [--seconds S] [--case NAME ...] [--write] [--keep DIR]
 
 --write regenerates the measured section of docs/reproduction/fidelity.md (between its
 "fidelity-benchmark" markers); without it the Markdown goes to standard output.
 Timing is the point here, so this is a benchmark and never a ctest: run it on an idle machine.
 """
 import argparse
+import contextlib
 import datetime
 import json
 import math
@@ -86,9 +87,9 @@ def mean_ci(values):
     return m, t * statistics.stdev(values) / math.sqrt(len(values))
 
 
-def cli_json(cli, args, timeout):
+def cli_json(cli, args, timeout, accept=(0,)):
     out = subprocess.run([cli, "--json", *args], capture_output=True, text=True, timeout=timeout)
-    if out.returncode != 0:
+    if out.returncode not in accept:
         sys.exit(f"error: {' '.join(args[:3])}… exited {out.returncode}: {out.stderr.strip()}")
     return json.loads(out.stdout)
 
@@ -255,9 +256,10 @@ def live_run(cli, work, options, rate, seconds, seed, worker_args=(), measured=N
                 [cli, "live", "worker", "--connect", f"127.0.0.1:{port}", "--node", n, *worker_args],
                 stdout=subprocess.DEVNULL, stderr=open(os.path.join(run_dir, f"worker-{n}.log"), "w")))
         wait_for(lambda: read(err).count("joined") >= len(nodes), 60, "the workers")
+        # Exit 3 is a finished run that lost requests (docs/protocol.md): a live outcome to report.
         load = cli_json(cli, ["live", "loadgen", "--connect", f"127.0.0.1:{port}",
                               "--rate", str(rate), "--duration", str(seconds), "--seed", str(seed)],
-                        timeout=seconds + 120)
+                        timeout=seconds + 120, accept=(0, 3))
         if not load.get("reconciled"):
             sys.exit(f"error: a live run did not reconcile: {json.dumps(load)}")
     finally:
@@ -278,6 +280,9 @@ def live_run(cli, work, options, rate, seconds, seed, worker_args=(), measured=N
         if failed:
             logs = "".join(read(os.path.join(run_dir, f)) for f in os.listdir(run_dir) if f.startswith("worker-"))
             sys.exit(f"error: a worker failed: {logs[-2000:]}")
+    # A worker whose report is overdue is planned without until it answers; what the plane cannot
+    # place meanwhile is dropped as worker-lost, so the run's lost requests are read beside them.
+    load["late_workers"] = read(err).count(" is late with batch ")
     if measured:  # the scheduler wrote its record as it stopped
         load["batch_time_ratio"] = batch_time_ratio(os.path.join(run_dir, "run.json"), measured)
     return load
@@ -292,13 +297,17 @@ def main():
                         help="repeatable; default: all but the GPU ones (the real-compute ones need "
                         "servescope-torch; the cuda-* ones servescope-cuda and a GPU)")
     parser.add_argument("--write", action="store_true", help="regenerate docs/reproduction/fidelity.md")
+    parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it: each live run's scheduler "
+                        "and worker logs, the plan, the exported models (default: a temporary folder)")
     args = parser.parse_args()
     os.environ["SERVESCOPE_TOKEN"] = TOKEN  # every daemon started from here inherits it
     if not os.access(args.cli, os.X_OK):
         sys.exit(f"error: {args.cli} is not built (cmake --build --preset dev)")
     cases = args.case or list(CASES) + list(TORCH_CASES)
-    rows, summary, slower = [], [], []
-    with tempfile.TemporaryDirectory() as work:
+    rows, summary, slower, losses = [], [], [], []
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    with contextlib.nullcontext(os.path.abspath(args.keep)) if args.keep else tempfile.TemporaryDirectory() as work:
         plan = None
         if any(c in CASES and CASES[c][3] for c in cases):
             plan = os.path.join(work, "ppipe-plan.json")
@@ -331,6 +340,10 @@ def main():
                 rows.append(f"| {title} | {seed} | {100 * sa:.2f} % | {100 * la:.2f} % | {d_att[-1]:+.2f} pt | "
                             f"{sg:,.1f} | {lg:,.1f} | {d_good[-1]:+.2f} % |")
                 print(rows[-1], file=sys.stderr, flush=True)
+                if load.get("lost", 0):
+                    losses.append(f"- {title}, seed {seed}: {load['lost']:,} requests lost "
+                                  f"({load['dropped_by_reason']['worker-lost']:,} as worker-lost), "
+                                  f"with {load['late_workers']} late-worker events in the scheduler's log.")
             (ma, ha), (mg, hg) = mean_ci(d_att), mean_ci(d_good)
             summary.append(f"| {title} | {len(d_att)} | {ma:+.2f} pt ± {ha:.2f} | "
                            f"[{ma - ha:+.2f}, {ma + ha:+.2f}] | {mg:+.2f} % ± {hg:.2f} | "
@@ -368,6 +381,14 @@ def main():
         "live goodput | difference |",
         "|---|---|---|---|---|---|---|---|",
         *rows,
+        *([
+            "",
+            "Live runs that lost requests (the load generator's exit 3; they count as dropped above). "
+            "A worker more than max(50 ms, half the batch) past a batch's end is planned without until "
+            "it answers, and what the plane cannot place meanwhile is dropped as worker-lost:",
+            "",
+            *losses,
+        ] if losses else []),
         END,
     ])
     if not args.write:

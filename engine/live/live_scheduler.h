@@ -133,6 +133,13 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void handle_requests(Peer& peer, const Frame& frame);
   void handle_report(Peer& peer, const Frame& frame);
   void handle_control(Peer& peer, const Frame& frame);
+  // Takes out of `requests` those whose outcome is told already (their feature map was given up,
+  // their worker lost) while the plane still holds them: no worker has their input, and a later
+  // stage ordered with them would fail on its worker. Returns how many were taken.
+  template <typename Requests>
+  std::size_t drop_ended(Requests& requests) const {
+    return std::erase_if(requests, [&](const Request& r) { return !r.internal && !ledger_.contains(r.id); });
+  }
   void finish_batch(std::uint64_t batch, std::int64_t run_ns);
   void finish_transfer(std::uint64_t transfer);
   void fail_transfer(std::uint64_t transfer, const std::string& why);

@@ -18,6 +18,13 @@ namespace servescope::engine::live {
 
 void LiveScheduler::execute(Batch batch) {
   const Time t = now();
+  const auto planned = static_cast<std::uint32_t>(batch.requests.size());
+  drop_ended(batch.requests);
+  if (batch.requests.empty()) {
+    // Nothing left to run: the plane hears the batch finish when it expected to.
+    timers_.complete_at(std::max(t, batch.predicted_end), BatchDone{batch.id, batch.gpu, batch.model, planned, t, t});
+    return;
+  }
   recording_.events().on_dispatch(batch, t);
   const auto server = roster_.server_of(batch.gpu);
   Peer* worker = worker_of(server);
@@ -73,6 +80,14 @@ void LiveScheduler::transfer(Transfer t) {
   auto done_at = [&](Time when) {
     return TransferDone{t.id, t.batch, t.from_gpu, t.to_gpu, std::max(at, t.not_before), when};
   };
+  const auto planned = t.requests.size();
+  if (drop_ended(t.requests) > 0) {
+    if (t.requests.empty()) {  // nothing left to move
+      timers_.deliver_at(at, done_at(at));
+      return;
+    }
+    t.bytes = t.bytes / planned * t.requests.size();
+  }
   if (sender == receiver) {
     // Between vGPUs of one server the feature map stays in host memory (PPipe §4.5's local hand-off).
     const Time when = std::max(at, t.not_before);
@@ -188,7 +203,8 @@ void LiveScheduler::fail_transfer(std::uint64_t id, const std::string& why) {
   if (it == transfers_.end()) return;
   InFlightTransfer lost = std::move(it->second);
   transfers_.erase(it);
-  log("transfer " + std::to_string(lost.transfer.id) + " given up: " + why);
+  log("transfer " + std::to_string(lost.transfer.id) + " given up (" + std::to_string(lost.transfer.requests.size()) +
+      " requests): " + why);
   for (const auto& r : lost.transfer.requests)
     dropped(r, DropReason::WorkerLost);
   const auto& x = lost.transfer;

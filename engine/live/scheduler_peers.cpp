@@ -50,8 +50,16 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
     } else {
       ++it;
     }
+  // The requests it held are all the loss may cost: a drop blamed on this worker later means the
+  // plane still placed work on it (the load generator's worker-lost count is checked against this).
+  std::size_t held = 0;
+  for (const auto& b : lost)
+    held += b.batch.requests.size();
+  for (const auto& c : cut)
+    held += c.transfer.requests.size();
   log("worker of " + prepared_.result.server_names[server] + " lost (" + why + "): " + std::to_string(lost.size()) +
-      " batches and " + std::to_string(cut.size()) + " transfers in flight");
+      " batches and " + std::to_string(cut.size()) + " transfers in flight, holding " + std::to_string(held) +
+      " requests");
   // Out of planning first, so nothing the plane does on hearing of its lost batches goes there.
   set_server_available(server, false);
   for (const auto& b : lost)

@@ -3,11 +3,13 @@
 // The daemons are real servescope-cli processes (tests/support/child_process.h).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -42,18 +44,28 @@ inline std::string after(const std::string& text, const std::string& prefix, cha
   return text.substr(from, text.find(stop, from) - from);
 }
 
+// How long a test waits for daemons to start and join. A wait ends as soon as they are there; the
+// limit is for a loaded machine, where fourteen sanitized workers beside other tests took longer
+// than the load generator's own 10 s to join (2026-11-28). What a test checks is never how fast
+// a deployment starts.
+constexpr std::chrono::seconds kStartupLimit{60};
+
 // `servescope-cli` arguments of a load generator sending `rate` requests/s to `endpoint` for
-// `seconds`, reporting as JSON; the token and anything else are the caller's to add.
-inline std::vector<std::string> loadgen_args(const std::string& endpoint, double rate, double seconds) {
-  return {"--json",
-          "live",
-          "loadgen",
-          "--connect",
-          endpoint,
-          "--rate",
-          std::to_string(rate),
-          "--duration",
-          std::to_string(seconds)};
+// `seconds`, reporting as JSON, waiting up to `ready_limit` for the deployment (none: its
+// default); the token and anything else are the caller's to add.
+inline std::vector<std::string> loadgen_args(const std::string& endpoint, double rate, double seconds,
+                                             std::optional<std::chrono::seconds> ready_limit = kStartupLimit) {
+  std::vector<std::string> args{"--json",
+                                "live",
+                                "loadgen",
+                                "--connect",
+                                endpoint,
+                                "--rate",
+                                std::to_string(rate),
+                                "--duration",
+                                std::to_string(seconds)};
+  if (ready_limit) args.insert(args.end(), {"--ready-timeout", std::to_string(ready_limit->count())});
+  return args;
 }
 
 // PPipe's plan of the ppipe-demo scenario in two partitions, written into `dir`.
@@ -99,7 +111,8 @@ class Deployment {
     if (!start_workers) return;
     for (const auto& n : nodes_)
       start_worker(n);
-    EXPECT_TRUE(scheduler_->wait_for_log("joined", 20s, static_cast<int>(nodes_.size()))) << scheduler_->err();
+    EXPECT_TRUE(scheduler_->wait_for_log("joined", kStartupLimit, static_cast<int>(nodes_.size())))
+        << scheduler_->err();
   }
 
   void start_scheduler(std::uint16_t port) {
@@ -110,7 +123,9 @@ class Deployment {
     args.insert(args.end(), args_.begin(), args_.end());
     scheduler_ = std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, dir_.path() / "scheduler.out",
                                                 dir_.path() / ("scheduler-" + std::to_string(schedulers_) + ".err"));
-    for (int i = 0; i < 2000 && servescope::test::read_file(port_file).find('\n') == std::string::npos; ++i)
+    for (const auto until = std::chrono::steady_clock::now() + kStartupLimit;
+         servescope::test::read_file(port_file).find('\n') == std::string::npos &&
+         std::chrono::steady_clock::now() < until;)
       std::this_thread::sleep_for(5ms);
     std::istringstream ports(servescope::test::read_file(port_file));
     ports >> port_ >> metrics_port_;

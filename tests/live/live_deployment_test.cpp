@@ -81,16 +81,29 @@ TEST(LiveDeployment, PpipePlansAroundALostWorker) {
   Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0"});
   auto lg = d.start_loadgen(800, 4);
   std::this_thread::sleep_for(1000ms);
-  // p4-0 holds one of the eleven P4s of VGG-16's first pool: the pool goes on without it. Measured:
-  // 1 worker-lost drop (what p4-0 held), against 273 when the prober still offered its vGPU.
+  // p4-0 holds one of the eleven P4s of VGG-16's first pool: the pool goes on without it, and the
+  // loss costs only the requests p4-0 held when it went. Measured on a quiet machine: 1 drop, against
+  // 273 when the prober still offered its vGPU. Under load more is dropped as worker-lost for
+  // causes the scheduler logs (60 in a sanitizer run where every request was late): what p4-0
+  // held grows, and feature maps between the other workers are given up. Every such drop must be
+  // one of those; a request placed on p4-0 after it went is not.
   d.worker("p4-0").signal(SIGKILL);
-  EXPECT_TRUE(d.scheduler().wait_for_log("worker of p4-0 lost", 10s)) << d.scheduler().err();
+  ASSERT_TRUE(d.scheduler().wait_for_log("worker of p4-0 lost", 10s)) << d.scheduler().err();
   const auto load = finished_load(*lg);
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
+  const auto log = d.scheduler().err();
+  const auto held_text = after(log, "transfers in flight, holding ", ' ');
+  ASSERT_FALSE(held_text.empty()) << log;
+  const auto held = std::stoull(held_text);
+  std::uint64_t given_up = 0;
+  for (auto at = log.find(" given up ("); at != std::string::npos; at = log.find(" given up (", at + 1))
+    given_up += std::stoull(log.substr(at + std::string_view(" given up (").size()));
   const auto worker_lost = load["dropped_by_reason"]["worker-lost"].get<std::uint64_t>();
   RecordProperty("worker_lost_drops", std::to_string(worker_lost));
-  EXPECT_LT(worker_lost, 40u) << load.dump(2);
+  RecordProperty("requests_held_by_the_lost_worker", std::to_string(held));
+  RecordProperty("requests_of_feature_maps_given_up", std::to_string(given_up));
+  EXPECT_LE(worker_lost, held + given_up) << load.dump(2) << log;
 }
 
 // With every worker gone the plane has no slot to place a request on. Those requests were reported

@@ -6,6 +6,7 @@
 // connection, another CA's certificate or an expired one, each refused with the reason on both
 // sides. Skipped, with the reason, where namespaces cannot be made (not root, no bridge). As in
 // the other live tests, time bounds are generous liveness bounds, never claims of speed.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -98,7 +99,9 @@ class AcrossHosts : public ::testing::Test {
   // A load generator on `host` with `more` arguments (TLS files: the loadgen role's unless given).
   std::unique_ptr<ChildProcess> loadgen(int host, double rate, double seconds, std::vector<std::string> more = {},
                                         const std::string& name = "loadgen") const {
-    auto args = loadgen_args(endpoint(), rate, seconds);
+    // A stranger that names its own --ready-timeout (one refused for good) keeps it.
+    const bool own_limit = std::ranges::find(more, "--ready-timeout") != more.end();
+    auto args = loadgen_args(endpoint(), rate, seconds, own_limit ? std::nullopt : std::optional(kStartupLimit));
     args.insert(args.end(), {"--token-file", token_});
     if (more.empty()) more = tls("loadgen");
     args.insert(args.end(), more.begin(), more.end());
