@@ -7,9 +7,14 @@ target_compile_options(servescope_options INTERFACE
 if(SERVESCOPE_WERROR)
   target_compile_options(servescope_options INTERFACE -Werror)
 endif()
+# UBSan without its null and alignment checks: under ASan a null dereference is already a SEGV
+# reported with its stack, and no code of ours reads through a cast pointer wider than a byte
+# (the wire format decodes byte by byte). The two checks guard every pointer use and were a fifth
+# of an engine unit's compile time (22.7 s, 18.0 s without; 2026-11-29).
 if(SERVESCOPE_SANITIZE)
   target_compile_options(servescope_options INTERFACE
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+    -fsanitize=address,undefined -fno-sanitize=null,alignment -fno-sanitize-recover=undefined
+    -fno-omit-frame-pointer)
   target_link_options(servescope_options INTERFACE -fsanitize=address,undefined)
 endif()
 

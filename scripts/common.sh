@@ -5,24 +5,31 @@ set -euo pipefail
 SERVESCOPE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export SERVESCOPE_ROOT
 
-# Everything comes from Debian bookworm. mold links the fifty-odd executables several times faster
-# than GNU ld (cmake/ServeScopeWarnings.cmake). fonts-dejavu-core gives the offscreen GUI tests text to
-# render; clang-format checks the code's layout (ctest format.clang_format); xvfb lets run.sh show
-# the window on a machine without a display server. LibTorch and PyTorch with torchvision (CPU
-# builds) run real models: scripts/export_model.py and torchexec/. LibTorch calls the system BLAS,
-# which is Debian's reference one unless OpenBLAS is installed: with it a batch-1 ResNet-18 block
-# runs 8x faster (43 ms -> 5 ms for the whole model at 32x32). help2man writes the man pages from
-# the programs' --help; lintian, appstreamcli and desktop-file-validate check the Debian package,
-# the AppStream file and the launcher (ctest packaging.*). xvfb and xauth run GUI tests in a real
-# window (xvfb-run); ffmpeg writes playback videos and ffprobe counts their frames in the tests.
-# zlib and OpenSSL's libcrypto (deflate and base64) pack the timelines a project keeps; libssl
-# is the live deployment's TLS. iproute2 makes the network namespaces the live tests across hosts
-# run in, and systemd's systemd-analyze checks the packaged units (ctest packaging.systemd_units).
+# Everything comes from Debian bookworm, in two sets: what building the GUI and the CLI needs
+# (scripts/run.sh), and what only the tests and the other programs need (scripts/test.sh adds
+# them; on a fresh machine they are most of the download, LibTorch alone several hundred MB).
+# mold links the fifty-odd executables several times faster than GNU ld
+# (cmake/ServeScopeWarnings.cmake). fonts-dejavu-core gives the GUI text to render, offscreen
+# too. zlib and OpenSSL's libcrypto (deflate and base64) pack the timelines a project keeps;
+# libssl is the live deployment's TLS. GoogleTest and Google Benchmark are there because
+# configuring the tree needs them.
 SERVESCOPE_PACKAGES=(
-  cmake ninja-build g++ pkg-config ccache mold clang-format
+  cmake ninja-build g++ pkg-config ccache mold
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libssl-dev
   fonts-dejavu-core
+)
+# clang-format checks the code's layout (ctest format.clang_format). LibTorch and PyTorch with
+# torchvision (CPU builds) run real models: scripts/export_model.py and torchexec/. LibTorch calls
+# the system BLAS, which is Debian's reference one unless OpenBLAS is installed: with it a batch-1
+# ResNet-18 block runs 8x faster (43 ms -> 5 ms for the whole model at 32x32). help2man writes the
+# man pages from the programs' --help; lintian, appstreamcli and desktop-file-validate check the
+# Debian package, the AppStream file and the launcher (ctest packaging.*). xvfb and xauth run GUI
+# tests in a real window (xvfb-run); ffmpeg writes playback videos and ffprobe counts their frames
+# in the tests. iproute2 makes the network namespaces the live tests across hosts run in, and
+# systemd's systemd-analyze checks the packaged units (ctest packaging.lintian).
+SERVESCOPE_TEST_PACKAGES=(
+  clang-format
   libtorch-dev python3-torch python3-torchvision libopenblas0-pthread
   help2man lintian appstream desktop-file-utils
   xvfb xauth ffmpeg

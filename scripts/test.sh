@@ -8,7 +8,7 @@
 source "$(dirname "$0")/common.sh"
 cd "$SERVESCOPE_ROOT"
 
-ensure_packages
+ensure_packages "${SERVESCOPE_TEST_PACKAGES[@]}"
 start=$(date +%s)
 step_start=$start
 step_done() {

@@ -15,7 +15,6 @@
 namespace servescope::engine {
 namespace {
 
-constexpr double kInf = kInfiniteCost;
 constexpr double kUnpriced = std::numeric_limits<double>::quiet_NaN();  // an option not yet priced
 
 bool cheaper(double a, double b) {
@@ -169,9 +168,9 @@ class Pipeline {
   }
 
   double module_cost(const CostModule& m, double rate, Duration budget) const {
-    if (m.is_fixed()) return m.fixed_latency <= budget + kLatencyTolerance ? 0.0 : kInf;
+    if (m.is_fixed()) return m.fixed_latency <= budget + kLatencyTolerance ? 0.0 : kInfiniteCost;
     const auto plan = schedule(m, rate, budget);
-    return plan.feasible ? plan.cost : kInf;
+    return plan.feasible ? plan.cost : kInfiniteCost;
   }
 
   CostPlan infeasible(std::string why) const {
@@ -217,12 +216,12 @@ class Pipeline {
       const auto add = [&](std::size_t k, Duration lat, double collect_rps, bool always, bool exchange_only = false) {
         const auto& c = m.configs[k];
         const bool later = fluid_pricing && exchange && (always || exchange_only);
-        double cost = kInf;
+        double cost = kInfiniteCost;
         if (later)
           cost = kUnpriced;
         else if (!always || !fluid_pricing)
           cost = module_cost(m, m.rate_rps, lat);
-        if (!later && !always && cost >= kInf) return;
+        if (!later && !always && cost >= kInfiniteCost) return;
         seen.insert(lat);
         if (exchange_only) {
           extra.push_back({lat, cost, c.ratio()});
@@ -301,7 +300,7 @@ class Pipeline {
   // its cheapest fluid cost, so once a faster option reaches it, every slower one is worth no
   // more than that and is not scheduled (on 96-configuration modules this halves Piccolo's time).
   void price_by_latency(const CostModule& m, std::vector<SplitOption>& options) const {
-    double floor = kInf;
+    double floor = kInfiniteCost;
     for (const auto& c : m.configs)
       floor = std::min(floor, fluid_cost(c, m.rate_rps));
     std::vector<std::size_t> order(options.size());
@@ -309,7 +308,7 @@ class Pipeline {
       order[k] = k;
     std::ranges::stable_sort(order,
                              [&](std::size_t a, std::size_t b) { return options[a].latency < options[b].latency; });
-    double cheapest = kInf;
+    double cheapest = kInfiniteCost;
     for (const auto k : order) {
       auto& o = options[k];
       if (std::isnan(o.cost))

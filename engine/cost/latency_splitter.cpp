@@ -8,8 +8,6 @@
 namespace servescope::engine {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // The units that move: single modules, or sibling classes when merging.
 std::vector<std::vector<std::size_t>> units(const SplitInput& input, bool merge) {
   std::vector<bool> plannable(input.options.size());
@@ -29,8 +27,8 @@ std::vector<std::vector<std::size_t>> units(const SplitInput& input, bool merge)
 }
 
 double saving(double from, double to) {
-  if (to == kInf) return -kInf;
-  if (from == kInf) return kInf;
+  if (to == kInfiniteCost) return -kInfiniteCost;
+  if (from == kInfiniteCost) return kInfiniteCost;
   return from - to;
 }
 
@@ -45,10 +43,10 @@ void unit_moves(const SplitInput& input, const std::vector<std::size_t>& unit, c
     for (std::size_t c = 0; c < opts[m].size(); ++c) {
       if (c == choice[m]) continue;
       const double dc = saving(cur.cost, opts[m][c].cost);
-      const double eps = kRateEpsilon * std::max(1.0, std::abs(cur.cost == kInf ? 1.0 : cur.cost));
+      const double eps = kRateEpsilon * std::max(1.0, std::abs(cur.cost == kInfiniteCost ? 1.0 : cur.cost));
       if (!(dc > eps)) continue;
       const Duration dl = opts[m][c].latency - cur.latency;
-      const double lc = (dl <= kLatencyTolerance || dc == kInf) ? kInf : dc / dl.to_s();
+      const double lc = (dl <= kLatencyTolerance || dc == kInfiniteCost) ? kInfiniteCost : dc / dl.to_s();
       out.push_back({{{m, c}}, lc, dc, dl});
     }
     return;
@@ -73,7 +71,7 @@ void unit_moves(const SplitInput& input, const std::vector<std::size_t>& unit, c
     if (move.changes.empty() || !(total > kRateEpsilon)) continue;
     move.saving = total;
     move.spent = level - level0;
-    move.lc = (move.spent <= kLatencyTolerance || total == kInf) ? kInf : total / move.spent.to_s();
+    move.lc = (move.spent <= kLatencyTolerance || total == kInfiniteCost) ? kInfiniteCost : total / move.spent.to_s();
     out.push_back(std::move(move));
   }
 }
@@ -103,7 +101,7 @@ void greedy(const SplitInput& input, SplitScore score, const std::vector<std::ve
   std::vector<Duration> weight(n), start(n);
   for (std::size_t guard = 0; guard < 100'000; ++guard) {
     const SplitMove* best = nullptr;
-    double best_score = -kInf;
+    double best_score = -kInfiniteCost;
     moves.clear();
     for (const auto& u : all_units)
       unit_moves(input, u, choice, moves);
@@ -249,7 +247,7 @@ std::vector<SplitMove> exchange_pairs(const SplitInput& input, std::vector<std::
         if (input.options[b].size() < 2) continue;
         auto trial = choice;
         for (std::size_t ca = 0; ca < input.options[a].size(); ++ca) {
-          if (input.options[a][ca].cost == kInf) continue;
+          if (input.options[a][ca].cost == kInfiniteCost) continue;
           trial[a] = ca;
           // With b weightless, the longest path through b leaves b the rest of the SLO.
           for (std::size_t m = 0; m < n; ++m)
@@ -273,7 +271,7 @@ std::vector<SplitMove> exchange_pairs(const SplitInput& input, std::vector<std::
       if ((*best)[m] != choice[m]) move.changes.emplace_back(m, (*best)[m]);
     move.saving = now - best_total;
     move.spent = critical_path(input, *best) - critical_path(input, choice);
-    move.lc = move.spent <= kLatencyTolerance ? kInf : move.saving / move.spent.to_s();
+    move.lc = move.spent <= kLatencyTolerance ? kInfiniteCost : move.saving / move.spent.to_s();
     choice = std::move(*best);
     moves.push_back(std::move(move));
   }

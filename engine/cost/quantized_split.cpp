@@ -4,10 +4,10 @@
 #include <limits>
 #include <ranges>
 
+#include "engine/cost/latency_splitter.h"
+
 namespace servescope::engine {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct Breakpoint {
   std::size_t steps = 0;
@@ -38,7 +38,7 @@ QuantizedSplit quantized_split(const CostDag& dag, Duration slo, Duration quantu
 
   std::vector<std::vector<Breakpoint>> points(n);
   for (std::size_t m = 0; m < n; ++m) {
-    double low = kInf;
+    double low = kInfiniteCost;
     for (std::size_t j = 1; j <= S; ++j) {
       const double c = cost(m, budget(j));
       if (c < low) {
@@ -53,7 +53,7 @@ QuantizedSplit quantized_split(const CostDag& dag, Duration slo, Duration quantu
   const bool forest = std::ranges::all_of(order, [&](std::size_t m) { return dag.preds(m).size() <= 1; });
   if (forest) {
     // f[u][k]: the least cost of u and everything below it within k steps.
-    std::vector<std::vector<double>> f(n, std::vector<double>(S + 1, kInf));
+    std::vector<std::vector<double>> f(n, std::vector<double>(S + 1, kInfiniteCost));
     std::vector<std::vector<std::size_t>> arg(n, std::vector<std::size_t>(S + 1, 0));
     for (const std::size_t u : std::views::reverse(order)) {
       for (std::size_t k = 1; k <= S; ++k)
@@ -70,7 +70,7 @@ QuantizedSplit quantized_split(const CostDag& dag, Duration slo, Duration quantu
     }
     std::vector<std::size_t> left(n, S);
     for (const auto u : order) {
-      if (f[u][left[u]] == kInf) return out;
+      if (f[u][left[u]] == kInfiniteCost) return out;
       steps[u] = arg[u][left[u]];
       for (const auto child : dag.succs(u))
         left[child] = left[u] - steps[u];
@@ -80,8 +80,8 @@ QuantizedSplit quantized_split(const CostDag& dag, Duration slo, Duration quantu
     // takes one of its breakpoints.
     std::vector<double> floor_cost(n + 1, 0);
     for (std::size_t k = n; k-- > 0;)
-      floor_cost[k] = floor_cost[k + 1] + (points[order[k]].empty() ? kInf : points[order[k]].back().cost);
-    double best = kInf;
+      floor_cost[k] = floor_cost[k + 1] + (points[order[k]].empty() ? kInfiniteCost : points[order[k]].back().cost);
+    double best = kInfiniteCost;
     std::uint64_t nodes = 0;
     std::vector<std::size_t> finish(n, 0), best_finish;
     const auto search = [&](auto&& self, std::size_t idx, double so_far) -> void {
@@ -110,7 +110,7 @@ QuantizedSplit quantized_split(const CostDag& dag, Duration slo, Duration quantu
                     " branch-and-bound nodes without proving the cheapest split";
       return out;
     }
-    if (best == kInf) return out;
+    if (best == kInfiniteCost) return out;
     for (const auto m : order) {
       std::size_t start = 0;
       for (const auto p : dag.preds(m))

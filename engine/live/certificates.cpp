@@ -26,13 +26,13 @@ using Key = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
 using Cert = std::unique_ptr<X509, Deleter<X509, X509_free>>;
 using Bio = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
 
-[[noreturn]] void fail(const std::string& what) {
+[[noreturn]] void fail_tls(const std::string& what) {
   throw LiveError(what + ": " + take_tls_errors("unknown reason"));
 }
 
 Key new_key() {
   Key key(EVP_EC_gen("P-256"));
-  if (!key) fail("cannot generate an ECDSA P-256 key");
+  if (!key) fail_tls("cannot generate an ECDSA P-256 key");
   return key;
 }
 
@@ -46,21 +46,21 @@ PemPair to_pem(X509* cert, EVP_PKEY* key) {
   Bio c(BIO_new(BIO_s_mem())), k(BIO_new(BIO_s_mem()));
   if (!c || !k || PEM_write_bio_X509(c.get(), cert) != 1 ||
       PEM_write_bio_PrivateKey(k.get(), key, nullptr, nullptr, 0, nullptr, nullptr) != 1)
-    fail("cannot write PEM");
+    fail_tls("cannot write PEM");
   return {bio_text(c.get()), bio_text(k.get())};
 }
 
 Cert read_cert(const std::string& pem) {
   Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   Cert cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!cert) fail("not a PEM certificate");
+  if (!cert) fail_tls("not a PEM certificate");
   return cert;
 }
 
 Key read_key(const std::string& pem) {
   Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   Key key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
-  if (!key) fail("not a PEM private key");
+  if (!key) fail_tls("not a PEM private key");
   return key;
 }
 
@@ -69,25 +69,25 @@ void add_extension(X509* cert, X509* issuer, int nid, const std::string& value) 
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, issuer, cert, nullptr, nullptr, 0);
   X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str());
-  if (!ext) fail("cannot make the certificate extension " + std::string(OBJ_nid2sn(nid)) + " = " + value);
+  if (!ext) fail_tls("cannot make the certificate extension " + std::string(OBJ_nid2sn(nid)) + " = " + value);
   const int ok = X509_add_ext(cert, ext, -1);
   X509_EXTENSION_free(ext);
-  if (ok != 1) fail("cannot add a certificate extension");
+  if (ok != 1) fail_tls("cannot add a certificate extension");
 }
 
 // A certificate for `key` named by `spec`, not yet signed; issued by itself when `issuer` is null.
 Cert new_certificate(const CertificateSpec& spec, EVP_PKEY* key, X509* issuer) {
   Cert cert(X509_new());
-  if (!cert) fail("cannot make a certificate");
+  if (!cert) fail_tls("cannot make a certificate");
   X509_set_version(cert.get(), 2);  // v3
   // A random 127-bit serial: positive, unique without a register of those issued.
   unsigned char serial[16];
-  if (RAND_bytes(serial, sizeof serial) != 1) fail("no randomness for a serial number");
+  if (RAND_bytes(serial, sizeof serial) != 1) fail_tls("no randomness for a serial number");
   serial[0] &= 0x7f;
   BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
   if (!bn || !BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()))) {
     BN_free(bn);
-    fail("cannot set the serial number");
+    fail_tls("cannot set the serial number");
   }
   BN_free(bn);
   const auto to_time_t = [](std::chrono::system_clock::time_point t) {
@@ -95,19 +95,19 @@ Cert new_certificate(const CertificateSpec& spec, EVP_PKEY* key, X509* issuer) {
   };
   if (!ASN1_TIME_set(X509_getm_notBefore(cert.get()), to_time_t(spec.not_before)) ||
       !ASN1_TIME_set(X509_getm_notAfter(cert.get()), to_time_t(spec.not_after)))
-    fail("cannot set the validity");
+    fail_tls("cannot set the validity");
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>("ServeScope"), -1, -1, 0);
   if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
                                  reinterpret_cast<const unsigned char*>(spec.common_name.c_str()), -1, -1, 0) != 1)
-    fail("cannot name the certificate '" + spec.common_name + "'");
+    fail_tls("cannot name the certificate '" + spec.common_name + "'");
   X509_set_issuer_name(cert.get(), issuer ? X509_get_subject_name(issuer) : name);
-  if (X509_set_pubkey(cert.get(), key) != 1) fail("cannot set the public key");
+  if (X509_set_pubkey(cert.get(), key) != 1) fail_tls("cannot set the public key");
   return cert;
 }
 
 void sign(X509* cert, EVP_PKEY* key) {
-  if (X509_sign(cert, key, EVP_sha256()) == 0) fail("cannot sign the certificate");
+  if (X509_sign(cert, key, EVP_sha256()) == 0) fail_tls("cannot sign the certificate");
 }
 
 }  // namespace

@@ -23,7 +23,7 @@
 namespace servescope::engine::live {
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
+[[noreturn]] void fail_errno(const std::string& what) {
   throw LiveError(what + ": " + std::strerror(errno));
 }
 
@@ -43,7 +43,7 @@ bool wait_for(int fd, short events, std::chrono::milliseconds timeout) {
     const int r = ::poll(&p, 1, static_cast<int>(timeout.count()));
     if (r > 0) return true;
     if (r == 0) return false;
-    if (errno != EINTR) fail("poll");
+    if (errno != EINTR) fail_errno("poll");
   }
 }
 
@@ -169,17 +169,17 @@ TcpStream TcpStream::connect(const std::string& host, std::uint16_t port, std::c
   const auto started = std::chrono::steady_clock::now();
   const auto to = address_of(host, port);
   TcpStream s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!s.open()) fail("socket");
+  if (!s.open()) fail_errno("socket");
   const auto where = host + ":" + std::to_string(port);
   if (::connect(s.fd_, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
-    if (errno != EINPROGRESS) fail("cannot connect to " + where);
+    if (errno != EINPROGRESS) fail_errno("cannot connect to " + where);
     if (!wait_for(s.fd_, POLLOUT, timeout)) throw LiveError("cannot connect to " + where + ": timed out");
     int error = 0;
     socklen_t len = sizeof error;
     ::getsockopt(s.fd_, SOL_SOCKET, SO_ERROR, &error, &len);
     if (error != 0) {
       errno = error;
-      fail("cannot connect to " + where);
+      fail_errno("cannot connect to " + where);
     }
   }
   const int one = 1;  // frames are small and latency matters more than packet count
@@ -290,7 +290,7 @@ std::size_t TcpStream::write_some(std::span<const std::uint8_t> bytes) {
     const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n >= 0) return static_cast<std::size_t>(n);
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-    if (errno != EINTR) fail("send");
+    if (errno != EINTR) fail_errno("send");
   }
 }
 
@@ -303,7 +303,7 @@ std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return std::nullopt;
       if (n < 0 && errno == ECONNRESET) return 0;
-      if (n < 0) fail("recv");
+      if (n < 0) fail_errno("recv");
       if (n == 0) return 0;
       if (first != kTlsHandshakeRecord) {
         tls_.reset();  // plain from here on, so the refusal reaches it
@@ -318,7 +318,7 @@ std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
     if (n >= 0) return static_cast<std::size_t>(n);
     if (errno == EAGAIN || errno == EWOULDBLOCK) return std::nullopt;
     if (errno == ECONNRESET) return 0;
-    if (errno != EINTR) fail("recv");
+    if (errno != EINTR) fail_errno("recv");
   }
   // TLS hands out at most one record per call: read records while a whole one still fits, so one
   // call takes what poll() announced and leaves nothing decrypted behind, where poll() would not
@@ -351,7 +351,7 @@ std::optional<std::size_t> TcpStream::read_some(std::span<std::uint8_t> into) {
 TcpListener::TcpListener(std::uint16_t port, const std::string& address) {
   const auto at = address_of(address, port);
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd_ < 0) fail("socket");
+  if (fd_ < 0) fail_errno("socket");
   const int one = 1;
   ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   const auto where = address + ":" + std::to_string(port);
@@ -359,13 +359,13 @@ TcpListener::TcpListener(std::uint16_t port, const std::string& address) {
     const int e = errno;
     ::close(fd_);
     errno = e;
-    fail("cannot listen on " + where);
+    fail_errno("cannot listen on " + where);
   }
   if (::listen(fd_, 128) != 0) {
     const int e = errno;
     ::close(fd_);
     errno = e;
-    fail("listen on " + where);
+    fail_errno("listen on " + where);
   }
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
@@ -382,7 +382,7 @@ std::optional<TcpStream> TcpListener::accept(std::chrono::milliseconds timeout) 
   const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (fd < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED) return std::nullopt;
-    fail("accept");
+    fail_errno("accept");
   }
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

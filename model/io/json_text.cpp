@@ -10,7 +10,7 @@
 namespace servescope {
 namespace {
 
-using json = nlohmann::json;
+using Json = nlohmann::json;
 
 std::string line_and_column(std::string_view text, std::size_t byte) {
   byte = std::min(byte, text.size());
@@ -48,18 +48,18 @@ class BoundedDomBuilder {
 
   bool null() { return add(nullptr); }
   bool boolean(bool v) { return add(v); }
-  bool number_integer(json::number_integer_t v) { return add(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return add(v); }
-  bool number_float(json::number_float_t v, const json::string_t&) { return add(v); }
-  bool string(json::string_t& v) { return add(std::move(v)); }
-  bool binary(json::binary_t&) { return refuse("binary values are not JSON"); }
-  bool start_object(std::size_t) { return open(json::value_t::object); }
-  bool start_array(std::size_t) { return open(json::value_t::array); }
+  bool number_integer(Json::number_integer_t v) { return add(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return add(v); }
+  bool number_float(Json::number_float_t v, const Json::string_t&) { return add(v); }
+  bool string(Json::string_t& v) { return add(std::move(v)); }
+  bool binary(Json::binary_t&) { return refuse("binary values are not JSON"); }
+  bool start_object(std::size_t) { return open(Json::value_t::object); }
+  bool start_array(std::size_t) { return open(Json::value_t::array); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
-  bool key(json::string_t& name) {
+  bool key(Json::string_t& name) {
     Frame& top = stack_.back();
-    auto [it, inserted] = top.value->get_ref<json::object_t&>().emplace(std::move(name), nullptr);
+    auto [it, inserted] = top.value->get_ref<Json::object_t&>().emplace(std::move(name), nullptr);
     if (!inserted) {
       error_path_ = path(stack_.size() - 1) + "." + it->first;
       return refuse("the key " + quote_for_message(it->first) +
@@ -75,26 +75,26 @@ class BoundedDomBuilder {
     return false;
   }
 
-  json take() { return std::move(root_); }
+  Json take() { return std::move(root_); }
   const std::string& error() const { return error_; }
   const std::optional<std::string>& error_path() const { return error_path_; }
   std::size_t error_byte() const { return error_byte_; }
 
  private:
   struct Frame {
-    json* value;
+    Json* value;
     const std::string* key = nullptr;  // objects: the member being read
-    json* slot = nullptr;              // objects: where that member's value goes
+    Json* slot = nullptr;              // objects: where that member's value goes
   };
 
-  json* place(json&& v) {
+  Json* place(Json&& v) {
     if (stack_.empty()) {
       root_ = std::move(v);
       return &root_;
     }
     Frame& top = stack_.back();
     if (top.value->is_array()) {
-      auto& array = top.value->get_ref<json::array_t&>();
+      auto& array = top.value->get_ref<Json::array_t&>();
       array.push_back(std::move(v));
       return &array.back();
     }
@@ -103,11 +103,11 @@ class BoundedDomBuilder {
   }
   template <typename T>
   bool add(T&& v) {
-    place(json(std::forward<T>(v)));
+    place(Json(std::forward<T>(v)));
     return true;
   }
-  bool open(json::value_t type) {
-    json* value = place(json(type));
+  bool open(Json::value_t type) {
+    Json* value = place(Json(type));
     if (stack_.size() >= max_depth_) {
       error_path_ = path(stack_.size());
       return refuse("nested deeper than " + std::to_string(max_depth_) + " levels");
@@ -137,7 +137,7 @@ class BoundedDomBuilder {
   }
 
   std::size_t max_depth_;
-  json root_;
+  Json root_;
   std::vector<Frame> stack_;
   std::string error_;
   std::optional<std::string> error_path_;
@@ -201,7 +201,7 @@ std::size_t json_memory_budget(std::size_t text_bytes, const JsonLimits& limits)
   return std::clamp(limits.bytes_per_text_byte * text_bytes, limits.min_budget_bytes, limits.max_budget_bytes);
 }
 
-json parse_json_text(std::string_view text, const std::string& file, const JsonLimits& limits) {
+Json parse_json_text(std::string_view text, const std::string& file, const JsonLimits& limits) {
   const std::size_t budget = json_memory_budget(text.size(), limits);
   if (const std::size_t need = estimated_json_memory_bytes(text); need > budget)
     throw InputError(file, "",
@@ -210,8 +210,8 @@ json parse_json_text(std::string_view text, const std::string& file, const JsonL
   BoundedDomBuilder builder(limits.max_depth);
   bool ok = false;
   try {
-    ok = json::sax_parse(text.begin(), text.end(), &builder);
-  } catch (const json::exception& e) {
+    ok = Json::sax_parse(text.begin(), text.end(), &builder);
+  } catch (const Json::exception& e) {
     throw InputError(file, "", "invalid JSON: " + library_reason(e.what()));
   }
   if (!ok) {
