@@ -11,11 +11,11 @@ export SERVESCOPE_ROOT
 # mold links the fifty-odd executables several times faster than GNU ld
 # (cmake/ServeScopeWarnings.cmake). fonts-dejavu-core gives the GUI text to render, offscreen
 # too. zlib and OpenSSL's libcrypto (deflate and base64) pack the timelines a project keeps;
-# libssl is the live deployment's TLS. GoogleTest and Google Benchmark are there because
-# configuring the tree needs them.
+# libssl is the live deployment's TLS. GoogleTest, Google Benchmark and python3 are there because
+# configuring the tree needs them; qt6-qpa-plugins holds the xcb platform the window opens on.
 SERVESCOPE_PACKAGES=(
-  cmake ninja-build g++ pkg-config ccache mold
-  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
+  cmake ninja-build g++ pkg-config ccache mold python3
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev qt6-qpa-plugins
   libglpk-dev nlohmann-json3-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libssl-dev
   fonts-dejavu-core
 )
