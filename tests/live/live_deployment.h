@@ -77,11 +77,16 @@ inline std::string ppipe_plan(const TempDir& dir) {
   return plan;
 }
 
+// How long a load generator of `seconds` of load may take to report: its own wait for the
+// deployment (kStartupLimit), the load, and a minute more for the outcomes.
+inline std::chrono::milliseconds load_report_limit(double seconds) {
+  return kStartupLimit + 60s + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
+}
+
 // A load generator's report once it ends within `limit`. Its exit status says whether the
 // deployment lost requests (3: dropped as worker-lost, or lost with the scheduler): 0 exactly
-// when it lost none. The limit covers its own wait for the deployment (kStartupLimit) and a minute
-// more for its load and the outcomes.
-inline nlohmann::json finished_load(ChildProcess& lg, std::chrono::milliseconds limit = kStartupLimit + 60s) {
+// when it lost none.
+inline nlohmann::json finished_load(ChildProcess& lg, std::chrono::milliseconds limit = load_report_limit(0)) {
   const auto status = lg.wait_for(limit);
   auto load = nlohmann::json::parse(lg.out(), nullptr, false);
   EXPECT_TRUE(load.is_object()) << lg.err();
@@ -155,7 +160,7 @@ class Deployment {
   // Runs the load generator to its end and returns its report.
   nlohmann::json load(double rate, double seconds) const {
     auto lg = start_loadgen(rate, seconds);
-    return finished_load(*lg, kStartupLimit + 60s + std::chrono::milliseconds(static_cast<int>(seconds * 1000)));
+    return finished_load(*lg, load_report_limit(seconds));
   }
 
   std::string endpoint() const { return "127.0.0.1:" + std::to_string(port_); }

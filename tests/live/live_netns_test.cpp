@@ -110,7 +110,7 @@ class AcrossHosts : public ::testing::Test {
 
   nlohmann::json load(double rate, double seconds) const {
     auto lg = loadgen(kLoadgen, rate, seconds);
-    return finished_load(*lg, kStartupLimit + 60s + std::chrono::milliseconds(static_cast<int>(seconds * 1000)));
+    return finished_load(*lg, load_report_limit(seconds));
   }
 
   nlohmann::json stop_scheduler() {
