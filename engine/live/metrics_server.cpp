@@ -105,12 +105,16 @@ void MetricsServer::publish(std::string text) {
 void MetricsServer::serve() {
   std::vector<Client> clients;
   std::vector<pollfd> fds;
-  Clock::time_point accept_paused_until;
+  Clock::time_point accept_paused_until;  // out of descriptors
+  Clock::time_point full_until;           // full, and no connection has had its grace yet
   while (!stop_.load()) {
     const auto now = Clock::now();
+    const bool accepting = now >= accept_paused_until && (clients.size() < limits_.connections || now >= full_until);
     fds.clear();
-    fds.push_back({now >= accept_paused_until ? listener_.native_handle() : -1, POLLIN, 0});
+    fds.push_back({accepting ? listener_.native_handle() : -1, POLLIN, 0});
     auto wake = now + std::chrono::milliseconds(100);  // the stop flag is looked at this often
+    for (const auto until : {accept_paused_until, full_until})
+      if (until > now) wake = std::min(wake, until);
     for (const auto& c : clients) {
       fds.push_back({c.stream.native_handle(), static_cast<short>(c.answering() ? POLLOUT : POLLIN), 0});
       wake = std::min(wake, c.since + limits_.deadline);
@@ -153,6 +157,18 @@ void MetricsServer::serve() {
     std::erase_if(clients, [](const Client& c) { return c.closed; });
     if (!(fds[0].revents & POLLIN)) continue;
     for (;;) {
+      // When full, the oldest that has not asked for anything yet makes room; failing that, the
+      // oldest. Only one that has had its grace: otherwise newcomers wait in the listen queue.
+      auto victim = clients.end();
+      if (clients.size() >= limits_.connections) {
+        const auto heard = [at = Clock::now(), this](const Client& c) { return at - c.since >= limits_.grace; };
+        victim = std::ranges::find_if(clients, [&](const Client& c) { return heard(c) && c.request.empty(); });
+        if (victim == clients.end()) victim = std::ranges::find_if(clients, heard);
+        if (victim == clients.end()) {
+          full_until = clients.front().since + limits_.grace;
+          break;
+        }
+      }
       std::optional<TcpStream> stream;
       try {
         stream = listener_.accept(std::chrono::milliseconds(0));
@@ -161,10 +177,7 @@ void MetricsServer::serve() {
         break;
       }
       if (!stream) break;
-      if (clients.size() >= limits_.connections) {
-        // The oldest that has not asked for anything yet goes; failing that, the oldest.
-        auto victim = std::ranges::find_if(clients, [](const Client& c) { return c.request.empty(); });
-        if (victim == clients.end()) victim = clients.begin();
+      if (victim != clients.end()) {
         victim->stream.close();
         clients.erase(victim);
       }

@@ -24,7 +24,11 @@
 namespace servescope::engine::live {
 
 struct MetricsServerLimits {
-  std::size_t connections = 32;              // open at once; the oldest idle one goes for a newcomer
+  std::size_t connections = 32;  // open at once; the oldest idle one goes for a newcomer
+  // How long a connection may stay before it can be closed for a newcomer. Without it, a flood
+  // that reconnects at once pushed a scraper out before its request, sent right after connecting,
+  // was read: the newcomers of one burst of accepts closed each other unheard.
+  std::chrono::milliseconds grace{500};
   std::size_t request_bytes = 8192;          // a request head larger than this is answered 431
   std::chrono::milliseconds deadline{5000};  // from accept to the answer sent; then closed
 };

@@ -63,6 +63,30 @@ TEST(MetricsServer, AScrapeIsAnsweredWhileManyConnectionsIdle) {
   EXPECT_TRUE(first->empty());
 }
 
+// A flood that connects right after a scraper, and reconnects as soon as it is closed, once
+// pushed the scraper out before its request was read: the newcomers of one burst of accepts
+// closed each other unheard. Now none is closed before its grace, and the flood waits instead.
+TEST(MetricsServer, AScraperIsHeardBeforeAFloodBehindItCanPushItOut) {
+  MetricsServerLimits limits;
+  limits.connections = 4;
+  limits.grace = 60s;  // far longer than this test, under any load
+  MetricsServer server(0, "127.0.0.1", limits);
+  server.publish("a 1\n");
+  auto scraper = TcpStream::connect("127.0.0.1", server.port(), 5000ms);
+  std::vector<TcpStream> flood;
+  for (int i = 0; i < 20; ++i)
+    flood.push_back(TcpStream::connect("127.0.0.1", server.port(), 5000ms));
+  const std::string get = "GET /metrics HTTP/1.1\r\n\r\n";
+  scraper.send_all(std::span(reinterpret_cast<const std::uint8_t*>(get.data()), get.size()));
+  const auto reply = read_until_closed(scraper);
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 200 OK")) << reply;
+  // Its place went to one of the flood, which is answered in turn: nobody was closed unheard.
+  for (auto& s : flood)
+    s.send_all(std::span(reinterpret_cast<const std::uint8_t*>(get.data()), get.size()));
+  for (auto& s : flood)
+    EXPECT_TRUE(read_until_closed(s).starts_with("HTTP/1.1 200 OK"));
+}
+
 TEST(MetricsServer, AnswersInPiecesOtherPathsAndOversizedRequests) {
   MetricsServer server(0, "127.0.0.1");
   server.publish("a 1\n");
