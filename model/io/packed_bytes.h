@@ -8,6 +8,7 @@
 // varint is bounded, and each failure is an InputError naming the file and the JSON path.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,10 @@ std::string pack_bytes(std::string_view raw);
 // Decodes and inflates the string at `text`, which must unpack to exactly `expected_bytes`, at
 // most `max_bytes`. Fails at `text` otherwise.
 std::string unpack_bytes(const JsonCursor& text, std::uint64_t expected_bytes, std::uint64_t max_bytes);
+// The first bytes the string at `text` unpacks to, at most `bytes` of them, and fewer when they
+// are not within its first 64 KiB or it is not packed data at all (unpack_bytes says why): for
+// the counts at the head of a table, checked before a reader inflates the rest.
+std::string unpack_head(const JsonCursor& text, std::size_t bytes);
 
 // Appends unsigned LEB128 varints; zigzag for signed values (deltas). (The live protocol's
 // fixed-width fields are engine/live/byte_codec.h.)
@@ -47,7 +52,11 @@ class VarintWriter {
 // Reads what VarintWriter wrote; each failure names `where` (the packed string) and the offset.
 class VarintReader {
  public:
-  VarintReader(std::string_view bytes, const JsonCursor& where) : bytes_(bytes), where_(where) {}
+  // `whole_bytes`: the size of what `bytes` is the head of, for messages.
+  VarintReader(std::string_view bytes, const JsonCursor& where, std::size_t whole_bytes = 0)
+      : bytes_(bytes), whole_bytes_(std::max(whole_bytes, bytes.size())), where_(where) {}
+  // Whether a whole varint follows.
+  bool has_varint() const;
   std::uint64_t varint();
   std::int64_t signed_varint() {
     const auto u = varint();
@@ -63,6 +72,7 @@ class VarintReader {
 
  private:
   std::string_view bytes_;
+  std::size_t whole_bytes_;
   std::size_t at_ = 0;
   const JsonCursor& where_;
 };

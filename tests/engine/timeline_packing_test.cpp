@@ -209,6 +209,18 @@ TEST(TimelinePacking, HostileTablesAreRefusedBeforeTheyAllocate) {
   auto bomb = with_raw(std::string(1024, '\0'));
   bomb["packed"]["data"] = pack_bytes(std::string(std::size_t{8} << 20, '\0'));
   expect_refused(bomb, "$.packed.data", "holds more than the 1024 bytes");
+  // A bomb's batch count is refused from the head of its data, before the rest is inflated: here
+  // the rest is not even there, and what is said is the budget, not the bytes that are missing.
+  VarintWriter head;
+  head.varint(0);
+  head.varint(22'000'000);
+  auto early = with_raw(head.bytes());
+  early["packed"]["bytes"] = kMaxUnpackedTimelineBytes;
+  expect_refused(early, "$.packed.data", "the packed tables declare 22000000 batches, which would take");
+  expect_refused(early, "$.packed.data", "(unpacked byte 5 of 201326592)");
+  // A count the declared bytes cannot hold is left to the whole check, which says so.
+  early["packed"]["bytes"] = 1024;
+  expect_refused(early, "$.packed.data", "holds 5 bytes; it declares 1024");
 }
 
 TEST(KeptTimeline, PacksRowsAndKeepsWithinBudget) {
