@@ -22,9 +22,24 @@ constexpr std::size_t kBlockHeaderBytes = 8;  // u32 raw size, u32 deflated size
   throw LiveError("the run's recording: " + what + ": " + std::strerror(error));
 }
 
+void end_deflater(z_stream* z) {
+  deflateEnd(z);
+  delete z;
+}
+
+// Level 1: the scheduler compresses on its dispatch thread, so speed before size.
+std::unique_ptr<z_stream, void (*)(z_stream*)> make_deflater() {
+  auto* z = new z_stream{};
+  if (deflateInit(z, 1) != Z_OK) {
+    delete z;
+    throw LiveError("the run's recording: cannot start deflating (out of memory)");
+  }
+  return {z, end_deflater};
+}
+
 }  // namespace
 
-EventSpill::EventSpill() {
+EventSpill::EventSpill() : deflater_(make_deflater()) {
   const char* dir = std::getenv("TMPDIR");
   std::string path = std::string(dir && *dir ? dir : "/tmp") + "/servescope-record-XXXXXX";
   fd_ = ::mkostemp(path.data(), O_CLOEXEC);
@@ -39,17 +54,23 @@ EventSpill::~EventSpill() {
 void EventSpill::append(std::span<const std::uint8_t> bytes) {
   if (bytes.empty()) return;
   if (bytes.size() > UINT32_MAX / 2) throw LiveError("the run's recording: a chunk of events over 2 GiB");
-  auto bound = compressBound(static_cast<uLong>(bytes.size()));
+  auto& z = *deflater_;
+  const auto bound = deflateBound(&z, static_cast<uLong>(bytes.size()));
   buffer_.resize(kBlockHeaderBytes + bound);
-  // Level 1: the scheduler compresses on its dispatch thread, so speed before size.
-  if (compress2(buffer_.data() + kBlockHeaderBytes, &bound, bytes.data(), static_cast<uLong>(bytes.size()), 1) != Z_OK)
-    throw LiveError("the run's recording: deflate failed");
+  z.next_in = const_cast<Bytef*>(bytes.data());
+  z.avail_in = static_cast<uInt>(bytes.size());
+  z.next_out = buffer_.data() + kBlockHeaderBytes;
+  z.avail_out = static_cast<uInt>(bound);
+  const int rc = deflate(&z, Z_FINISH);
+  const auto stored = static_cast<std::size_t>(z.total_out);
+  deflateReset(&z);
+  if (rc != Z_STREAM_END) throw LiveError("the run's recording: deflate failed");
   std::vector<std::uint8_t> header;
   ByteWriter w(header);
   w.u32(static_cast<std::uint32_t>(bytes.size()));
-  w.u32(static_cast<std::uint32_t>(bound));
+  w.u32(static_cast<std::uint32_t>(stored));
   std::copy(header.begin(), header.end(), buffer_.begin());
-  const std::size_t total = kBlockHeaderBytes + bound;
+  const std::size_t total = kBlockHeaderBytes + stored;
   for (std::size_t done = 0; done < total;) {
     const auto n = ::pwrite(fd_, buffer_.data() + done, total - done, static_cast<off_t>(file_bytes_ + done));
     if (n < 0 && errno == EINTR) continue;

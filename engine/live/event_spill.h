@@ -9,8 +9,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
+
+struct z_stream_s;
 
 namespace servescope::engine::live {
 
@@ -37,6 +40,10 @@ class EventSpill {
   int fd_ = -1;
   std::uint64_t raw_bytes_ = 0, file_bytes_ = 0;
   std::vector<std::uint8_t> buffer_;  // reused for compressing
+  // One deflate state for every block (each still a zlib stream of its own): made per block, its
+  // quarter megabyte was mapped, zeroed and handed back to the system on every publish, which
+  // took most of a recording scheduler's CPU.
+  std::unique_ptr<z_stream_s, void (*)(z_stream_s*)> deflater_;
 };
 
 }  // namespace servescope::engine::live
