@@ -32,6 +32,7 @@ CostSimulationResult simulate_cost_plan(const CostPlan& plan, const CostSimulati
     arrivals = std::make_unique<WorkloadArrivals>(std::vector<ArrivalStream>{stream}, options.duration, options.seed);
   } else {
     std::vector<Arrival> list;
+    list.reserve(options.arrival_list.size());
     for (const auto t : options.arrival_list)
       list.push_back({t, 0, 0, problem.slo});
     arrivals = std::make_unique<ListArrivals>(std::move(list));

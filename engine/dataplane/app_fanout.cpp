@@ -21,23 +21,59 @@ void AppFanout::start(DataPlaneContext& context) {
   inner_->start(inner_ctx_);
 }
 
+AppFanout::Live* AppFanout::find_app(AppRef ref) {
+  auto& app = slots_[ref.slot];
+  return app.alive && app.generation == ref.generation ? &app : nullptr;
+}
+
+void AppFanout::release(Live& app) {
+  app.alive = false;
+  ++app.generation;
+  free_slots_.push_back(static_cast<std::uint32_t>(&app - slots_.data()));
+}
+
+AppFanout::Module* AppFanout::find_module(RequestId id) {
+  if (id < modules_base_ || id - modules_base_ >= modules_.size()) return nullptr;
+  auto& m = modules_[static_cast<std::size_t>(id - modules_base_)];
+  return m.open ? &m : nullptr;
+}
+
+void AppFanout::close_module(Module& m) {
+  m.open = false;
+  while (!modules_.empty() && !modules_.front().open) {
+    modules_.pop_front();
+    ++modules_base_;
+  }
+}
+
 void AppFanout::on_request(const Request& request) {
   const auto it = std::ranges::find(apps_, request.model, &AppGraph::request_model);
   if (it == apps_.end()) {
     inner_->on_request(request);
     return;
   }
-  Live app{request, &*it, {}, {}, 0};
+  if (free_slots_.empty()) {
+    free_slots_.push_back(static_cast<std::uint32_t>(slots_.size()));
+    slots_.emplace_back();
+  }
+  const auto slot = free_slots_.back();
+  free_slots_.pop_back();
+  auto& app = slots_[slot];
+  app.request = request;
+  app.graph = &*it;
+  app.waiting.clear();
+  app.copies_left.assign(it->nodes.size(), 0);
+  app.sinks_left = 0;
+  app.alive = true;
   for (const auto& n : it->nodes) {
     app.waiting.push_back(n.inputs);
-    app.copies_left.push_back(0);
     app.sinks_left += n.sink ? 1 : 0;
   }
-  live_.emplace(request.id, std::move(app));
+  const AppRef ref{slot, app.generation};
   for (std::size_t n = 0; n < it->nodes.size(); ++n) {
-    const auto live = live_.find(request.id);  // a source's module may be dropped at once
-    if (live == live_.end()) return;
-    if (it->nodes[n].inputs == 0) launch(live->second, n, ctx_->clock.now());
+    Live* live = find_app(ref);  // a source's module may be dropped at once
+    if (!live) return;
+    if (it->nodes[n].inputs == 0) launch(*live, n, ctx_->clock.now());
   }
 }
 
@@ -50,39 +86,38 @@ void AppFanout::launch(Live& app, std::size_t node, Time now) {
     copies = static_cast<int>(credit);
     credit -= copies;
   }
+  const AppRef ref{static_cast<std::uint32_t>(&app - slots_.data()), app.generation};
   if (!n.model || copies == 0) {  // a CPU step, or a module with nothing to do this time
     app.copies_left[node] = 1;
-    cpu_.push({now + (n.model ? Duration() : n.cpu), app.request.id, node});
+    cpu_.push({now + (n.model ? Duration() : n.cpu), ref, node});
     ctx_->clock.arm(cpu_timer_, cpu_.top().at);
     return;
   }
   app.copies_left[node] = copies;
-  const RequestId id = app.request.id;
+  const Request parent = app.request;
   for (int k = 0; k < copies; ++k) {
-    Request r{next_module_++, *n.model, app.request.target, now, app.request.deadline, true};
-    modules_[r.id] = {id, node};
+    Request r{next_module_++, *n.model, parent.target, now, parent.deadline, true};
+    modules_.push_back({ref, node, true});
     inner_->on_request(r);  // may drop the application request
-    if (!live_.contains(id)) return;
+    if (!find_app(ref)) return;
   }
 }
 
-void AppFanout::node_done(RequestId id, std::size_t node, Time end) {
-  const auto it = live_.find(id);
-  if (it == live_.end()) return;  // already dropped
-  auto& app = it->second;
-  if (--app.copies_left[node] > 0) return;  // other copies of this module still run
-  const auto& n = app.graph->nodes[node];
-  if (n.sink && --app.sinks_left == 0) {
-    const Request done = app.request;
-    live_.erase(it);
+void AppFanout::node_done(AppRef ref, std::size_t node, Time end) {
+  Live* app = find_app(ref);
+  if (!app) return;                          // already dropped
+  if (--app->copies_left[node] > 0) return;  // other copies of this module still run
+  const auto& n = app->graph->nodes[node];   // the graph outlives the request
+  if (n.sink && --app->sinks_left == 0) {
+    const Request done = app->request;
+    release(*app);
     ctx_->outcomes.completed(done, done.arrival, end);
     return;
   }
-  const auto next = n.next;  // launching may drop the request (and erase `app`) at once
-  for (const auto s : next) {
-    const auto still = live_.find(id);
-    if (still == live_.end()) return;
-    if (--still->second.waiting[s] == 0) launch(still->second, s, end);
+  for (const auto s : n.next) {
+    Live* still = find_app(ref);  // launching may drop the request at once
+    if (!still) return;
+    if (--still->waiting[s] == 0) launch(*still, s, end);
   }
 }
 
@@ -103,26 +138,34 @@ void AppFanout::on_timer(std::uint64_t token) {
 void AppFanout::execute(Batch batch) {
   if (batch.final_stage) {
     std::vector<RequestId> ids;
+    if (!spare_.empty()) {
+      ids = std::move(spare_.back());
+      spare_.pop_back();
+    }
     for (const auto& r : batch.requests)
       if (r.internal) ids.push_back(r.id);
-    if (!ids.empty()) batches_[batch.id] = std::move(ids);
+    if (!ids.empty()) batches_.push_back({batch.id, std::move(ids)});
   }
   ctx_->executor.execute(std::move(batch));
 }
 
 void AppFanout::on_batch_done(const BatchDone& done) {
   inner_->on_batch_done(done);
-  const auto it = batches_.find(done.id);
+  const auto it = std::ranges::find(batches_, done.id, &FinalBatch::id);
   if (it == batches_.end()) return;
-  const auto ids = std::move(it->second);
-  batches_.erase(it);
+  auto ids = std::move(it->modules);
+  if (it != std::prev(batches_.end())) *it = std::move(batches_.back());
+  batches_.pop_back();
   for (const auto id : ids) {
-    const auto m = modules_.find(id);
-    if (m == modules_.end()) continue;
-    const auto [app, node] = m->second;
-    modules_.erase(m);
+    Module* m = find_module(id);
+    if (!m) continue;
+    const auto app = m->app;
+    const auto node = m->node;
+    close_module(*m);
     node_done(app, node, done.end);
   }
+  ids.clear();
+  spare_.push_back(std::move(ids));
 }
 
 void AppFanout::dropped(const Request& request, DropReason reason) {
@@ -130,13 +173,14 @@ void AppFanout::dropped(const Request& request, DropReason reason) {
     ctx_->outcomes.dropped(request, reason);
     return;
   }
-  const auto m = modules_.find(request.id);
-  if (m == modules_.end()) return;
-  const auto app = live_.find(m->second.first);
-  modules_.erase(m);
-  if (app == live_.end()) return;
-  const Request parent = app->second.request;
-  live_.erase(app);  // its other modules run on, and are ignored when they finish
+  Module* m = find_module(request.id);
+  if (!m) return;
+  const auto ref = m->app;
+  close_module(*m);
+  Live* app = find_app(ref);
+  if (!app) return;
+  const Request parent = app->request;
+  release(*app);  // its other modules run on, and are ignored when they finish
   ctx_->outcomes.dropped(parent, reason);
 }
 

@@ -4,7 +4,7 @@
 // completes when its last sink finishes and is dropped as soon as any of its modules is.
 #pragma once
 
-#include <map>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -42,22 +42,43 @@ class AppFanout final : public DataPlane, private Clock, private Executor, priva
   DataPlane& inner() { return *inner_; }
 
  private:
+  // An application request in flight, in a slot reused after it ends: its per-node vectors keep
+  // their room, so a request costs no allocation once the slots are warm (a map node and two
+  // vectors per request were most of a cost simulation's time under the sanitizers).
   struct Live {
     Request request;
     const AppGraph* graph = nullptr;
     std::vector<int> waiting;      // inputs still missing, per node
     std::vector<int> copies_left;  // module requests still running, per node
     int sinks_left = 0;
+    std::uint32_t generation = 0;  // bumped when the slot is let go, so stale references miss
+    bool alive = false;
+  };
+  struct AppRef {
+    std::uint32_t slot = 0, generation = 0;
+  };
+  struct Module {  // a module request in flight
+    AppRef app;
+    std::size_t node = 0;
+    bool open = false;
   };
   struct CpuDone {
     Time at;
-    RequestId app;
+    AppRef app;
     std::size_t node;
     bool operator>(const CpuDone& o) const { return at > o.at; }
   };
+  struct FinalBatch {  // a final-stage batch's module requests, until it is done
+    BatchId id = 0;
+    std::vector<RequestId> modules;
+  };
 
+  Live* find_app(AppRef ref);
+  void release(Live& app);
+  Module* find_module(RequestId id);
+  void close_module(Module& m);
   void launch(Live& app, std::size_t node, Time now);
-  void node_done(RequestId app, std::size_t node, Time end);
+  void node_done(AppRef app, std::size_t node, Time end);
 
   // What the inner plane sees: the outer world, with module requests intercepted.
   Time now() const override { return ctx_->clock.now(); }
@@ -77,9 +98,14 @@ class AppFanout final : public DataPlane, private Clock, private Executor, priva
   std::vector<AppGraph> apps_;
   DataPlaneContext* ctx_ = nullptr;
   DataPlaneContext inner_ctx_;
-  std::map<RequestId, Live> live_;
-  std::map<RequestId, std::pair<RequestId, std::size_t>> modules_;  // module request → (app, node)
-  std::map<BatchId, std::vector<RequestId>> batches_;               // final-stage batches' module requests
+  std::vector<Live> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  // Module requests by id, from modules_base_ on: ids are handed out in order, so a deque
+  // trimmed at the front as they close holds only those in flight and what came after them.
+  std::deque<Module> modules_;
+  RequestId modules_base_ = RequestId{1} << 62;
+  std::vector<FinalBatch> batches_;            // in flight: a few per slot, searched in order
+  std::vector<std::vector<RequestId>> spare_;  // emptied batch lists, kept for their room
   std::priority_queue<CpuDone, std::vector<CpuDone>, std::greater<>> cpu_;
   TimerId cpu_timer_ = 0;
   RequestId next_module_ = RequestId{1} << 62;
