@@ -144,18 +144,17 @@ void AppFanout::execute(Batch batch) {
     }
     for (const auto& r : batch.requests)
       if (r.internal) ids.push_back(r.id);
-    if (!ids.empty()) batches_.push_back({batch.id, std::move(ids)});
+    if (!ids.empty()) batches_[batch.id] = std::move(ids);
   }
   ctx_->executor.execute(std::move(batch));
 }
 
 void AppFanout::on_batch_done(const BatchDone& done) {
   inner_->on_batch_done(done);
-  const auto it = std::ranges::find(batches_, done.id, &FinalBatch::id);
+  const auto it = batches_.find(done.id);
   if (it == batches_.end()) return;
-  auto ids = std::move(it->modules);
-  if (it != std::prev(batches_.end())) *it = std::move(batches_.back());
-  batches_.pop_back();
+  auto ids = std::move(it->second);
+  batches_.erase(it);
   for (const auto id : ids) {
     Module* m = find_module(id);
     if (!m) continue;

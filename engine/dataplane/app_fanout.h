@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/dataplane/data_plane.h"
@@ -68,11 +69,6 @@ class AppFanout final : public DataPlane, private Clock, private Executor, priva
     std::size_t node;
     bool operator>(const CpuDone& o) const { return at > o.at; }
   };
-  struct FinalBatch {  // a final-stage batch's module requests, until it is done
-    BatchId id = 0;
-    std::vector<RequestId> modules;
-  };
-
   Live* find_app(AppRef ref);
   void release(Live& app);
   Module* find_module(RequestId id);
@@ -104,8 +100,10 @@ class AppFanout final : public DataPlane, private Clock, private Executor, priva
   // trimmed at the front as they close holds only those in flight and what came after them.
   std::deque<Module> modules_;
   RequestId modules_base_ = RequestId{1} << 62;
-  std::vector<FinalBatch> batches_;            // in flight: a few per slot, searched in order
-  std::vector<std::vector<RequestId>> spare_;  // emptied batch lists, kept for their room
+  // Final-stage batches' module requests until each is done (an overloaded plan queues many);
+  // emptied lists are kept for their room.
+  std::unordered_map<BatchId, std::vector<RequestId>> batches_;
+  std::vector<std::vector<RequestId>> spare_;
   std::priority_queue<CpuDone, std::vector<CpuDone>, std::greater<>> cpu_;
   TimerId cpu_timer_ = 0;
   RequestId next_module_ = RequestId{1} << 62;
