@@ -19,10 +19,12 @@ step_done() {
   step_start=$now
 }
 
-# Dev: twice as many tests as cores, as most of the GUI, CLI and torch tests wait on files and
-# processes. Sanitizers: as many as cores. A test that starts a deployment takes two of these
-# slots (tests/CMakeLists.txt, PROCESSES).
-dev_jobs=$((2 * $(nproc)))
+# Dev: four times as many tests as cores, as most of the GUI, CLI, live and torch tests wait on
+# files, sockets and processes (on 2 cores, 2026-11-29: 152 s at -j4, 135 s at -j6, 126 s at
+# -j8 with the CPU idle 17 s of 252). Sanitizers: as many as cores (their tests compute; -j3 was
+# slower). A test that starts a deployment takes two of these slots (tests/CMakeLists.txt,
+# PROCESSES).
+dev_jobs=$((4 * $(nproc)))
 asan_jobs=$(nproc)
 
 echo "==> Building (dev preset) in build/dev"
