@@ -26,8 +26,10 @@ struct SearchState {
   const std::atomic<bool>* cancel = nullptr;
   std::optional<double> stop_at;
   bool maximize = true;
+  std::optional<std::int64_t> node_limit;
   bool cancelled = false;
   double best_bound = std::nan("");
+  std::int64_t nodes = 0;
 };
 
 void search_callback(glp_tree* tree, void* info) {
@@ -35,6 +37,8 @@ void search_callback(glp_tree* tree, void* info) {
   if (glp_ios_reason(tree) == GLP_ISELECT || glp_ios_reason(tree) == GLP_IBINGO) {
     if (const int node = glp_ios_best_node(tree); node != 0) state->best_bound = glp_ios_node_bound(tree, node);
   }
+  if (glp_ios_reason(tree) == GLP_ISELECT && ++state->nodes > state->node_limit.value_or(INT64_MAX))
+    glp_ios_terminate(tree);
   if (state->cancel && state->cancel->load(std::memory_order_relaxed)) {
     state->cancelled = true;
     glp_ios_terminate(tree);
@@ -127,7 +131,7 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
   MilpResult result;
   const double limit_ms = std::max(1.0, options.time_limit_s * 1000.0);
   const int tm_lim = limit_ms > 2e9 ? INT32_MAX : static_cast<int>(limit_ms);
-  SearchState state{options.cancel, options.stop_at_objective, sense_ == Sense::Maximize};
+  SearchState state{options.cancel, options.stop_at_objective, sense_ == Sense::Maximize, options.node_limit};
   int rc = 0;
   int status = 0;
   if (integral) {
@@ -195,6 +199,7 @@ MilpResult MilpProblem::solve(const MilpOptions& options) const {
     result.gap = std::fabs(result.best_bound - result.objective) / denom;
   }
   result.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.nodes = state.nodes;
   return result;
 }
 

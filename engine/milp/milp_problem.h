@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ struct MilpOptions {
   // questions like "can this model get more than r?", where any such solution answers yes. The
   // status is then Feasible unless the search had already closed.
   std::optional<double> stop_at_objective;
+  // Stop after this many branch-and-bound subproblems: unlike the time limit, a bound on the work
+  // that gives the same answer on a busy machine as on an idle one (status Feasible when it stops
+  // the search before the gap closes).
+  std::optional<std::int64_t> node_limit;
 };
 
 enum class MilpStatus {
@@ -45,6 +50,7 @@ struct MilpResult {
   double best_bound = 0;  // from the search tree; equals objective when optimal
   double gap = 0;         // relative, as GLPK defines it
   double solve_seconds = 0;
+  std::int64_t nodes = 0;      // branch-and-bound subproblems the search selected
   std::vector<double> values;  // one per variable, when there is a solution
   bool has_solution() const { return status == MilpStatus::Optimal || status == MilpStatus::Feasible; }
 };

@@ -75,7 +75,7 @@ std::pair<double, double> imbalance_factors(const PartitionProblem& p, const std
   return {factor(rate), factor(mem)};
 }
 
-PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limit_s) {
+PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limit_s, int node_limit) {
   const auto start = WallClock::now();
   const auto n = p.models.size();
   const auto l = static_cast<std::size_t>(p.subclusters);
@@ -153,6 +153,7 @@ PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limi
   }
   MilpOptions options;
   options.time_limit_s = time_limit_s;
+  if (node_limit > 0) options.node_limit = node_limit;
   const auto solved = milp.solve(options);
   PartitionResult r;
   r.solve_seconds = seconds_since(start);
@@ -266,8 +267,8 @@ PartitionResult solve_partition_random(const PartitionProblem& p, double time_li
   return r;
 }
 
-PartitionResult solve_partition(const PartitionProblem& p, double time_limit_s) {
-  auto r = solve_partition_milp(p, time_limit_s);
+PartitionResult solve_partition(const PartitionProblem& p, double time_limit_s, int node_limit) {
+  auto r = solve_partition_milp(p, time_limit_s, node_limit);
   if (r.status == PartitionStatus::Heuristic) return solve_partition_heuristic(p, std::max(0.1, time_limit_s / 10));
   return r;
 }

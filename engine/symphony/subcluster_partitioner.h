@@ -52,10 +52,12 @@ std::optional<PartitionResult> evaluate_partition(const PartitionProblem& p, con
 // (max − min)/mean of per-sub-cluster rate and static memory: the paper's quality metric.
 std::pair<double, double> imbalance_factors(const PartitionProblem& p, const std::vector<int>& assignment);
 
-PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limit_s = 10);
+// `node_limit`: branch-and-bound nodes, a bound on the work that makes the answer the same on a
+// busy machine as on an idle one; 0: none (the time limit alone, which does not).
+PartitionResult solve_partition_milp(const PartitionProblem& p, double time_limit_s = 10, int node_limit = 0);
 PartitionResult solve_partition_heuristic(const PartitionProblem& p, double time_limit_s = 1);
 PartitionResult solve_partition_random(const PartitionProblem& p, double time_limit_s, std::uint64_t seed);
 // The MILP, falling back to the heuristic when the solver returns no solution in time.
-PartitionResult solve_partition(const PartitionProblem& p, double time_limit_s = 10);
+PartitionResult solve_partition(const PartitionProblem& p, double time_limit_s = 10, int node_limit = 0);
 
 }  // namespace servescope::engine

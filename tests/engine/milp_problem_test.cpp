@@ -1,7 +1,9 @@
 #include "engine/milp/milp_problem.h"
 
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <vector>
 
 using namespace servescope::engine;
 
@@ -32,6 +34,44 @@ TEST(MilpProblem, BranchesWhenTheRelaxationIsFractional) {
   const auto r = p.solve();
   ASSERT_EQ(r.status, MilpStatus::Optimal);
   EXPECT_DOUBLE_EQ(r.objective, 1);
+}
+
+// A node limit bounds the work, not the time: the search stops at the same node, with the same
+// answer, however busy the machine (a time limit once gave Symphony another partition under load).
+TEST(MilpProblem, ANodeLimitStopsTheSearchAtTheSameNodeEveryTime) {
+  // A market split (Cornuéjols and Dawande): 30 binaries whose weighted sums must hit half of
+  // each of three rows' totals, the misses paid for; known to take branch and bound a long time.
+  const auto solve = [] {
+    MilpProblem p(Sense::Minimize);
+    std::vector<int> x;
+    for (int j = 0; j < 30; ++j)
+      x.push_back(p.add_variable(VarKind::Binary, 0, 1, 0));
+    std::uint32_t lcg = 12345;
+    for (int i = 0; i < 3; ++i) {
+      std::vector<std::pair<int, double>> row;
+      double total = 0;
+      for (const auto v : x) {
+        lcg = lcg * 1664525u + 1013904223u;
+        const double a = (lcg >> 16) % 100;
+        row.emplace_back(v, a);
+        total += a;
+      }
+      row.emplace_back(p.add_variable(VarKind::Continuous, 0, MilpProblem::kInf, 1), 1);
+      row.emplace_back(p.add_variable(VarKind::Continuous, 0, MilpProblem::kInf, 1), -1);
+      const double half = std::floor(total / 2);
+      p.add_row(row, half, half);
+    }
+    MilpOptions options;
+    options.node_limit = 50;
+    return p.solve(options);
+  };
+  const auto a = solve(), b = solve();
+  ASSERT_EQ(a.status, MilpStatus::Feasible);
+  EXPECT_EQ(a.nodes, 51);  // the one past the limit is where it stopped
+  EXPECT_EQ(b.status, a.status);
+  EXPECT_EQ(b.nodes, a.nodes);
+  EXPECT_EQ(b.objective, a.objective);
+  EXPECT_EQ(b.values, a.values);
 }
 
 TEST(MilpProblem, ReportsInfeasibleAndUnbounded) {

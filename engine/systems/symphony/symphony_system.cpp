@@ -133,7 +133,7 @@ SubclusterSplit split_subclusters(const SimulationSetup& setup, const Simulation
   for (std::size_t m = 0; m < setup.models.size(); ++m)
     problem.models.push_back(
         PartitionModel{setup.models[m].name, rates[m] * gpu_seconds_per_request(setup.models[m], gpus_per_part), 0, 0});
-  split.partition = solve_partition(problem, options.partition_time_limit_s);
+  split.partition = solve_partition(problem, options.partition_time_limit_s, options.partition_node_limit);
   if (split.partition.status == PartitionStatus::Infeasible)
     throw QueryError("sub-cluster partitioning found no assignment: " + split.partition.message);
   for (std::uint32_t m = 0; m < setup.models.size(); ++m)
