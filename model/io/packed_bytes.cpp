@@ -49,12 +49,6 @@ std::string from_base64(const JsonCursor& where, std::string_view text) {
   return out;
 }
 
-// Not as_string(): that bounds names and labels, and packed text is as long as its tables.
-const std::string& packed_text(const JsonCursor& text) {
-  if (!text.value().is_string()) text.fail("expected a string of packed data, got " + describe_json(text.value()));
-  return text.value().get_ref<const std::string&>();
-}
-
 }  // namespace
 
 std::string pack_bytes(std::string_view raw) {
@@ -73,7 +67,9 @@ std::string unpack_bytes(const JsonCursor& text, std::uint64_t expected_bytes, s
   if (expected_bytes > max_bytes)
     text.fail("packed data declares " + std::to_string(expected_bytes) + " bytes; at most " +
               std::to_string(max_bytes) + " are read");
-  const auto deflated = from_base64(text, packed_text(text));
+  // Not as_string(): that bounds names and labels, and packed text is as long as its tables.
+  if (!text.value().is_string()) text.fail("expected a string of packed data, got " + describe_json(text.value()));
+  const auto deflated = from_base64(text, text.value().get_ref<const std::string&>());
   std::string out(static_cast<std::size_t>(expected_bytes), '\0');
   z_stream z{};
   if (inflateInit(&z) != Z_OK) throw Error("could not start inflating packed data (out of memory)");
