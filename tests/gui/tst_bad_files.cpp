@@ -22,6 +22,7 @@
 
 #include "model/io/document.h"
 #include "resources/builtin_resources.h"
+#include "tests/gui/gui_test_main.h"
 #include "tests/support/timeline_bomb.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
@@ -211,5 +212,5 @@ class TestBadFiles : public QObject {
   int stdin_writer_ = -1;
 };
 
-QTEST_MAIN(TestBadFiles)
+SERVESCOPE_GUI_TEST(tst_bad_files, TestBadFiles)
 #include "tst_bad_files.moc"

@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include "model/io/document.h"
+#include "tests/gui/gui_test_main.h"
 #include "ui/cluster_editor.h"
 #include "ui/main_window.h"
 #include "ui/planning_panel.h"
@@ -143,5 +144,5 @@ class TestClusterEditor : public QObject {
   }
 };
 
-QTEST_MAIN(TestClusterEditor)
+SERVESCOPE_GUI_TEST(tst_cluster_editor, TestClusterEditor)
 #include "tst_cluster_editor.moc"

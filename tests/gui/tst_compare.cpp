@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "engine/analysis/saved_artifacts.h"
+#include "tests/gui/gui_test_main.h"
 #include "ui/charts_view.h"
 #include "ui/compare_view.h"
 #include "ui/main_window.h"
@@ -171,5 +172,5 @@ class TestCompare : public QObject {
   }
 };
 
-QTEST_MAIN(TestCompare)
+SERVESCOPE_GUI_TEST(tst_compare, TestCompare)
 #include "tst_compare.moc"

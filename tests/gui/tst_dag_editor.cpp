@@ -13,6 +13,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include "tests/gui/gui_test_main.h"
 #include "ui/dag_editor.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
@@ -190,5 +191,5 @@ class TestDagEditor : public QObject {
   }
 };
 
-QTEST_MAIN(TestDagEditor)
+SERVESCOPE_GUI_TEST(tst_dag_editor, TestDagEditor)
 #include "tst_dag_editor.moc"

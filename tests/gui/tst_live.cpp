@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/gui/gui_test_main.h"
 #include "tests/support/child_process.h"
 #include "ui/live_view.h"
 #include "ui/main_window.h"
@@ -165,5 +166,5 @@ class TestLive : public QObject {
   }
 };
 
-QTEST_MAIN(TestLive)
+SERVESCOPE_GUI_TEST(tst_live, TestLive)
 #include "tst_live.moc"

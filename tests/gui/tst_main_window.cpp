@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "model/io/document.h"
+#include "tests/gui/gui_test_main.h"
 #include "ui/exception_guard.h"
 #include "ui/help_dialogs.h"
 #include "ui/main_window.h"
@@ -132,7 +133,7 @@ class TestMainWindow : public QObject {
     QProcess a;
     a.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     a.start(QCoreApplication::applicationFilePath(),
-            {QStringLiteral("--autosaving-window"), QStringLiteral("edited by A")});
+            {QStringLiteral("tst_main_window"), QStringLiteral("--autosaving-window"), QStringLiteral("edited by A")});
     QVERIFY2(a.waitForReadyRead(60'000), "the window to kill did not start");
     const auto a_copy = QString::fromUtf8(a.readLine()).trimmed();
     QVERIFY2(QFileInfo::exists(a_copy), qPrintable(a_copy));
@@ -590,7 +591,11 @@ class TestMainWindow : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
+namespace {
+
+// Its own main: the application is the GUI's (GuardedApplication), and the autosave test starts
+// this suite again as a window that only autosaves.
+int tst_main_window_main(int argc, char** argv) {
   servescope::ui::GuardedApplication app(argc, argv);
   if (argc == 3 && std::string_view(argv[1]) == "--autosaving-window") {
     QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
@@ -601,4 +606,9 @@ int main(int argc, char** argv) {
   QTEST_SET_MAIN_SOURCE_PATH
   return QTest::qExec(&test, argc, argv);
 }
+
+[[maybe_unused]] const bool tst_main_window_registered =
+    servescope::test::register_gui_suite("tst_main_window", tst_main_window_main);
+
+}  // namespace
 #include "tst_main_window.moc"

@@ -10,6 +10,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "tests/gui/gui_test_main.h"
 #include "ui/main_window.h"
 #include "ui/plan_comparison_model.h"
 #include "ui/plan_view.h"
@@ -157,5 +158,5 @@ class TestPlanning : public QObject {
   }
 };
 
-QTEST_MAIN(TestPlanning)
+SERVESCOPE_GUI_TEST(tst_planning, TestPlanning)
 #include "tst_planning.moc"

@@ -16,6 +16,7 @@
 
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "tests/gui/gui_test_main.h"
 #include "ui/measured_profile_import.h"
 #include "ui/profile_model_dialog.h"
 #include "ui/profile_model_job.h"
@@ -370,5 +371,5 @@ class TestProfileModel : public QObject {
   }
 };
 
-QTEST_MAIN(TestProfileModel)
+SERVESCOPE_GUI_TEST(tst_profile_model, TestProfileModel)
 #include "tst_profile_model.moc"

@@ -8,6 +8,7 @@
 #include <QTreeView>
 
 #include "tests/gui/gui_fixture.h"
+#include "tests/gui/gui_test_main.h"
 #include "ui/cluster_editor.h"
 #include "ui/main_window.h"
 #include "ui/profile_view.h"
@@ -128,5 +129,5 @@ class TestProfileView : public QObject {
   }
 };
 
-QTEST_MAIN(TestProfileView)
+SERVESCOPE_GUI_TEST(tst_profile_view, TestProfileView)
 #include "tst_profile_view.moc"

@@ -8,6 +8,7 @@
 
 #include "model/io/document.h"
 #include "tests/gui/gui_fixture.h"
+#include "tests/gui/gui_test_main.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 
@@ -115,5 +116,5 @@ class TestProjectDocument : public QObject {
   }
 };
 
-QTEST_MAIN(TestProjectDocument)
+SERVESCOPE_GUI_TEST(tst_project_document, TestProjectDocument)
 #include "tst_project_document.moc"

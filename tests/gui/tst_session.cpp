@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/gui/gui_test_main.h"
 #include "ui/cluster_editor.h"
 #include "ui/main_window.h"
 #include "ui/plan_comparison_model.h"
@@ -164,5 +165,5 @@ class TestSession : public QObject {
   }
 };
 
-QTEST_MAIN(TestSession)
+SERVESCOPE_GUI_TEST(tst_session, TestSession)
 #include "tst_session.moc"

@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "tests/gui/gui_test_main.h"
 #include "tests/support/fifo_test_system.h"
 #include "ui/main_window.h"
 #include "ui/planning_panel.h"
@@ -76,5 +77,5 @@ class TestSystemPlugin : public QObject {
   }
 };
 
-QTEST_MAIN(TestSystemPlugin)
+SERVESCOPE_GUI_TEST(tst_system_plugin, TestSystemPlugin)
 #include "tst_system_plugin.moc"

@@ -23,6 +23,7 @@
 #include "engine/timeline/timeline_data.h"
 #include "model/io/document.h"
 #include "tests/gui/dark_palette.h"
+#include "tests/gui/gui_test_main.h"
 #include "tests/gui/synthetic_timeline.h"
 #include "tests/support/trace_event_check.h"
 #include "ui/charts_view.h"
@@ -578,5 +579,5 @@ class TestTimeline : public QObject {
   }
 };
 
-QTEST_MAIN(TestTimeline)
+SERVESCOPE_GUI_TEST(tst_timeline, TestTimeline)
 #include "tst_timeline.moc"

@@ -5,6 +5,7 @@
 #include <QImage>
 #include <QTest>
 
+#include "tests/gui/gui_test_main.h"
 #include "tests/gui/synthetic_timeline.h"
 #include "tests/support/timeline_chunks.h"
 #include "widgets/timeline_view.h"
@@ -102,5 +103,5 @@ class TestTimelineGrowth : public QObject {
   }
 };
 
-QTEST_MAIN(TestTimelineGrowth)
+SERVESCOPE_GUI_TEST(tst_timeline_growth, TestTimelineGrowth)
 #include "tst_timeline_growth.moc"

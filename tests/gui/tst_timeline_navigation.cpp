@@ -12,6 +12,7 @@
 #include <QWheelEvent>
 #include <map>
 
+#include "tests/gui/gui_test_main.h"
 #include "tests/gui/synthetic_timeline.h"
 #include "ui/teaching_panel.h"
 #include "widgets/model_colors.h"
@@ -423,5 +424,5 @@ void TestTimelineNavigation::teachingModeStepsThroughOneRequest() {
   QVERIFY(view.annotation().isEmpty());
 }
 
-QTEST_MAIN(TestTimelineNavigation)
+SERVESCOPE_GUI_TEST(tst_timeline_navigation, TestTimelineNavigation)
 #include "tst_timeline_navigation.moc"

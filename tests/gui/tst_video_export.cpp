@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/gui/gui_test_main.h"
 #include "tests/gui/synthetic_timeline.h"
 #include "widgets/timeline_video.h"
 #include "widgets/timeline_view.h"
@@ -80,5 +81,5 @@ class TestVideoExport : public QObject {
   }
 };
 
-QTEST_MAIN(TestVideoExport)
+SERVESCOPE_GUI_TEST(tst_video_export, TestVideoExport)
 #include "tst_video_export.moc"
