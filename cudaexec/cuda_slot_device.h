@@ -1,4 +1,4 @@
-// The slot device on a real GPU (engine/gpuexec/slot_loop.h): cuBLAS GEMMs (FP16 in, FP32
+// The slot device on a real GPU (engine/gpuexec/slot_loop.h): cuBLAS GEMMs (FP16 in and out, FP32
 // accumulate, on tensor cores, as inference runs) for the compute part, stream_kernel.h for the
 // memory part, timed by CUDA events on the slot's own stream. One per slot process; the process's
 // MPS share is whatever CUDA_MPS_ACTIVE_THREAD_PERCENTAGE said when it started.
@@ -19,6 +19,7 @@ namespace servescope::cudaexec {
 struct CudaSlotOptions {
   int gpu = 0;
   int gemm_size = 1024;                        // square GEMMs of this size: about 2 GFLOP each
+  std::size_t gemm_output_bytes = 64u << 20;   // one batched call's outputs: as many GEMMs as fit
   std::size_t min_stream_buffer = 256u << 20;  // and at least 4 × the L2
 };
 
@@ -60,8 +61,10 @@ class CudaSlotDevice final : public engine::gpuexec::SlotDevice {
   void* a_ = nullptr;
   void* b_ = nullptr;
   void* c_ = nullptr;
+  std::size_t gemms_per_call_ = 1;
   void* stream_buffer_ = nullptr;
   std::size_t half_bytes_ = 0;
+  std::size_t stream_at_ = 0;  // where in its halves the next stream starts
   void* input_ = nullptr;
   std::size_t input_bytes_ = 0;
   void* host_ = nullptr;  // pinned staging for copies

@@ -28,7 +28,10 @@ std::string find_program(const std::string& name) {
       at = end + 1;
     }
   }
+  // Where the driver's own tools are when they are not on PATH: Debian's packages put them in
+  // /usr/bin; a container's driver mount (the NVIDIA container toolkit's) in /usr/local/nvidia/bin.
   dirs.emplace_back("/usr/bin");
+  dirs.emplace_back("/usr/local/nvidia/bin");
   for (const auto& d : dirs) {
     std::error_code ec;
     const auto candidate = std::filesystem::path(d.empty() ? "." : d) / name;
@@ -49,9 +52,16 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
   const auto program = find_program("nvidia-cuda-mps-control");
   if (program.empty())
     throw Error(
-        "the MPS control daemon is not running and nvidia-cuda-mps-control is not on PATH or in /usr/bin: it comes "
-        "with the NVIDIA driver (Debian: nvidia-cuda-mps). Without MPS the slots time-share the GPU instead of "
-        "splitting it; pass --no-mps to run so anyway");
+        "the MPS control daemon is not running and nvidia-cuda-mps-control is not on PATH, in /usr/bin or in "
+        "/usr/local/nvidia/bin: it comes with the NVIDIA driver (Debian: nvidia-cuda-mps). Without MPS the slots "
+        "time-share the GPU instead of splitting it; pass --no-mps to run so anyway");
+  if (status.stale) {  // a dead daemon's socket: nothing answers on it, and a new daemon needs the name
+    std::error_code ec;
+    std::filesystem::remove(status.pipe_directory / "control", ec);
+    if (ec)
+      throw Error("cannot remove the stale MPS control socket " + (status.pipe_directory / "control").string() + ": " +
+                  ec.message());
+  }
   std::vector<std::string> args{program, "-d"};
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);

@@ -11,8 +11,10 @@
 namespace servescope::cudaexec {
 
 // Streams `bytes` (read + written, rounded down to 16-byte vectors) from `src` to `dst`, each of
-// `half_bytes`, on `stream`.
-cudaError_t launch_stream(const void* src, void* dst, std::size_t half_bytes, std::size_t bytes, int sm_count,
-                          cudaStream_t stream);
+// `half_bytes`, on `stream`, starting at `first_byte` of the halves. A caller that starts each
+// launch where the last one stopped walks the whole buffer; one that always started at its
+// beginning would stream a short run from the L2 (up to its 50 MB on an H200), not from DRAM.
+cudaError_t launch_stream(const void* src, void* dst, std::size_t half_bytes, std::size_t first_byte, std::size_t bytes,
+                          int sm_count, cudaStream_t stream);
 
 }  // namespace servescope::cudaexec

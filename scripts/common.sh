@@ -27,13 +27,14 @@ SERVESCOPE_PACKAGES=(
 # Debian package, the AppStream file and the launcher (ctest packaging.*). xvfb and xauth run GUI
 # tests in a real window (xvfb-run); ffmpeg writes playback videos and ffprobe counts their frames
 # in the tests. iproute2 makes the network namespaces the live tests across hosts run in, and
-# systemd's systemd-analyze checks the packaged units (ctest packaging.lintian).
+# systemd's systemd-analyze checks the packaged units (ctest packaging.lintian). patchelf points
+# the GPU bundle's programs at the libraries they carry (scripts/gpu_bundle.sh, ctest gpu.bundle).
 SERVESCOPE_TEST_PACKAGES=(
   clang-format
   libtorch-dev python3-torch python3-torchvision libopenblas0-pthread
   help2man lintian appstream desktop-file-utils
   xvfb xauth ffmpeg
-  iproute2 systemd
+  iproute2 systemd patchelf
 )
 
 missing_packages() {

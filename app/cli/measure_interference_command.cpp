@@ -3,6 +3,7 @@
 // MPS partitions, written as the CSV fit-interference reads, with the workloads' utilisation and
 // the fitted coefficients as a profiles file, and the fit's validation error reported beside the
 // paper's RTX 2080 Ti coefficients when --reference names them. Runs in servescope-cuda.
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 
@@ -34,6 +35,7 @@ void add_measure_interference_command(CLI::App& app, const GlobalOptions& global
     int gpu = 0, gemm_size = 1024;
     std::string out, profiles_out, reference, batches = "2,8,32", sizes = "20,40,50", type;
     int window_ms = 300;
+    std::string slot_program;
     double train = 0.7;
     std::uint64_t seed = 1;
   };
@@ -57,6 +59,12 @@ void add_measure_interference_command(CLI::App& app, const GlobalOptions& global
       ->check(CLI::Range(0.05, 1.0))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the train/validation split")->capture_default_str();
+  // A stand-in for the GPU: a program that speaks the slot protocol on stdin and stdout (the
+  // tests' model GPU, tests/support/fake_slot_main.cpp), started with its share in
+  // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE as a real slot is. For rehearsing a GPU run without one.
+  cmd->add_option("--slot-program", args->slot_program,
+                  "Run the co-runs on this slot program instead of this machine's GPU (a stand-in, for rehearsals)")
+      ->group("");
   cmd->callback([&global, &run, args] {
     run = [&global, args]() -> int {
       check_outputs({args->out, args->profiles_out});
@@ -65,17 +73,33 @@ void add_measure_interference_command(CLI::App& app, const GlobalOptions& global
       std::optional<InterferenceModel> reference;
       if (!args->reference.empty())
         reference = parse_glet_interference(read_text_file(args->reference), args->reference, "RTX2080Ti");
-      // MPS partitions are what is measured: without the daemon there are none.
-      const auto inventory = require_gpu(args->gpu, true);
-      const auto& device = inventory.devices.at(static_cast<std::size_t>(args->gpu));
       engine::gpuexec::CorunOptions o;
-      const int gpu = args->gpu, gemm_size = args->gemm_size;
-      o.slot_command = [gpu, gemm_size](int percent) { return cuda_slot_command(gpu, gemm_size, percent); };
-      o.gpu = args->type.empty() ? engine::gpu::catalog_entry(device).id : args->type;
+      if (!args->slot_program.empty()) {
+        if (args->type.empty()) throw QueryError("--slot-program needs --type: the stand-in has no catalog entry");
+        o.slot_command = [program = args->slot_program](int percent) {
+          return engine::gpuexec::SlotCommand{{program},
+                                              {{"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(percent)}}};
+        };
+        o.gpu = args->type;
+      } else {
+        // MPS partitions are what is measured: without the daemon there are none.
+        const auto inventory = require_gpu(args->gpu, true);
+        const auto& device = inventory.devices.at(static_cast<std::size_t>(args->gpu));
+        const int gpu = args->gpu, gemm_size = args->gemm_size;
+        o.slot_command = [gpu, gemm_size](int percent) { return cuda_slot_command(gpu, gemm_size, percent); };
+        o.gpu = args->type.empty() ? engine::gpu::catalog_entry(device).id : args->type;
+      }
       o.batches = batches;
       o.sizes = sizes;
       o.window = std::chrono::milliseconds(args->window_ms);
       o.progress = [](const std::string& line) { std::cerr << "measure-interference: " << line << "\n"; };
+      // A regular file holds every co-run so far, replaced whole after each one: a run stopped
+      // by a timeout still leaves its rows. Standard output and devices get the CSV once.
+      if (!names_standard_output(args->out) &&
+          (!std::filesystem::exists(args->out) || std::filesystem::is_regular_file(args->out)))
+        o.rows_so_far = [out = args->out](const std::vector<engine::gpuexec::CorunRow>& rows) {
+          write_output_file(out, engine::gpuexec::coruns_csv(rows));
+        };
       const auto result = engine::gpuexec::measure_coruns(o);
       write_output_file(args->out, engine::gpuexec::coruns_csv(result.rows));
 

@@ -189,7 +189,7 @@ def prepare_cuda(cli, work, name):
     if not os.path.exists(scenario):
         subprocess.run([cli, "profile", "--arch", "resnet50", "--device", "cuda", "--blocks", "4", "--repeat", "20",
                         "--slo-multiplier", str(TORCH_SLO_MULTIPLIER), "-o", profiles, "--scenario-out", scenario,
-                        "--nodes", "1"], check=True, capture_output=True)
+                        "--nodes", "1"], check=True, stdout=subprocess.DEVNULL)  # its progress on stderr, as it goes
     with open(profiles) as f:
         model = json.load(f)["models"][0]
     worker_args = ["--executor", "cuda", "--profiles", scenario]

@@ -1,12 +1,18 @@
 #include "engine/gpu/gpu_inventory.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "model/core/text.h"
 #include "model/io/model_json.h"
@@ -48,6 +54,21 @@ double rounded(double x, double step) {
   return std::round(x / step) * step;
 }
 
+// Why a connection to the Unix socket at `path` fails ("" when it is accepted, and closed again).
+std::string unix_socket_refusal(const std::filesystem::path& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const auto& name = path.native();
+  if (name.size() >= sizeof(address.sun_path)) return "its path is too long for a socket";
+  std::memcpy(address.sun_path, name.c_str(), name.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::strerror(errno);
+  const int connected = ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  const int error = errno;
+  ::close(fd);
+  return connected == 0 ? std::string() : std::string("connect: ") + std::strerror(error);
+}
+
 }  // namespace
 
 MpsStatus mps_status(const std::optional<std::string>& pipe_directory_env) {
@@ -55,12 +76,21 @@ MpsStatus mps_status(const std::optional<std::string>& pipe_directory_env) {
   s.pipe_directory = pipe_directory_env && !pipe_directory_env->empty() ? *pipe_directory_env : "/tmp/nvidia-mps";
   const auto control = s.pipe_directory / "control";
   struct stat st {};
-  if (::stat(control.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
-    s.running = true;
-    s.detail = "control daemon's socket " + control.string();
-  } else {
+  if (::stat(control.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
     s.detail = "no control daemon (no socket " + control.string() + "); start one with nvidia-cuda-mps-control -d";
+    return s;
   }
+  // A daemon that died leaves its socket behind: only one that accepts a connection runs. Taken
+  // for running, a stale socket would leave the slots' shares unenforced and their co-runs
+  // labelled as MPS partitions.
+  if (const auto why = unix_socket_refusal(control); !why.empty()) {
+    s.stale = true;
+    s.detail = "a stale control socket " + control.string() + " (" + why +
+               "): its daemon is gone; remove the folder's files and start one with nvidia-cuda-mps-control -d";
+    return s;
+  }
+  s.running = true;
+  s.detail = "control daemon's socket " + control.string();
   return s;
 }
 
@@ -141,12 +171,14 @@ nlohmann::json to_json(const GpuInventory& inv) {
     j["catalog_entry"] = servescope::to_json(catalog_entry(d));
     devices.push_back(std::move(j));
   }
-  return {
-      {"driver_version", inv.driver_version},
-      {"runtime_version", inv.runtime_version},
-      {"mps",
-       {{"running", inv.mps.running}, {"pipe_directory", inv.mps.pipe_directory.string()}, {"detail", inv.mps.detail}}},
-      {"devices", std::move(devices)}};
+  return {{"driver_version", inv.driver_version},
+          {"runtime_version", inv.runtime_version},
+          {"mps",
+           {{"running", inv.mps.running},
+            {"stale", inv.mps.stale},
+            {"pipe_directory", inv.mps.pipe_directory.string()},
+            {"detail", inv.mps.detail}}},
+          {"devices", std::move(devices)}};
 }
 
 std::string to_text(const GpuInventory& inv) {

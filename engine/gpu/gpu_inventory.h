@@ -39,7 +39,8 @@ struct GpuDevice {
 // The MPS control daemon, as a client sees it: its pipe folder ($CUDA_MPS_PIPE_DIRECTORY, else
 // /tmp/nvidia-mps) holds a `control` socket while it runs.
 struct MpsStatus {
-  bool running = false;
+  bool running = false;  // its control socket accepts connections
+  bool stale = false;    // a control socket is there, but nothing accepts on it
   std::filesystem::path pipe_directory;
   std::string detail;  // what was found, for the report
 };

@@ -52,6 +52,20 @@ std::int64_t median_run_ns(WorkTimer& timer, const WorkRecipe& recipe, int repea
 
 namespace {
 
+// GEMMs and streams, alternately, each twice the last (so that a fast GPU is not warmed by
+// launches alone), until their device time reaches `budget_ns`; at least one of each.
+void warm_up(WorkTimer& timer, std::int64_t budget_ns, std::int64_t quantum) {
+  std::int64_t spent = 0, gemms = 1, bytes = quantum;
+  constexpr std::int64_t kLargestRun = 20'000'000;  // ns: the doubling stops about here
+  do {
+    const auto gemm_ns = timer.run_ns(WorkRecipe{gemms, 0});
+    const auto stream_ns = timer.run_ns(WorkRecipe{0, bytes});
+    spent += std::max<std::int64_t>(0, gemm_ns) + std::max<std::int64_t>(0, stream_ns);
+    if (gemm_ns < kLargestRun) gemms *= 2;
+    if (stream_ns < kLargestRun) bytes *= 2;
+  } while (spent < budget_ns);
+}
+
 // Doubles `units` from `first` until one run takes a quarter of `budget_ns`, then returns the
 // probe points 1×, 2×, 4× … up to there (time in ns by units).
 template <typename Make>
@@ -71,10 +85,7 @@ std::vector<std::pair<double, double>> probe(WorkTimer& timer, const Calibration
 WorkCalibration WorkCalibration::measure(WorkTimer& timer, const CalibrationOptions& options) {
   const auto quantum = timer.stream_quantum_bytes();
   if (quantum <= 0) throw QueryError("calibration: the timer's stream quantum must be positive");
-  for (int i = 0; i < options.warmup; ++i) {
-    timer.run_ns(WorkRecipe{1, 0});
-    timer.run_ns(WorkRecipe{0, quantum});
-  }
+  warm_up(timer, options.warmup_ns, quantum);
   const auto gemm = fit_line(probe(timer, options, 1, [](std::int64_t k) { return WorkRecipe{k, 0}; }));
   const auto stream = fit_line(probe(timer, options, quantum, [](std::int64_t b) { return WorkRecipe{0, b}; }));
   return WorkCalibration(gemm, stream, quantum, options);
@@ -123,7 +134,10 @@ void TargetTuner::observe(std::int64_t measured_ns) {
       now.recipe.stream_bytes != last_.recipe.stream_bytes) {
     const double slope = static_cast<double>(now.measured_ns - last_.measured_ns) /
                          static_cast<double>(now.recipe.stream_bytes - last_.recipe.stream_bytes);
-    if (slope > 0) per_byte_ = slope;
+    // Within a factor of four of the calibration line's: two noisy medians a few bytes apart can
+    // give any slope, and an unclamped one throws the next recipe far off (or divides by ~0).
+    const double line = calibration_->stream().per_unit_ns;
+    if (slope > 0) per_byte_ = std::clamp(slope, line / 4, line * 4);
   }
   last_ = now;
   ++measurements_;

@@ -54,8 +54,11 @@ struct LinearCost {
 LinearCost fit_line(const std::vector<std::pair<double, double>>& points);
 
 struct CalibrationOptions {
-  int repeats = 5;                         // timed runs per probe; their median counts
-  int warmup = 2;                          // untimed runs before the first probe
+  int repeats = 5;  // timed runs per probe; their median counts
+  // Untimed GEMMs and streams before the first probe, until their device time adds up to this: an
+  // idle GPU runs at a fraction of its clock (an H200 at 345 MHz against 1980), and probes on
+  // rising clocks make the lines too steep (150 ms of slow clocks: the GEMM line 2.8x too slow).
+  std::int64_t warmup_ns = 200'000'000;
   std::int64_t probe_max_ns = 20'000'000;  // the largest probe aims at about this long
   int refine_rounds = 4;                   // measure-and-rescale rounds per target at most
   double tolerance = 0.02;                 // stop refining within this relative error

@@ -150,6 +150,7 @@ CorunResult measure_coruns(const CorunOptions& o) {
         overlap_sum += l_overlap + r_overlap;
         sides += 2;
         ++coruns;
+        if (o.rows_so_far) o.rows_so_far(result.rows);
       }
     say("split " + std::to_string(p) + ":" + std::to_string(q) + ": " + std::to_string(coruns) + " co-runs");
   }

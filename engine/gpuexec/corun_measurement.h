@@ -30,6 +30,16 @@ struct SyntheticWorkload {
 // compute (1.0), compute-heavy (0.8), mixed (0.5), memory-heavy (0.2), memory (0.0).
 std::vector<SyntheticWorkload> default_workloads();
 
+// One side of one co-run, as fit-interference reads it (its CSV's columns).
+struct CorunRow {
+  std::string model;
+  int batch = 0, size_percent = 0;
+  std::string other_model;
+  int other_batch = 0, other_size_percent = 0;
+  double solo_ms = 0, corun_ms = 0;
+  double overlap = 0;  // of this side's busy time, the share the other side was busy too
+};
+
 struct CorunOptions {
   // The slot process at `percent` % of the GPU's threads.
   std::function<SlotCommand(int percent)> slot_command;
@@ -41,16 +51,9 @@ struct CorunOptions {
   std::chrono::milliseconds window{300};  // each co-run (and solo) runs this long
   std::chrono::milliseconds ready_within{std::chrono::minutes(2)};
   std::function<void(const std::string&)> progress;
-};
-
-// One side of one co-run, as fit-interference reads it (its CSV's columns).
-struct CorunRow {
-  std::string model;
-  int batch = 0, size_percent = 0;
-  std::string other_model;
-  int other_batch = 0, other_size_percent = 0;
-  double solo_ms = 0, corun_ms = 0;
-  double overlap = 0;  // of this side's busy time, the share the other side was busy too
+  // Called after each co-run with every row so far, so that a run cut short (a timeout, a lost
+  // GPU) still leaves what it measured.
+  std::function<void(const std::vector<CorunRow>&)> rows_so_far;
 };
 
 struct CorunResult {

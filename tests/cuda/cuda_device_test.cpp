@@ -12,6 +12,7 @@
 #include "engine/gpu/work_calibration.h"
 #include "engine/gpuexec/corun_measurement.h"
 #include "engine/gpuexec/slot_process.h"
+#include "tests/support/test_support.h"
 
 namespace servescope::cudaexec {
 namespace {
@@ -72,8 +73,9 @@ TEST(CudaDevice, TwoHalfSlotsRunAtOnceUnderMps) {
   const auto inventory = query_gpus();
   if (!inventory.mps.running) GTEST_SKIP() << "MPS is not running here: " << inventory.mps.detail;
   const auto slot = [](int percent) {
-    return engine::gpuexec::SlotCommand{{SERVESCOPE_CUDA_PROGRAM, "live", "slot", "--gpu", "0"},
-                                        {{"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(percent)}}};
+    return engine::gpuexec::SlotCommand{
+        {test::program_beside_or("servescope-cuda", SERVESCOPE_CUDA_PROGRAM), "live", "slot", "--gpu", "0"},
+        {{"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(percent)}}};
   };
   engine::gpuexec::SlotProcess a(slot(50), std::chrono::minutes(2)), b(slot(50), std::chrono::minutes(2));
   a.wait_ready();

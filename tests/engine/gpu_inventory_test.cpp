@@ -89,11 +89,12 @@ TEST(GpuInventory, UpdatesTheMatchingTypeAndAddsANewOne) {
   EXPECT_EQ(empty.gpus().size(), 1u);
 }
 
-TEST(GpuInventory, MpsIsRunningWhenItsControlSocketIsThere) {
+TEST(GpuInventory, MpsIsRunningOnlyWhenItsControlSocketAccepts) {
   const test::TempDir scratch;
   const auto& dir = scratch.path();
   const auto absent = mps_status(dir.string());
   EXPECT_FALSE(absent.running);
+  EXPECT_FALSE(absent.stale);
   EXPECT_NE(absent.detail.find("nvidia-cuda-mps-control -d"), std::string::npos) << absent.detail;
 
   // A plain file is not the daemon's socket.
@@ -109,10 +110,20 @@ TEST(GpuInventory, MpsIsRunningWhenItsControlSocketIsThere) {
   ASSERT_LT(path.size(), sizeof(addr.sun_path));
   std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
   ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0) << std::strerror(errno);
+  ASSERT_EQ(::listen(fd, 4), 0) << std::strerror(errno);
   const auto running = mps_status(dir.string());
-  ::close(fd);
-  EXPECT_TRUE(running.running);
+  EXPECT_TRUE(running.running) << running.detail;
+  EXPECT_FALSE(running.stale);
   EXPECT_EQ(running.pipe_directory, dir);
+
+  // The daemon is gone and its socket stays: stale, not running, and the report says so.
+  ::close(fd);
+  ASSERT_TRUE(std::filesystem::is_socket(dir / "control"));
+  const auto stale = mps_status(dir.string());
+  EXPECT_FALSE(stale.running);
+  EXPECT_TRUE(stale.stale);
+  EXPECT_NE(stale.detail.find("stale control socket"), std::string::npos) << stale.detail;
+  EXPECT_NE(stale.detail.find("Connection refused"), std::string::npos) << stale.detail;
   EXPECT_EQ(mps_status(std::nullopt).pipe_directory, "/tmp/nvidia-mps");
 }
 

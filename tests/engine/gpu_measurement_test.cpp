@@ -36,11 +36,16 @@ TEST(CorunMeasurement, MeasuresEveryPairOnEverySplitWithItsFeatures) {
   o.batches = {2, 8};
   o.sizes = {20, 50};
   o.window = std::chrono::milliseconds(5);
+  std::vector<std::size_t> rows_seen;  // what a run stopped after each co-run would have left
+  o.rows_so_far = [&](const std::vector<CorunRow>& rows) { rows_seen.push_back(rows.size()); };
   const auto result = measure_coruns(o);
   EXPECT_EQ(result.device, "model GPU");
   // 5 workloads × 2 batches = 10 kinds; 20:80 both ways round: 10 × 8 ordered pairs; 50:50 is its
   // own mirror: half of them. Two rows (one per side) per co-run.
   EXPECT_EQ(result.rows.size(), 2u * (10 * 8 + 10 * 8 / 2));
+  ASSERT_EQ(rows_seen.size(), result.rows.size() / 2);
+  for (std::size_t i = 0; i < rows_seen.size(); ++i)
+    EXPECT_EQ(rows_seen[i], 2 * (i + 1));
   for (const auto& r : result.rows) {
     EXPECT_NE(r.model, r.other_model);
     EXPECT_EQ(r.size_percent + r.other_size_percent, 100);

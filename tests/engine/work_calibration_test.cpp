@@ -55,6 +55,50 @@ TEST(WorkCalibration, TheLinesAloneMissButTunedRecipesLandWithinFivePercent) {
   }
 }
 
+// An idle GPU: every run takes 2.8 times as long until 150 ms of work has raised its clocks (an
+// H200 idles at 345 MHz and runs at 1980).
+class ColdClocks final : public WorkTimer {
+ public:
+  std::int64_t run_ns(const WorkRecipe& r) override {
+    auto ns = gpu_.run_ns(r);
+    if (busy_ns_ < 150'000'000) ns = std::llround(2.8 * static_cast<double>(ns));
+    busy_ns_ += ns;
+    return ns;
+  }
+
+ private:
+  ModelGpu gpu_;
+  std::int64_t busy_ns_ = 0;
+};
+
+TEST(WorkCalibration, TheLinesAreFittedOnWarmClocks) {
+  const double gemm_ns = ModelGpuOptions{}.gemm_ns;
+  ColdClocks warmed;
+  EXPECT_NEAR(WorkCalibration::measure(warmed).gemm().per_unit_ns, gemm_ns, 0.05 * gemm_ns);
+  // Without the warm-up the probes run on the slow clocks, and the line comes out that much steeper.
+  ColdClocks cold;
+  CalibrationOptions no_warmup;
+  no_warmup.warmup_ns = 0;
+  EXPECT_GT(WorkCalibration::measure(cold, no_warmup).gemm().per_unit_ns, 2 * gemm_ns);
+}
+
+TEST(WorkCalibration, ASecantFromTwoNoisyMediansStaysNearTheLine) {
+  ModelGpu device;
+  const auto calibration = WorkCalibration::measure(device);
+  const std::int64_t target = 2'000'000;
+  TargetTuner tuner(calibration, target, 0.0);
+  const auto first = tuner.recipe();
+  tuner.observe(target / 2);  // half the target: more bytes next
+  const auto second = tuner.recipe();
+  ASSERT_GT(second.stream_bytes, first.stream_bytes);
+  tuner.observe(target / 2 + 1);  // the bytes added bought 1 ns: a secant of almost 0 ns per byte
+  ASSERT_FALSE(tuner.settled());
+  // The line's slope would add the missing half's bytes; the secant is held within 4x of it.
+  const double line_bytes = static_cast<double>(target / 2) / calibration.stream().per_unit_ns;
+  EXPECT_LE(static_cast<double>(tuner.recipe().stream_bytes - second.stream_bytes),
+            4 * line_bytes + static_cast<double>(calibration.stream_quantum()));
+}
+
 TEST(WorkCalibration, TheSplitFollowsTheComputeFraction) {
   ModelGpu device;
   const auto calibration = WorkCalibration::measure(device);

@@ -54,4 +54,14 @@ fs::path shared_data_dir() {
   return {};
 }
 
+std::string program_beside_or(std::string_view name, std::string_view built) {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto beside = self.parent_path() / name;
+    if (fs::is_regular_file(beside, ec)) return beside.string();
+  }
+  return std::string(built);
+}
+
 }  // namespace servescope::test

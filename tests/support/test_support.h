@@ -28,6 +28,10 @@ std::string read_file(const std::filesystem::path& path);
 // ../shared/data beside the checkout, or $SERVESCOPE_SHARED_DATA; empty when neither exists.
 std::filesystem::path shared_data_dir();
 
+// The program `name` beside this test executable where it is there (a bundle copied elsewhere:
+// scripts/gpu_bundle.sh), else `built`, its path in the build tree.
+std::string program_beside_or(std::string_view name, std::string_view built);
+
 // Whether this test executable is built with the sanitizers (the asan preset, tests/CMakeLists.txt).
 // A test that checks one property over many random cases checks the first few there: ASan and
 // UBSan see the same code paths on each case, at 20-40 times the dev tree's run time, and the dev

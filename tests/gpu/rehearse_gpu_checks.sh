@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# ctest gpu.rehearsal: bench/gpu/run_gpu_checks.sh, the script a GPU loan runs, run here the way
+# it will run there (from the bundle, in a bare environment: no development packages on the
+# library path, no build tree) against the tests' model GPU (tests/support/fake_slot_main.cpp).
+# What a loan cannot afford to learn there:
+#  - OUT holds at most eight files (what the device tool brings back), the logs among them;
+#  - without MPS the steps that need it are skipped with the reason, and the rest still run;
+#  - a step killed at its limit leaves what it measured (the co-runs' CSV, row by row).
+#   tests/gpu/rehearse_gpu_checks.sh BUILD_DIR FAKE_SLOT
+set -euo pipefail
+build=${1:?usage: rehearse_gpu_checks.sh BUILD_DIR FAKE_SLOT}
+fake_slot=${2:?usage: rehearse_gpu_checks.sh BUILD_DIR FAKE_SLOT}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+command -v patchelf >/dev/null || { echo "SKIP: patchelf is missing (Debian package patchelf)"; exit 77; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+"$root/scripts/gpu_bundle.sh" --from "$build" "$scratch/bundle" 2>/dev/null
+failures=0
+problem() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# The machine's tools as a loan finds them, but for the GPU: an nvidia-smi that names one, and
+# (for the second run) no MPS control program anywhere.
+mkdir -p "$scratch/tools"
+cat >"$scratch/tools/nvidia-smi" <<'EOF'
+#!/bin/sh
+echo "GPU 0: the tests' model GPU (rehearsal; no driver here)"
+EOF
+chmod +x "$scratch/tools/nvidia-smi"
+rehearse() { # rehearse OUT [VAR=VALUE...]: the script in a bare environment
+  local out=$1
+  shift
+  env -i HOME="$scratch" TMPDIR="$scratch" PATH="$scratch/tools:/usr/bin:/bin" "$@" \
+    "$root/bench/gpu/run_gpu_checks.sh" "$scratch/bundle" "$out" >"$out.log" 2>&1 || true
+  local files
+  files=$(find "$out" -type f | wc -l)
+  [ "$files" -le 8 ] || problem "$(basename "$out"): $files files in OUT, the device tool brings back 8"
+  [ -s "$out/summary.md" ] || problem "$(basename "$out"): no summary.md"
+  [ -s "$out/environment.txt" ] || problem "$(basename "$out"): no environment.txt"
+  tar -tzf "$out/logs.tar.gz" | grep -q 'environment.log' || problem "$(basename "$out"): the logs were not packed"
+  echo "--- $(basename "$out"): $(ls "$out" | tr '\n' ' ')"
+  cat "$out/summary.md"
+}
+
+# 1. No MPS: the MPS steps say why they were skipped; the others ran (and, with no GPU, failed or
+# skipped on their own terms).
+rehearse "$scratch/no-mps"
+summary=$scratch/no-mps/summary.md
+for step in profile fidelity interference; do
+  grep -q "^| $step | skipped: MPS unavailable (no nvidia-cuda-mps-control" "$summary" ||
+    problem "no-mps: $step was not skipped for the missing MPS control program"
+done
+for step in gpu-list device-tests; do
+  grep -q "^| $step | \(passed\|failed\)" "$summary" || problem "no-mps: $step did not run"
+done
+grep -q "ldd servescope-cuda" "$scratch/no-mps/environment.txt" || problem "no-mps: environment.txt lacks ldd"
+
+# 2. The model GPU stands in for the interference step, slowed to its modelled time, with a limit
+# too short for it: killed, and the co-runs measured until then come back.
+rehearse "$scratch/killed" SERVESCOPE_GPU_CHECKS_SLOT="$fake_slot" FAKE_SLOT_SLEEP=1 \
+  SERVESCOPE_GPU_CHECKS_LIMITS="interference=8"
+grep -q "^| interference | killed at its limit" "$scratch/killed/summary.md" ||
+  problem "killed: the interference step was not killed at its 8 s limit"
+rows=$(($(wc -l <"$scratch/killed/coruns.csv" 2>/dev/null || echo 1) - 1))
+[ "$rows" -ge 2 ] || problem "killed: coruns.csv has $rows rows; the co-runs measured before the kill were lost"
+head -1 "$scratch/killed/coruns.csv" 2>/dev/null | grep -q '^model,batch,size_percent' ||
+  problem "killed: coruns.csv has no header"
+
+[ "$failures" -eq 0 ] || {
+  for log in "$scratch"/*.log; do
+    echo "--- $log"
+    tail -40 "$log"
+  done
+  exit 1
+}
+echo "rehearsal: at most 8 files each, MPS steps skipped with the reason, a killed step's $rows rows kept"
