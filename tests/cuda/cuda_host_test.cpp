@@ -1,10 +1,15 @@
 // cudaexec/ where there is no GPU (CI's machines): every way in says why it cannot run, with the
 // CUDA runtime's own words, and the MPS daemon is checked and started as the worker would. With a
 // GPU here these skip; tests/cuda/cuda_device_test.cpp (label gpu) runs instead.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "cudaexec/cuda_check.h"
@@ -84,7 +89,7 @@ class MpsControl : public ::testing::Test {
                            << (comes_up
                                    ? "/usr/bin/python3 -c 'import os, socket, time; s = socket.socket(socket.AF_UNIX); "
                                      "s.bind(os.environ[\"CUDA_MPS_PIPE_DIRECTORY\"] + \"/control\"); "
-                                     "time.sleep(5)' >/dev/null 2>&1 &\n"
+                                     "s.listen(4); time.sleep(5)' >/dev/null 2>&1 &\n"
                                    : "")
                            << "exit 0\n";
     std::filesystem::permissions(program, std::filesystem::perms::owner_all);
@@ -95,8 +100,8 @@ class MpsControl : public ::testing::Test {
 };
 
 TEST_F(MpsControl, SaysWhatIsMissing) {
-  if (std::filesystem::exists("/usr/bin/nvidia-cuda-mps-control"))
-    GTEST_SKIP() << "this machine has the real nvidia-cuda-mps-control in /usr/bin";
+  for (const char* real : {"/usr/bin/nvidia-cuda-mps-control", "/usr/local/nvidia/bin/nvidia-cuda-mps-control"})
+    if (std::filesystem::exists(real)) GTEST_SKIP() << "this machine has the real " << real;
   engine::gpu::GpuInventory none;
   EXPECT_FALSE(ensure_mps(false, none).running) << "only checked, not started";
   try {
@@ -124,6 +129,26 @@ TEST_F(MpsControl, StartsTheDaemonAndWaitsForItsSocket) {
   EXPECT_TRUE(status.running) << status.detail;
   EXPECT_NE(status.detail.find("started by this worker"), std::string::npos) << status.detail;
   EXPECT_TRUE(ensure_mps(true, {}).running) << "a running daemon is used as it is";
+}
+
+// A dead daemon's socket is not a running daemon: it is removed, and a daemon started (the fake
+// one's bind would fail on the old file).
+TEST_F(MpsControl, AStaleSocketIsClearedAndADaemonStarted) {
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 to play the daemon";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const auto control = (pipes_ / "control").string();
+  ASSERT_LT(control.size(), sizeof(addr.sun_path));
+  std::strncpy(addr.sun_path, control.c_str(), sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0) << std::strerror(errno);
+  ::close(fd);  // the socket file stays, and nothing accepts on it
+  EXPECT_TRUE(ensure_mps(false, {}).stale);
+  fake_daemon(true);
+  const auto status = ensure_mps(true, {});
+  EXPECT_TRUE(status.running) << status.detail;
+  EXPECT_NE(status.detail.find("started by this worker"), std::string::npos) << status.detail;
 }
 
 TEST_F(MpsControl, ADaemonThatDoesNotComeUpIsReported) {
