@@ -27,7 +27,7 @@ if [ "${1:-}" = "--from" ]; then
   shift 2
 fi
 out=${1:-$root/gpu-bundle}
-programs=(servescope-cli servescope-cuda cuda_device_tests)
+programs=(app/servescope-cli app/servescope-cuda tests/cuda_device_tests) # where the build puts them
 say() { echo "gpu_bundle: $*" >&2; }
 fail() {
   say "error: $*"
@@ -40,7 +40,8 @@ done
 [ -f "$build/CMakeCache.txt" ] || fail "$build is no configured build folder (run scripts/run.sh or cmake --preset dev)"
 grep -q '^build app/servescope-cuda:' "$build/build.ninja" 2>/dev/null ||
   fail "$build was configured without the CUDA toolkit: servescope-cuda is not built there (README \"GPU execution\")"
-cmake --build "$build" --target "${programs[@]}" >&2 || fail "building ${programs[*]} in $build failed"
+names=("${programs[@]##*/}")
+cmake --build "$build" --target "${names[@]}" >&2 || fail "building ${names[*]} in $build failed"
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
@@ -64,12 +65,6 @@ from_the_machine() {
   return 1
 }
 
-find_program() {
-  local name=$1 found
-  found=$(find "$build" -type f -name "$name" -perm -u+x -not -path '*/CMakeFiles/*' | head -1)
-  [ -n "$found" ] || fail "$name is not in $build after building it"
-  echo "$found"
-}
 
 declare -A copied=()
 cuda_libraries=()
@@ -93,11 +88,11 @@ bundle_libraries_of() {
 }
 
 for program in "${programs[@]}"; do
-  src=$(find_program "$program")
-  dst=$out/bin/$program
+  src=$build/$program
+  dst=$out/bin/${program##*/}
   objcopy --strip-debug "$src" "$dst"
   patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$dst"
-  echo "bin/$program from $src ($(du -h "$dst" | cut -f1))" >>"$manifest"
+  echo "bin/${program##*/} from $src ($(du -h "$dst" | cut -f1))" >>"$manifest"
   bundle_libraries_of "$src"
 done
 echo "from the machine: the C and C++ runtimes, the CUDA driver, ${cuda_libraries[*]:-no cuBLAS}" >>"$manifest"

@@ -4,12 +4,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 
 #include "cudaexec/cuda_check.h"
@@ -135,15 +132,7 @@ TEST_F(MpsControl, StartsTheDaemonAndWaitsForItsSocket) {
 // one's bind would fail on the old file).
 TEST_F(MpsControl, AStaleSocketIsClearedAndADaemonStarted) {
   if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 to play the daemon";
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const auto control = (pipes_ / "control").string();
-  ASSERT_LT(control.size(), sizeof(addr.sun_path));
-  std::strncpy(addr.sun_path, control.c_str(), sizeof(addr.sun_path) - 1);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0) << std::strerror(errno);
-  ::close(fd);  // the socket file stays, and nothing accepts on it
+  ::close(test::bound_unix_socket(pipes_ / "control", false));  // the file stays; nothing accepts on it
   EXPECT_TRUE(ensure_mps(false, {}).stale);
   fake_daemon(true);
   const auto status = ensure_mps(true, {});

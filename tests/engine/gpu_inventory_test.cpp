@@ -5,13 +5,10 @@
 
 #include <unistd.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/socket.h>
-#include <sys/un.h>
 
 #include "tests/support/test_support.h"
 
@@ -102,15 +99,7 @@ TEST(GpuInventory, MpsIsRunningOnlyWhenItsControlSocketAccepts) {
   EXPECT_FALSE(mps_status(dir.string()).running);
   std::filesystem::remove(dir / "control");
 
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const auto path = (dir / "control").string();
-  ASSERT_LT(path.size(), sizeof(addr.sun_path));
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)), 0) << std::strerror(errno);
-  ASSERT_EQ(::listen(fd, 4), 0) << std::strerror(errno);
+  const int fd = test::bound_unix_socket(dir / "control", true);
   const auto running = mps_status(dir.string());
   EXPECT_TRUE(running.running) << running.detail;
   EXPECT_FALSE(running.stale);

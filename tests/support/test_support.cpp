@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 namespace servescope::test {
 namespace fs = std::filesystem;
@@ -52,6 +56,23 @@ fs::path shared_data_dir() {
   const fs::path built_in = SERVESCOPE_SHARED_DATA_DIR;
   if (fs::is_directory(built_in)) return built_in;
   return {};
+}
+
+int bound_unix_socket(const std::filesystem::path& path, bool listen) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const auto& name = path.native();
+  if (name.size() >= sizeof(address.sun_path)) throw std::runtime_error(name + ": too long for a socket");
+  std::memcpy(address.sun_path, name.c_str(), name.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      (listen && ::listen(fd, 4) != 0)) {
+    const int error = errno;
+    ::close(fd);
+    throw std::runtime_error(name + ": " + std::strerror(error));
+  }
+  return fd;
 }
 
 std::string program_beside_or(std::string_view name, std::string_view built) {

@@ -28,6 +28,11 @@ std::string read_file(const std::filesystem::path& path);
 // ../shared/data beside the checkout, or $SERVESCOPE_SHARED_DATA; empty when neither exists.
 std::filesystem::path shared_data_dir();
 
+// A Unix stream socket bound at `path` (the file stays after close), listening when `listen` is
+// set: a daemon's control socket as the MPS tests need one, live or left behind by a dead daemon.
+// Returns its descriptor; throws std::runtime_error naming the path and the reason.
+int bound_unix_socket(const std::filesystem::path& path, bool listen);
+
 // The program `name` beside this test executable where it is there (a bundle copied elsewhere:
 // scripts/gpu_bundle.sh), else `built`, its path in the build tree.
 std::string program_beside_or(std::string_view name, std::string_view built);
