@@ -5,7 +5,7 @@
 # the CUDA toolkit's and PyTorch's cuBLAS, but no Debian development packages (no GLPK, OpenSSL,
 # …) and no package registry.
 #
-#   scripts/gpu_bundle.sh [--from BUILD_DIR] [OUT_DIR]
+#   scripts/gpu_bundle.sh [--from BUILD_DIR] [--torch] [OUT_DIR]
 #
 # BUILD_DIR (default build/dev, which scripts/run.sh and scripts/test.sh build) must have been
 # configured with the CUDA toolkit; the three programs are built there if they are not yet.
@@ -17,15 +17,29 @@
 #          /usr/local/cuda or the PyTorch environment's nvidia-cublas wheel, and says which
 #   reference/ gpu-let's RTX 2080 Ti interference coefficients, where ../shared/data has them
 #   MANIFEST the commit, the programs and each library with where it came from
+# --torch adds what building servescope-torch there against the image's CUDA LibTorch needs
+# (bench/gpu/build_torch.sh; the sources travel with the working tree the device tool copies):
+#   deps/  the headers of nlohmann-json, CLI11, GLPK, OpenSSL and zlib, the CMake packages of the
+#          first two, and link names for the libraries in lib/ (GLPK with its dependencies, OpenSSL)
 # Carry it with the device tool: `run` with carry ["gpu-bundle"], then
 # bench/gpu/run_gpu_checks.sh gpu-bundle "$OUT".
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/dev
-if [ "${1:-}" = "--from" ]; then
-  build=$(cd "${2:?--from needs a build folder}" && pwd)
-  shift 2
-fi
+torch_deps=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --from)
+      build=$(cd "${2:?--from needs a build folder}" && pwd)
+      shift 2
+      ;;
+    --torch)
+      torch_deps=1
+      shift
+      ;;
+    *) break ;;
+  esac
+done
 out=${1:-$root/gpu-bundle}
 programs=(app/servescope-cli app/servescope-cuda tests/cuda_device_tests) # where the build puts them
 say() { echo "gpu_bundle: $*" >&2; }
@@ -123,6 +137,32 @@ else
 fi
 export PATH="\$servescope_bundle/bin:\$PATH"
 EOF
+
+# What configuring and linking servescope-torch needs that the machine lacks, taken from the
+# Debian packages this build used: the libraries' own copies in lib/ are what it links against.
+if [ "$torch_deps" = 1 ]; then
+  deps=$out/deps
+  mkdir -p "$deps/include/openssl" "$deps/lib" "$deps/share/cmake"
+  for header in nlohmann CLI glpk.h zlib.h zconf.h; do
+    [ -e "/usr/include/$header" ] || fail "/usr/include/$header is missing (scripts/test.sh installs its package)"
+    cp -r "/usr/include/$header" "$deps/include/"
+  done
+  cp -r /usr/include/openssl/. /usr/include/x86_64-linux-gnu/openssl/. "$deps/include/openssl/"
+  # nlohmann-json's and CLI11's packages find their headers relative to themselves.
+  for package in nlohmann_json CLI11; do
+    [ -d "/usr/share/cmake/$package" ] || fail "/usr/share/cmake/$package is missing"
+    cp -r "/usr/share/cmake/$package" "$deps/share/cmake/"
+  done
+  for link in glpk ssl crypto z; do
+    so=
+    for file in "$out/lib/lib$link.so."*; do
+      [ -e "$file" ] && so=${file##*/} && break
+    done
+    [ -n "$so" ] || fail "lib/ has no lib$link.so.*: the programs no longer link it, and build_torch.sh still does"
+    ln -s "../../lib/$so" "$deps/lib/lib$link.so"
+  done
+  echo "deps/ headers and CMake packages from /usr (nlohmann-json, CLI11, GLPK, OpenSSL, zlib); link names into lib/" >>"$manifest"
+fi
 
 # gpu-let's RTX 2080 Ti interference coefficients, for measure-interference to compare with: read
 # from ../shared/data where it is beside the checkout (the device tool does not carry ../shared).

@@ -15,6 +15,10 @@
 #   fidelity       live Symphony and PPipe runs on the GPU beside their simulation
 #   interference   co-runs on MPS partitions and gpu-let's fitted coefficients, last: it takes
 #                  whatever time is left, and its CSV holds every co-run as soon as it is measured
+# Then, only where all of these passed, with a budget of its own (SERVESCOPE_GPU_TORCH_SECONDS,
+# default 200 s), and only from a bundle made with --torch:
+#   torch-build    servescope-torch built there against the PyTorch wheel's CUDA LibTorch
+#   torch-export   ResNet-50 exported into four blocks by the image's torch, the split checked
 # Without MPS (no control program, or two clients cannot start) the steps that need it are
 # skipped, each saying why, and the others run. A failed or killed step does not stop the rest.
 #
@@ -251,5 +255,28 @@ if [ -n "$mps_reason" ] && [ -z "${SERVESCOPE_GPU_CHECKS_SLOT:-}" ]; then
   skip interference "MPS unavailable ($mps_reason): the co-runs are on MPS partitions"
 else
   step interference 240 "${interference[@]}"
+fi
+
+# --- second part: real models through the image's PyTorch, only when the first part passed -----
+# Its own budget (SERVESCOPE_GPU_TORCH_SECONDS, default 200 s), after the first part's: where
+# that part failed, the run ends here and leaves the loan time to run it again.
+first_part_failed=$failed_steps
+deadline=$(($(date +%s) + ${SERVESCOPE_GPU_TORCH_SECONDS:-200} + packing_s))
+if [ "$first_part_failed" -ne 0 ]; then
+  skip torch-build "the first part had $first_part_failed failed steps"
+elif [ ! -d "$bundle/deps" ]; then
+  skip torch-build "the bundle was made without --torch (scripts/gpu_bundle.sh --torch)"
+elif ! python3 -c 'import torch' >/dev/null 2>&1; then
+  skip torch-build "python3 cannot import torch: no LibTorch to build against"
+else
+  # servescope-torch from this working tree against the wheel's CUDA LibTorch (bench/gpu/build_torch.sh),
+  # built outside the work folder, which is packed: its step log has what went wrong.
+  torch_build=$(mktemp -d "${TMPDIR:-/tmp}/gpu-checks-torch.XXXXXX")
+  step torch-build 150 "$here/build_torch.sh" "$bundle" "$torch_build"
+  # ResNet-50 split into four blocks by the image's torch (2.11: torch.fx as here), the split
+  # checked against the whole model; then loaded on the GPU by the program just built.
+  mkdir -p "$work/torch"
+  step torch-export 40 python3 "$root/scripts/export_model.py" resnet50 --blocks 4 --input 3x224x224 \
+    -o "$work/torch/resnet50"
 fi
 exit $((failed_steps > 0))

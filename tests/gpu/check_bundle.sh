@@ -3,6 +3,7 @@
 # machine can run without a package: each program starts in a bare environment (with the
 # bundle's env.sh, which finds cuBLAS), and the loader resolves every library it needs either in
 # the bundle or among what that machine brings (the C and C++ runtimes, the CUDA driver, cuBLAS).
+# With --torch, deps/ holds the headers and link names building servescope-torch there needs.
 #   tests/gpu/check_bundle.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: check_bundle.sh BUILD_DIR}
@@ -11,7 +12,7 @@ command -v patchelf >/dev/null || { echo "SKIP: patchelf is missing (Debian pack
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 bundle=$out/gpu-bundle
-"$root/scripts/gpu_bundle.sh" --from "$build" "$bundle"
+"$root/scripts/gpu_bundle.sh" --from "$build" --torch "$bundle"
 cat "$bundle/MANIFEST"
 failures=0
 problem() {
@@ -40,6 +41,17 @@ for program in "$bundle"/bin/*; do
 done
 for lib in "$bundle"/lib/*; do
   [ "$(patchelf --print-rpath "$lib")" = '$ORIGIN' ] || problem "$(basename "$lib")'s RPATH is not \$ORIGIN"
+done
+
+# --torch: what bench/gpu/build_torch.sh configures and links servescope-torch with there.
+for file in include/nlohmann/json.hpp include/CLI/CLI.hpp include/glpk.h include/openssl/ssl.h \
+  include/openssl/opensslconf.h include/zlib.h share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake \
+  share/cmake/CLI11/CLI11Config.cmake; do
+  [ -s "$bundle/deps/$file" ] || problem "deps/$file is missing"
+done
+for link in glpk ssl crypto z; do
+  target=$(readlink -e "$bundle/deps/lib/lib$link.so") || problem "deps/lib/lib$link.so leads nowhere"
+  [[ "${target:-}" == "$bundle/lib/"* ]] || problem "deps/lib/lib$link.so is not one of the bundle's libraries"
 done
 
 size=$(du -sm "$bundle" | cut -f1)

@@ -56,6 +56,9 @@ for step in gpu-list device-tests; do
   grep -q "^| $step | \(passed\|failed\)" "$summary" || problem "no-mps: $step did not run"
 done
 grep -q "ldd servescope-cuda" "$scratch/no-mps/environment.txt" || problem "no-mps: environment.txt lacks ldd"
+# The second part runs only after a first part that passed: here its steps failed (no GPU).
+grep -q "^| torch-build | skipped: the first part had [1-9][0-9]* failed steps" "$summary" ||
+  problem "no-mps: the torch build was not skipped after the first part's failures"
 
 # 2. The model GPU stands in for the interference step, slowed to its modelled time, with a limit
 # too short for it: killed, and the co-runs measured until then come back.
