@@ -20,7 +20,7 @@
 # --torch adds what building servescope-torch there against the image's CUDA LibTorch needs
 # (bench/gpu/build_torch.sh; the sources travel with the working tree the device tool copies):
 #   deps/  the headers of nlohmann-json, CLI11, GLPK, OpenSSL and zlib, the CMake packages of the
-#          first two, and link names for the libraries in lib/ (GLPK with its dependencies, OpenSSL)
+#          first two, and link names for the libraries in lib/ (GLPK, OpenSSL, zlib)
 # Carry it with the device tool: `run` with carry ["gpu-bundle"], then
 # bench/gpu/run_gpu_checks.sh gpu-bundle "$OUT".
 set -euo pipefail

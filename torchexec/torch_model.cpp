@@ -60,6 +60,11 @@ at::Tensor forward(torch::jit::Module& m, const at::Tensor& x, const std::filesy
   }
 }
 
+// Waits for the kernels that compute `x`: on CUDA a forward pass returns once they are queued.
+void finish(const torch::Tensor& x) {
+  if (x.is_cuda()) torch::cuda::synchronize(x.device().index());
+}
+
 }  // namespace
 
 struct Tensor::Impl {
@@ -177,12 +182,14 @@ Tensor TorchModel::run(std::size_t begin, std::size_t end, const Tensor& input) 
   auto x = input.impl().t.to(impl_->device);
   for (std::size_t k = begin; k < end; ++k)
     x = forward(impl_->blocks[k], x, manifest_.path_of(manifest_.blocks[k].file));
+  finish(x);
   return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{std::move(x)}));
 }
 
 Tensor TorchModel::run_whole(const Tensor& input) const {
   torch::NoGradGuard no_grad;
   auto x = forward(impl_->whole, input.impl().t.to(impl_->device), manifest_.path_of(manifest_.whole));
+  finish(x);
   return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{std::move(x)}));
 }
 

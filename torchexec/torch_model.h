@@ -65,6 +65,9 @@ class TorchModel {
   std::size_t blocks() const { return manifest_.blocks.size(); }
 
   // Blocks [begin, end) in order on `input` (its samples must have block begin's input shape).
+  // Both return when the output is computed: on a GPU, whose kernels run after their launch
+  // returns, after the device has finished them, so that a caller's clock (the executor's batch
+  // time, the profiler's) measures the work and not its launch.
   Tensor run(std::size_t begin, std::size_t end, const Tensor& input) const;
   Tensor run_whole(const Tensor& input) const;
 

@@ -31,8 +31,9 @@ say "LibTorch from $prefix"
 mkdir -p "$build"
 log=$build/configure.log
 # Release, the programs only, in unity batches of 8 (about 60 units for that machine's 16 cores);
-# the CUDA kernels of servescope-cuda are not needed here (LibTorch brings its own). The deps' link names point into the bundle's lib/, whose libraries find each
-# other through their $ORIGIN RPATH, which the link step is told of with -rpath-link.
+# the CUDA kernels of servescope-cuda are not needed here (LibTorch brings its own). The deps'
+# link names point into the bundle's lib/, whose libraries find each other through their $ORIGIN
+# RPATH, which the link step is told of with -rpath-link.
 if ! cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
   -DSERVESCOPE_BUILD_GUI=OFF -DSERVESCOPE_BUILD_BENCHMARKS=OFF -DSERVESCOPE_CUDA=OFF \

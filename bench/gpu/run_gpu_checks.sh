@@ -274,7 +274,7 @@ else
   torch_build=$(mktemp -d "${TMPDIR:-/tmp}/gpu-checks-torch.XXXXXX")
   step torch-build 150 "$here/build_torch.sh" "$bundle" "$torch_build"
   # ResNet-50 split into four blocks by the image's torch (2.11: torch.fx as here), the split
-  # checked against the whole model; then loaded on the GPU by the program just built.
+  # checked against the whole model: what profiling and serving it on the GPU will start from.
   mkdir -p "$work/torch"
   step torch-export 40 python3 "$root/scripts/export_model.py" resnet50 --blocks 4 --input 3x224x224 \
     -o "$work/torch/resnet50"
