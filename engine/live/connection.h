@@ -28,6 +28,9 @@ class Connection {
   // Queues a frame; it leaves on the next flush().
   void send(FrameType type, std::span<const std::uint8_t> payload);
   void send(FrameType type, std::string_view payload);
+  // Queues a frame whose payload is `head` followed by `body` (a feature map's header and bytes),
+  // copied straight into the output buffer.
+  void send(FrameType type, std::span<const std::uint8_t> head, std::span<const std::uint8_t> body);
   // Queues raw bytes (a preamble).
   void send_raw(std::span<const std::uint8_t> bytes);
   // Writes what the socket takes now. Throws LiveError on a broken connection.
@@ -64,6 +67,8 @@ class Connection {
   std::string error_;
   SteadyTime last_heard_, last_sent_;
   std::uint64_t bytes_in_ = 0, bytes_out_ = 0;
+
+  void compact();
 };
 
 }  // namespace servescope::engine::live

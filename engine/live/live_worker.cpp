@@ -377,12 +377,19 @@ class LiveWorker::Session {
     const bool real = w_.executor_->real_feature_maps();
     const auto map = real ? w_.executor_->feature_map(order) : std::vector<std::uint8_t>{};
     const std::uint64_t total = real ? map.size() : order.bytes;
+    const auto head = encode_feature_map_header(order, total);
     std::uint64_t sent = 0;
     do {
       const auto chunk = std::min(total - sent, kFeatureMapChunkBytes);
-      const auto pattern = real ? std::vector<std::uint8_t>{} : feature_map_pattern(order.transfer, sent, chunk);
-      const auto bytes = real ? std::span<const std::uint8_t>(map).subspan(sent, chunk) : std::span(pattern);
-      it->second->send(FrameType::FeatureMap, encode_feature_map(order, total, bytes));
+      std::span<const std::uint8_t> bytes;
+      if (real) {
+        bytes = std::span<const std::uint8_t>(map).subspan(sent, chunk);
+      } else {
+        pattern_.resize(chunk);
+        fill_feature_map_pattern(pattern_, order.transfer, sent);
+        bytes = pattern_;
+      }
+      it->second->send(FrameType::FeatureMap, head, bytes);
       sent += chunk;
     } while (sent < total);
     ++w_.stats_.feature_maps_sent;
@@ -396,6 +403,7 @@ class LiveWorker::Session {
   HelloGate gate_{feature_gate_limits()};
   std::uint64_t next_inbound_ = 1;
   std::map<std::string, std::unique_ptr<Connection>> outbound_;
+  std::vector<std::uint8_t> pattern_;  // an emulated map's chunk, reused: megabytes per map
   struct Arriving {
     std::uint64_t total = 0;  // what its first chunk said
     std::uint64_t bytes = 0;

@@ -205,16 +205,21 @@ WorkerReport decode_report(std::span<const std::uint8_t> payload) {
   throw ProtocolError("batch-done frame: unknown kind " + std::to_string(kind));
 }
 
-std::vector<std::uint8_t> encode_feature_map(const SendOrder& order, std::uint64_t total_bytes,
-                                             std::span<const std::uint8_t> chunk) {
+std::vector<std::uint8_t> encode_feature_map_header(const SendOrder& order, std::uint64_t total_bytes) {
   std::vector<std::uint8_t> out;
-  out.reserve(28 + 8 * order.requests.size() + chunk.size());
+  out.reserve(28 + 8 * order.requests.size());
   ByteWriter w(out);
   w.u64(order.transfer);
   w.u64(total_bytes);
   w.u32(order.model);
   w.u32(order.boundary);
   write_ids(w, order.requests);
+  return out;
+}
+
+std::vector<std::uint8_t> encode_feature_map(const SendOrder& order, std::uint64_t total_bytes,
+                                             std::span<const std::uint8_t> chunk) {
+  auto out = encode_feature_map_header(order, total_bytes);
   out.insert(out.end(), chunk.begin(), chunk.end());
   return out;
 }
@@ -232,11 +237,15 @@ FeatureMapHeader decode_feature_map(std::span<const std::uint8_t> payload) {
 }
 
 std::vector<std::uint8_t> feature_map_pattern(std::uint64_t transfer, std::uint64_t offset, std::uint64_t bytes) {
-  // Emulated workers send a pattern of the profiled size so the network carries what it would.
   std::vector<std::uint8_t> out(bytes);
-  for (std::uint64_t i = 0; i < bytes; ++i)
-    out[i] = static_cast<std::uint8_t>((offset + i) * 131 + transfer);
+  fill_feature_map_pattern(out, transfer, offset);
   return out;
+}
+
+void fill_feature_map_pattern(std::span<std::uint8_t> out, std::uint64_t transfer, std::uint64_t offset) {
+  // Emulated workers send a pattern of the profiled size so the network carries what it would.
+  for (std::uint64_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<std::uint8_t>((offset + i) * 131 + transfer);
 }
 
 }  // namespace servescope::engine::live

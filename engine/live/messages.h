@@ -98,11 +98,15 @@ struct FeatureMapHeader {
   std::span<const std::uint8_t> chunk;  // what followed the header in this frame
 };
 // The header of `order`'s map and `chunk` of its bytes (a pattern of the profiled size from an
-// emulated worker, the real tensor from one on real compute).
+// emulated worker, the real tensor from one on real compute). A sender appends the header and
+// the chunk to its buffer apart (Connection::send); the two make this payload.
 std::vector<std::uint8_t> encode_feature_map(const SendOrder& order, std::uint64_t total_bytes,
                                              std::span<const std::uint8_t> chunk);
+std::vector<std::uint8_t> encode_feature_map_header(const SendOrder& order, std::uint64_t total_bytes);
 FeatureMapHeader decode_feature_map(std::span<const std::uint8_t> payload);
-// `bytes` of the pattern an emulated worker sends, starting at `offset` of the map.
+// `bytes` of the pattern an emulated worker sends, starting at `offset` of the map; the fill
+// writes it into a buffer the sender reuses.
 std::vector<std::uint8_t> feature_map_pattern(std::uint64_t transfer, std::uint64_t offset, std::uint64_t bytes);
+void fill_feature_map_pattern(std::span<std::uint8_t> out, std::uint64_t transfer, std::uint64_t offset);
 
 }  // namespace servescope::engine::live

@@ -77,11 +77,17 @@ std::vector<std::uint8_t> FrameEncoder::preamble() {
 std::vector<std::uint8_t> FrameEncoder::encode(FrameType type, std::span<const std::uint8_t> payload) {
   std::vector<std::uint8_t> out;
   out.reserve(kHeaderBytes + payload.size());
-  put_u32(out, static_cast<std::uint32_t>(payload.size()));
+  append(out, type, payload);
+  return out;
+}
+
+void FrameEncoder::append(std::vector<std::uint8_t>& out, FrameType type, std::span<const std::uint8_t> head,
+                          std::span<const std::uint8_t> body) {
+  put_u32(out, static_cast<std::uint32_t>(head.size() + body.size()));
   out.push_back(static_cast<std::uint8_t>(type));
   put_u32(out, next_++);
-  out.insert(out.end(), payload.begin(), payload.end());
-  return out;
+  out.insert(out.end(), head.begin(), head.end());
+  out.insert(out.end(), body.begin(), body.end());
 }
 
 std::vector<std::uint8_t> FrameEncoder::encode(FrameType type, std::string_view payload) {

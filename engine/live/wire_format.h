@@ -54,6 +54,10 @@ class FrameEncoder {
   static std::vector<std::uint8_t> preamble();
   std::vector<std::uint8_t> encode(FrameType type, std::span<const std::uint8_t> payload);
   std::vector<std::uint8_t> encode(FrameType type, std::string_view payload);
+  // Appends to `out` a frame whose payload is `head` followed by `body`, without making the
+  // payload first: a feature map's megabytes are copied once, into the connection's buffer.
+  void append(std::vector<std::uint8_t>& out, FrameType type, std::span<const std::uint8_t> head,
+              std::span<const std::uint8_t> body = {});
 
  private:
   std::uint32_t next_ = 0;

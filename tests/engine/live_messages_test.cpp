@@ -8,6 +8,7 @@
 #include "engine/live/event_stream.h"
 #include "engine/live/live_run.h"
 #include "engine/live/messages.h"
+#include "engine/live/wire_format.h"
 #include "engine/live/worker_executor.h"
 
 namespace live = servescope::engine::live;
@@ -108,6 +109,18 @@ TEST(LiveMessages, OrdersAndReportsRoundTrip) {
   EXPECT_TRUE(std::ranges::equal(h.chunk, pattern));
   // The pattern continues where a chunk left off, so chunks of one map make the same bytes.
   EXPECT_EQ(live::feature_map_pattern(4, 100, 1)[0], pattern[100]);
+  std::vector<std::uint8_t> reused(100);
+  live::fill_feature_map_pattern(reused, 4, 300);
+  EXPECT_TRUE(std::ranges::equal(reused, std::span(pattern).subspan(300, 100)));
+  // A sender appends the header and the bytes apart: the same frames as the whole payload's.
+  live::FrameEncoder whole, parts;
+  std::vector<std::uint8_t> appended;
+  parts.append(appended, live::FrameType::FeatureMap, live::encode_feature_map_header(send, 1000), pattern);
+  parts.append(appended, live::FrameType::Heartbeat, {});
+  auto expected = whole.encode(live::FrameType::FeatureMap, fm);
+  const auto heartbeat = whole.encode(live::FrameType::Heartbeat, std::span<const std::uint8_t>{});
+  expected.insert(expected.end(), heartbeat.begin(), heartbeat.end());
+  EXPECT_EQ(appended, expected);
 }
 
 TEST(LiveMessages, MalformedPayloadsAreRefusedWithTheField) {
