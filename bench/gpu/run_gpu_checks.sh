@@ -108,7 +108,11 @@ step() {
   fi
   say "$name (at most $limit s)"
   begin=$(date +%s)
-  timeout --kill-after=5 "$limit" "$@" > >(tee -a "$work/$name.log") 2>&1 || rc=$?
+  # A pipeline, not `> >(tee ...)`: a substituted tee is the child of `timeout`, which takes a
+  # process group of its own, while tee stays in ours; when it ended with a process of our group
+  # stopped, the kernel hung up our whole group (the orphaned-process-group rule). Beside ctest's
+  # tests that SIGSTOP a worker, that ended the rehearsal, ctest and every test with it.
+  timeout --kill-after=5 "$limit" "$@" 2>&1 | tee -a "$work/$name.log" || rc=$?
   local skipped
   skipped=$(grep -o '^\[  SKIPPED \] [A-Za-z][A-Za-z0-9_./]*' "$work/$name.log" 2>/dev/null | sort -u | wc -l)
   [ "$skipped" -gt 0 ] || skipped=

@@ -87,6 +87,18 @@ rows=$(($(wc -l <"$scratch/killed/coruns.csv" 2>/dev/null || echo 1) - 1))
 head -1 "$scratch/killed/coruns.csv" 2>/dev/null | grep -q '^model,batch,size_percent' ||
   problem "killed: coruns.csv has no header"
 
+# 3. A step's end must not hang up the script's process group while a process in it is stopped:
+# ctest runs this beside tests that SIGSTOP a worker, in one process group. A step's tee, left in
+# that group as the child of `timeout` (whose own group is another), made the kernel send the
+# group SIGHUP when it ended (the orphaned-process-group rule): ctest and every test beside it.
+# In a session of its own here, so that a regression ends this run only.
+status=0
+setsid -w bash -c 'sleep 600 & stopped=$!; kill -STOP "$stopped"; "$@"; rc=$?; kill -KILL "$stopped"; exit "$rc"' \
+  stopped env -i HOME="$scratch" TMPDIR="$scratch" PATH="$scratch/tools:/usr/bin:/bin" \
+  "$root/bench/gpu/run_gpu_checks.sh" "$scratch/bundle" "$scratch/stopped" >"$scratch/stopped.log" 2>&1 || status=$?
+[ "$status" -ne 129 ] || problem "stopped: a step's end hung up the script's process group (SIGHUP)"
+[ -s "$scratch/stopped/summary.md" ] || problem "stopped: no summary.md (exit $status)"
+
 [ "$failures" -eq 0 ] || {
   for log in "$scratch"/*.log; do
     echo "--- $log"
