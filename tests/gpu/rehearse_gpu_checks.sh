@@ -29,11 +29,19 @@ cat >"$scratch/tools/nvidia-smi" <<'EOF'
 echo "GPU 0: the tests' model GPU (rehearsal; no driver here)"
 EOF
 chmod +x "$scratch/tools/nvidia-smi"
-rehearse() { # rehearse OUT [VAR=VALUE...]: the script in a bare environment
-  local out=$1
+# rehearse OUT [VAR=VALUE...]: the script in a bare environment, in a session of its own with a
+# stopped process in its process group, as ctest's tests that SIGSTOP a worker leave the group it
+# runs in. A step's end must not hang that group up: a tee left in it as the child of `timeout`
+# (whose own group is another) made the kernel send the group SIGHUP when it ended (the
+# orphaned-process-group rule), ctest and every test beside it. The session keeps a regression
+# to this run.
+rehearse() {
+  local out=$1 status=0
   shift
-  env -i HOME="$scratch" TMPDIR="$scratch" PATH="$scratch/tools:/usr/bin:/bin" "$@" \
-    "$root/bench/gpu/run_gpu_checks.sh" "$scratch/bundle" "$out" >"$out.log" 2>&1 || true
+  setsid -w bash -c 'sleep 600 & stopped=$!; kill -STOP "$stopped"; "$@"; rc=$?; kill -KILL "$stopped"; exit "$rc"' \
+    stopped env -i HOME="$scratch" TMPDIR="$scratch" PATH="$scratch/tools:/usr/bin:/bin" "$@" \
+    "$root/bench/gpu/run_gpu_checks.sh" "$scratch/bundle" "$out" >"$out.log" 2>&1 || status=$?
+  [ "$status" -ne 129 ] || problem "$(basename "$out"): a step's end hung up the script's process group (SIGHUP)"
   local files
   files=$(find "$out" -type f | wc -l)
   [ "$files" -le 8 ] || problem "$(basename "$out"): $files files in OUT, the device tool brings back 8"
@@ -86,18 +94,6 @@ rows=$(($(wc -l <"$scratch/killed/coruns.csv" 2>/dev/null || echo 1) - 1))
 [ "$rows" -ge 2 ] || problem "killed: coruns.csv has $rows rows; the co-runs measured before the kill were lost"
 head -1 "$scratch/killed/coruns.csv" 2>/dev/null | grep -q '^model,batch,size_percent' ||
   problem "killed: coruns.csv has no header"
-
-# 3. A step's end must not hang up the script's process group while a process in it is stopped:
-# ctest runs this beside tests that SIGSTOP a worker, in one process group. A step's tee, left in
-# that group as the child of `timeout` (whose own group is another), made the kernel send the
-# group SIGHUP when it ended (the orphaned-process-group rule): ctest and every test beside it.
-# In a session of its own here, so that a regression ends this run only.
-status=0
-setsid -w bash -c 'sleep 600 & stopped=$!; kill -STOP "$stopped"; "$@"; rc=$?; kill -KILL "$stopped"; exit "$rc"' \
-  stopped env -i HOME="$scratch" TMPDIR="$scratch" PATH="$scratch/tools:/usr/bin:/bin" \
-  "$root/bench/gpu/run_gpu_checks.sh" "$scratch/bundle" "$scratch/stopped" >"$scratch/stopped.log" 2>&1 || status=$?
-[ "$status" -ne 129 ] || problem "stopped: a step's end hung up the script's process group (SIGHUP)"
-[ -s "$scratch/stopped/summary.md" ] || problem "stopped: no summary.md (exit $status)"
 
 [ "$failures" -eq 0 ] || {
   for log in "$scratch"/*.log; do
