@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "cudaexec/cublas_library.h"
+
 namespace servescope::cudaexec {
 namespace {
 
@@ -20,7 +22,9 @@ void check(cudaError_t status, const char* call, const char* file, int line) {
 
 void check(cublasStatus_t status, const char* call, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  throw CudaError(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) +
+  // A status comes from a cuBLAS call, so the library is open.
+  const auto& api = cublas();
+  throw CudaError(std::string(call) + " failed: " + api.status_name(status) + " (" + api.status_string(status) +
                   ") at " + place(file, line));
 }
 

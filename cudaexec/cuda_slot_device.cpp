@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cudaexec/cublas_library.h"
 #include "cudaexec/cuda_check.h"
 #include "cudaexec/stream_kernel.h"
 
@@ -25,8 +26,8 @@ CudaSlotDevice::CudaSlotDevice(const CudaSlotOptions& options) : options_(option
   SERVESCOPE_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   SERVESCOPE_CUDA(cudaEventCreate(&start_));
   SERVESCOPE_CUDA(cudaEventCreate(&stop_));
-  SERVESCOPE_CUDA(cublasCreate(&blas_));
-  SERVESCOPE_CUDA(cublasSetStream(blas_, stream_));
+  SERVESCOPE_CUDA(cublas().create(&blas_));
+  SERVESCOPE_CUDA(cublas().set_stream(blas_, stream_));
   const auto n = static_cast<std::size_t>(options_.gemm_size);
   // Each batched call writes its GEMMs' outputs side by side (fp16, as a layer's activations).
   gemms_per_call_ = std::max<std::size_t>(1, options_.gemm_output_bytes / (n * n * sizeof(__half)));
@@ -62,7 +63,7 @@ CudaSlotDevice::~CudaSlotDevice() {
   cudaFree(c_);
   cudaFree(b_);
   cudaFree(a_);
-  if (blas_) cublasDestroy(blas_);
+  if (blas_) cublas().destroy(blas_);  // blas_ is set only once cuBLAS was opened
   if (stop_) cudaEventDestroy(stop_);
   if (start_) cudaEventDestroy(start_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -78,9 +79,9 @@ void CudaSlotDevice::enqueue(const engine::gpu::WorkRecipe& recipe) {
   // change with its share of the GPU. A and B are the same for every GEMM of a call (stride 0).
   for (std::int64_t left = recipe.gemms; left > 0;) {
     const auto batch = static_cast<int>(std::min<std::int64_t>(left, static_cast<std::int64_t>(gemms_per_call_)));
-    SERVESCOPE_CUDA(cublasGemmStridedBatchedEx(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a_, CUDA_R_16F, n, 0,
-                                               b_, CUDA_R_16F, n, 0, &beta, c_, CUDA_R_16F, n, n2, batch,
-                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    SERVESCOPE_CUDA(cublas().gemm_strided_batched_ex(blas_, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a_, CUDA_R_16F,
+                                                     n, 0, b_, CUDA_R_16F, n, 0, &beta, c_, CUDA_R_16F, n, n2, batch,
+                                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     left -= batch;
   }
   if (recipe.stream_bytes > 0) {

@@ -18,7 +18,7 @@ echo "package: $(basename "$deb"), $(du -h "$deb" | cut -f1)"
 lintian --info --fail-on error,warning "$deb"
 echo "lintian: clean"
 
-# servescope-cuda links cuBLAS from the CUDA toolkit, which no Debian package provides: the
+# servescope-cuda needs cuBLAS from the CUDA toolkit, which no Debian package provides: the
 # package leaves it out (app/CMakeLists.txt), or its dependencies could not be stated.
 if dpkg-deb -c "$deb" | grep -q 'usr/bin/servescope-cuda$'; then
   echo "the package holds servescope-cuda, which needs cuBLAS from outside Debian" >&2

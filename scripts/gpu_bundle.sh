@@ -48,7 +48,7 @@ fail() {
   exit 1
 }
 
-for tool in patchelf objcopy ldd; do
+for tool in patchelf objcopy readelf ldd; do
   command -v "$tool" >/dev/null || fail "$tool is missing (Debian packages patchelf, binutils, libc-bin)"
 done
 [ -f "$build/CMakeCache.txt" ] || fail "$build is no configured build folder (run scripts/run.sh or cmake --preset dev)"
@@ -80,17 +80,19 @@ from_the_machine() {
 }
 
 
+# cuBLAS is opened at run time (cudaexec/cublas_library.h) by the soname of the toolkit this
+# build used, so ldd does not list it: its name comes from the library CMake found.
+cublas_library=$(sed -n 's/^CUDA_cublas_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+cublas=$(readelf -d "$cublas_library" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ -n "$cublas" ] || fail "cannot tell cuBLAS's soname: $build/CMakeCache.txt has CUDA_cublas_LIBRARY=${cublas_library:-nothing}"
+
 declare -A copied=()
-cuda_libraries=()
 bundle_libraries_of() {
   local file=$1 name path
   # ldd's "name => path (address)" lines; a "not found" here is a defect of this machine.
   while read -r name _ path _; do
     [ -n "$name" ] || continue
-    if from_the_machine "$name"; then
-      case "$name" in libcublas*) [[ " ${cuda_libraries[*]} " == *" $name "* ]] || cuda_libraries+=("$name") ;; esac
-      continue
-    fi
+    from_the_machine "$name" && continue
     [ "$path" != "not" ] || fail "$file needs $name, which this machine does not have either"
     [ -z "${copied[$name]:-}" ] || continue
     copied[$name]=1
@@ -109,7 +111,7 @@ for program in "${programs[@]}"; do
   echo "bin/${program##*/} from $src ($(du -h "$dst" | cut -f1))" >>"$manifest"
   bundle_libraries_of "$src"
 done
-echo "from the machine: the C and C++ runtimes, the CUDA driver, ${cuda_libraries[*]:-no cuBLAS}" >>"$manifest"
+echo "from the machine: the C and C++ runtimes, the CUDA driver, $cublas (opened when a slot starts)" >>"$manifest"
 
 # env.sh: sourced before the programs run there. cudart is linked in statically and the driver's
 # libraries are on the loader's path wherever a driver is installed; cuBLAS is where the image put
@@ -123,16 +125,16 @@ for servescope_dir in "\${SERVESCOPE_CUBLAS_DIR:-}" /usr/local/cuda/lib64 /usr/l
     /usr/local/cuda/targets/x86_64-linux/lib \\
     \$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null) \\
     /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu*/lib /opt/torch/.venv/lib/python3*/site-packages/nvidia/cublas/lib; do
-  if [ -n "\$servescope_dir" ] && [ -e "\$servescope_dir/${cuda_libraries[0]:-libcublas.so.13}" ]; then
+  if [ -n "\$servescope_dir" ] && [ -e "\$servescope_dir/$cublas" ]; then
     servescope_cublas=\$servescope_dir
     break
   fi
 done
 if [ -n "\$servescope_cublas" ]; then
   export LD_LIBRARY_PATH="\$servescope_cublas\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
-  echo "gpu bundle: ${cuda_libraries[*]:-cuBLAS} from \$servescope_cublas" >&2
+  echo "gpu bundle: $cublas from \$servescope_cublas" >&2
 else
-  echo "gpu bundle: no ${cuda_libraries[0]:-libcublas.so.13} in /usr/local/cuda or the PyTorch environment" \\
+  echo "gpu bundle: no $cublas in /usr/local/cuda or the PyTorch environment" \\
     "(set SERVESCOPE_CUBLAS_DIR)" >&2
 fi
 export PATH="\$servescope_bundle/bin:\$PATH"

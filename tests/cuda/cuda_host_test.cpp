@@ -1,6 +1,7 @@
 // cudaexec/ where there is no GPU (CI's machines): every way in says why it cannot run, with the
 // CUDA runtime's own words, and the MPS daemon is checked and started as the worker would. With a
 // GPU here these skip; tests/cuda/cuda_device_test.cpp (label gpu) runs instead.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include "cudaexec/cublas_library.h"
 #include "cudaexec/cuda_check.h"
 #include "cudaexec/cuda_slot_device.h"
 #include "cudaexec/gpu_query.h"
@@ -59,6 +61,29 @@ TEST(CudaHost, WithoutAGpuEveryWayInSaysWhy) {
     FAIL() << "a slot process started without a GPU";
   } catch (const engine::live::ExecutorFailure& e) {
     EXPECT_NE(std::string(e.what()).find("cudaSetDevice"), std::string::npos) << e.what();
+  }
+}
+
+// cuBLAS is opened when first asked for, not at the start (cublas_library.h): a GPU is not needed
+// to open it or to look up its status names.
+TEST(CublasLibrary, OpensWhenFirstAskedForWithEveryEntryPoint) {
+  const auto soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+  EXPECT_EQ(::dlopen(soname.c_str(), RTLD_NOW | RTLD_NOLOAD), nullptr) << soname << " was loaded at the start";
+  const auto& api = cublas();
+  for (const void* entry :
+       {reinterpret_cast<const void*>(api.create), reinterpret_cast<const void*>(api.destroy),
+        reinterpret_cast<const void*>(api.set_stream), reinterpret_cast<const void*>(api.gemm_strided_batched_ex),
+        reinterpret_cast<const void*>(api.status_name), reinterpret_cast<const void*>(api.status_string)})
+    EXPECT_NE(entry, nullptr);
+  EXPECT_STREQ(api.status_name(CUBLAS_STATUS_NOT_INITIALIZED), "CUBLAS_STATUS_NOT_INITIALIZED");
+  EXPECT_EQ(&cublas(), &api) << "opened once";
+  // A failed call is reported with the library's own name for its status, and where it was.
+  try {
+    SERVESCOPE_CUDA(CUBLAS_STATUS_ALLOC_FAILED);
+    FAIL() << "a failed status passed";
+  } catch (const CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("CUBLAS_STATUS_ALLOC_FAILED"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cuda_host_test.cpp:"), std::string::npos) << e.what();
   }
 }
 

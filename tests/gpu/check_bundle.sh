@@ -26,6 +26,11 @@ for check in "servescope-cli --version" "servescope-cuda --version" "cuda_device
   said=$(bare "$check" 2>&1) || problem "'$check' in a bare environment: $said"
 done
 
+# The programs open cuBLAS when a slot starts (cudaexec/cublas_library.h): env.sh must find it
+# where the toolkit this tree was built with put it.
+said=$(env -i HOME="$out" bash -c ". '$bundle/env.sh'" 2>&1)
+[[ "$said" == "gpu bundle: libcublas.so."*" from /"* ]] || problem "env.sh found no cuBLAS here: $said"
+
 machine='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libnvidia-[a-z-]*|libcublas|libcublasLt)\.so'
 for program in "$bundle"/bin/*; do
   while read -r name arrow path _; do
