@@ -22,8 +22,8 @@ step_done() {
 # Dev: four times as many tests as cores, as most of the GUI, CLI, live and torch tests wait on
 # files, sockets and processes (on 2 cores, 2026-11-29: 152 s at -j4, 135 s at -j6, 126 s at
 # -j8 with the CPU idle 17 s of 252). Sanitizers: twice as many as cores. A test that starts a
-# deployment takes two of these slots and starts first (tests/CMakeLists.txt, PROCESSES): at one
-# slot per core each ran alone, its daemons waiting on each other while a core idled.
+# deployment starts first (tests/CMakeLists.txt, PROCESSES): run last, each ran nearly alone,
+# its daemons waiting on each other while a core idled.
 dev_jobs=$((4 * $(nproc)))
 asan_jobs=$((2 * $(nproc)))
 
