@@ -5,6 +5,17 @@
 # packaging.lintian; by hand: scripts/check_package.sh build/dev
 set -euo pipefail
 build=${1:?usage: check_package.sh BUILD_DIR}
+# cpack builds the tree's preinstall target first: in a stale tree it relinked the programs that
+# other tests were starting at that moment ("cannot start .../servescope-cli"). A check builds
+# nothing, so a stale tree is refused instead (Ninja's dry run; the presets use Ninja).
+if grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$build/CMakeCache.txt" 2>/dev/null; then
+  ninja=$(sed -n 's/^CMAKE_MAKE_PROGRAM:FILEPATH=//p' "$build/CMakeCache.txt")
+  pending=$("${ninja:-ninja}" -C "$build" -n 2>&1 | grep -c '^\[' || true)
+  if [ "$pending" -gt 0 ]; then
+    echo "$build is not up to date (ninja would run $pending steps): build it before this check" >&2
+    exit 1
+  fi
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cpack --config "$build/CPackConfig.cmake" -B "$out" >"$out/cpack.log" 2>&1 || {
