@@ -98,6 +98,14 @@ inline nlohmann::json finished_load(ChildProcess& lg, std::chrono::milliseconds 
   return load;
 }
 
+// Waits until a load generator sends, that is until the deployment was ready for it. A test that
+// takes a worker or the scheduler away must wait for this first: a load generator that connected
+// only after a worker went waited for the deployment instead, and reported it never ready (seen
+// in the sanitizer run, with four deployments starting at once).
+inline void expect_sending(const ChildProcess& lg) {
+  EXPECT_TRUE(lg.wait_for_log("sending ", kStartupLimit)) << lg.err();
+}
+
 // A scheduler and one worker per server it waits for, on an ephemeral port.
 class Deployment {
  public:

@@ -80,6 +80,7 @@ TEST(LiveDeployment, PpipePlansAroundALostWorker) {
   const auto plan = ppipe_plan(dir);
   Deployment d(dir, {"-s", kPpipeDemo, "--plan", plan, "--warmup", "0"});
   auto lg = d.start_loadgen(800, 4);
+  expect_sending(*lg);
   std::this_thread::sleep_for(1000ms);
   // p4-0 holds one of the eleven P4s of VGG-16's first pool: the pool goes on without it, and the
   // loss costs only the requests p4-0 held when it went. Measured on a quiet machine: 1 drop, against
@@ -113,6 +114,7 @@ TEST(LiveDeployment, RequestsNoSlotCanServeAfterTheWorkersWentAreWorkerLost) {
   TempDir dir;
   Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0"});
   auto lg = d.start_loadgen(500, 4);
+  expect_sending(*lg);
   std::this_thread::sleep_for(1000ms);
   for (const auto& n : d.nodes())
     d.worker(n).signal(SIGKILL);
@@ -134,6 +136,7 @@ TEST(LiveDeployment, KilledAndStalledWorkersAreDetectedTheirRequestsDroppedWithA
   Deployment d(dir, {"-s", kDemo, "-w", "mixed-37", "--system", "symphony", "--warmup", "0", "--ctrl-delay-us", "300",
                      "--response-delay-us", "300"});
   auto lg = d.start_loadgen(1500, 6);
+  expect_sending(*lg);
   std::this_thread::sleep_for(1500ms);
   // A worker that dies: its connection closes.
   d.worker("a100-0").signal(SIGKILL);
@@ -175,6 +178,7 @@ TEST(LiveDeployment, WorkersAndLoadGeneratorsSurviveASchedulerRestart) {
   const auto port = d.port();
   const auto csv = (dir.path() / "requests.csv").string();
   auto lg = d.start_loadgen(1000, 5, {}, {"--output", csv});
+  expect_sending(*lg);
   std::this_thread::sleep_for(1500ms);
   d.stop_scheduler();
   d.start_scheduler(port);
@@ -304,6 +308,7 @@ TEST(LiveDeployment, APlanSwitchFlushesHandsOverAndLosesNothing) {
   Follower follower(d.port());
   auto& subscriber = follower.subscriber;
   auto lg = d.start_loadgen(1500, 4);
+  expect_sending(*lg);
   std::this_thread::sleep_for(1000ms);
   ASSERT_TRUE(subscriber.status().connected) << subscriber.status().message;
   // A system that needs a plan is refused with the reason, and nothing changes.
@@ -359,6 +364,7 @@ TEST(LiveDeployment, SwitchingBetweenPipelinePlansMovesTheSlots) {
   Follower follower(d.port());
   auto& subscriber = follower.subscriber;
   auto lg = d.start_loadgen(500, 3);
+  expect_sending(*lg);
   std::this_thread::sleep_for(1000ms);
   // PPipe's 2-stage pools on 14 servers give way to NP's whole models on the V100s: other slots,
   // other servers, no transfers.

@@ -312,6 +312,7 @@ TEST(LiveHardening, TheLoadCsvHasARowForEveryRequestThroughASchedulerKilledMidRu
   const auto port = d.port();
   const auto csv = (dir.path() / "requests.csv").string();
   auto lg = d.start_loadgen(1000, 5, {}, {"--output", csv});
+  expect_sending(*lg);
   std::this_thread::sleep_for(1500ms);
   // Stopped, then killed: what the load generator sends meanwhile is never answered.
   d.scheduler().signal(SIGSTOP);
