@@ -63,8 +63,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", **_)
     return _fill(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", **_):
-    return _fill(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
+kaiming_normal_ = kaiming_uniform_  # the fill is the same shape for both; only the deviation counts
 
 
 def _xavier_std(tensor, gain):
@@ -76,8 +75,7 @@ def xavier_uniform_(tensor, gain=1.0, **_):
     return _fill(tensor, 0.0, _xavier_std(tensor, gain))
 
 
-def xavier_normal_(tensor, gain=1.0, **_):
-    return _fill(tensor, 0.0, _xavier_std(tensor, gain))
+xavier_normal_ = xavier_uniform_
 
 
 for _name in ("uniform_", "normal_", "trunc_normal_", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_",
