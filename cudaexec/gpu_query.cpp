@@ -2,9 +2,8 @@
 
 #include <dlfcn.h>
 
-#include <array>
-
 #include "cudaexec/cuda_check.h"
+#include "cudaexec/device_properties.h"
 
 namespace servescope::cudaexec {
 namespace {
@@ -60,37 +59,6 @@ class Nvml {
   NvmlReturn (*power_)(NvmlDevice, unsigned*) = nullptr;
 };
 
-int attribute(cudaDeviceAttr what, int device) {
-  int value = 0;
-  SERVESCOPE_CUDA(cudaDeviceGetAttribute(&value, what, device));
-  return value;
-}
-
-std::string compute_mode_name(int mode) {
-  switch (mode) {
-    case cudaComputeModeDefault:
-      return "default";
-    case cudaComputeModeExclusiveProcess:
-      return "exclusive-process";
-    case cudaComputeModeProhibited:
-      return "prohibited";
-    default:
-      return "mode " + std::to_string(mode);
-  }
-}
-
-std::string uuid_text(const cudaUUID_t& uuid) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-    out += kHex[byte >> 4];
-    out += kHex[byte & 15];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string no_gpu_reason() {
@@ -111,22 +79,7 @@ engine::gpu::GpuInventory query_gpus() {
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     SERVESCOPE_CUDA(cudaGetDeviceProperties(&prop, i));
-    engine::gpu::GpuDevice d;
-    d.index = i;
-    d.name = prop.name;
-    d.uuid = uuid_text(prop.uuid);
-    std::array<char, 32> bus{};
-    if (cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), i) == cudaSuccess) d.pci_bus_id = bus.data();
-    d.compute_major = prop.major;
-    d.compute_minor = prop.minor;
-    d.sm_count = prop.multiProcessorCount;
-    d.memory_bytes = prop.totalGlobalMem;
-    d.memory_bus_bits = prop.memoryBusWidth;
-    d.l2_bytes = prop.l2CacheSize;
-    // CUDA 13 dropped the clocks and the compute mode from cudaDeviceProp: they are attributes.
-    d.sm_clock_mhz = attribute(cudaDevAttrClockRate, i) / 1000;
-    d.memory_clock_mhz = attribute(cudaDevAttrMemoryClockRate, i) / 1000;
-    d.compute_mode = compute_mode_name(attribute(cudaDevAttrComputeMode, i));
+    auto d = gpu_device_of(i, prop);
     nvml.fill(d);
     inv.devices.push_back(std::move(d));
   }

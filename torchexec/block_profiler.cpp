@@ -92,12 +92,21 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
   if (std::ranges::adjacent_find(batches) != batches.end() || batches.front() < 1 || batches.back() > kMaxBatchSize)
     throw QueryError("batch sizes must be distinct and 1-" + std::to_string(kMaxBatchSize));
   MeasuredProfile out;
-  out.device = cpu_device_type();
   out.hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  for (const int s : request.shares)
-    if (s < 1 || s > out.hardware_threads)
-      throw QueryError("share 1/" + std::to_string(s) + " of " + std::to_string(out.hardware_threads) +
-                       " threads is not a whole number of threads ≥ 1");
+  const bool on_gpu = model.device() == ComputeDevice::Cuda;
+  if (on_gpu) {
+    if (request.shares.size() != 1 || request.shares.front() < 1)
+      throw QueryError(
+          "on a GPU a process measures the one MPS share it was started at (its CUDA_MPS_ACTIVE_THREAD_PERCENTAGE): "
+          "profile each share in a process of its own, as profile --device cuda does");
+    out.device = engine::gpu::catalog_entry(cuda_device());
+  } else {
+    out.device = cpu_device_type();
+    for (const int s : request.shares)
+      if (s < 1 || s > out.hardware_threads)
+        throw QueryError("share 1/" + std::to_string(s) + " of " + std::to_string(out.hardware_threads) +
+                         " threads is not a whole number of threads ≥ 1");
+  }
 
   const auto& manifest = model.manifest();
   const std::size_t n = model.blocks();
@@ -114,7 +123,7 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
   const int saved_threads = threads();
   std::optional<Duration> whole_at_1;
   for (const int s : request.shares) {
-    set_threads(out.hardware_threads / s);
+    if (!on_gpu) set_threads(out.hardware_threads / s);
     BlockTable table;
     table.gpu = out.device.id;
     table.share = GpuShare::parse("1/" + std::to_string(s)).value_or(GpuShare::whole());

@@ -1,10 +1,14 @@
-// Measuring a model exported into blocks on this machine's CPU (README "Real models"): every block
-// at every batch size and share, after warm-up, repeated, written as the project's block-form
-// profile with the median and the 99th percentile and the measured bytes at each cut. A share
-// of the CPU is a number of LibTorch intra-op threads: share 1/s gets hardware threads / s. The
-// device type is named after the CPU, so a scenario's gpu_types entry and cluster can use it
-// and every planner plans on it. The whole model is timed too, to say how well the sum of its
-// blocks predicts it.
+// Measuring a model exported into blocks (README "Real models"): every block at every batch size
+// and share, after warm-up, repeated, written as the project's block-form profile with the median
+// and the 99th percentile and the measured bytes at each cut. The whole model is timed too, to
+// say how well the sum of its blocks predicts it.
+//
+// On the CPU a share 1/s is a number of LibTorch intra-op threads (hardware threads / s), and the
+// device type is named after the CPU, so a scenario's gpu_types entry and cluster can use it and
+// every planner plans on it. On a GPU (a CUDA LibTorch) a share is an MPS partition, which a
+// process gets when it first opens the GPU: a process measures the one share it was started at,
+// and the device type is the GPU's catalog entry, as `gpu list` makes it
+// (app/cli/torch_gpu_profile.h runs a process per share and joins their tables).
 #pragma once
 
 #include <atomic>
@@ -20,7 +24,7 @@ namespace servescope::torchexec {
 
 struct ProfileRequest {
   std::vector<int> batches{1, 2, 4, 8};
-  std::vector<int> shares{1};  // divisors s: share 1/s of the CPU's threads
+  std::vector<int> shares{1};  // divisors s: share 1/s of the CPU's threads; on a GPU, the process's one share
   int repeat = 20;             // timed runs per entry (after `warmup`)
   int warmup = 3;
   double slo_multiplier = 5.0;  // default SLO = this × the whole model at batch 1, share 1
@@ -49,7 +53,7 @@ struct WholeModelCheck {
 };
 
 struct MeasuredProfile {
-  GpuSpec device;  // the CPU as a device type (id, name)
+  GpuSpec device;  // the CPU as a device type (id, name), or the GPU's catalog entry
   int hardware_threads = 1;
   ModelProfile profile;
   std::vector<WholeModelCheck> checks;

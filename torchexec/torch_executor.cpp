@@ -32,6 +32,7 @@ TorchExecutor::TorchExecutor(std::vector<std::shared_ptr<const TorchModel>> mode
     if (!by_name_.emplace(name, std::move(m)).second)
       throw QueryError("two model folders are both named " + name + "; a worker serves each model once");
   }
+  if (!by_name_.empty()) device_ = by_name_.begin()->second->device();
   if (options_.hardware_threads <= 0)
     options_.hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -69,6 +70,12 @@ void TorchExecutor::assign(const live::WorkerAssignment& assignment) {
   slot_share_ = assignment.slot_share;
   for (auto& [id, slot] : slots_)
     slot->threads = threads_of(id);
+  // MPS partitions a GPU between processes, and these slots are threads of one process.
+  const bool partial = std::ranges::any_of(slot_share_, [](const auto& s) { return s.second < 1.0; });
+  if (device_ == ComputeDevice::Cuda && partial && options_.log)
+    options_.log(
+        "on a GPU this worker's slots are CUDA streams of one process, side by side on the whole GPU: the plan's "
+        "shares below 1 are not enforced (MPS partitions processes; --executor cuda runs a process per slot)");
 }
 
 // A share 1/s of the CPU is its hardware threads / s, as the profiler measured it.
@@ -109,6 +116,7 @@ void TorchExecutor::submit(const live::RunOrder& order, live::SteadyClock::time_
 }
 
 void TorchExecutor::serve_slot(std::uint32_t id) {
+  use_own_stream(device_);
   std::unique_lock lock(mutex_);
   auto& slot = *slots_.at(id);
   for (;;) {

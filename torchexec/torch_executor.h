@@ -1,7 +1,8 @@
 // The live worker's executor on real compute (README "Real models", Torch workers): each batch runs
 // its block range of a model exported into blocks, on real tensors, on a thread per vGPU slot (a
 // FIFO per slot, as on an MPS process; on CPU a slot's share of the device is its number of
-// intra-op threads, as the profiler measured it). A first stage synthesises each request's input
+// intra-op threads, as the profiler measured it; on a GPU a slot is a CUDA stream of its own, and
+// the GPU is not partitioned). A first stage synthesises each request's input
 // from its id; later stages take the samples an earlier stage left in the worker's FeatureStore,
 // locally or from a feature map another worker sent. Sampled requests' final outputs are checked
 // against the whole model run on the same input: a mismatch stops the worker (ExecutorFailure),
@@ -105,6 +106,7 @@ class TorchExecutor final : public engine::live::WorkerExecutor {
   TorchExecutorOptions options_;
   int wake_fd_ = -1;
   FeatureStore store_;
+  ComputeDevice device_ = ComputeDevice::Cpu;  // the models'; on CUDA each slot has a stream of its own
 
   mutable std::mutex mutex_;  // everything below
   std::condition_variable changed_;

@@ -7,6 +7,15 @@
 
 #include "model/core/error.h"
 
+// With a CUDA LibTorch (torchexec/CMakeLists.txt): Debian's ships these headers too, but not the
+// libraries behind them.
+#ifdef SERVESCOPE_TORCH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "cudaexec/device_properties.h"
+#endif
+
 namespace servescope::torchexec {
 namespace {
 
@@ -61,9 +70,19 @@ at::Tensor forward(torch::jit::Module& m, const at::Tensor& x, const std::filesy
 }
 
 // Waits for the kernels that compute `x`: on CUDA a forward pass returns once they are queued.
+// Only this thread's stream: another slot's kernels on the same GPU are not this batch's time.
 void finish(const torch::Tensor& x) {
-  if (x.is_cuda()) torch::cuda::synchronize(x.device().index());
+  if (!x.is_cuda()) return;
+#ifdef SERVESCOPE_TORCH_CUDA
+  c10::cuda::getCurrentCUDAStream(x.device().index()).synchronize();
+#else
+  torch::cuda::synchronize(x.device().index());
+#endif
 }
+
+constexpr const char* kNoCuda =
+    "this LibTorch has no CUDA (Debian's libtorch-dev is built for the CPU only: build servescope-torch against a "
+    "CUDA LibTorch, as bench/gpu/build_torch.sh does with PyTorch's); use --device cpu";
 
 }  // namespace
 
@@ -142,8 +161,7 @@ struct TorchModel::Impl {
 TorchModel::TorchModel(ExportedModel manifest, ComputeDevice device)
     : manifest_(std::move(manifest)), impl_(std::make_unique<Impl>()) {
   if (device == ComputeDevice::Cuda) {
-    if (!cuda_available())
-      throw QueryError("this LibTorch has no CUDA (Debian's libtorch-dev is built for the CPU only); use --device cpu");
+    if (!cuda_available()) throw QueryError(kNoCuda);
     impl_->device = torch::Device(torch::kCUDA);
   }
   torch::NoGradGuard no_grad;
@@ -173,6 +191,10 @@ TorchModel::TorchModel(ExportedModel manifest, ComputeDevice device)
 }
 
 TorchModel::~TorchModel() = default;
+
+ComputeDevice TorchModel::device() const {
+  return impl_->device.is_cuda() ? ComputeDevice::Cuda : ComputeDevice::Cpu;
+}
 
 Tensor TorchModel::run(std::size_t begin, std::size_t end, const Tensor& input) const {
   if (begin >= end || end > impl_->blocks.size())
@@ -217,6 +239,23 @@ Tensor TorchModel::synthesize_input(std::span<const std::uint64_t> request_ids) 
 
 bool cuda_available() {
   return torch::cuda::is_available();
+}
+
+engine::gpu::GpuDevice cuda_device() {
+#ifdef SERVESCOPE_TORCH_CUDA
+  if (!cuda_available()) throw QueryError("LibTorch sees no GPU here (CUDA_VISIBLE_DEVICES, the driver)");
+  return cudaexec::gpu_device_of(0, *at::cuda::getDeviceProperties(0));
+#else
+  throw QueryError(kNoCuda);
+#endif
+}
+
+void use_own_stream(ComputeDevice device) {
+#ifdef SERVESCOPE_TORCH_CUDA
+  if (device == ComputeDevice::Cuda) c10::cuda::setCurrentCUDAStream(c10::cuda::getStreamFromPool());
+#else
+  (void)device;  // a model on CUDA was refused at loading
+#endif
 }
 
 void set_threads(int threads) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/gpu/gpu_inventory.h"
 #include "model/exported/exported_model.h"
 
 namespace servescope::torchexec {
@@ -47,8 +48,18 @@ class Tensor {
 };
 
 // Where a model's tensors live and run. CUDA needs a LibTorch built with it; Debian's is not.
+// The GPU is CUDA's device 0: CUDA_VISIBLE_DEVICES chooses which one that is.
 enum class ComputeDevice { Cpu, Cuda };
 bool cuda_available();
+
+// That GPU as `gpu list` describes it, for its catalog entry (engine::gpu::catalog_entry). Throws
+// QueryError where this LibTorch has no CUDA or sees no GPU.
+engine::gpu::GpuDevice cuda_device();
+
+// Gives the calling thread a CUDA stream of its own from LibTorch's pool, for as long as the
+// thread lives: a live worker's slots then run side by side on the GPU, each waiting only for its
+// own kernels, as separate processes' would. Nothing on the CPU.
+void use_own_stream(ComputeDevice device);
 
 class TorchModel {
  public:
@@ -62,6 +73,7 @@ class TorchModel {
   TorchModel& operator=(const TorchModel&) = delete;
 
   const ExportedModel& manifest() const { return manifest_; }
+  ComputeDevice device() const;
   std::size_t blocks() const { return manifest_.blocks.size(); }
 
   // Blocks [begin, end) in order on `input` (its samples must have block begin's input shape).

@@ -13,8 +13,8 @@
 #include "cudaexec/cuda_check.h"
 #include "cudaexec/cuda_slot_device.h"
 #include "cudaexec/gpu_query.h"
-#include "cudaexec/mps_control.h"
 #include "engine/estimate/cnn_architectures.h"
+#include "engine/gpu/mps_control.h"
 #include "engine/gpuexec/kernel_profiler.h"
 #include "engine/gpuexec/slot_executor.h"
 #include "engine/gpuexec/slot_loop.h"
@@ -53,7 +53,7 @@ engine::gpu::GpuInventory require_gpu(int gpu, bool mps) {
   if (gpu < 0 || gpu >= static_cast<int>(inventory.devices.size()))
     throw QueryError("--gpu " + std::to_string(gpu) + ": this machine has GPUs 0 to " +
                      std::to_string(inventory.devices.size() - 1));
-  if (mps) inventory.mps = cudaexec::ensure_mps(true, inventory);
+  if (mps) inventory.mps = engine::gpu::ensure_mps(true, inventory);
   return inventory;
 }
 

@@ -1,11 +1,14 @@
 // `servescope-cli profile MODEL_DIR`: measures a model exported into blocks
-// (scripts/export_model.py) on this machine's CPU with LibTorch, and writes the project's
-// block-form profile (median and 99th percentile per block, batch and share; measured bytes at
-// each cut). `--scenario-out` also writes a scenario that plans it straight away: the CPU as a
-// device type, a cluster of --nodes such servers, the profile, and a workload. See README
-// "Real models".
+// (scripts/export_model.py) with LibTorch, on this machine's CPU or (--device cuda, a CUDA
+// LibTorch) on its GPU at MPS shares, a process per share (app/cli/mps_share_profiles.h), and
+// writes the project's block-form profile (median and 99th percentile per block, batch and share;
+// measured bytes at each cut). `--scenario-out` also writes a scenario that plans it straight
+// away: the device as a type of its own, a cluster of --nodes such servers, the profile, and a
+// workload. `--arch NAME --device cuda` measures the estimator's CNNs with calibrated kernels
+// instead (app/cli/cuda_commands.h). See README "Real models" and "GPU execution".
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -21,6 +24,7 @@
 #include "model/io/document.h"
 
 #ifdef SERVESCOPE_HAVE_TORCH
+#include "app/cli/mps_share_profiles.h"
 #include "torchexec/block_profiler.h"
 #endif
 
@@ -28,18 +32,21 @@ namespace servescope::cli {
 void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
   auto* cmd = app.add_subcommand(
       "profile",
-      "Measure a model exported into blocks (scripts/export_model.py) on this machine's CPU with LibTorch, or the "
-      "estimator's CNNs on its GPU with calibrated kernels (--arch NAME --device cuda)");
+      "Measure a model exported into blocks (scripts/export_model.py) with LibTorch on this machine's CPU or GPU, or "
+      "the estimator's CNNs on its GPU with calibrated kernels (--arch NAME --device cuda)");
   struct Args {
     std::string folder, device = "cpu", batches = "1,2,4,8", shares = "1", out, scenario_out;
     int repeat = 20, warmup = 3, nodes = 2;
+    bool share_process = false;
+    std::string share_program;
     double rate_rps = 0, slo_multiplier = 5.0;
     CudaProfileArgs cuda;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MODEL_DIR", args->folder, "The model folder (its servescope-model.json and blocks)");
   cmd->add_option("--device", args->device,
-                  "cpu (a MODEL_DIR with LibTorch; Debian's has no CUDA) or cuda (the --arch CNNs on a GPU)")
+                  "cpu or cuda: a MODEL_DIR on this CPU, or on GPU 0 at MPS shares (a CUDA LibTorch; Debian's has "
+                  "none); the --arch CNNs on a GPU")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--arch", args->cuda.architectures,
@@ -53,8 +60,13 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       ->capture_default_str();
   cmd->add_option("--batches", args->batches, "Batch sizes, e.g. 1-8 or 1,2,4,8")->capture_default_str();
   cmd->add_option("--shares", args->shares,
-                  "Shares of the CPU as divisors s (share 1/s = hardware threads / s), e.g. 1,2")
+                  "Shares as divisors s: on the CPU share 1/s = hardware threads / s; on a GPU an MPS partition of "
+                  "100/s % of its threads, measured in a process of its own; e.g. 1,2,4")
       ->capture_default_str();
+  // The process profile --device cuda starts per share, at the share its environment gives it.
+  cmd->add_flag("--share-process", args->share_process)->group("");
+  // For rehearsing without a GPU: a program that stands in for this one in those processes.
+  cmd->add_option("--share-program", args->share_program)->group("");
   cmd->add_option("--repeat", args->repeat, "Timed runs per block, batch and share")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -77,11 +89,10 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
   cmd->callback([&global, &run, args] {
     run = [&global, args]() -> int {
       check_outputs({args->out, args->scenario_out});
-      if (!args->cuda.architectures.empty() || args->device == "cuda") {
-        if (args->cuda.architectures.empty() || args->device != "cuda" || !args->folder.empty())
+      if (!args->cuda.architectures.empty()) {
+        if (args->device != "cuda" || !args->folder.empty())
           throw QueryError(
-              "this LibTorch (Debian's libtorch-dev) is built for the CPU only: a MODEL_DIR is profiled with "
-              "--device cpu; the GPU profiles the estimator's CNNs (--arch NAME --device cuda, without a MODEL_DIR)");
+              "--arch NAME measures the estimator's CNNs on a GPU: with --device cuda, without a MODEL_DIR");
         args->cuda.scenario_out = args->scenario_out;
         args->cuda.nodes = args->nodes;
         args->cuda.rate_rps = args->rate_rps;
@@ -94,49 +105,74 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
 #ifndef SERVESCOPE_HAVE_TORCH
       hand_over_to_torch();  // returns only where there is none
 #else
-      torchexec::ProfileRequest request;
-      request.batches = parse_int_list(args->batches, "--batches", kMaxBatchSize);
-      request.shares = parse_int_list(args->shares, "--shares", kMaxBatchSize);
-      request.repeat = args->repeat;
-      request.warmup = args->warmup;
-      request.slo_multiplier = args->slo_multiplier;
-      const torchexec::TorchModel model(read_exported_model(args->folder));
-      // A line per tenth of the work, and at least one a second: a terminal stays readable and a
-      // GUI's progress bar (which reads these lines) keeps moving on a long model.
-      std::size_t last_tenth = 0;
-      auto last_line = std::chrono::steady_clock::now();
-      const auto measured = torchexec::profile_model(model, request, [&](const torchexec::ProfileProgress& p) {
-        const std::size_t tenth = p.total ? 10 * p.done / p.total : 10;
-        const auto now = std::chrono::steady_clock::now();
-        if (p.done == 0 || tenth > last_tenth || p.done == p.total || now - last_line >= std::chrono::seconds(1)) {
-          std::cerr << "profiling " << model.manifest().name << ": " << p.done << "/" << p.total << " " << p.what
-                    << "\n";
-          last_tenth = tenth;
-          last_line = now;
-        }
-      });
+      if (args->device == "cuda" && args->cuda.gpu != 0)
+        throw QueryError("a MODEL_DIR is measured on GPU 0: choose which GPU that is with CUDA_VISIBLE_DEVICES");
       auto& out = report_stream();
-      out << "device type " << measured.device.id << " (" << measured.device.name << ")\n";
-      out << "sum of the blocks' medians against the whole model's:\n";
-      for (const auto& c : measured.checks)
-        out << "  share " << c.share.to_string() << ", batch " << c.batch << ": " << std::fixed << std::setprecision(3)
-            << c.blocks_p50_sum.to_ms() << " ms vs " << c.whole_p50.to_ms() << " ms (" << std::showpos
-            << std::setprecision(1) << 100 * c.error() << std::noshowpos << " %)\n"
-            << std::defaultfloat;
+      ModelProfile profile;
+      GpuSpec device;
+      if (args->device == "cuda" && !args->share_process) {
+        MpsShareProfileRequest request;
+        request.program = args->share_program.empty() ? own_program() : args->share_program;
+        request.model_dir = args->folder;
+        request.shares = parse_int_list(args->shares, "--shares", 64);
+        request.extra = {"--batches",        args->batches,
+                         "--repeat",         std::to_string(args->repeat),
+                         "--warmup",         std::to_string(args->warmup),
+                         "--slo-multiplier", std::to_string(args->slo_multiplier)};
+        auto measured = profile_at_mps_shares(request);
+        profile = std::move(measured.profile);
+        device = std::move(measured.device);
+      } else {
+        torchexec::ProfileRequest request;
+        request.batches = parse_int_list(args->batches, "--batches", kMaxBatchSize);
+        request.shares = parse_int_list(args->shares, "--shares", kMaxBatchSize);
+        request.repeat = args->repeat;
+        request.warmup = args->warmup;
+        request.slo_multiplier = args->slo_multiplier;
+        const torchexec::TorchModel model(read_exported_model(args->folder), args->device == "cuda"
+                                                                                 ? torchexec::ComputeDevice::Cuda
+                                                                                 : torchexec::ComputeDevice::Cpu);
+        // A line per tenth of the work, and at least one a second: a terminal stays readable and a
+        // GUI's progress bar (which reads these lines) keeps moving on a long model.
+        std::size_t last_tenth = 0;
+        auto last_line = std::chrono::steady_clock::now();
+        auto measured = torchexec::profile_model(model, request, [&](const torchexec::ProfileProgress& p) {
+          const std::size_t tenth = p.total ? 10 * p.done / p.total : 10;
+          const auto now = std::chrono::steady_clock::now();
+          if (p.done == 0 || tenth > last_tenth || p.done == p.total || now - last_line >= std::chrono::seconds(1)) {
+            std::cerr << "profiling " << model.manifest().name << ": " << p.done << "/" << p.total << " " << p.what
+                      << "\n";
+            last_tenth = tenth;
+            last_line = now;
+          }
+        });
+        out << "device type " << measured.device.id << " (" << measured.device.name << ")\n";
+        out << "sum of the blocks' medians against the whole model's:\n";
+        for (const auto& c : measured.checks)
+          out << "  share " << c.share.to_string() << ", batch " << c.batch << ": " << std::fixed
+              << std::setprecision(3) << c.blocks_p50_sum.to_ms() << " ms vs " << c.whole_p50.to_ms() << " ms ("
+              << std::showpos << std::setprecision(1) << 100 * c.error() << std::noshowpos << " %)\n"
+              << std::defaultfloat;
+        profile = std::move(measured.profile);
+        device = std::move(measured.device);
+      }
       ProfileSet set;
-      set.name = measured.profile.name;
-      set.source = "servescope-cli profile on " + measured.device.name;
-      set.models.push_back(measured.profile);
+      set.name = profile.name;
+      set.source = "servescope-cli profile on " + device.name;
+      set.models.push_back(profile);
       if (!args->scenario_out.empty()) {
         double rate = args->rate_rps;
-        if (!(rate > 0)) {
-          const auto& last = measured.checks.back();  // the largest batch of the last share
-          rate = 0.5 * last.batch / std::max(1e-9, last.whole_p50.to_s());
+        if (!(rate > 0)) {  // half of what one server does at its largest share and batch
+          const auto largest = std::ranges::max_element(profile.block_tables, {}, [](const BlockTable& t) {
+                                 return t.share.fraction();
+                               })->share;
+          const int batch = profile.max_batch(device.id, largest);
+          rate = 0.5 * batch / profile.latency({device.id, largest, batch, std::nullopt}).to_s();
         }
         save_scenario(args->scenario_out,
-                      measured_scenario(measured.profile, measured.device, args->nodes, rate, "cpu"));
-        out << "wrote " << args->scenario_out << " (" << args->nodes << " x " << measured.device.id << ", "
-            << std::fixed << std::setprecision(1) << rate << std::defaultfloat << " req/s)\n";
+                      measured_scenario(profile, device, args->nodes, rate, args->device == "cuda" ? "gpu" : "cpu"));
+        out << "wrote " << args->scenario_out << " (" << args->nodes << " x " << device.id << ", " << std::fixed
+            << std::setprecision(1) << rate << std::defaultfloat << " req/s)\n";
       }
       return write_profiles(global, args->out, set, {});
 #endif

@@ -6,7 +6,7 @@
 #
 #   bench/gpu/build_torch.sh BUNDLE BUILD_DIR
 #
-# SERVESCOPE_TORCH_PREFIX overrides where LibTorch's CMake package is looked for (default:
+# SERVESCOPE_BUILD_JOBS sets the compile jobs (default: one per core). SERVESCOPE_TORCH_PREFIX overrides where LibTorch's CMake package is looked for (default:
 # `python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'`). Prints the program's path
 # on success; exits 1 naming the step that failed, with the log of that step on stderr.
 set -euo pipefail
@@ -47,7 +47,7 @@ grep -q '^build app/servescope-torch:' "$build/build.ninja" || {
   fail "CMake did not find LibTorch in $prefix (log above): no servescope-torch to build"
 }
 log=$build/build.log
-if ! cmake --build "$build" --target servescope-torch --parallel "$(nproc)" >"$log" 2>&1; then
+if ! cmake --build "$build" --target servescope-torch --parallel "${SERVESCOPE_BUILD_JOBS:-$(nproc)}" >"$log" 2>&1; then
   tail -60 "$log" >&2
   fail "building servescope-torch failed (the end of the log above; all of it in $log)"
 fi

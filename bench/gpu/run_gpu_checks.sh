@@ -15,17 +15,23 @@
 #   fidelity       live Symphony and PPipe runs on the GPU beside their simulation
 #   interference   co-runs on MPS partitions and gpu-let's fitted coefficients, last: it takes
 #                  whatever time is left, and its CSV holds every co-run as soon as it is measured
-# Then, only where all of these passed, with a budget of its own (SERVESCOPE_GPU_TORCH_SECONDS,
-# default 200 s), and only from a bundle made with --torch:
-#   torch-build    servescope-torch built there against the PyTorch wheel's CUDA LibTorch
+# Then real models on the GPU through the image's PyTorch, from a bundle made with --torch:
+#   torch-build    servescope-torch built there against the PyTorch wheel's CUDA LibTorch: on the
+#                  CPU while the first part measures the GPU (its cores but four, lowest priority)
+# and, only where the first part passed, with a budget of its own (SERVESCOPE_GPU_TORCH_SECONDS,
+# default 150 s):
 #   torch-export   ResNet-50 exported into four blocks by the image's torch, the split checked
+#   torch-profile  its blocks with real LibTorch at MPS shares 1 to 1/4, a process per share
+#                  (profile MODEL_DIR --device cuda; the whole GPU only, without MPS)
+#   torch-fidelity a live Symphony run of it on the GPU (live worker --executor torch --device
+#                  cuda) beside its simulation (fidelity.py's torch-cuda-symphony)
 # Without MPS (no control program, or two clients cannot start) the steps that need it are
 # skipped, each saying why, and the others run. A failed or killed step does not stop the rest.
 #
 # On exit, whatever happened, OUT gets at most eight files (what the device tool brings back):
 # summary.md (each step's outcome and time), environment.txt, device-tests.txt,
-# resnet50-profile.json, fidelity.md, coruns.csv, interference.txt, and logs.tar.gz with the
-# whole work folder.
+# resnet50-profile.json, fidelity.md (both parts' runs), coruns.csv, interference.txt, and
+# logs.tar.gz with the whole work folder (the torch profile among it) but the exported model.
 #
 # For the rehearsal here (tests/gpu/rehearse_gpu_checks.sh): SERVESCOPE_GPU_CHECKS_LIMITS="step=s
 # …" overrides steps' limits, and SERVESCOPE_GPU_CHECKS_SLOT names a slot program that stands in
@@ -63,12 +69,22 @@ stop_mps() {
     echo "MPS: quit did not answer within 15 s" >>"$work/environment.log"
   mps_started=
 }
+torch_build_pid=
+torch_scratch=
+stop_torch_build() {
+  [ -n "$torch_build_pid" ] || return 0
+  kill -- "-$torch_build_pid" 2>/dev/null
+  wait "$torch_build_pid" 2>/dev/null
+  torch_build_pid=
+}
 pack() {
   trap - EXIT INT TERM
+  stop_torch_build
   stop_mps
   {
     echo
-    echo "Whole run: $(($(date +%s) - started)) s of ${SERVESCOPE_GPU_CHECKS_SECONDS:-330}."
+    echo "Whole run: $(($(date +%s) - started)) s (budgets: the first part ${SERVESCOPE_GPU_CHECKS_SECONDS:-330} s," \
+      "the second ${SERVESCOPE_GPU_TORCH_SECONDS:-150} s)."
   } >>"$summary"
   cp "$summary" "$out/summary.md"
   local from to
@@ -79,8 +95,9 @@ pack() {
     to=$out/${pair##*:}
     [ -s "$from" ] && cp "$from" "$to"
   done
-  tar -czf "$out/logs.tar.gz" -C "$work" . 2>/dev/null || say "could not pack the logs"
-  rm -rf "$work"
+  # The exported model's TorchScript files are hundreds of MB: the tool brings back 16 MiB a file.
+  tar -czf "$out/logs.tar.gz" --exclude='*.pt' -C "$work" . 2>/dev/null || say "could not pack the logs"
+  rm -rf "$work" "${torch_scratch:-}"
   say "wrote $(ls "$out" | wc -l) files to $out"
 }
 trap pack EXIT
@@ -225,6 +242,27 @@ fi
 record environment "${mps_reason:+MPS unavailable: }${mps_reason:-MPS running}" $(($(date +%s) - begin)) "-"
 cat "$work/environment.log" >&2
 
+# servescope-torch for the second part, built on the CPU while the first part measures the GPU:
+# at the lowest priority, on all cores but four, which the first part's processes keep. Under a
+# limit of its own that ends before the first part does, so waiting for it later costs nothing.
+torch_reason=
+if [ ! -d "$bundle/deps" ]; then
+  torch_reason="the bundle was made without --torch (scripts/gpu_bundle.sh --torch)"
+elif ! python3 -c 'import torch' >/dev/null 2>&1; then
+  torch_reason="python3 cannot import torch: no LibTorch to build against"
+else
+  torch_scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpu-checks-torch.XXXXXX") # the build and the model: not packed
+  torch_build_limit=$(limit_of torch-build 300)
+  torch_build_started=$(date +%s)
+  say "torch-build (in the background, at most $torch_build_limit s)"
+  cores=$(nproc)
+  # A session of its own, so that it can be stopped whole (the first part failed, the run ends).
+  setsid bash -c 'SERVESCOPE_BUILD_JOBS=$1 timeout --kill-after=5 "$2" nice -n 19 "$3" "$4" "$5" >"$6" 2>&1
+    echo $? >"$7"' torch-build $((cores > 8 ? cores - 4 : (cores + 1) / 2)) "$torch_build_limit" \
+    "$here/build_torch.sh" "$bundle" "$torch_scratch/build" "$work/torch-build.log" "$work/torch-build.status" &
+  torch_build_pid=$!
+fi
+
 step gpu-list 20 "$cuda" gpu list --catalog "$work/catalog.json"
 
 # Calibration error per target, feature maps, and (with MPS) two 50 % slots overlapping; the
@@ -250,6 +288,7 @@ fi
 # Last: it takes what is left. Two batch sizes and two splits (and their mirrors) at 120 ms a
 # window: about 130 co-runs.
 reference=$bundle/reference/INT_MODEL_CONSTANT.CSV # gpu-let's RTX 2080 Ti coefficients, where here had them
+# shellcheck disable=SC2054 # the commas are the options' own lists
 interference=("$cuda" measure-interference --gpu 0 -o "$work/interference/coruns.csv"
   --profiles-out "$work/interference/interference.json" --batches 8,32 --sizes 30,50 --window-ms 120)
 [ -f "$reference" ] && interference+=(--reference "$reference")
@@ -262,25 +301,55 @@ else
 fi
 
 # --- second part: real models through the image's PyTorch, only when the first part passed -----
-# Its own budget (SERVESCOPE_GPU_TORCH_SECONDS, default 200 s), after the first part's: where
+# Its own budget (SERVESCOPE_GPU_TORCH_SECONDS, default 150 s), after the first part's: where
 # that part failed, the run ends here and leaves the loan time to run it again.
 first_part_failed=$failed_steps
-deadline=$(($(date +%s) + ${SERVESCOPE_GPU_TORCH_SECONDS:-200} + packing_s))
+if [ -n "$torch_build_pid" ] && [ "$first_part_failed" -ne 0 ]; then
+  stop_torch_build
+  record torch-build "stopped: the first part failed" $(($(date +%s) - torch_build_started)) "$torch_build_limit"
+elif [ -n "$torch_build_pid" ]; then
+  wait "$torch_build_pid" || true
+  torch_build_pid=
+  rc=$(cat "$work/torch-build.status" 2>/dev/null || echo 1)
+  case $rc in
+    0) outcome=passed ;;
+    124 | 137) outcome="killed at its limit: see torch-build.log" ;;
+    *) outcome="failed (exit $rc): see torch-build.log" ;;
+  esac
+  record torch-build "$outcome (in the background)" $(($(date +%s) - torch_build_started)) "$torch_build_limit"
+  [ "$rc" -eq 0 ] || torch_reason="servescope-torch did not build (torch-build.log)"
+fi
+deadline=$(($(date +%s) + ${SERVESCOPE_GPU_TORCH_SECONDS:-150} + packing_s))
+torch_program=$torch_scratch/build/app/servescope-torch
+model=$torch_scratch/resnet50
 if [ "$first_part_failed" -ne 0 ]; then
-  skip torch-build "the first part had $first_part_failed failed steps"
-elif [ ! -d "$bundle/deps" ]; then
-  skip torch-build "the bundle was made without --torch (scripts/gpu_bundle.sh --torch)"
-elif ! python3 -c 'import torch' >/dev/null 2>&1; then
-  skip torch-build "python3 cannot import torch: no LibTorch to build against"
+  skip torch-steps "the first part had $first_part_failed failed steps"
+elif [ -n "$torch_reason" ]; then
+  skip torch-steps "$torch_reason"
+# ResNet-50 split into four blocks by the image's torch (torch.fx as here), the split checked
+# against the whole model: what profiling and serving it on the GPU start from.
+elif ! step torch-export 40 python3 "$root/scripts/export_model.py" resnet50 --blocks 4 --input 3x224x224 \
+  -o "$model"; then
+  skip torch-profile "the export failed"
 else
-  # servescope-torch from this working tree against the wheel's CUDA LibTorch (bench/gpu/build_torch.sh),
-  # built outside the work folder, which is packed: its step log has what went wrong.
-  torch_build=$(mktemp -d "${TMPDIR:-/tmp}/gpu-checks-torch.XXXXXX")
-  step torch-build 150 "$here/build_torch.sh" "$bundle" "$torch_build"
-  # ResNet-50 split into four blocks by the image's torch (2.11: torch.fx as here), the split
-  # checked against the whole model: what profiling and serving it on the GPU will start from.
+  # Its blocks at MPS shares 1 to 1/4, each share in a process of its own; the whole GPU alone
+  # without MPS. Left where fidelity.py looks for it, and in the work folder, which is packed.
+  shares=1,2,4
+  [ -z "$mps_reason" ] || shares=1
   mkdir -p "$work/torch"
-  step torch-export 40 python3 "$root/scripts/export_model.py" resnet50 --blocks 4 --input 3x224x224 \
-    -o "$work/torch/resnet50"
+  step torch-profile 60 "$torch_program" profile "$model" --device cuda --shares "$shares" --batches 1,2,4,8 \
+    --repeat 20 --slo-multiplier 10 -o "$torch_scratch/torch-cuda-profiles.json" \
+    --scenario-out "$torch_scratch/torch-cuda-scenario.json" --nodes 1 &&
+    cp "$torch_scratch/torch-cuda-profiles.json" "$torch_scratch/torch-cuda-scenario.json" "$work/torch/"
+  # A live Symphony run on the GPU with real LibTorch beside its simulation; its rows join
+  # fidelity.md's. fidelity.py keeps its runs' logs in the scratch folder; they are copied here.
+  if [ -s "$torch_scratch/torch-cuda-scenario.json" ]; then
+    step torch-fidelity 70 python3 "$root/bench/live/fidelity.py" --cli "$torch_program" --runs 1 --seconds 10 \
+      --case torch-cuda-symphony --keep "$torch_scratch" &&
+      grep -E '^\|' "$work/torch-fidelity.log" >>"$work/fidelity.md"
+    (cd "$torch_scratch" && find . -path ./build -prune -o -mindepth 2 -name '*.log' -exec cp --parents -t "$work/torch" {} +) 2>/dev/null || true
+  else
+    skip torch-fidelity "no profile from torch-profile"
+  fi
 fi
 exit $((failed_steps > 0))

@@ -67,6 +67,14 @@ CUDA_CASES = {
     "cuda-symphony": "Symphony on a GPU: resnet50 (calibrated kernels), 1 GPU",
     "cuda-ppipe": "PPipe plan on a GPU: resnet50 (calibrated kernels), 1 GPU in MPS slots",
 }
+# On a GPU with real LibTorch (a servescope-torch built against a CUDA LibTorch as --cli, as
+# bench/gpu/build_torch.sh builds it): ResNet-50 exported into four blocks here by this python3's
+# torch and torchvision, profiled on the GPU (`profile MODEL_DIR --device cuda`), served by
+# `live worker --executor torch --device cuda`. Symphony plans whole GPUs, which a torch worker's
+# slots use as they are (its CUDA streams do not partition a GPU as MPS processes do).
+TORCH_CUDA_CASES = {
+    "torch-cuda-symphony": "Symphony on a GPU with real LibTorch: resnet50 (3x224x224), 1 GPU",
+}
 TORCH_LOAD = 0.5  # of the measured capacity
 TORCH_SLO_MULTIPLIER = 10
 TORCH_INPUT = "3x64x64"
@@ -205,6 +213,26 @@ def prepare_cuda(cli, work, name):
     return ["-s", scenario, "--plan", plan], rate, worker_args, None
 
 
+def prepare_torch_cuda(cli, work, name):
+    """The real-LibTorch GPU case: the model exported and profiled once in `work` (where
+    bench/gpu/run_gpu_checks.sh has already made them), then its scenario, rate and workers."""
+    folder = os.path.join(work, "resnet50")
+    scenario = os.path.join(work, "torch-cuda-scenario.json")
+    profiles = os.path.join(work, "torch-cuda-profiles.json")
+    if not os.path.exists(os.path.join(folder, "servescope-model.json")):
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "export_model.py"), "resnet50", "--blocks", "4",
+                        "--input", "3x224x224", "-o", folder], check=True, stdout=subprocess.DEVNULL)
+    if not os.path.exists(scenario):
+        subprocess.run([cli, "profile", folder, "--device", "cuda", "--shares", "1", "--batches", "1,2,4,8",
+                        "--repeat", "20", "--slo-multiplier", str(TORCH_SLO_MULTIPLIER), "-o", profiles,
+                        "--scenario-out", scenario, "--nodes", "1"], check=True, stdout=subprocess.DEVNULL)
+    with open(profiles) as f:
+        model = json.load(f)["models"][0]
+    rate = TORCH_LOAD * best_rps(model, "1")
+    worker_args = ["--executor", "torch", "--device", "cuda", "--check-every", "50", "--models", folder]
+    return ["-s", scenario, "--system", "symphony"], rate, worker_args, ({"resnet50": model}, {})
+
+
 def batch_time_ratio(record, measured):
     """A live run's batches on real compute against the profile: the median over batches of
     (its time on the slot / the profile's median for its model, batch size, share and blocks),
@@ -293,9 +321,11 @@ def main():
     parser.add_argument("--cli", default=os.path.join(ROOT, "build", "dev", "app", "servescope-cli"))
     parser.add_argument("--runs", type=int, default=5, help="runs per case, seeds 1..N (default 5)")
     parser.add_argument("--seconds", type=float, default=10, help="seconds of load per run (default 10)")
-    parser.add_argument("--case", action="append", choices=sorted(CASES) + sorted(TORCH_CASES) + sorted(CUDA_CASES),
+    parser.add_argument("--case", action="append",
+                        choices=sorted(CASES) + sorted(TORCH_CASES) + sorted(CUDA_CASES) + sorted(TORCH_CUDA_CASES),
                         help="repeatable; default: all but the GPU ones (the real-compute ones need "
-                        "servescope-torch; the cuda-* ones servescope-cuda and a GPU)")
+                        "servescope-torch; the cuda-* ones servescope-cuda and a GPU; the torch-cuda-* ones "
+                        "a servescope-torch built against a CUDA LibTorch as --cli, and a GPU)")
     parser.add_argument("--write", action="store_true", help="regenerate docs/reproduction/fidelity.md")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it: each live run's scheduler "
                         "and worker logs, the plan, the exported models (default: a temporary folder)")
@@ -322,6 +352,9 @@ def main():
             elif name in CUDA_CASES:
                 options, rate, worker_args, measured = prepare_cuda(args.cli, work, name)
                 title = CUDA_CASES[name] + f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"
+            elif name in TORCH_CUDA_CASES:
+                options, rate, worker_args, measured = prepare_torch_cuda(args.cli, work, name)
+                title = TORCH_CUDA_CASES[name] + f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"
             else:
                 title, options, rate, needs_plan = CASES[name]
                 options = options + (["--plan", plan] if needs_plan else [])

@@ -13,42 +13,13 @@
 #include <sys/wait.h>
 #include <thread>
 
+#include "engine/gpu/child_program.h"
 #include "engine/gpuexec/slot_loop.h"
 #include "engine/live/worker_executor.h"
-
-extern char** environ;
 
 namespace servescope::engine::gpuexec {
 
 using live::ExecutorFailure;
-
-namespace {
-
-std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry = *e;
-    const auto name = entry.substr(0, entry.find('='));
-    bool replaced = false;
-    for (const auto& [key, value] : extra)
-      replaced = replaced || key == name;
-    if (!replaced) env.push_back(entry);
-  }
-  for (const auto& [key, value] : extra)
-    env.push_back(key + "=" + value);
-  return env;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  out.reserve(strings.size() + 1);
-  for (auto& s : strings)
-    out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-}  // namespace
 
 SlotProcess::SlotProcess(const SlotCommand& command, std::chrono::milliseconds ready_within)
     : ready_by_(std::chrono::steady_clock::now() + ready_within), ready_within_(ready_within) {
@@ -62,9 +33,9 @@ SlotProcess::SlotProcess(const SlotCommand& command, std::chrono::milliseconds r
   posix_spawn_file_actions_adddup2(&actions, down[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, up[1], STDOUT_FILENO);
   auto args = command.argv;
-  auto env = environment_with(command.env);
-  auto argv = pointers(args);
-  auto envp = pointers(env);
+  auto env = gpu::environment_with(command.env);
+  auto argv = gpu::exec_pointers(args);
+  auto envp = gpu::exec_pointers(env);
   const int failed = ::posix_spawn(&pid_, args.front().c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(down[0]);

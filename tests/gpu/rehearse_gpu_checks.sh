@@ -65,8 +65,8 @@ for step in gpu-list device-tests; do
 done
 grep -q "ldd servescope-cuda" "$scratch/no-mps/environment.txt" || problem "no-mps: environment.txt lacks ldd"
 # The second part runs only after a first part that passed: here its steps failed (no GPU).
-grep -q "^| torch-build | skipped: the first part had [1-9][0-9]* failed steps" "$summary" ||
-  problem "no-mps: the torch build was not skipped after the first part's failures"
+grep -q "^| torch-steps | skipped: the first part had [1-9][0-9]* failed steps" "$summary" ||
+  problem "no-mps: the torch steps were not skipped after the first part's failures"
 
 # 2. The model GPU stands in for the interference step, slowed to its modelled time, and the
 # step's limit runs out once it has measured two co-runs: killed, and those co-runs come back.

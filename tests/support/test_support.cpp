@@ -75,6 +75,18 @@ int bound_unix_socket(const std::filesystem::path& path, bool listen) {
   return fd;
 }
 
+void write_fake_mps_control(const fs::path& bin, bool comes_up) {
+  const auto program = bin / "nvidia-cuda-mps-control";
+  std::ofstream(program) << "#!/bin/sh\n[ \"$1\" = -d ] || exit 3\n"
+                         << (comes_up
+                                 ? "/usr/bin/python3 -c 'import os, socket, time; s = socket.socket(socket.AF_UNIX); "
+                                   "s.bind(os.environ[\"CUDA_MPS_PIPE_DIRECTORY\"] + \"/control\"); "
+                                   "s.listen(4); time.sleep(5)' >/dev/null 2>&1 &\n"
+                                 : "")
+                         << "exit 0\n";
+  fs::permissions(program, fs::perms::owner_all);
+}
+
 std::string program_beside_or(std::string_view name, std::string_view built) {
   std::error_code ec;
   const auto self = fs::read_symlink("/proc/self/exe", ec);

@@ -33,6 +33,11 @@ std::filesystem::path shared_data_dir();
 // Returns its descriptor; throws std::runtime_error naming the path and the reason.
 int bound_unix_socket(const std::filesystem::path& path, bool listen);
 
+// An nvidia-cuda-mps-control in folder `bin` that, given -d, leaves a daemon (python3) holding a
+// listening control socket in $CUDA_MPS_PIPE_DIRECTORY for five seconds, or (comes_up false)
+// returns without one: the MPS daemon as ensure_mps starts it (engine/gpu/mps_control.h).
+void write_fake_mps_control(const std::filesystem::path& bin, bool comes_up);
+
 // The program `name` beside this test executable where it is there (a bundle copied elsewhere:
 // scripts/gpu_bundle.sh), else `built`, its path in the build tree.
 std::string program_beside_or(std::string_view name, std::string_view built);

@@ -99,5 +99,85 @@ TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
   EXPECT_NE(test::read_file(tmp.path() / "err").find("CPU only"), std::string::npos);
 }
 
+// `profile MODEL_DIR --device cuda` measures each MPS share in a process of its own and joins
+// their tables. Rehearsed without a GPU: a stand-in for those processes measures on the CPU at
+// the share MPS's percentage names (100 % whole, 50 % half the threads), and a stand-in MPS
+// control program starts a daemon that holds the control socket.
+TEST(TorchProfile, EachGpuShareIsMeasuredInAProcessOfItsOwn) {
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / kExportedModelManifest))
+    GTEST_SKIP() << "no exported model";
+  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3 to play the MPS daemon";
+  test::TempDir tmp;
+  const auto bin = tmp.path() / "bin", pipes = tmp.path() / "pipes";
+  std::filesystem::create_directories(bin);
+  std::filesystem::create_directories(pipes);
+  test::write_fake_mps_control(bin, true);
+  const auto torch = std::filesystem::path(SERVESCOPE_CLI).parent_path() / "servescope-torch";
+  const auto seen = tmp.path() / "percentages";
+  // What a share process is asked, on the CPU: "--device cuda" becomes cpu, --share-process goes.
+  const auto stand_in = tmp.write("share-process.sh",
+                                  "#!/bin/sh\n"
+                                  "echo \"$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE\" >>" +
+                                      seen.string() +
+                                      "\n"
+                                      "[ \"$FAIL_AT\" != \"$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE\" ] || "
+                                      "{ echo 'stand-in: failed' >&2; exit 3; }\n"
+                                      "for a in \"$@\"; do shift; case \"$a\" in cuda) set -- "
+                                      "\"$@\" cpu;; --share-process) ;; *) set -- \"$@\" \"$a\";; "
+                                      "esac; done\n"
+                                      "exec " +
+                                      torch.string() + " \"$@\"\n");
+  std::filesystem::permissions(stand_in, std::filesystem::perms::owner_all);
+  const auto profiles = (tmp.path() / "profiles.json").string();
+  const auto scenario = (tmp.path() / "scenario.json").string();
+  const auto run = [&](const std::string& env, const std::string& args) {
+    const std::string cmd = "PATH=" + bin.string() + " CUDA_MPS_PIPE_DIRECTORY=" + pipes.string() + " " + env + " " +
+                            SERVESCOPE_CLI + " " + args + " >" + (tmp.path() / "out").string() + " 2>" +
+                            (tmp.path() / "err").string();
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  const auto model = ::servescope::test::exported_resnet18().string();
+  ASSERT_EQ(run("", "profile " + model + " --device cuda --shares 1,2 --batches 1-2 --repeat 2 --warmup 1 " +
+                        "--share-program " + stand_in + " -o " + profiles + " --scenario-out " + scenario),
+            0)
+      << test::read_file(tmp.path() / "err");
+  const auto err = test::read_file(tmp.path() / "err");
+  EXPECT_NE(err.find("started by this worker"), std::string::npos) << "shares below 1 need MPS running:\n" << err;
+  EXPECT_EQ(test::read_file(seen), "100\n50\n") << "a process per share, told its percentage";
+  EXPECT_NE(err.find("sum of the blocks' medians"), std::string::npos) << "each process's report comes through";
+  const auto set = load_profiles(profiles);
+  ASSERT_EQ(set.models.size(), 1u);
+  const auto& p = set.models.front();
+  ASSERT_EQ(p.block_tables.size(), 2u);
+  EXPECT_EQ(p.block_tables[0].share, GpuShare::whole());
+  EXPECT_EQ(p.block_tables[1].share, GpuShare::mps(2));
+  EXPECT_EQ(p.block_count, static_cast<int>(read_exported_model(model).blocks.size()));
+  EXPECT_TRUE(p.default_slo.has_value());
+  const auto planned = load_scenario(scenario);
+  ASSERT_EQ(planned.custom_gpus.size(), 1u);
+  for (const auto& table : p.block_tables)
+    EXPECT_EQ(table.gpu, planned.custom_gpus.front().id);
+  EXPECT_EQ(planned.cluster.nodes.front().gpu, planned.custom_gpus.front().id);
+  EXPECT_EQ(planned.profiles.models.front().block_tables.size(), 2u);
+
+  // A share whose process fails ends the whole, naming it; nothing is written.
+  std::filesystem::remove(profiles);
+  EXPECT_EQ(run("FAIL_AT=50", "profile " + model + " --device cuda --shares 1,2 --batches 1 --repeat 1 --warmup 0 " +
+                                  "--share-program " + stand_in + " -o " + profiles),
+            1);
+  EXPECT_NE(test::read_file(tmp.path() / "err").find("profiling share 1/2 failed"), std::string::npos)
+      << test::read_file(tmp.path() / "err");
+  EXPECT_FALSE(std::filesystem::exists(profiles));
+  // Without a daemon to give the shares, shares below 1 are refused before anything is measured.
+  std::filesystem::remove(bin / "nvidia-cuda-mps-control");
+  for (const char* real : {"/usr/bin/nvidia-cuda-mps-control", "/usr/local/nvidia/bin/nvidia-cuda-mps-control"})
+    if (std::filesystem::exists(real)) GTEST_SKIP() << "this machine has the real " << real;
+  std::filesystem::remove(pipes / "control");  // the first daemon's, alive or not
+  EXPECT_EQ(run("", "profile " + model + " --device cuda --shares 2 --share-program " + stand_in), 1);
+  EXPECT_NE(test::read_file(tmp.path() / "err").find("nvidia-cuda-mps-control is not on PATH"), std::string::npos)
+      << test::read_file(tmp.path() / "err");
+}
+
 }  // namespace
 }  // namespace servescope::torchexec

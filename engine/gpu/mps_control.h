@@ -7,14 +7,13 @@
 
 #include "engine/gpu/gpu_inventory.h"
 
-namespace servescope::cudaexec {
+namespace servescope::engine::gpu {
 
 // Returns the daemon's state after making sure it runs: when it does not and `start` is true,
 // runs `nvidia-cuda-mps-control -d` (found on PATH or in /usr/bin) and waits up to `wait` for its
 // control socket. Throws Error saying exactly what is missing: the program (it comes with
 // the NVIDIA driver), the GPU's compute mode (prohibited), or a daemon that did not come up
 // (its log folder, $CUDA_MPS_LOG_DIRECTORY or /var/log/nvidia-mps, says why).
-engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus,
-                                  std::chrono::milliseconds wait = std::chrono::seconds(10));
+MpsStatus ensure_mps(bool start, const GpuInventory& gpus, std::chrono::milliseconds wait = std::chrono::seconds(10));
 
-}  // namespace servescope::cudaexec
+}  // namespace servescope::engine::gpu

@@ -1,21 +1,15 @@
-#include "cudaexec/mps_control.h"
+#include "engine/gpu/mps_control.h"
 
-#include <spawn.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <sys/wait.h>
 #include <thread>
 #include <vector>
 
+#include "engine/gpu/child_program.h"
 #include "model/core/error.h"
 
-extern char** environ;
-
-namespace servescope::cudaexec {
+namespace servescope::engine::gpu {
 namespace {
 
 std::string find_program(const std::string& name) {
@@ -42,12 +36,12 @@ std::string find_program(const std::string& name) {
 
 }  // namespace
 
-engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& gpus, std::chrono::milliseconds wait) {
+MpsStatus ensure_mps(bool start, const GpuInventory& gpus, std::chrono::milliseconds wait) {
   for (const auto& d : gpus.devices)
     if (d.compute_mode == "prohibited")
       throw Error("GPU " + std::to_string(d.index) + " (" + d.name +
                   ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
-  auto status = engine::gpu::mps_status();
+  auto status = mps_status();
   if (status.running || !start) return status;
   const auto program = find_program("nvidia-cuda-mps-control");
   if (program.empty())
@@ -62,23 +56,13 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
       throw Error("cannot remove the stale MPS control socket " + (status.pipe_directory / "control").string() + ": " +
                   ec.message());
   }
-  std::vector<std::string> args{program, "-d"};
-  std::vector<char*> argv;
-  argv.reserve(args.size() + 1);
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  if (const int failed = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), environ); failed != 0)
-    throw Error("cannot start " + program + ": " + std::strerror(failed));
-  int exit_status = 0;
-  ::waitpid(pid, &exit_status, 0);  // -d forks the daemon and returns
-  if (!WIFEXITED(exit_status) || WEXITSTATUS(exit_status) != 0)
-    throw Error(program + " -d failed (status " + std::to_string(WEXITSTATUS(exit_status)) + ")");
+  // -d forks the daemon and returns.
+  if (const int exit_status = run_to_end({{program, "-d"}, {}}); exit_status != 0)
+    throw Error(program + " -d failed (status " + std::to_string(exit_status) + ")");
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (!status.running && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    status = engine::gpu::mps_status();
+    status = mps_status();
   }
   if (!status.running) {
     const char* logs = std::getenv("CUDA_MPS_LOG_DIRECTORY");
@@ -90,4 +74,4 @@ engine::gpu::MpsStatus ensure_mps(bool start, const engine::gpu::GpuInventory& g
   return status;
 }
 
-}  // namespace servescope::cudaexec
+}  // namespace servescope::engine::gpu
