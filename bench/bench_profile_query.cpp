@@ -14,7 +14,7 @@ ModelProfile blocks_profile() {
   p.form = ProfileForm::Blocks;
   p.block_count = 10;
   p.boundary_bytes.assign(9, 1 << 20);
-  BlockTable t{"V100", GpuShare::whole(), {}, {}};
+  BlockTable t{"V100", GpuShare::whole(), {}, {}, {}};
   for (int b = 0; b < 10; ++b) {
     std::vector<Duration> l;
     for (int batch = 1; batch <= 8; ++batch)

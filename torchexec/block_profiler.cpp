@@ -10,32 +10,23 @@
 #include <thread>
 
 #include "model/core/error.h"
+#include "model/profile/isotonic_fit.h"
+#include "model/profile/latency_distribution.h"
 
 namespace servescope::torchexec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The sample's nearest-rank percentile.
-Duration percentile(std::vector<Duration> sample, double p) {
-  std::ranges::sort(sample);
-  const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sample.size())));
-  return sample[std::clamp<std::size_t>(rank, 1, sample.size()) - 1];
+Duration since(Clock::time_point start) {
+  return Duration::nanoseconds(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
-template <typename F>
-std::vector<Duration> timed(int warmup, int repeat, F&& run) {
-  for (int i = 0; i < warmup; ++i)
-    run();
-  std::vector<Duration> out;
-  out.reserve(static_cast<std::size_t>(repeat));
-  for (int i = 0; i < repeat; ++i) {
-    const auto start = Clock::now();
-    run();
-    out.push_back(
-        Duration::nanoseconds(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count()));
-  }
-  return out;
+// One row of a table (a block, or a level of its distribution) over the batch sizes, fitted
+// monotone with each batch weighted by its runs.
+BatchCurve monotone_curve(const std::vector<int>& batches, const std::vector<Duration>& values,
+                          const std::vector<double>& runs) {
+  return BatchCurve(batches, isotonic_fit(values, runs));
 }
 
 }  // namespace
@@ -86,7 +77,9 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
                               const std::function<void(const ProfileProgress&)>& progress,
                               const std::atomic<bool>* cancel) {
   if (request.batches.empty() || request.shares.empty()) throw QueryError("profile at least one batch and one share");
-  if (request.repeat < 1 || request.warmup < 0) throw QueryError("--repeat must be at least 1");
+  if (request.repeat.min_runs < 1 || request.repeat.warmup < 0 || request.repeat.max_runs < request.repeat.min_runs)
+    throw QueryError("timed runs per entry: at least 1, and the most no fewer than the least");
+  if (!(request.repeat.precision > 0)) throw QueryError("the median's precision must be above 0");
   auto batches = request.batches;
   std::ranges::sort(batches);
   if (std::ranges::adjacent_find(batches) != batches.end() || batches.front() < 1 || batches.back() > kMaxBatchSize)
@@ -120,6 +113,40 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
 
   ProfileProgress prog;
   prog.total = request.shares.size() * batches.size() * (n + 1);
+  const auto started = Clock::now();
+  // Each entry gets an equal part of what is left of the budget: an entry that stopped early
+  // leaves its time to the ones after it.
+  const auto time_entry = [&](const std::function<void()>& run) {
+    const auto entry_start = Clock::now();
+    std::function<bool()> out_of_time;
+    if (request.budget > Duration()) {
+      const auto left = request.budget - since(started);
+      const auto entries_left = static_cast<std::int64_t>(std::max<std::size_t>(1, prog.total - prog.done));
+      const auto share = Duration::nanoseconds(std::max<std::int64_t>(0, left.count_ns() / entries_left));
+      out_of_time = [entry_start, share] { return since(entry_start) >= share; };
+    }
+    auto timing = time_until_stable(
+        request.repeat,
+        [&] {
+          const auto start = Clock::now();
+          run();
+          return since(start);
+        },
+        out_of_time);
+    ++out.entries;
+    if (!timing.stable) {
+      ++out.unstable;
+      out.widest_spread = std::max(out.widest_spread, timing.half_width);
+    }
+    return timing;
+  };
+  const auto finished = [&](const StableTiming& t, const LatencyDistribution& d) {
+    ++prog.done;
+    prog.runs = static_cast<int>(t.runs.size());
+    prog.median = d.median();
+    prog.spread = t.half_width;
+  };
+
   const int saved_threads = threads();
   std::optional<Duration> whole_at_1;
   for (const int s : request.shares) {
@@ -127,7 +154,8 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
     BlockTable table;
     table.gpu = out.device.id;
     table.share = GpuShare::parse("1/" + std::to_string(s)).value_or(GpuShare::whole());
-    std::vector<std::vector<Duration>> p50(n), p99(n);
+    // [block][batch]
+    std::vector<std::vector<LatencyDistribution>> measured(n);
     for (const int b : batches) {
       std::vector<std::uint64_t> ids(static_cast<std::size_t>(b));
       std::iota(ids.begin(), ids.end(), std::uint64_t{1});
@@ -141,25 +169,57 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
         prog.what =
             "block " + std::to_string(k) + ", batch " + std::to_string(b) + ", share " + table.share.to_string();
         if (progress) progress(prog);
-        const auto sample = timed(request.warmup, request.repeat, [&] { (void)model.run(k, k + 1, x); });
-        p50[k].push_back(percentile(sample, 0.5));
-        p99[k].push_back(percentile(sample, 0.99));
-        if (request.keep_samples) out.samples.push_back({table.share, b, k, sample});
-        sum += p50[k].back();
+        const auto timing = time_entry([&] { (void)model.run(k, k + 1, x); });
+        measured[k].push_back(LatencyDistribution::of(timing.runs));
+        finished(timing, measured[k].back());
+        sum += measured[k].back().median();
         x = model.run(k, k + 1, x);  // the next block's input
-        ++prog.done;
       }
       prog.what = "whole model, batch " + std::to_string(b) + ", share " + table.share.to_string();
       if (progress) progress(prog);
       const auto input = model.synthesize_input(ids);
-      const auto whole = percentile(timed(request.warmup, request.repeat, [&] { (void)model.run_whole(input); }), 0.5);
-      if (s == request.shares.front() && b == batches.front() && b == 1) whole_at_1 = whole;
-      out.checks.push_back({table.share, b, whole, sum});
-      ++prog.done;
+      const auto timing = time_entry([&] { (void)model.run_whole(input); });
+      const auto whole = LatencyDistribution::of(timing.runs);
+      finished(timing, whole);
+      if (s == request.shares.front() && b == batches.front() && b == 1) whole_at_1 = whole.median();
+      out.checks.push_back(
+          {table.share, b, whole.median(), sum, timing.half_width, static_cast<int>(timing.runs.size())});
     }
+    // Every level of every block fitted monotone over the batch sizes, so that the median, the
+    // 99th percentile and the distribution agree with each other.
     for (std::size_t k = 0; k < n; ++k) {
-      table.blocks.emplace_back(batches, p50[k]);
-      table.p99.emplace_back(batches, p99[k]);
+      std::vector<double> runs;
+      for (const auto& d : measured[k])
+        runs.push_back(d.runs);
+      std::vector<BatchCurve> levels;
+      for (std::size_t level = 0; level < kDistributionLevels.size(); ++level) {
+        std::vector<Duration> values;
+        for (const auto& d : measured[k])
+          values.push_back(d.quantiles[level]);
+        levels.push_back(monotone_curve(batches, values, runs));
+      }
+      std::vector<LatencyDistribution> row(batches.size());
+      for (std::size_t i = 0; i < batches.size(); ++i) {
+        row[i].runs = measured[k][i].runs;
+        // Fitted level by level, a batch's quantiles may cross where two levels were pooled
+        // differently: the running maximum over levels restores their order.
+        for (const auto& curve : levels)
+          row[i].quantiles.push_back(
+              std::max(curve.latency()[i], row[i].quantiles.empty() ? Duration() : row[i].quantiles.back()));
+      }
+      table.blocks.emplace_back(batches, [&] {
+        std::vector<Duration> medians;
+        for (const auto& d : row)
+          medians.push_back(d.median());
+        return medians;
+      }());
+      table.p99.emplace_back(batches, [&] {
+        std::vector<Duration> tail;
+        for (const auto& d : row)
+          tail.push_back(d.quantile(0.99));
+        return tail;
+      }());
+      table.distributions.push_back(std::move(row));
     }
     p.block_tables.push_back(std::move(table));
   }

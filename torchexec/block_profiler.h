@@ -1,7 +1,9 @@
 // Measuring a model exported into blocks (README "Real models"): every block at every batch size
-// and share, after warm-up, repeated, written as the project's block-form profile with the median
-// and the 99th percentile and the measured bytes at each cut. The whole model is timed too, to
-// say how well the sum of its blocks predicts it.
+// and share, after warm-up, timed until its median is known to within a few per cent (or a fixed
+// number of times), written as the project's block-form profile: per entry the median, the 99th
+// percentile and the distribution from p5 to p99.9 (issue 46), each fitted monotone over batch
+// sizes, and the measured bytes at each cut. The whole model is timed too, to say how well the
+// sum of its blocks predicts it; the default SLO is a multiple of its median at batch 1.
 //
 // On the CPU a share 1/s is a number of LibTorch intra-op threads (hardware threads / s), and the
 // device type is named after the CPU, so a scenario's gpu_types entry and cluster can use it and
@@ -18,6 +20,7 @@
 
 #include "model/gpu/gpu_catalog.h"
 #include "model/profile/model_profile.h"
+#include "model/profile/stable_timing.h"
 #include "torchexec/torch_model.h"
 
 namespace servescope::torchexec {
@@ -25,23 +28,20 @@ namespace servescope::torchexec {
 struct ProfileRequest {
   std::vector<int> batches{1, 2, 4, 8};
   std::vector<int> shares{1};  // divisors s: share 1/s of the CPU's threads; on a GPU, the process's one share
-  int repeat = 20;             // timed runs per entry (after `warmup`)
-  int warmup = 3;
-  double slo_multiplier = 5.0;  // default SLO = this × the whole model at batch 1, share 1
-  bool keep_samples = false;    // keep every timed run (MeasuredProfile::samples), for benchmarks
-};
-
-// Every timed run of one block at one batch and share, in the order they ran.
-struct TimedEntry {
-  GpuShare share;
-  int batch = 1;
-  std::size_t block = 0;
-  std::vector<Duration> runs;
+  // Each entry is timed until its median's 95 % interval is within the policy's precision
+  // (model/profile/stable_timing.h); RepeatPolicy::fixed(N, warmup) times it N times.
+  RepeatPolicy repeat;
+  Duration budget;              // for every timed entry together; zero: none (each stops on its own)
+  double slo_multiplier = 5.0;  // default SLO = this × the whole model's median at batch 1, first share
 };
 
 struct ProfileProgress {
   std::size_t done = 0, total = 0;  // timed entries
   std::string what;                 // "block 3, batch 4, share 1/2"
+  // The entry finished last: its runs, its median and the median's 95 % interval half-width.
+  int runs = 0;
+  Duration median;
+  double spread = 0;
 };
 
 // Per share and batch: the whole model's median against the sum of its blocks' medians.
@@ -49,15 +49,19 @@ struct WholeModelCheck {
   GpuShare share;
   int batch = 1;
   Duration whole_p50, blocks_p50_sum;
+  double whole_spread = 0;  // the whole model's median's 95 % interval half-width, relative
+  int whole_runs = 0;
   double error() const;  // sum / whole − 1
 };
 
 struct MeasuredProfile {
   GpuSpec device;  // the CPU as a device type (id, name), or the GPU's catalog entry
   int hardware_threads = 1;
-  ModelProfile profile;
+  ModelProfile profile;  // each entry's median, 99th percentile and distribution, monotone in batch
   std::vector<WholeModelCheck> checks;
-  std::vector<TimedEntry> samples;  // with ProfileRequest::keep_samples
+  std::size_t entries = 0;   // timed entries, the whole model's included
+  std::size_t unstable = 0;  // of them, those whose median's interval stayed wider than the precision
+  double widest_spread = 0;  // the widest such interval, relative
 };
 
 // This machine's CPU as a device type: "cpu-" and the model name's words, and its thread count.

@@ -57,9 +57,12 @@ ProfileModelDialog::ProfileModelDialog(ProjectDocument* document, QString progra
   shares_ = new QLineEdit(QStringLiteral("1"), this);
   shares_->setToolTip(tr("Shares of the CPU as divisors s (share 1/s = hardware threads / s), e.g. 1,2"));
   repeat_ = new QSpinBox(this);
-  repeat_->setRange(1, 100000);
-  repeat_->setValue(20);
-  repeat_->setToolTip(tr("Timed runs per block, batch and share"));
+  repeat_->setRange(0, 100000);
+  repeat_->setSpecialValueText(tr("until the median is within ±2 %"));
+  repeat_->setValue(0);
+  repeat_->setToolTip(
+      tr("Timed runs per block, batch and share; at the lowest, each is timed until its median's 95 % interval is "
+         "within ±2 % (10 to 400 runs)"));
   auto* form = new QFormLayout;
   form->addRow(tr("Model folder:"), folder_row);
   form->addRow(tr("Device:"), device_);
@@ -133,7 +136,9 @@ QString ProfileModelDialog::start() {
   set_running(true);
   status_->setText(tr("Starting the profiler on %1…").arg(r.folder));
   Q_EMIT message(
-      tr("profiling %1 (batches %2, shares %3, %4 runs each)").arg(r.folder, r.batches, r.shares).arg(r.repeat));
+      tr("profiling %1 (batches %2, shares %3, %4)")
+          .arg(r.folder, r.batches, r.shares,
+               r.repeat > 0 ? tr("%1 runs each").arg(r.repeat) : tr("each until its median is within ±2 %")));
   return {};
 }
 

@@ -32,20 +32,11 @@ std::optional<ProfileProgressLine> parse_profile_progress(const QString& line) {
 
 QStringList profile_arguments(const ProfileModelRequest& request, const QString& profiles_out,
                               const QString& scenario_out) {
-  return {QStringLiteral("profile"),
-          request.folder,
-          QStringLiteral("--device"),
-          request.device,
-          QStringLiteral("--batches"),
-          request.batches,
-          QStringLiteral("--shares"),
-          request.shares,
-          QStringLiteral("--repeat"),
-          QString::number(request.repeat),
-          QStringLiteral("-o"),
-          profiles_out,
-          QStringLiteral("--scenario-out"),
-          scenario_out};
+  QStringList args{QStringLiteral("profile"),   request.folder,  QStringLiteral("--device"), request.device,
+                   QStringLiteral("--batches"), request.batches, QStringLiteral("--shares"), request.shares};
+  if (request.repeat > 0) args << QStringLiteral("--repeat") << QString::number(request.repeat);
+  args << QStringLiteral("-o") << profiles_out << QStringLiteral("--scenario-out") << scenario_out;
+  return args;
 }
 
 QString default_profiler_program() {

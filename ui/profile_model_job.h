@@ -32,7 +32,7 @@ struct ProfileModelRequest {
   QString device = QStringLiteral("cpu");
   QString batches = QStringLiteral("1-8");
   QString shares = QStringLiteral("1");
-  int repeat = 20;
+  int repeat = 0;  // timed runs per entry; 0: until its median is known to ±2 % (the profiler's default)
 };
 // The profiler's arguments, writing the profile to `profiles_out` and the scenario (for its
 // device type) to `scenario_out`.

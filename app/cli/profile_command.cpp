@@ -36,7 +36,8 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       "the estimator's CNNs on its GPU with calibrated kernels (--arch NAME --device cuda)");
   struct Args {
     std::string folder, device = "cpu", batches = "1,2,4,8", shares = "1", out, scenario_out;
-    int repeat = 20, warmup = 3, nodes = 2;
+    int repeat = 0, min_repeat = 10, max_repeat = 400, warmup = 3, nodes = 2;
+    double precision = 0.02, budget_s = 0;
     bool share_process = false;
     std::string share_program;
     double rate_rps = 0, slo_multiplier = 5.0;
@@ -67,9 +68,22 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
   cmd->add_flag("--share-process", args->share_process)->group("");
   // For rehearsing without a GPU: a program that stands in for this one in those processes.
   cmd->add_option("--share-program", args->share_program)->group("");
-  cmd->add_option("--repeat", args->repeat, "Timed runs per block, batch and share")
+  cmd->add_option("--repeat", args->repeat,
+                  "Timed runs per block, batch and share, fixed (default: until the median is known to --precision)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--precision", args->precision,
+                  "Time each entry until its median's 95 % interval is within this fraction of it")
+      ->check(CLI::Range(0.001, 0.5))
+      ->capture_default_str();
+  cmd->add_option("--min-repeat", args->min_repeat, "Timed runs per entry at least")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  cmd->add_option("--max-repeat", args->max_repeat, "Timed runs per entry at most")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--budget-s", args->budget_s,
+                  "Seconds for all the timed runs together, shared out among the entries (default: no limit)")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--warmup", args->warmup, "Untimed runs before them")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
@@ -116,9 +130,16 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
         request.model_dir = args->folder;
         request.shares = parse_int_list(args->shares, "--shares", 64);
         request.extra = {"--batches",        args->batches,
-                         "--repeat",         std::to_string(args->repeat),
                          "--warmup",         std::to_string(args->warmup),
+                         "--precision",      std::to_string(args->precision),
+                         "--min-repeat",     std::to_string(args->min_repeat),
+                         "--max-repeat",     std::to_string(args->max_repeat),
                          "--slo-multiplier", std::to_string(args->slo_multiplier)};
+        if (args->repeat > 0) request.extra.insert(request.extra.end(), {"--repeat", std::to_string(args->repeat)});
+        if (args->budget_s > 0)  // shared among the shares' processes as among a process's entries
+          request.extra.insert(
+              request.extra.end(),
+              {"--budget-s", std::to_string(args->budget_s / static_cast<double>(request.shares.size()))});
         auto measured = profile_at_mps_shares(request);
         profile = std::move(measured.profile);
         device = std::move(measured.device);
@@ -126,8 +147,14 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
         torchexec::ProfileRequest request;
         request.batches = parse_int_list(args->batches, "--batches", kMaxBatchSize);
         request.shares = parse_int_list(args->shares, "--shares", kMaxBatchSize);
-        request.repeat = args->repeat;
-        request.warmup = args->warmup;
+        if (args->repeat > 0) {
+          request.repeat = RepeatPolicy::fixed(args->repeat, args->warmup);
+        } else {
+          if (args->max_repeat < args->min_repeat) throw QueryError("--max-repeat is below --min-repeat");
+          request.repeat = {args->warmup, args->min_repeat, args->max_repeat, args->precision};
+        }
+        request.repeat.precision = args->precision;
+        request.budget = Duration::from_s(args->budget_s);
         request.slo_multiplier = args->slo_multiplier;
         const torchexec::TorchModel model(read_exported_model(args->folder), args->device == "cuda"
                                                                                  ? torchexec::ComputeDevice::Cuda
@@ -140,8 +167,12 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
           const std::size_t tenth = p.total ? 10 * p.done / p.total : 10;
           const auto now = std::chrono::steady_clock::now();
           if (p.done == 0 || tenth > last_tenth || p.done == p.total || now - last_line >= std::chrono::seconds(1)) {
-            std::cerr << "profiling " << model.manifest().name << ": " << p.done << "/" << p.total << " " << p.what
-                      << "\n";
+            std::cerr << "profiling " << model.manifest().name << ": " << p.done << "/" << p.total << " " << p.what;
+            if (p.runs > 0)  // the entry before it: how many runs it took, and how well they agree
+              std::cerr << " (last: " << p.runs << " runs, median " << std::fixed << std::setprecision(3)
+                        << p.median.to_ms() << " ms ± " << std::setprecision(1) << 100 * p.spread << " %)"
+                        << std::defaultfloat;
+            std::cerr << "\n";
             last_tenth = tenth;
             last_line = now;
           }
@@ -153,6 +184,21 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
               << std::setprecision(3) << c.blocks_p50_sum.to_ms() << " ms vs " << c.whole_p50.to_ms() << " ms ("
               << std::showpos << std::setprecision(1) << 100 * c.error() << std::noshowpos << " %)\n"
               << std::defaultfloat;
+        out << "timed " << measured.entries << " entries";
+        if (measured.unstable > 0)
+          out << "; " << measured.unstable << " stopped with the median's 95 % interval wider than ±" << std::fixed
+              << std::setprecision(1) << 100 * request.repeat.precision << " % (widest ±"
+              << 100 * measured.widest_spread << " %): a busy machine, or --max-repeat or --budget-s reached"
+              << std::defaultfloat;
+        out << "\n";
+        if (measured.profile.default_slo && !measured.checks.empty()) {
+          const auto& base = measured.checks.front();
+          out << "default SLO " << std::fixed << std::setprecision(3) << measured.profile.default_slo->to_ms()
+              << " ms: " << std::setprecision(1) << args->slo_multiplier << " x the whole model's median at batch "
+              << base.batch << ", " << std::setprecision(3) << base.whole_p50.to_ms() << " ms ± "
+              << std::setprecision(1) << 100 * base.whole_spread << " % (" << base.whole_runs << " runs)\n"
+              << std::defaultfloat;
+        }
         profile = std::move(measured.profile);
         device = std::move(measured.device);
       }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,14 @@ std::string own_program() {
 }
 
 void hand_over_to_torch() {
+  // LibTorch's OpenMP threads spin while they wait for work unless told otherwise, and libgomp
+  // reads that as it loads, before servescope-torch's main: so it is set here, for the program
+  // and every process it starts (share processes, slot threads' pools). Spinning, a slot's idle
+  // threads took the cores of the slot beside it: resnet18 at batch 1 on 1 of 2 threads took
+  // 40-48 ms with OMP_WAIT_POLICY=ACTIVE against 6.3-6.5 ms passive, and the same entry of
+  // three back-to-back profiles spread 19 % (BENCHMARKS.md "Real models"). A user's own
+  // setting is kept.
+  ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   hand_over_to("servescope-torch",
                "this servescope-cli was built without LibTorch (no servescope-torch beside it): install libtorch-dev "
                "and rebuild (scripts/run.sh does)");

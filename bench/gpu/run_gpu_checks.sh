@@ -321,6 +321,8 @@ elif [ -n "$torch_build_pid" ]; then
 fi
 deadline=$(($(date +%s) + ${SERVESCOPE_GPU_TORCH_SECONDS:-150} + packing_s))
 torch_program=$torch_scratch/build/app/servescope-torch
+# Run directly, not handed over by servescope-cli, which sets this (app/cli/program_handover.cpp).
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 model=$torch_scratch/resnet50
 if [ "$first_part_failed" -ne 0 ]; then
   skip torch-steps "the first part had $first_part_failed failed steps"

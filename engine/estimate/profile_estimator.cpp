@@ -32,7 +32,7 @@ BlockTable block_table(const LayerGraph& graph, const BlockBoundaries& cuts, con
     for (std::size_t n = 0; n < blocks; ++n)
       rows[n].push_back(whole_us(sum(layers, cuts[n], cuts[n + 1])));
   }
-  BlockTable table{gpu.id, GpuShare::mps(divisor), {}, {}};
+  BlockTable table{gpu.id, GpuShare::mps(divisor), {}, {}, {}};
   for (auto& row : rows) {
     int raised = 0;
     table.blocks.emplace_back(batches, std::move(row), &raised);

@@ -158,7 +158,7 @@ ModelProfile import_ppipe_model(const fs::path& dir, const std::string& dnn, con
                        "has " + std::to_string(rows.size()) + " blocks; the other tables of '" + dnn + "' have " +
                            std::to_string(p.block_count));
     }
-    BlockTable table{gpu->id, GpuShare::mps(t.mps), {}, {}};
+    BlockTable table{gpu->id, GpuShare::mps(t.mps), {}, {}, {}};
     const auto batches = batch_range(static_cast<int>(rows.front().size()));
     for (std::size_t b = 0; b < rows.size(); ++b) {
       int raised = 0;

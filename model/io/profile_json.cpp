@@ -1,3 +1,4 @@
+#include <cmath>
 #include <stdexcept>
 
 #include "model/core/text.h"
@@ -45,6 +46,61 @@ BatchCurve curve_from_json(const JsonCursor& latency, const std::vector<int>& ba
   return curve;
 }
 
+// A measured table's distributions: {"levels": [...], "runs": [[n per batch] per block],
+// "quantiles": [[[one per level] per batch] per block]}.
+std::vector<std::vector<LatencyDistribution>> distributions_from_json(const JsonCursor& c, std::size_t blocks,
+                                                                      const std::vector<int>& batches) {
+  c.expect_object({"levels", "runs", "quantiles"});
+  const auto levels = c.at("levels");
+  bool same = levels.size() == kDistributionLevels.size();
+  for (std::size_t i = 0; same && i < levels.size(); ++i)
+    same = std::abs(levels[i].as_double(0, 1) - kDistributionLevels[i]) < 1e-9;
+  if (!same) levels.fail("expected the levels [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999]");
+  const auto runs = c.at("runs"), quantiles = c.at("quantiles");
+  for (const auto* rows : {&runs, &quantiles})
+    if (rows->size() != blocks)
+      rows->fail("expected " + std::to_string(blocks) + " rows (one per block), got " + std::to_string(rows->size()));
+  std::vector<std::vector<LatencyDistribution>> out(blocks);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const auto n_row = runs[b], q_row = quantiles[b];
+    for (const auto* row : {&n_row, &q_row})
+      if (row->size() != batches.size())
+        row->fail("expected " + std::to_string(batches.size()) + " entries (one per batch size), got " +
+                  std::to_string(row->size()));
+    for (std::size_t k = 0; k < batches.size(); ++k) {
+      LatencyDistribution d;
+      d.runs = static_cast<int>(n_row[k].as_int(1, 100'000'000));
+      const auto q = q_row[k];
+      if (q.size() != kDistributionLevels.size())
+        q.fail("expected " + std::to_string(kDistributionLevels.size()) + " quantiles (one per level), got " +
+               std::to_string(q.size()));
+      for (std::size_t i = 0; i < q.size(); ++i) {
+        d.quantiles.push_back(q[i].as_duration_us());
+        if (i > 0 && d.quantiles[i] < d.quantiles[i - 1]) q[i].fail("quantiles must not decrease with the level");
+      }
+      out[b].push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+nlohmann::json distributions_json(const std::vector<std::vector<LatencyDistribution>>& rows) {
+  nlohmann::json runs = nlohmann::json::array(), quantiles = nlohmann::json::array();
+  for (const auto& row : rows) {
+    nlohmann::json n = nlohmann::json::array(), q = nlohmann::json::array();
+    for (const auto& d : row) {
+      n.push_back(d.runs);
+      nlohmann::json values = nlohmann::json::array();
+      for (const auto& v : d.quantiles)
+        values.push_back(us_to_json(v));
+      q.push_back(std::move(values));
+    }
+    runs.push_back(std::move(n));
+    quantiles.push_back(std::move(q));
+  }
+  return {{"levels", kDistributionLevels}, {"runs", std::move(runs)}, {"quantiles", std::move(quantiles)}};
+}
+
 // A table's batch axis: explicit "batches", else 1..n from the first latency row's length.
 std::vector<int> table_batches(const JsonCursor& t, std::size_t dense_length) {
   if (auto b = t.find("batches")) return batches_from_json(*b);
@@ -65,7 +121,7 @@ void read_blocks_form(const JsonCursor& c, ModelProfile& p, LoadReport& report) 
   if (tables.size() == 0) tables.fail("a blocks profile needs at least one table");
   for (std::size_t i = 0; i < tables.size(); ++i) {
     const auto t = tables[i];
-    t.expect_object({"gpu", "share", "batches", "latency_us", "p99_us"});
+    t.expect_object({"gpu", "share", "batches", "latency_us", "p99_us", "distribution_us"});
     BlockTable table;
     table.gpu = t.at("gpu").as_string();
     table.share = t.find("share") ? share_from_json(t.at("share")) : GpuShare::whole();
@@ -83,6 +139,8 @@ void read_blocks_form(const JsonCursor& c, ModelProfile& p, LoadReport& report) 
       for (std::size_t b = 0; b < p99->size(); ++b)
         table.p99.push_back(curve_from_json((*p99)[b], batches, report));
     }
+    if (const auto d = t.find("distribution_us"))
+      table.distributions = distributions_from_json(*d, rows.size(), batches);
     for (const auto& other : p.block_tables)
       if (other.gpu == table.gpu && other.share == table.share)
         t.fail("a second table for " + table.gpu + " at share " + table.share.to_string());
@@ -277,6 +335,7 @@ nlohmann::json to_json(const ModelProfile& p) {
             p99.push_back(curve_latency_json(b));
           tj["p99_us"] = std::move(p99);
         }
+        if (!t.distributions.empty()) tj["distribution_us"] = distributions_json(t.distributions);
         tables.push_back(std::move(tj));
       }
       j["tables"] = std::move(tables);

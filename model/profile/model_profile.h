@@ -18,6 +18,7 @@
 #include "model/core/time.h"
 #include "model/profile/batch_curve.h"
 #include "model/profile/gpu_share.h"
+#include "model/profile/latency_distribution.h"
 
 namespace servescope {
 
@@ -46,6 +47,9 @@ struct BlockTable {
   // the same batch sizes, while `blocks` holds the median. Empty when not measured; planners
   // read the median only.
   std::vector<BatchCurve> p99;
+  // The whole measured distribution of each entry, [block][batch index] over the same batch
+  // sizes, its median equal to `blocks`'s. Empty when not measured (a published profile).
+  std::vector<std::vector<LatencyDistribution>> distributions;
   bool operator==(const BlockTable&) const = default;
 };
 

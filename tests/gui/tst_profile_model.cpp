@@ -295,6 +295,10 @@ class TestProfileModel : public QObject {
                           QStringLiteral("--batches"), QStringLiteral("1,2,4"), QStringLiteral("--shares"),
                           QStringLiteral("1,2"), QStringLiteral("--repeat"), QStringLiteral("7")}));
     QVERIFY(argv.contains(QStringLiteral("-o")) && argv.contains(QStringLiteral("--scenario-out")));
+    // No count: the profiler times each entry until its median is known.
+    request.repeat = 0;
+    QVERIFY(!servescope::ui::profile_arguments(request, QStringLiteral("p.json"), QStringLiteral("s.json"))
+                 .contains(QStringLiteral("--repeat")));
   }
 
   void failureKeepsTheProfilersLastLines() {

@@ -27,7 +27,7 @@ Scenario full_scenario() {
   blocks.default_slo = Duration::from_us(33278.6);
   blocks.block_count = 2;
   blocks.boundary_bytes = {4096};
-  BlockTable t{"V100", GpuShare::mps(2), {}, {}};
+  BlockTable t{"V100", GpuShare::mps(2), {}, {}, {}};
   t.blocks.emplace_back(
       std::vector<int>{1, 2, 4},
       std::vector<Duration>{Duration::microseconds(10), Duration::from_us(12.5), Duration::microseconds(20)});

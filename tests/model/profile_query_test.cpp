@@ -15,7 +15,7 @@ ModelProfile three_blocks() {
   p.block_count = 3;
   p.boundary_bytes = {1'048'576, 4'194'304};
   for (int v : {1, 2}) {
-    BlockTable t{"V100", GpuShare::mps(v), {}, {}};
+    BlockTable t{"V100", GpuShare::mps(v), {}, {}, {}};
     for (int b = 0; b < 3; ++b) {
       std::vector<Duration> l;
       for (int n = 1; n <= 4; ++n)

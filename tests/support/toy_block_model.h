@@ -24,7 +24,7 @@ inline ModelProfile toy_model(const std::string& name, const std::vector<ToyGpu>
   p.boundary_bytes.assign(static_cast<std::size_t>(p.block_count - 1), cut_bytes);
   for (const auto& g : gpus)
     for (const int v : g.divisors) {
-      BlockTable t{g.gpu, GpuShare::mps(v), {}, {}};
+      BlockTable t{g.gpu, GpuShare::mps(v), {}, {}, {}};
       for (const double l : g.per_block_us) {
         std::vector<int> batches;
         std::vector<Duration> lat;

@@ -1,6 +1,7 @@
 // The profiler (README "Real models") measures every block at every batch and share, writes the
 // median and the 99th percentile and the cut bytes, and its profile plans: `servescope-cli profile
 // --scenario-out` then `plan --system ppipe` end to end. Nothing here asserts a time.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -21,8 +22,7 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
   ProfileRequest request;
   request.batches = {2, 1};
   request.shares = {1};
-  request.repeat = 3;
-  request.warmup = 1;
+  request.repeat = RepeatPolicy::fixed(3, 1);
   std::size_t calls = 0, last_done = 0;
   const auto m = profile_model(model, request, [&](const ProfileProgress& p) {
     ++calls;
@@ -42,14 +42,28 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
   EXPECT_EQ(t.gpu, m.device.id);
   ASSERT_EQ(t.blocks.size(), 3u);
   ASSERT_EQ(t.p99.size(), 3u);
+  ASSERT_EQ(t.distributions.size(), 3u);
   for (std::size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(t.blocks[k].batches(), (std::vector<int>{1, 2}));
-    for (std::size_t b = 0; b < 2; ++b)
+    ASSERT_EQ(t.distributions[k].size(), 2u);
+    for (std::size_t b = 0; b < 2; ++b) {
       // Percentiles of one sample: the 99th is never below the median, however loaded the
       // machine (the times themselves are never compared with anything).
       EXPECT_GE(t.p99[k].latency()[b], t.blocks[k].latency()[b]);
+      // The distribution is the table's: its median and 99th percentile are the rows'.
+      const auto& d = t.distributions[k][b];
+      EXPECT_EQ(d.runs, 3);
+      EXPECT_EQ(d.median(), t.blocks[k].latency()[b]);
+      EXPECT_EQ(d.quantile(0.99), t.p99[k].latency()[b]);
+      EXPECT_TRUE(std::ranges::is_sorted(d.quantiles));
+    }
+    // Fitted monotone over batch sizes, level by level.
+    for (std::size_t level = 0; level < kDistributionLevels.size(); ++level)
+      EXPECT_LE(t.distributions[k][0].quantiles[level], t.distributions[k][1].quantiles[level]);
   }
+  EXPECT_EQ(m.entries, 2u * (3 + 1));
   ASSERT_EQ(m.checks.size(), 2u);
+  EXPECT_EQ(m.checks.front().whole_runs, 3);
   ASSERT_TRUE(p.default_slo.has_value());
   // Written and read back as a profiles document, unchanged.
   test::TempDir tmp;
@@ -60,8 +74,15 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
   save_profiles(file, set);
   EXPECT_EQ(load_profiles(file.string()).models.front(), p);
 
-  EXPECT_THROW((void)profile_model(model, ProfileRequest{{}, {1}, 3, 1, 5}), QueryError);
-  EXPECT_THROW((void)profile_model(model, ProfileRequest{{1}, {1000}, 3, 1, 5}), QueryError);
+  ProfileRequest bad = request;
+  bad.batches = {};
+  EXPECT_THROW((void)profile_model(model, bad), QueryError);
+  bad = request;
+  bad.shares = {1000};
+  EXPECT_THROW((void)profile_model(model, bad), QueryError);
+  bad = request;
+  bad.repeat.max_runs = 0;
+  EXPECT_THROW((void)profile_model(model, bad), QueryError);
   std::atomic<bool> stop{true};
   EXPECT_THROW((void)profile_model(model, request, {}, &stop), Cancelled);
 }
