@@ -33,6 +33,11 @@ void SimulationArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--plan", plan_file,
                   "Pooled-pipeline or gpu-let plan (servescope-cli plan) for the data planes that run one; the "
                   "system defaults to the first of them (reservation, glet)");
+  cmd->add_option("--runtime", runtime,
+                  "sample: each batch's time drawn (seeded by --seed) from its measured distribution, where the "
+                  "profile keeps one (servescope-cli profile); exact: every batch at its profile's median")
+      ->check(CLI::IsMember({"sample", "exact"}))
+      ->capture_default_str();
   cmd->add_option("--runtime-jitter", runtime_jitter,
                   "Each batch runs its profiled time x U[1-j, 1+j] (seeded by --seed); 0: exact profiles")
       ->check(CLI::Range(0.0, 0.95))
@@ -69,6 +74,7 @@ engine::SimulationSpec SimulationArgs::to_spec() {
     }
   }
   spec.runtime_jitter = runtime_jitter;
+  spec.exact_runtime = runtime == "exact";
   if (controller_cores > 0)
     spec.controller = engine::ControllerCost{controller_cores, Duration::from_us(controller_us)};
   else if (controller_us > 0)

@@ -26,6 +26,15 @@ BatchLatency::BatchLatency(const ModelProfile& profile, std::string_view gpu, Gp
   table_.reserve(static_cast<std::size_t>(max_batch_));
   for (int b = 1; b <= max_batch_; ++b)
     table_.push_back(profile.latency({gpu, share, b, blocks}).count_ns());
+  // A published profile keeps no distributions, and its batches run at the table's time.
+  if (!profile.latency_levels({gpu, share, 1, blocks})) return;
+  spread_.reserve(table_.size() * kDistributionLevels.size());
+  for (int b = 1; b <= max_batch_; ++b) {
+    const auto levels = *profile.latency_levels({gpu, share, b, blocks});
+    const auto median = static_cast<double>(table_[static_cast<std::size_t>(b - 1)]);
+    for (const auto& q : levels)
+      spread_.push_back(median > 0 ? static_cast<float>(static_cast<double>(q.count_ns()) / median) : 1.0f);
+  }
 }
 
 BatchLatency BatchLatency::linear(Duration alpha, Duration beta, int max_batch) {

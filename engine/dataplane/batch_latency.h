@@ -5,10 +5,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <vector>
 
 #include "engine/dataplane/request.h"
+#include "model/profile/latency_distribution.h"
 #include "model/profile/model_profile.h"
 
 namespace servescope::engine {
@@ -31,11 +33,25 @@ class BatchLatency {
   // Largest b ≤ limit with at(b) ≤ budget; 0 when even b = 1 does not fit.
   int largest_within(Duration budget, int limit) const;
 
+  // A batch of b as a real device runs it (issue 46): at(b) scaled by the measured spread at the
+  // quantile u in [0, 1), where the profile keeps distributions (ModelProfile::latency_levels);
+  // at(b) where it does not. The caller draws u, so that a run stays reproducible by its seed.
+  Duration sample(int b, double u) const {
+    if (spread_.empty()) return at(b);
+    const auto* ratio = &spread_[static_cast<std::size_t>(b - 1) * kDistributionLevels.size()];
+    const double factor = at_level(u, [ratio](std::size_t i) { return static_cast<double>(ratio[i]); });
+    return Duration::nanoseconds(std::llround(static_cast<double>(at(b).count_ns()) * factor));
+  }
+  bool has_spread() const { return !spread_.empty(); }
+
  private:
   bool linear_ = true;
   std::int64_t alpha_ns_ = 0, beta_ns_ = 0;
   std::vector<std::int64_t> table_;  // [b-1], non-decreasing
   int max_batch_ = 0;
+  // [(b−1)·levels + level]: the level's latency over the median's, for sample(); empty without
+  // measured distributions. Single precision: a ratio needs no more, and it stays small.
+  std::vector<float> spread_;
 };
 
 }  // namespace servescope::engine

@@ -38,4 +38,11 @@ void ExecutionTimes::reclass(std::uint32_t gpu, GpuShare share) {
   gpu_class_[gpu] = static_cast<std::uint32_t>(it - class_share_.begin());
 }
 
+bool ExecutionTimes::has_spread() const {
+  for (const auto& row : latency_)
+    for (const auto& l : row)
+      if (l.has_spread()) return true;
+  return false;
+}
+
 }  // namespace servescope::engine

@@ -28,6 +28,12 @@ class ExecutionTimes {
   Duration of(std::uint32_t model, std::uint32_t kernel, std::uint32_t gpu, int batch) const {
     return latency_[first_row_[model] + kernel][gpu_class_[gpu]].at(batch);
   }
+  // The same batch drawn from its measured distribution at quantile u (BatchLatency::sample).
+  Duration sample(std::uint32_t model, std::uint32_t kernel, std::uint32_t gpu, int batch, double u) const {
+    return latency_[first_row_[model] + kernel][gpu_class_[gpu]].sample(batch, u);
+  }
+  // Whether any entry keeps a measured distribution: with none, sampling changes nothing.
+  bool has_spread() const;
   // Which share each class is, so a GPU can be moved to another class when it is re-split.
   void set_class_shares(std::vector<GpuShare> shares) { class_share_ = std::move(shares); }
   // Throws QueryError when no class has that share.

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -166,6 +167,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void handle_apply_plan(Peer& peer, const nlohmann::json& command);
 
   PreparedServing prepared_;
+  std::optional<std::mt19937_64> runtime_rng_;  // with sampled run times (SimulationResult::sampled_runtime)
   SchedulerOptions options_;
   std::string scenario_name_;
   DataPlaneContext context_;

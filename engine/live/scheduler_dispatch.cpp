@@ -53,8 +53,11 @@ void LiveScheduler::execute(Batch batch) {
   for (const auto& r : batch.requests)
     order.requests.push_back(r.id);
   order.start_in_ns = std::max<std::int64_t>(0, (batch.start - t).count_ns());
-  order.run_ns =
-      prepared_.times->of(batch.model, batch.kernel, batch.gpu, static_cast<int>(batch.requests.size())).count_ns();
+  const auto size = static_cast<int>(batch.requests.size());
+  order.run_ns = (runtime_rng_ ? prepared_.times->sample(batch.model, batch.kernel, batch.gpu, size,
+                                                         static_cast<double>((*runtime_rng_)() >> 11) * 0x1.0p-53)
+                               : prepared_.times->of(batch.model, batch.kernel, batch.gpu, size))
+                     .count_ns();
   worker->conn->send(FrameType::Batch, encode_order(order));
   try {
     worker->conn->flush();

@@ -36,6 +36,13 @@ struct PreparedServing {
   std::function<void(SimulationResult& result)> collect;
 };
 
+// The seed of the generator that draws batch times from measured distributions
+// (SimulationResult::sampled_runtime), from the run's: the simulator and the live scheduler seed
+// theirs alike, apart from the arrivals' and the jitter's.
+inline std::uint64_t runtime_sampling_seed(std::uint64_t seed) {
+  return seed ^ 0x5851f42d4c957f2dULL;
+}
+
 // For systems that serve the whole cluster as one part: the result's one sub-cluster, every
 // (v)GPU and model at the offered rate, "not split".
 void describe_unsplit(PreparedServing& prepared);

@@ -35,6 +35,7 @@ struct SimulationResult : RunLayout {
   Duration duration, warmup;
   std::uint64_t seed = 0;
   double runtime_jitter = 0;
+  bool sampled_runtime = false;               // batches were drawn from the profiles' measured distributions
   std::optional<ControllerStats> controller;  // with SimulationSpec::controller
   std::unique_ptr<MetricsCollector> metrics;
   std::vector<TimelineSpan> timeline;

@@ -30,6 +30,9 @@ struct SimulationSpec {
   Duration drain = Duration::seconds(10);  // after arrivals stop, to let queued work finish
   std::uint64_t seed = 1;
   double runtime_jitter = 0;  // each batch runs its profiled time × U[1 − j, 1 + j] (Simulator)
+  // Every batch at its profile's median, even where the profile keeps measured distributions,
+  // from which batches are otherwise drawn (Simulator::set_runtime_sampling; issue 46).
+  bool exact_runtime = false;
   // Charge each event the data plane handles to a controller of this many cores and this CPU
   // time per event (controller_cost.h); empty: decisions are free, as in the papers' simulators.
   std::optional<ControllerCost> controller;

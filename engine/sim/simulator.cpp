@@ -62,6 +62,11 @@ void Simulator::set_runtime_jitter(double fraction, std::uint64_t seed) {
   jitter_rng_.seed(seed);
 }
 
+void Simulator::set_runtime_sampling(std::uint64_t seed) {
+  sampling_ = times_.has_spread();
+  sample_rng_.seed(seed);
+}
+
 void Simulator::start_next(std::uint32_t gpu) {
   auto& queue = gpu_queue_[gpu];
   // A data plane that dispatches from on_batch_done has already started the GPU's next batch.
@@ -69,9 +74,12 @@ void Simulator::start_next(std::uint32_t gpu) {
   Running r{std::move(queue.front()), Time(), Time()};
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
-  auto run = times_.of(r.batch.model, r.batch.kernel, gpu, static_cast<int>(r.batch.requests.size()));
+  const auto size = static_cast<int>(r.batch.requests.size());
+  // 53 random bits to [0, 1) by hand: std::uniform_real_distribution differs between libraries.
+  auto run = sampling_ ? times_.sample(r.batch.model, r.batch.kernel, gpu, size,
+                                       static_cast<double>(sample_rng_() >> 11) * 0x1.0p-53)
+                       : times_.of(r.batch.model, r.batch.kernel, gpu, size);
   if (jitter_ > 0) {
-    // 53 random bits to [0, 1) by hand: std::uniform_real_distribution differs between libraries.
     const double u = static_cast<double>(jitter_rng_() >> 11) * 0x1.0p-53;
     run = Duration::nanoseconds(std::llround(static_cast<double>(run.count_ns()) * (1 - jitter_ + 2 * jitter_ * u)));
   }

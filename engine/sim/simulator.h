@@ -38,6 +38,11 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // its profiled time × a factor drawn uniformly from [1 − j, 1 + j], from a generator seeded with
   // `seed`, so the run stays reproducible. What reservation feedback (PPipe §4.6) corrects.
   void set_runtime_jitter(double fraction, std::uint64_t seed);
+  // Measured profiles keep each entry's distribution (issue 46): with sampling on, each batch's
+  // time is drawn from it (ExecutionTimes::sample) at a quantile from a generator seeded with
+  // `seed`, instead of the median; entries without one run at their table's time. Before jitter
+  // and slowdown, which scale what it draws.
+  void set_runtime_sampling(std::uint64_t seed);
   // Co-location slowdown (gpu-let's interference, seed 003 §3.4): called as each batch starts,
   // with the batch and its GPU; the run time is multiplied by what it returns (≥ 1). The hook may
   // look at what else is running through running().
@@ -116,6 +121,8 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   double jitter_ = 0;
   Slowdown slowdown_;
   std::mt19937_64 jitter_rng_;
+  bool sampling_ = false;
+  std::mt19937_64 sample_rng_;
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> in_flight_;
   Time now_;
   std::uint64_t seq_ = 0;

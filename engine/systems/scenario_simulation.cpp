@@ -57,6 +57,7 @@ PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& 
 
   family.build(scenario, spec, prepared);
   if (!setup.apps.empty()) prepared.plane = std::make_unique<AppFanout>(std::move(prepared.plane), setup.apps);
+  result.sampled_runtime = !spec.exact_runtime && prepared.times && prepared.times->has_spread();
   return prepared;
 }
 
@@ -140,6 +141,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     gpu_server.push_back(g.server);
   sim.set_network(NetworkLinks(setup.servers, std::move(gpu_server)));
   if (spec.runtime_jitter > 0) sim.set_runtime_jitter(spec.runtime_jitter, spec.seed ^ 0x9e3779b97f4a7c15ULL);
+  if (result.sampled_runtime) sim.set_runtime_sampling(runtime_sampling_seed(spec.seed));
   if (prepared.slowdown)
     sim.set_slowdown([&sim, &slowdown = prepared.slowdown](std::uint32_t gpu, const Batch& batch) {
       return slowdown(sim, gpu, batch);

@@ -23,15 +23,9 @@ LatencyDistribution LatencyDistribution::of(std::vector<Duration> runs) {
 }
 
 Duration LatencyDistribution::quantile(double level) const {
-  if (quantiles.empty()) return Duration();
-  if (level <= kDistributionLevels.front()) return quantiles.front();
-  for (std::size_t i = 1; i < quantiles.size() && i < kDistributionLevels.size(); ++i) {
-    if (level > kDistributionLevels[i]) continue;
-    const double t = (level - kDistributionLevels[i - 1]) / (kDistributionLevels[i] - kDistributionLevels[i - 1]);
-    const auto lo = quantiles[i - 1].count_ns(), hi = quantiles[i].count_ns();
-    return Duration::nanoseconds(lo + std::llround(t * static_cast<double>(hi - lo)));
-  }
-  return quantiles.back();
+  if (quantiles.size() != kDistributionLevels.size()) return quantiles.empty() ? Duration() : quantiles.front();
+  return Duration::nanoseconds(
+      std::llround(at_level(level, [&](std::size_t i) { return static_cast<double>(quantiles[i].count_ns()); })));
 }
 
 double median_half_width(const std::vector<Duration>& sorted) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <vector>
 
 #include "model/core/time.h"
@@ -17,6 +18,20 @@
 namespace servescope {
 
 inline constexpr std::array<double, 9> kDistributionLevels{0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99, 0.999};
+
+// The value at `level` in [0, 1] of a quantity known at kDistributionLevels (`at(i)` at the i-th):
+// linear between them, the end values held beyond the ends. What a distribution's quantile and a
+// sampled batch's slowdown (engine/dataplane/batch_latency.h) read.
+template <typename At>
+double at_level(double level, const At& at) {
+  if (level <= kDistributionLevels.front()) return at(0);
+  for (std::size_t i = 1; i < kDistributionLevels.size(); ++i)
+    if (level <= kDistributionLevels[i]) {
+      const double t = (level - kDistributionLevels[i - 1]) / (kDistributionLevels[i] - kDistributionLevels[i - 1]);
+      return at(i - 1) + t * (at(i) - at(i - 1));
+    }
+  return at(kDistributionLevels.size() - 1);
+}
 
 struct LatencyDistribution {
   std::vector<Duration> quantiles;  // at kDistributionLevels, non-decreasing

@@ -94,6 +94,33 @@ Duration ModelProfile::latency(const LatencyQuery& q) const {
   throw QueryError(describe(*this, q) + ": unknown profile form");
 }
 
+std::optional<std::vector<Duration>> ModelProfile::latency_levels(const LatencyQuery& q) const {
+  (void)latency(q);  // the same errors for a query the profile cannot answer
+  if (form != ProfileForm::Blocks) return std::nullopt;
+  const auto* t = find_config(block_tables, q.gpu, q.share);
+  if (!t || t->distributions.size() != t->blocks.size()) return std::nullopt;
+  const auto& batches = t->blocks.front().batches();
+  const auto hi = static_cast<std::size_t>(std::ranges::lower_bound(batches, q.batch) - batches.begin());
+  const auto lo = batches[hi] == q.batch ? hi : hi - 1;
+  const double weight =
+      hi == lo ? 0.0 : static_cast<double>(q.batch - batches[lo]) / static_cast<double>(batches[hi] - batches[lo]);
+  const BlockRange range = q.blocks.value_or(BlockRange{0, blocks()});
+  std::vector<double> sum(kDistributionLevels.size(), 0.0);
+  for (int k = range.begin; k < range.end; ++k) {
+    const auto& row = t->distributions[static_cast<std::size_t>(k)];
+    if (row.size() != batches.size()) return std::nullopt;
+    for (std::size_t level = 0; level < sum.size(); ++level) {
+      const auto a = static_cast<double>(row[lo].quantiles.at(level).count_ns());
+      const auto b = static_cast<double>(row[hi].quantiles.at(level).count_ns());
+      sum[level] += a + weight * (b - a);
+    }
+  }
+  std::vector<Duration> out;
+  for (const double v : sum)
+    out.push_back(Duration::nanoseconds(std::llround(v)));
+  return out;
+}
+
 std::vector<std::pair<std::string, GpuShare>> ModelProfile::configurations() const {
   std::vector<std::pair<std::string, GpuShare>> out;
   add_configs(block_tables, out);

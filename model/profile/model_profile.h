@@ -94,6 +94,11 @@ struct ModelProfile {
   std::string origin;
 
   Duration latency(const LatencyQuery& q) const;
+  // The query's latency at every level of kDistributionLevels, where the profile keeps measured
+  // distributions for it (a blocks table with them): each block's quantile at the batch
+  // (linear between measured batch sizes), summed over the blocks at the same level, as if one
+  // batch's blocks were slow or fast together. nullopt where there are none; throws as latency().
+  std::optional<std::vector<Duration>> latency_levels(const LatencyQuery& q) const;
   // The (GPU type, share) pairs this profile can answer for.
   std::vector<std::pair<std::string, GpuShare>> configurations() const;
   // Smallest and largest batch answerable on (gpu, share); 0 when the pair is not profiled.

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "model/io/document.h"
+#include "model/scenario/scenario.h"
 #include "tests/cli/cli_test_support.h"
 #include "tests/support/test_support.h"
 
@@ -323,4 +325,75 @@ TEST(Cli, GoodputFindsTheSloBoundOfOneModel) {
   EXPECT_EQ(g["kind"], "goodput-search");
   EXPECT_GE(g["max_rate_at_99_attainment_rps"].get<double>(), goodput * 0.98);
   EXPECT_GT(g["probes"].size(), 3u);
+}
+
+// A measured profile keeps each entry's distribution (issue 46): `simulate` draws every batch's
+// time from it, seeded, unless told `--runtime exact`, and says which it did. The distribution is
+// skewed to the right, as measured batch times are, so drawn batches take longer on the whole.
+TEST(Cli, SimulateDrawsBatchTimesFromMeasuredDistributions) {
+  using namespace servescope;
+  Scenario s;
+  s.name = "measured";
+  GpuSpec device;
+  device.id = "testdev";
+  device.name = "a measured device";
+  device.architecture = "cpu";
+  s.custom_gpus.push_back(device);
+  s.cluster.name = "one";
+  Node node;
+  node.name = "dev0";
+  node.gpu = "testdev";
+  s.cluster.nodes.push_back(node);
+  ModelProfile p;
+  p.name = "m";
+  p.form = ProfileForm::Blocks;
+  p.block_count = 1;
+  p.default_slo = Duration::milliseconds(20);
+  BlockTable t;
+  t.gpu = "testdev";
+  std::vector<LatencyDistribution> row;
+  std::vector<Duration> medians;
+  for (int b = 1; b <= 8; ++b) {
+    LatencyDistribution d;
+    d.runs = 50;
+    for (const int us : {900, 920, 950, 1000, 1100, 1300, 1500, 3000, 5000})
+      d.quantiles.push_back(Duration::microseconds(us + 200 * (b - 1)));
+    medians.push_back(d.median());
+    row.push_back(d);
+  }
+  t.blocks.emplace_back(batch_range(8), medians);
+  t.distributions.push_back(row);
+  p.block_tables.push_back(t);
+  s.profiles.name = "m";
+  s.profiles.models.push_back(p);
+  Workload w;
+  w.name = "m";
+  w.rate_rps = 300;
+  w.targets.push_back(WorkloadTarget{TargetKind::Model, "m", 1.0, std::nullopt});
+  s.workloads.push_back(w);
+  TempDir dir;
+  const auto scenario = (dir.path() / "measured.json").string();
+  save_scenario(scenario, s);
+  const auto run = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"--json", "simulate", "-s",       scenario, "--system", "symphony",
+                                  "-d",     "10",       "--warmup", "1",      "--seed",   "3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = cli(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto exact = run({"--runtime", "exact"});
+  const auto sampled = run({});
+  EXPECT_EQ(exact["config"]["runtime"], "exact");
+  EXPECT_EQ(sampled["config"]["runtime"], "sampled");
+  EXPECT_EQ(run({})["summary"], sampled["summary"]) << "the same seed draws the same times";
+  EXPECT_GT(sampled["summary"]["latency_ms"]["mean"].get<double>(),
+            exact["summary"]["latency_ms"]["mean"].get<double>());
+  EXPECT_GT(sampled["summary"]["latency_ms"]["max"].get<double>(), exact["summary"]["latency_ms"]["max"].get<double>());
+  // A published profile keeps no distributions: its batches run at the table's time either way.
+  const auto demo = cli({"--json", "simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--system",
+                         "symphony", "--rate", "3000", "-d", "1", "--warmup", "0"});
+  ASSERT_EQ(demo.status, 0) << demo.err;
+  EXPECT_EQ(nlohmann::json::parse(demo.out)["config"]["runtime"], "exact");
+  EXPECT_EQ(cli({"simulate", "-s", scenario, "--runtime", "median"}).status, 2);
 }

@@ -133,6 +133,33 @@ ProfileSet parse_profiles(const std::string& text, const std::string& location) 
   return std::get<ProfileSet>(parse_document(text, location).content);
 }
 
+TEST(LatencyDistribution, AProfileAnswersEveryLevelSummedOverBlocksAndBetweenBatches) {
+  auto p = measured_profile();
+  // Block k at batch b was measured 100·b·(k+1) .. +39 µs: each level is the sum of the blocks'.
+  const auto both = p.latency_levels({"cpu-test-2t", GpuShare::whole(), 1, std::nullopt});
+  ASSERT_TRUE(both.has_value());
+  const auto& t = p.block_tables.front();
+  for (std::size_t level = 0; level < kDistributionLevels.size(); ++level)
+    EXPECT_EQ((*both)[level], t.distributions[0][0].quantiles[level] + t.distributions[1][0].quantiles[level]);
+  const auto second = p.latency_levels({"cpu-test-2t", GpuShare::whole(), 2, BlockRange{1, 2}});
+  EXPECT_EQ(second->at(3), t.distributions[1][1].median());
+  // Measured at batches 1 and 3: batch 2 lies halfway, level by level.
+  auto& table = p.block_tables.front();
+  for (auto& curve : table.blocks)
+    curve = BatchCurve({1, 3}, curve.latency());
+  for (auto& curve : table.p99)
+    curve = BatchCurve({1, 3}, curve.latency());
+  const auto mid = p.latency_levels({"cpu-test-2t", GpuShare::whole(), 2, BlockRange{0, 1}});
+  const auto& row = table.distributions[0];
+  for (std::size_t level = 0; level < kDistributionLevels.size(); ++level)
+    EXPECT_EQ((*mid)[level],
+              Duration::nanoseconds((row[0].quantiles[level].count_ns() + row[1].quantiles[level].count_ns()) / 2));
+  // Without distributions there is nothing to draw from; a query it cannot answer throws.
+  table.distributions.clear();
+  EXPECT_FALSE(p.latency_levels({"cpu-test-2t", GpuShare::whole(), 1, std::nullopt}).has_value());
+  EXPECT_THROW((void)p.latency_levels({"V100", GpuShare::whole(), 1, std::nullopt}), QueryError);
+}
+
 TEST(LatencyDistribution, ARoundTripThroughTheFileKeepsEveryQuantileAndRun) {
   const auto p = measured_profile();
   const auto text = profiles_text(p);
