@@ -401,7 +401,8 @@ def main():
             "Real compute: each live batch's time on its slot against the profile's median for its "
             "model, batch size, share and blocks: the median of that ratio over a run's batches, and "
             "the run's total time on the slots against the total the profile predicts (mean ± CI "
-            "over the runs). The simulator runs every batch at the profile's median.",
+            "over the runs). The simulator draws every batch from the profile's measured distribution "
+            "(`--runtime sample`; the median where a profile keeps none).",
             "",
             "| case | runs | live / profiled, median batch | live / profiled, total slot time |",
             "|---|---|---|---|",
