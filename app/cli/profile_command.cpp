@@ -69,7 +69,8 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
   // For rehearsing without a GPU: a program that stands in for this one in those processes.
   cmd->add_option("--share-program", args->share_program)->group("");
   cmd->add_option("--repeat", args->repeat,
-                  "Timed runs per block, batch and share, fixed (default: until the median is known to --precision)")
+                  "Timed runs per block, batch and share, fixed (default: until the median is known to --precision; "
+                  "20 with --arch)")
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--precision", args->precision,
                   "Time each entry until its median's 95 % interval is within this fraction of it")
@@ -110,7 +111,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
         args->cuda.scenario_out = args->scenario_out;
         args->cuda.nodes = args->nodes;
         args->cuda.rate_rps = args->rate_rps;
-        args->cuda.repeats = args->repeat;
+        if (args->repeat > 0) args->cuda.repeats = args->repeat;  // else the kernel profiler's own count
         args->cuda.slo_multiplier = args->slo_multiplier;
         args->cuda.out = args->out;
         return run_cuda_profile(global, args->cuda);
@@ -185,11 +186,15 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
               << std::showpos << std::setprecision(1) << 100 * c.error() << std::noshowpos << " %)\n"
               << std::defaultfloat;
         out << "timed " << measured.entries << " entries";
-        if (measured.unstable > 0)
+        if (measured.unstable > 0) {
           out << "; " << measured.unstable << " stopped with the median's 95 % interval wider than ±" << std::fixed
-              << std::setprecision(1) << 100 * request.repeat.precision << " % (widest ±"
-              << 100 * measured.widest_spread << " %): a busy machine, or --max-repeat or --budget-s reached"
-              << std::defaultfloat;
+              << std::setprecision(1) << 100 * request.repeat.precision << " % (";
+          if (std::isinf(measured.widest_spread))
+            out << "fewer than 8 runs cannot bound it";
+          else
+            out << "widest ±" << 100 * measured.widest_spread << " %";
+          out << "): a busy machine, or the runs allowed (--repeat, --max-repeat, --budget-s)" << std::defaultfloat;
+        }
         out << "\n";
         if (measured.profile.default_slo && !measured.checks.empty()) {
           const auto& base = measured.checks.front();
