@@ -120,6 +120,7 @@ void print_cost_plan(std::ostream& out, const engine::CostPlan& plan) {
 struct PlanArgs {
   std::string scenario, system = "ppipe", out;
   std::vector<std::string> workloads;
+  double latency_quantile = kDefaultLatencyQuantile;
   // Each planner family's options (PPipe's MILP, gpu-let's splits, the cost planners' prices),
   // made from the registry's schemas; only the chosen planner's family's are accepted.
   FamilyFlags<engine::ScenarioPlanRequest> family_flags;
@@ -148,6 +149,11 @@ void add_target_options(CLI::App* cmd, PlanArgs& args) {
 // Which workloads, and where the plan goes.
 void add_output_options(CLI::App* cmd, PlanArgs& args) {
   cmd->add_option("-w,--workload", args.workloads, "Workload whose models to plan (repeatable; default: all)");
+  cmd->add_option("--latency-quantile", args.latency_quantile,
+                  "Plan against this quantile of each batch's measured latency, where a profile keeps distributions "
+                  "(servescope-cli profile); 0.5: the medians")
+      ->check(CLI::Range(0.05, 0.999))
+      ->capture_default_str();
   cmd->add_option("-o,--out", args.out, "Write the plan as JSON (atomically; - is standard output)");
 }
 
@@ -157,6 +163,7 @@ int run_plan(const GlobalOptions& global, const PlanArgs& args) {
   engine::ScenarioPlanRequest request;
   request.system = args.system;
   request.workloads = args.workloads;
+  request.latency_quantile = args.latency_quantile;
   args.family_flags.apply(request, engine::planning_family(args.system), args.system);
   auto doc = load_document(args.scenario);
   const auto project = project_from_document(std::move(doc), args.scenario);
@@ -173,6 +180,9 @@ int run_plan(const GlobalOptions& global, const PlanArgs& args) {
   const auto result = engine::plan_scenario(project.scenario, request);
   if (!args.out.empty()) save_json_file(args.out, result.plan);
   if (global.json) print_json(result.plan);
+  if (!global.json && result.latency_quantile)
+    report_stream() << "planned at each measured batch's " << quantile_name(*result.latency_quantile)
+                    << " latency (--latency-quantile)\n";
   return std::visit(
       [&](const auto& planned) {
         using Planned = std::decay_t<decltype(planned)>;

@@ -38,6 +38,11 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "profile keeps one (servescope-cli profile); exact: every batch at its profile's median")
       ->check(CLI::IsMember({"sample", "exact"}))
       ->capture_default_str();
+  cmd->add_option("--latency-quantile", latency_quantile,
+                  "Plan and reserve against this quantile of each batch's measured latency, where a profile keeps "
+                  "distributions; 0.5: the medians")
+      ->check(CLI::Range(0.05, 0.999))
+      ->capture_default_str();
   cmd->add_option("--runtime-jitter", runtime_jitter,
                   "Each batch runs its profiled time x U[1-j, 1+j] (seeded by --seed); 0: exact profiles")
       ->check(CLI::Range(0.0, 0.95))
@@ -75,6 +80,7 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   }
   spec.runtime_jitter = runtime_jitter;
   spec.exact_runtime = runtime == "exact";
+  spec.latency_quantile = latency_quantile;
   if (controller_cores > 0)
     spec.controller = engine::ControllerCost{controller_cores, Duration::from_us(controller_us)};
   else if (controller_us > 0)

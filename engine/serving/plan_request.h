@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "engine/glet/glet_baselines.h"
 #include "engine/ppipe/ppipe_planner.h"
 #include "engine/serving/serving_system.h"
+#include "model/scenario/latency_quantile.h"
 
 namespace servescope::engine {
 
@@ -40,6 +42,9 @@ struct ScenarioPlanRequest {
   int glet_gpu_limit = 0;      // most GPUs to scale to; 0: every GPU of the split type
   bool glet_headroom = false;  // plan for the prototype's headroom over each rate (rate_headroom.h)
   CostScenarioRequest cost;    // its system is taken from `system`
+  // Plan against this quantile of each batch's measured latency where a profile keeps
+  // distributions (model/scenario/latency_quantile.h); 0.5 plans on the medians.
+  double latency_quantile = kDefaultLatencyQuantile;
   // Called before the planner runs, which can take long (a command line shows it as progress).
   std::function<void(const PlanningStart&)> on_start;
 };
@@ -60,6 +65,8 @@ struct ScenarioPlanResult {
   // The plan as its planner made it, for reports that show more than the JSON holds (a cost
   // plan's problem, the checks' report).
   std::variant<PipelinePlan, GletPlan, CostScenarioOutcome> planned;
+  // The quantile of measured latencies it was planned at; none where no profile keeps them.
+  std::optional<double> latency_quantile = std::nullopt;
 };
 
 }  // namespace servescope::engine

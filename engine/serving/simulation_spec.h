@@ -16,6 +16,7 @@
 #include "engine/dataplane/controller_cost.h"
 #include "engine/serving/family_options.h"
 #include "model/core/time.h"
+#include "model/scenario/latency_quantile.h"
 
 namespace servescope::engine {
 
@@ -33,6 +34,9 @@ struct SimulationSpec {
   // Every batch at its profile's median, even where the profile keeps measured distributions,
   // from which batches are otherwise drawn (Simulator::set_runtime_sampling; issue 46).
   bool exact_runtime = false;
+  // Plan and reserve against this quantile of each batch's measured latency, where a profile
+  // keeps distributions (model/scenario/latency_quantile.h); 0.5 plans on the medians.
+  double latency_quantile = kDefaultLatencyQuantile;
   // Charge each event the data plane handles to a controller of this many cores and this CPU
   // time per event (controller_cost.h); empty: decisions are free, as in the papers' simulators.
   std::optional<ControllerCost> controller;

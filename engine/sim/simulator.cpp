@@ -76,9 +76,10 @@ void Simulator::start_next(std::uint32_t gpu) {
   r.start = std::max(now_, r.batch.start);
   const auto size = static_cast<int>(r.batch.requests.size());
   // 53 random bits to [0, 1) by hand: std::uniform_real_distribution differs between libraries.
-  auto run = sampling_ ? times_.sample(r.batch.model, r.batch.kernel, gpu, size,
-                                       static_cast<double>(sample_rng_() >> 11) * 0x1.0p-53)
-                       : times_.of(r.batch.model, r.batch.kernel, gpu, size);
+  // Without sampling, the median: the table may hold a higher quantile to plan with
+  // (model/scenario/latency_quantile.h), and a profile without distributions answers its table.
+  auto run = times_.sample(r.batch.model, r.batch.kernel, gpu, size,
+                           sampling_ ? static_cast<double>(sample_rng_() >> 11) * 0x1.0p-53 : 0.5);
   if (jitter_ > 0) {
     const double u = static_cast<double>(jitter_rng_() >> 11) * 0x1.0p-53;
     run = Duration::nanoseconds(std::llround(static_cast<double>(run.count_ns()) * (1 - jitter_ + 2 * jitter_ * u)));

@@ -2,12 +2,23 @@
 
 #include <vector>
 
+#include "model/core/error.h"
 #include "model/io/json_cursor.h"
 
 namespace servescope::engine {
 
 ScenarioPlanResult plan_scenario(const Scenario& scenario, const ScenarioPlanRequest& request) {
-  return planning_family(request.system).plan(scenario, request);
+  if (!(request.latency_quantile > 0 && request.latency_quantile < 1))
+    throw QueryError("the latency quantile to plan at must be in (0, 1) (got " +
+                     std::to_string(request.latency_quantile) + ")");
+  const auto at_quantile = planned_at_quantile(scenario, request.latency_quantile);
+  auto result = planning_family(request.system).plan(at_quantile ? *at_quantile : scenario, request);
+  if (at_quantile) {
+    result.latency_quantile = request.latency_quantile;
+    const auto planned_at = "planned at each measured batch's " + quantile_name(request.latency_quantile) + " latency";
+    result.summary.note = result.summary.note.empty() ? planned_at : result.summary.note + "; " + planned_at;
+  }
+  return result;
 }
 
 PlanSummary summarize_plan(const nlohmann::json& plan, const std::string& file) {

@@ -14,7 +14,12 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   return prepare_simulation(scenario, spec, data_plane_traits(spec.system));
 }
 
-PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& spec) {
+PreparedServing prepare_serving(const Scenario& as_given, const SimulationSpec& spec) {
+  if (!(spec.latency_quantile > 0 && spec.latency_quantile < 1))
+    throw QueryError("the latency quantile to plan at must be in (0, 1) (got " + std::to_string(spec.latency_quantile) +
+                     ")");
+  const auto at_quantile = planned_at_quantile(as_given, spec.latency_quantile);
+  const Scenario& scenario = at_quantile ? *at_quantile : as_given;
   const auto& traits = data_plane_traits(spec.system);
   const auto& family = data_plane_family(spec.system);
   PreparedServing prepared;
@@ -58,6 +63,7 @@ PreparedServing prepare_serving(const Scenario& scenario, const SimulationSpec& 
   family.build(scenario, spec, prepared);
   if (!setup.apps.empty()) prepared.plane = std::make_unique<AppFanout>(std::move(prepared.plane), setup.apps);
   result.sampled_runtime = !spec.exact_runtime && prepared.times && prepared.times->has_spread();
+  result.latency_quantile = at_quantile ? spec.latency_quantile : 0;
   return prepared;
 }
 

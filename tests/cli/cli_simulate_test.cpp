@@ -390,10 +390,20 @@ TEST(Cli, SimulateDrawsBatchTimesFromMeasuredDistributions) {
   EXPECT_GT(sampled["summary"]["latency_ms"]["mean"].get<double>(),
             exact["summary"]["latency_ms"]["mean"].get<double>());
   EXPECT_GT(sampled["summary"]["latency_ms"]["max"].get<double>(), exact["summary"]["latency_ms"]["max"].get<double>());
+  // Planned and reserved at each batch's p99 by default: slack for the slow batches, so more of
+  // the drawn ones end on time than when planned at the medians.
+  EXPECT_DOUBLE_EQ(sampled["config"]["latency_quantile"].get<double>(), 0.99);
+  const auto at_median = run({"--latency-quantile", "0.5"});
+  EXPECT_DOUBLE_EQ(at_median["config"]["latency_quantile"].get<double>(), 0.5);
+  EXPECT_GT(sampled["summary"]["slo_attainment"].get<double>(), at_median["summary"]["slo_attainment"].get<double>());
+  const auto planned = cli({"plan", "-s", scenario, "--system", "ppipe"});
+  EXPECT_NE(planned.out.find("planned at each measured batch's p99 latency"), std::string::npos)
+      << planned.out << planned.err;
   // A published profile keeps no distributions: its batches run at the table's time either way.
   const auto demo = cli({"--json", "simulate", "-s", "builtin:projects/demo.json", "-w", "mixed-37", "--system",
                          "symphony", "--rate", "3000", "-d", "1", "--warmup", "0"});
   ASSERT_EQ(demo.status, 0) << demo.err;
   EXPECT_EQ(nlohmann::json::parse(demo.out)["config"]["runtime"], "exact");
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(demo.out)["config"]["latency_quantile"].get<double>(), 0.0);
   EXPECT_EQ(cli({"simulate", "-s", scenario, "--runtime", "median"}).status, 2);
 }

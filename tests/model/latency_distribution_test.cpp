@@ -13,6 +13,7 @@
 #include "model/io/model_json.h"
 #include "model/profile/isotonic_fit.h"
 #include "model/profile/stable_timing.h"
+#include "model/scenario/latency_quantile.h"
 
 namespace servescope {
 namespace {
@@ -158,6 +159,34 @@ TEST(LatencyDistribution, AProfileAnswersEveryLevelSummedOverBlocksAndBetweenBat
   table.distributions.clear();
   EXPECT_FALSE(p.latency_levels({"cpu-test-2t", GpuShare::whole(), 1, std::nullopt}).has_value());
   EXPECT_THROW((void)p.latency_levels({"V100", GpuShare::whole(), 1, std::nullopt}), QueryError);
+}
+
+TEST(LatencyDistribution, PlanningAtAQuantileReplacesTheTablesAndKeepsTheDistributions) {
+  EXPECT_EQ(quantile_name(0.99), "p99");
+  EXPECT_EQ(quantile_name(0.999), "p99.9");
+  EXPECT_EQ(quantile_name(0.5), "median");
+  auto p = measured_profile();
+  const auto kept = p.block_tables.front().distributions;
+  ASSERT_TRUE(plan_at_quantile(p, 0.99));
+  const auto& t = p.block_tables.front();
+  EXPECT_EQ(t.distributions, kept);
+  for (std::size_t k = 0; k < 2; ++k)
+    for (std::size_t b = 0; b < 2; ++b)
+      EXPECT_EQ(t.blocks[k].latency()[b], kept[k][b].quantile(0.99));
+  EXPECT_EQ(p.latency({"cpu-test-2t", GpuShare::whole(), 1, std::nullopt}),
+            kept[0][0].quantile(0.99) + kept[1][0].quantile(0.99));
+  // A scenario without distributions is planned as it is, not copied.
+  Scenario s;
+  ModelProfile published = measured_profile();
+  published.block_tables.front().distributions.clear();
+  s.profiles.models.push_back(published);
+  EXPECT_FALSE(planned_at_quantile(s, 0.99).has_value());
+  s.profiles.models.push_back(measured_profile());
+  s.profiles.models.back().name = "n";
+  const auto planned = planned_at_quantile(s, 0.99);
+  ASSERT_TRUE(planned.has_value());
+  EXPECT_EQ(planned->profiles.models.front(), published);
+  EXPECT_NE(planned->profiles.models.back(), s.profiles.models.back());
 }
 
 TEST(LatencyDistribution, ARoundTripThroughTheFileKeepsEveryQuantileAndRun) {
