@@ -5,30 +5,16 @@
 
 #include "engine/dataplane/batch_latency.h"
 #include "model/profile/latency_distribution.h"
+#include "tests/support/measured_profile.h"
 
 namespace servescope::engine {
 namespace {
 
+// Batch b takes b × the skewed batch-1 times (90 µs … 500 µs at b = 1).
 ModelProfile skewed_profile(bool with_distributions) {
-  ModelProfile p;
-  p.name = "m";
-  p.form = ProfileForm::Blocks;
-  p.block_count = 1;
-  BlockTable t;
-  t.gpu = "dev";
-  std::vector<LatencyDistribution> row;
-  std::vector<Duration> medians;
-  for (int b = 1; b <= 2; ++b) {
-    LatencyDistribution d;
-    d.runs = 100;
-    for (const int us : {90, 92, 95, 100, 110, 130, 150, 300, 500})
-      d.quantiles.push_back(Duration::microseconds(us * b));
-    medians.push_back(d.median());
-    row.push_back(d);
-  }
-  t.blocks.emplace_back(std::vector<int>{1, 2}, medians);
-  if (with_distributions) t.distributions.push_back(row);
-  p.block_tables.push_back(t);
+  auto p = test::measured_one_block_profile("dev", 2,
+                                            [](int b, std::size_t level) { return test::kSkewedUs[level] / 10 * b; });
+  if (!with_distributions) p.block_tables.front().distributions.clear();
   return p;
 }
 
