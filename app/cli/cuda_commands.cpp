@@ -110,7 +110,13 @@ int run_cuda_profile(const GlobalOptions& global, const CudaProfileArgs& args) {
 }
 
 ExecutorSetup make_cuda_worker(const CudaWorkerArgs& args, const std::function<void(const std::string&)>& log) {
-  const auto inventory = require_gpu(args.gpu, !args.no_mps);
+  const auto inventory = [&] {
+    try {
+      return require_gpu(args.gpu, !args.no_mps);
+    } catch (const engine::gpu::MpsUnavailable& e) {
+      throw engine::gpu::MpsUnavailable(std::string(e.what()) + "; pass --no-mps to run without it");
+    }
+  }();
   const auto& device = inventory.devices.at(static_cast<std::size_t>(args.gpu));
   if (log) {
     log("GPU " + std::to_string(args.gpu) + ": " + device.name + "; MPS " +

@@ -150,11 +150,11 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
         request.shares = parse_int_list(args->shares, "--shares", kMaxBatchSize);
         if (args->repeat > 0) {
           request.repeat = RepeatPolicy::fixed(args->repeat, args->warmup);
+          request.repeat.precision = args->precision;  // what the report holds the medians to
         } else {
           if (args->max_repeat < args->min_repeat) throw QueryError("--max-repeat is below --min-repeat");
           request.repeat = {args->warmup, args->min_repeat, args->max_repeat, args->precision};
         }
-        request.repeat.precision = args->precision;
         request.budget = Duration::from_s(args->budget_s);
         request.slo_multiplier = args->slo_multiplier;
         const torchexec::TorchModel model(read_exported_model(args->folder), args->device == "cuda"

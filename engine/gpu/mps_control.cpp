@@ -39,26 +39,27 @@ std::string find_program(const std::string& name) {
 MpsStatus ensure_mps(bool start, const GpuInventory& gpus, std::chrono::milliseconds wait) {
   for (const auto& d : gpus.devices)
     if (d.compute_mode == "prohibited")
-      throw Error("GPU " + std::to_string(d.index) + " (" + d.name +
-                  ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
+      throw MpsUnavailable(
+          "GPU " + std::to_string(d.index) + " (" + d.name +
+          ") is in the prohibited compute mode: no process may use it (nvidia-smi -c DEFAULT as root)");
   auto status = mps_status();
   if (status.running || !start) return status;
   const auto program = find_program("nvidia-cuda-mps-control");
   if (program.empty())
-    throw Error(
+    throw MpsUnavailable(
         "the MPS control daemon is not running and nvidia-cuda-mps-control is not on PATH, in /usr/bin or in "
-        "/usr/local/nvidia/bin: it comes with the NVIDIA driver (Debian: nvidia-cuda-mps). Without MPS the slots "
-        "time-share the GPU instead of splitting it; pass --no-mps to run so anyway");
+        "/usr/local/nvidia/bin: it comes with the NVIDIA driver (Debian: nvidia-cuda-mps). Without MPS processes "
+        "time-share the GPU instead of splitting it");
   if (status.stale) {  // a dead daemon's socket: nothing answers on it, and a new daemon needs the name
     std::error_code ec;
     std::filesystem::remove(status.pipe_directory / "control", ec);
     if (ec)
-      throw Error("cannot remove the stale MPS control socket " + (status.pipe_directory / "control").string() + ": " +
-                  ec.message());
+      throw MpsUnavailable("cannot remove the stale MPS control socket " +
+                           (status.pipe_directory / "control").string() + ": " + ec.message());
   }
   // -d forks the daemon and returns.
   if (const int exit_status = run_to_end({{program, "-d"}, {}}); exit_status != 0)
-    throw Error(program + " -d failed (status " + std::to_string(exit_status) + ")");
+    throw MpsUnavailable(program + " -d failed (status " + std::to_string(exit_status) + ")");
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (!status.running && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -66,11 +67,11 @@ MpsStatus ensure_mps(bool start, const GpuInventory& gpus, std::chrono::millisec
   }
   if (!status.running) {
     const char* logs = std::getenv("CUDA_MPS_LOG_DIRECTORY");
-    throw Error("started " + program + " -d, but after " + std::to_string(wait.count()) + " ms there is still " +
-                status.detail + "; its log in " + (logs ? std::string(logs) : std::string("/var/log/nvidia-mps")) +
-                " says why");
+    throw MpsUnavailable("started " + program + " -d, but after " + std::to_string(wait.count()) +
+                         " ms there is still " + status.detail + "; its log in " +
+                         (logs ? std::string(logs) : std::string("/var/log/nvidia-mps")) + " says why");
   }
-  status.detail += " (started by this worker)";
+  status.detail += " (started by this process)";
   return status;
 }
 

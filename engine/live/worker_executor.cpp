@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/core/unit_draw.h"
 #include "model/core/error.h"
 
 namespace servescope::engine::live {
@@ -28,7 +29,7 @@ void EmulatedExecutor::start_next(Slot& slot, SteadyClock::time_point now) {
   const auto start = std::max(now, next.not_before);
   double run = static_cast<double>(next.order.run_ns);
   if (noise_ > 0) {
-    const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+    const double u = unit_draw(rng_);
     run *= 1 - noise_ + 2 * noise_ * u;
   }
   slot.running_since = start;

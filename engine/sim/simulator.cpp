@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/core/unit_draw.h"
 #include "model/core/error.h"
 
 namespace servescope::engine {
@@ -75,13 +76,11 @@ void Simulator::start_next(std::uint32_t gpu) {
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
   const auto size = static_cast<int>(r.batch.requests.size());
-  // 53 random bits to [0, 1) by hand: std::uniform_real_distribution differs between libraries.
   // Without sampling, the median: the table may hold a higher quantile to plan with
   // (model/scenario/latency_quantile.h), and a profile without distributions answers its table.
-  auto run = times_.sample(r.batch.model, r.batch.kernel, gpu, size,
-                           sampling_ ? static_cast<double>(sample_rng_() >> 11) * 0x1.0p-53 : 0.5);
+  auto run = times_.sample(r.batch.model, r.batch.kernel, gpu, size, sampling_ ? unit_draw(sample_rng_) : 0.5);
   if (jitter_ > 0) {
-    const double u = static_cast<double>(jitter_rng_() >> 11) * 0x1.0p-53;
+    const double u = unit_draw(jitter_rng_);
     run = Duration::nanoseconds(std::llround(static_cast<double>(run.count_ns()) * (1 - jitter_ + 2 * jitter_ * u)));
   }
   if (slowdown_)

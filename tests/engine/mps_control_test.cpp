@@ -66,7 +66,7 @@ TEST_F(MpsControl, StartsTheDaemonAndWaitsForItsSocket) {
   fake_daemon(true);
   const auto status = ensure_mps(true, {});
   EXPECT_TRUE(status.running) << status.detail;
-  EXPECT_NE(status.detail.find("started by this worker"), std::string::npos) << status.detail;
+  EXPECT_NE(status.detail.find("started by this process"), std::string::npos) << status.detail;
   EXPECT_TRUE(ensure_mps(true, {}).running) << "a running daemon is used as it is";
 }
 
@@ -79,7 +79,7 @@ TEST_F(MpsControl, AStaleSocketIsClearedAndADaemonStarted) {
   fake_daemon(true);
   const auto status = ensure_mps(true, {});
   EXPECT_TRUE(status.running) << status.detail;
-  EXPECT_NE(status.detail.find("started by this worker"), std::string::npos) << status.detail;
+  EXPECT_NE(status.detail.find("started by this process"), std::string::npos) << status.detail;
 }
 
 TEST_F(MpsControl, ADaemonThatDoesNotComeUpIsReported) {

@@ -164,7 +164,7 @@ TEST(TorchProfile, EachGpuShareIsMeasuredInAProcessOfItsOwn) {
             0)
       << test::read_file(tmp.path() / "err");
   const auto err = test::read_file(tmp.path() / "err");
-  EXPECT_NE(err.find("started by this worker"), std::string::npos) << "shares below 1 need MPS running:\n" << err;
+  EXPECT_NE(err.find("started by this process"), std::string::npos) << "shares below 1 need MPS running:\n" << err;
   EXPECT_EQ(test::read_file(seen), "100\n50\n") << "a process per share, told its percentage";
   EXPECT_NE(err.find("sum of the blocks' medians"), std::string::npos) << "each process's report comes through";
   const auto set = load_profiles(profiles);
