@@ -161,8 +161,24 @@ TEST(LiveDeployment, KilledAndStalledWorkersAreDetectedTheirRequestsDroppedWithA
   const auto load = finished_load(*lg);
   const auto report = d.stop_scheduler();
   expect_reconciled(load, report);
-  EXPECT_EQ(report["workers_lost"], 2);
-  EXPECT_EQ(report["workers_joined"], 10);
+  // The two disrupted workers were lost and rejoined (above). On a loaded machine another worker
+  // starved for more than the liveness second is lost too, rightly (3 of 8 once, at -j8 beside
+  // the torch split checks): every loss but those two must be such a silence, never a detector
+  // that gave up on a worker sooner; and every lost worker joins again, all 8 serving at the end.
+  const auto& log = d.scheduler().err();
+  int others = 0;
+  for (auto at = log.find("worker of "); at != std::string::npos; at = log.find("worker of ", at + 1)) {
+    const auto line = log.substr(at, log.find('\n', at) - at);
+    if (line.find(" lost (") == std::string::npos || line.starts_with("worker of a100-0 ") ||
+        line.starts_with("worker of a100-1 "))
+      continue;
+    ++others;
+    const auto other_silent = after(line, "(silent for ", ' ');
+    ASSERT_FALSE(other_silent.empty()) << "a worker nobody disrupted was lost, not for silence: " << line;
+    EXPECT_GE(std::stod(other_silent), 1.0) << line;
+  }
+  EXPECT_EQ(report["workers_lost"].get<int>(), 2 + others) << log;
+  EXPECT_EQ(report["workers_joined"].get<int>() - report["workers_lost"].get<int>(), 8) << log;
   // Only what the lost workers held is dropped for them: Symphony plans without their GPUs once
   // a worker is lost, or once its batch is 50 ms overdue (the stalled one), instead of sending
   // them work until it rejoins. Measured: about 130 of the 9,000 requests, against about 1,070
