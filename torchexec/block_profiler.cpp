@@ -4,7 +4,9 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <fstream>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -27,6 +29,64 @@ Duration since(Clock::time_point start) {
 BatchCurve monotone_curve(const std::vector<int>& batches, const std::vector<Duration>& values,
                           const std::vector<double>& runs) {
   return BatchCurve(batches, isotonic_fit(values, runs));
+}
+
+struct Together {
+  StableTiming timing;               // the first slot's
+  LatencyDistribution distribution;  // every slot's runs made while all of them ran
+};
+
+// k slots of `threads` threads each running the whole model at batch `batch` at once: the first,
+// on this thread, timed until its median is stable (`time_entry`), the others beside it on
+// threads of their own until it is done. A run of theirs that ended after it stopped partly ran
+// alone, and does not count; their warm-up runs do not either.
+template <typename TimeEntry>
+Together run_together(const TorchModel& model, int k, int threads, int batch, const TimeEntry& time_entry) {
+  std::vector<std::uint64_t> ids(static_cast<std::size_t>(batch));
+  std::iota(ids.begin(), ids.end(), std::uint64_t{1});
+  std::atomic<bool> stop{false};
+  std::mutex failed;
+  std::exception_ptr failure;
+  std::vector<std::vector<Duration>> beside(static_cast<std::size_t>(k - 1));
+  std::vector<std::thread> others;
+  for (int i = 1; i < k; ++i)
+    others.emplace_back([&, slot = static_cast<std::size_t>(i - 1)] {
+      try {
+        set_threads(threads);
+        const auto input = model.synthesize_input(ids);
+        for (int warm = 0; warm < 2 && !stop.load(); ++warm)
+          (void)model.run_whole(input);
+        while (!stop.load()) {
+          const auto start = Clock::now();
+          (void)model.run_whole(input);
+          if (!stop.load()) beside[slot].push_back(since(start));
+        }
+      } catch (...) {
+        const std::lock_guard lock(failed);
+        failure = std::current_exception();
+        stop = true;
+      }
+    });
+  Together out;
+  try {
+    set_threads(threads);
+    const auto input = model.synthesize_input(ids);
+    out.timing = time_entry([&] { (void)model.run_whole(input); });
+  } catch (...) {
+    stop = true;
+    for (auto& t : others)
+      t.join();
+    throw;
+  }
+  stop = true;
+  for (auto& t : others)
+    t.join();
+  if (failure) std::rethrow_exception(failure);
+  auto runs = out.timing.runs;
+  for (const auto& r : beside)
+    runs.insert(runs.end(), r.begin(), r.end());
+  out.distribution = LatencyDistribution::of(std::move(runs));
+  return out;
 }
 
 }  // namespace
@@ -113,6 +173,9 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
 
   ProfileProgress prog;
   prog.total = request.shares.size() * batches.size() * (n + 1);
+  if (request.contention && !on_gpu)
+    for (const int s : request.shares)
+      if (s >= 2) prog.total += static_cast<std::size_t>(s - 1) * batches.size();
   const auto started = Clock::now();
   // Each entry gets an equal part of what is left of the budget: an entry that stopped early
   // leaves its time to the ones after it.
@@ -222,6 +285,27 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
       table.distributions.push_back(std::move(row));
     }
     p.block_tables.push_back(std::move(table));
+  }
+  if (request.contention && !on_gpu) {
+    out.contention.gpu = out.device.id;
+    out.contention.source = "servescope-cli profile, " + manifest.name;
+    for (const auto& solo : out.checks) {
+      const auto s = solo.share.mps_divisor().value_or(1);
+      for (int k = 2; k <= s; ++k) {
+        prog.what = std::to_string(k) + " slots of share " + solo.share.to_string() + " at once, batch " +
+                    std::to_string(solo.batch);
+        if (progress) progress(prog);
+        if (cancel && cancel->load()) {
+          set_threads(saved_threads);
+          throw Cancelled("profiling cancelled");
+        }
+        const auto together = run_together(model, k, out.hardware_threads / s, solo.batch, time_entry);
+        finished(together.timing, together.distribution);
+        const double slowdown = together.distribution.median().to_s() / solo.whole_p50.to_s();
+        out.contention.samples.push_back(
+            {solo.share, solo.batch, k, std::max(1.0, slowdown), together.distribution.runs});
+      }
+    }
   }
   set_threads(saved_threads);
   if (whole_at_1 && request.slo_multiplier > 0)

@@ -5,6 +5,11 @@
 // sizes, and the measured bytes at each cut. The whole model is timed too, to say how well the
 // sum of its blocks predicts it; the default SLO is a multiple of its median at batch 1.
 //
+// Slots of one device slow each other (issue 46): on the CPU, for each share 1/s of two slots or
+// more and each batch size, k = 2..s slots of that share run the whole model at once, as threads
+// of one process the way the live worker runs its slots, and each one's median beside the others
+// over its median alone is the device's contention (model/profile/contention_model.h).
+//
 // On the CPU a share 1/s is a number of LibTorch intra-op threads (hardware threads / s), and the
 // device type is named after the CPU, so a scenario's gpu_types entry and cluster can use it and
 // every planner plans on it. On a GPU (a CUDA LibTorch) a share is an MPS partition, which a
@@ -33,6 +38,7 @@ struct ProfileRequest {
   RepeatPolicy repeat;
   Duration budget;              // for every timed entry together; zero: none (each stops on its own)
   double slo_multiplier = 5.0;  // default SLO = this × the whole model's median at batch 1, first share
+  bool contention = true;       // also measure slots of the shares below 1 running at once (CPU)
 };
 
 struct ProfileProgress {
@@ -57,7 +63,8 @@ struct WholeModelCheck {
 struct MeasuredProfile {
   GpuSpec device;  // the CPU as a device type (id, name), or the GPU's catalog entry
   int hardware_threads = 1;
-  ModelProfile profile;  // each entry's median, 99th percentile and distribution, monotone in batch
+  ModelProfile profile;        // each entry's median, 99th percentile and distribution, monotone in batch
+  ContentionModel contention;  // the device type's; no samples where no share was below 1
   std::vector<WholeModelCheck> checks;
   std::size_t entries = 0;   // timed entries, the whole model's included
   std::size_t unstable = 0;  // of them, those whose median's interval stayed wider than the precision

@@ -38,7 +38,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
     std::string folder, device = "cpu", batches = "1,2,4,8", shares = "1", out, scenario_out;
     int repeat = 0, min_repeat = 10, max_repeat = 400, warmup = 3, nodes = 2;
     double precision = 0.02, budget_s = 0;
-    bool share_process = false;
+    bool share_process = false, no_contention = false;
     std::string share_program;
     double rate_rps = 0, slo_multiplier = 5.0;
     CudaProfileArgs cuda;
@@ -64,6 +64,9 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
                   "Shares as divisors s: on the CPU share 1/s = hardware threads / s; on a GPU an MPS partition of "
                   "100/s % of its threads, measured in a process of its own; e.g. 1,2,4")
       ->capture_default_str();
+  cmd->add_flag("--no-contention", args->no_contention,
+                "Do not measure how slots of a share below 1 slow each other running at once (the CPU: k = 2..s "
+                "slots of share 1/s together); the simulator then runs them as if alone");
   // The process profile --device cuda starts per share, at the share its environment gives it.
   cmd->add_flag("--share-process", args->share_process)->group("");
   // For rehearsing without a GPU: a program that stands in for this one in those processes.
@@ -125,6 +128,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       auto& out = report_stream();
       ModelProfile profile;
       GpuSpec device;
+      std::vector<ContentionModel> contention;
       if (args->device == "cuda" && !args->share_process) {
         MpsShareProfileRequest request;
         request.program = args->share_program.empty() ? own_program() : args->share_program;
@@ -157,6 +161,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
         }
         request.budget = Duration::from_s(args->budget_s);
         request.slo_multiplier = args->slo_multiplier;
+        request.contention = !args->no_contention;
         const torchexec::TorchModel model(read_exported_model(args->folder), args->device == "cuda"
                                                                                  ? torchexec::ComputeDevice::Cuda
                                                                                  : torchexec::ComputeDevice::Cpu);
@@ -204,6 +209,13 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
               << std::setprecision(1) << 100 * base.whole_spread << " % (" << base.whole_runs << " runs)\n"
               << std::defaultfloat;
         }
+        if (!measured.contention.samples.empty()) {
+          out << "slots at once, each one's median over its median alone:\n";
+          for (const auto& c : measured.contention.samples)
+            out << "  " << c.slots << " x share " << c.share.to_string() << ", batch " << c.batch << ": x" << std::fixed
+                << std::setprecision(2) << c.slowdown << std::defaultfloat << " (" << c.runs << " runs)\n";
+          contention.push_back(std::move(measured.contention));
+        }
         profile = std::move(measured.profile);
         device = std::move(measured.device);
       }
@@ -211,6 +223,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       set.name = profile.name;
       set.source = "servescope-cli profile on " + device.name;
       set.models.push_back(profile);
+      set.contention = contention;
       if (!args->scenario_out.empty()) {
         double rate = args->rate_rps;
         if (!(rate > 0)) {  // half of what one server does at its largest share and batch
@@ -220,8 +233,8 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
           const int batch = profile.max_batch(device.id, largest);
           rate = 0.5 * batch / profile.latency({device.id, largest, batch, std::nullopt}).to_s();
         }
-        save_scenario(args->scenario_out,
-                      measured_scenario(profile, device, args->nodes, rate, args->device == "cuda" ? "gpu" : "cpu"));
+        save_scenario(args->scenario_out, measured_scenario(profile, device, args->nodes, rate,
+                                                            args->device == "cuda" ? "gpu" : "cpu", contention));
         out << "wrote " << args->scenario_out << " (" << args->nodes << " x " << device.id << ", " << std::fixed
             << std::setprecision(1) << rate << std::defaultfloat << " req/s)\n";
       }

@@ -9,7 +9,7 @@
 namespace servescope::cli {
 
 Scenario measured_scenario(const ModelProfile& profile, const GpuSpec& device, int nodes, double rate_rps,
-                           const std::string& node_prefix) {
+                           const std::string& node_prefix, const std::vector<ContentionModel>& contention) {
   Scenario s;
   s.name = profile.name + "-on-" + device.id;
   s.description = "A measured profile of " + profile.name + " and a cluster of " + std::to_string(nodes) +
@@ -24,6 +24,7 @@ Scenario measured_scenario(const ModelProfile& profile, const GpuSpec& device, i
   }
   s.profiles.name = profile.name;
   s.profiles.models.push_back(profile);
+  s.profiles.contention = contention;
   Workload w;
   w.name = profile.name;
   w.rate_rps = rate_rps;

@@ -38,6 +38,11 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "profile keeps one (servescope-cli profile); exact: every batch at its profile's median")
       ->check(CLI::IsMember({"sample", "exact"}))
       ->capture_default_str();
+  cmd->add_option("--contention", contention,
+                  "measured: batches on slots of one device slow each other as the profiles measured (profile "
+                  "--shares 2 or more); none: each runs as if alone")
+      ->check(CLI::IsMember({"measured", "none"}))
+      ->capture_default_str();
   cmd->add_option("--latency-quantile", latency_quantile,
                   "Plan and reserve against this quantile of each batch's measured latency, where a profile keeps "
                   "distributions; 0.5: the medians")
@@ -80,6 +85,7 @@ engine::SimulationSpec SimulationArgs::to_spec() {
   }
   spec.runtime_jitter = runtime_jitter;
   spec.exact_runtime = runtime == "exact";
+  spec.ignore_contention = contention == "none";
   spec.latency_quantile = latency_quantile;
   if (controller_cores > 0)
     spec.controller = engine::ControllerCost{controller_cores, Duration::from_us(controller_us)};

@@ -26,6 +26,7 @@ struct SimulationArgs {
   std::string plan_file;
   double runtime_jitter = 0;
   std::string runtime = "sample";
+  std::string contention = "measured";
   double latency_quantile = kDefaultLatencyQuantile;
   int controller_cores = 0;  // 0: decisions are free
   double controller_us = 0;

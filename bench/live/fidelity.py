@@ -54,11 +54,15 @@ CASES = {
     "ppipe-1500": ("PPipe plan, ppipe-demo, 1,500 req/s (66 %)", PPIPE, 1500, True),
     "ppipe-1800": ("PPipe plan, ppipe-demo, 1,800 req/s (80 %)", PPIPE, 1800, True),
 }
-# Real compute: (title, the fraction of the measured capacity offered). Their scenarios, plans and
-# rates are made at run time from this machine's measurements (prepare_torch).
+# Real compute: (title, the fraction of the measured or planned capacity offered). Their scenarios,
+# plans and rates are made at run time from this machine's measurements (prepare_torch). The
+# planned cases serve the PPipe planner's own plan for one CPU, whose slots share its cores: what
+# the profile's measured contention between slots predicts.
 TORCH_CASES = {
-    "torch-symphony": "Symphony on real compute: resnet18 + mobilenet_v3_small (3x64x64), 1 CPU",
-    "torch-ppipe": "PPipe 2-partition plan on real compute: resnet18 (3x64x64) across 2 workers",
+    "torch-symphony": ("Symphony on real compute: resnet18 + mobilenet_v3_small (3x64x64), 1 CPU", 0.5),
+    "torch-ppipe": ("PPipe 2-partition plan on real compute: resnet18 (3x64x64) across 2 workers", 0.5),
+    "torch-ppipe-planned-50": ("PPipe, the planner's own plan on real compute: resnet18 (3x64x64), 1 CPU", 0.5),
+    "torch-ppipe-planned-90": ("PPipe, the planner's own plan on real compute: resnet18 (3x64x64), 1 CPU", 0.9),
 }
 # On a GPU (README "GPU execution"; needs servescope-cuda and a GPU, so never in the default set):
 # ResNet-50 profiled on this GPU with calibrated kernels (`profile --arch resnet50 --device cuda`),
@@ -148,6 +152,24 @@ def best_rps(model, share, blocks=None):
 
 def prepare_torch(cli, work, name):
     """The case's scenario file, options, rate and worker arguments, from measurements made here."""
+    load = TORCH_CASES[name][1]
+    if name.startswith("torch-ppipe-planned"):
+        r18, p18, scenario = profiled(cli, work, "resnet18", 1)
+        path = os.path.join(work, name + ".json")
+        with open(path, "w") as f:
+            json.dump(scenario, f)
+        plan = os.path.join(work, name + "-plan.json")
+        cli_json(cli, ["plan", "-s", path, "--system", "ppipe", "-o", plan], 600)
+        with open(plan) as f:
+            doc = json.load(f)
+        rate = load * sum(p["assigned_rps"] for p in doc["pipelines"])
+        # Slots in placement order: each partition's vGPUs in turn, running its blocks.
+        stages, slot = {}, 0
+        for part in doc["pipelines"][0]["partitions"]:
+            for _ in range(part["gpus"] * part.get("vgpus", 1)):
+                stages[slot] = tuple(part["blocks"])
+                slot += 1
+        return ["-s", path, "--plan", plan], rate, ["--models", r18], ({"resnet18": p18}, stages)
     if name == "torch-symphony":
         r18, p18, scenario = profiled(cli, work, "resnet18", 1)
         mob, pmob, _ = profiled(cli, work, "mobilenet_v3_small", 1)
@@ -155,7 +177,7 @@ def prepare_torch(cli, work, name):
         scenario["workloads"][0].update(name="mix", popularity="equal",
                                         targets=[{"model": "resnet18"}, {"model": "mobilenet_v3_small"}])
         # Half the requests of each: the device's time per request is the mean of the two.
-        rate = TORCH_LOAD / (0.5 / best_rps(p18, "1") + 0.5 / best_rps(pmob, "1"))
+        rate = load / (0.5 / best_rps(p18, "1") + 0.5 / best_rps(pmob, "1"))
         path = os.path.join(work, "torch-symphony.json")
         with open(path, "w") as f:
             json.dump(scenario, f)
@@ -182,7 +204,7 @@ def prepare_torch(cli, work, name):
         halves.append(half)
     pipeline["partitions"] = halves
     # The slower stage bounds the pipeline: its best rate at share 1/2 over its blocks.
-    rate = TORCH_LOAD * min(best_rps(p18, "1/2", (0, 2)), best_rps(p18, "1/2", (2, 4)))
+    rate = load * min(best_rps(p18, "1/2", (0, 2)), best_rps(p18, "1/2", (2, 4)))
     pipeline["assigned_rps"] = rate
     with open(plan, "w") as f:
         json.dump(doc, f)
@@ -345,10 +367,10 @@ def main():
         for name in cases:
             worker_args, measured = [], None
             if name in TORCH_CASES:
-                title = TORCH_CASES[name]
+                title, load = TORCH_CASES[name]
                 options, rate, worker_args, measured = prepare_torch(args.cli, work, name)
                 worker_args = ["--executor", "torch", "--check-every", "50", *worker_args]
-                title += f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"
+                title += f", {rate:,.1f} req/s ({100 * load:.0f} %)"
             elif name in CUDA_CASES:
                 options, rate, worker_args, measured = prepare_cuda(args.cli, work, name)
                 title = CUDA_CASES[name] + f", {rate:,.1f} req/s ({100 * TORCH_LOAD:.0f} %)"

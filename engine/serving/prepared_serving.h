@@ -13,6 +13,7 @@
 #include "engine/serving/simulation_result.h"
 #include "engine/serving/simulation_setup.h"
 #include "engine/sim/simulator.h"
+#include "engine/sim/slot_contention.h"
 
 namespace servescope::engine {
 
@@ -32,6 +33,9 @@ struct PreparedServing {
   // How much slower a batch runs for what runs beside it on its GPU (glets sharing one by MPS,
   // seed 003 §3.4); empty: never slower. Only the simulator applies it.
   std::function<double(const Simulator& sim, std::uint32_t gpu, const Batch& batch)> slowdown;
+  // How slots of one device slow each other, where the profiles measured it and the family has no
+  // slowdown of its own (Simulator::set_contention); null: slots run as if alone.
+  std::shared_ptr<const SlotContention> contention;
   // After a run: copies the plane's own counters (probes, reorganisations) into the result.
   std::function<void(SimulationResult& result)> collect;
 };

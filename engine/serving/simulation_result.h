@@ -36,6 +36,7 @@ struct SimulationResult : RunLayout {
   std::uint64_t seed = 0;
   double runtime_jitter = 0;
   bool sampled_runtime = false;  // batches were drawn from the profiles' measured distributions
+  bool contention = false;       // slots of one device slowed each other as the profiles measured
   double latency_quantile = 0;   // planned and reserved at this quantile of measured latencies; 0: none kept
   std::optional<ControllerStats> controller;  // with SimulationSpec::controller
   std::unique_ptr<MetricsCollector> metrics;

@@ -34,6 +34,9 @@ struct SimulationSpec {
   // Every batch at its profile's median, even where the profile keeps measured distributions,
   // from which batches are otherwise drawn (Simulator::set_runtime_sampling; issue 46).
   bool exact_runtime = false;
+  // Batches on slots of one device run as if alone, even where the profiles measured how they
+  // slow each other (model/profile/contention_model.h; issue 46), which is otherwise applied.
+  bool ignore_contention = false;
   // Plan and reserve against this quantile of each batch's measured latency, where a profile
   // keeps distributions (model/scenario/latency_quantile.h); 0.5 plans on the medians.
   double latency_quantile = kDefaultLatencyQuantile;

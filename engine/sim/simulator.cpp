@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "engine/core/unit_draw.h"
 #include "model/core/error.h"
@@ -44,9 +45,12 @@ void Simulator::execute(Batch batch) {
 
 bool Simulator::preempt(BatchId batch, std::uint32_t gpu) {
   if (running_[gpu] && running_[gpu]->batch.id == batch) {
+    const auto shared = contention_ && running_[gpu]->begun ? shared_device_[gpu] : -1;
+    if (shared >= 0) advance_device(static_cast<std::size_t>(shared));
     Running stopped = std::move(*running_[gpu]);
     running_[gpu].reset();
     events_.erase(first_gpu_slot_ + gpu);
+    if (shared >= 0) retime_device(static_cast<std::size_t>(shared));
     recorder_.on_batch(stopped.batch, stopped.start, std::max(now_, stopped.start), false);
     start_next(gpu);
     return true;
@@ -68,11 +72,66 @@ void Simulator::set_runtime_sampling(std::uint64_t seed) {
   sample_rng_.seed(seed);
 }
 
+void Simulator::set_contention(const std::vector<std::uint32_t>& device, ContentionSlowdown slowdown) {
+  shared_device_.assign(running_.size(), -1);
+  device_gpus_.clear();
+  std::map<std::uint32_t, std::vector<std::uint32_t>> by_device;
+  for (std::uint32_t g = 0; g < running_.size() && g < device.size(); ++g)
+    by_device[device[g]].push_back(g);
+  for (auto& [d, gpus] : by_device) {
+    if (gpus.size() < 2) continue;
+    for (const auto g : gpus)
+      shared_device_[g] = static_cast<std::int32_t>(device_gpus_.size());
+    device_gpus_.push_back(std::move(gpus));
+  }
+  contention_ = device_gpus_.empty() ? nullptr : std::move(slowdown);
+}
+
+// Each batch running on the device, brought up to now at the pace it has run since it was last
+// re-timed: what is left of its time alone.
+void Simulator::advance_device(std::size_t device) {
+  for (const auto g : device_gpus_[device]) {
+    auto& r = running_[g];
+    if (!r || !r->begun) continue;
+    const auto elapsed = static_cast<double>((now_ - r->last).count_ns());
+    r->solo_left_ns = std::max(0.0, r->solo_left_ns - elapsed / r->pace);
+    r->last = now_;
+  }
+}
+
+// After a batch began or ended on the device: each running batch's pace for the slots busy now,
+// and its end at that pace.
+void Simulator::retime_device(std::size_t device) {
+  const auto& gpus = device_gpus_[device];
+  const int busy =
+      static_cast<int>(std::ranges::count_if(gpus, [&](auto g) { return running_[g] && running_[g]->begun; }));
+  for (const auto g : gpus) {
+    auto& r = running_[g];
+    if (!r || !r->begun) continue;
+    r->pace = std::max(1.0, contention_(g, static_cast<int>(r->batch.requests.size()), busy));
+    const Time end = now_ + Duration::nanoseconds(std::llround(r->solo_left_ns * r->pace));
+    if (end == r->end) continue;
+    r->end = end;
+    events_.set(first_gpu_slot_ + g, Key{end, EventClass::Completion, ++seq_});
+  }
+}
+
+void Simulator::begin_contended(std::uint32_t gpu) {
+  const auto device = static_cast<std::size_t>(shared_device_[gpu]);
+  advance_device(device);
+  auto& r = *running_[gpu];
+  r.begun = true;
+  r.last = now_;
+  r.end = kNever;  // so that re-timing sets its completion
+  retime_device(device);
+}
+
 void Simulator::start_next(std::uint32_t gpu) {
   auto& queue = gpu_queue_[gpu];
   // A data plane that dispatches from on_batch_done has already started the GPU's next batch.
   if (queue.empty() || running_[gpu]) return;
-  Running r{std::move(queue.front()), Time(), Time()};
+  Running r;
+  r.batch = std::move(queue.front());
   queue.pop_front();
   r.start = std::max(now_, r.batch.start);
   const auto size = static_cast<int>(r.batch.requests.size());
@@ -86,8 +145,22 @@ void Simulator::start_next(std::uint32_t gpu) {
   if (slowdown_)
     run = Duration::nanoseconds(
         std::llround(static_cast<double>(run.count_ns()) * std::max(1.0, slowdown_(gpu, r.batch))));
-  r.end = r.start + run;
   ++stats_.batches;
+  if (contention_ && shared_device_[gpu] >= 0) {
+    // Its end depends on what runs beside it: known once it begins, and moved as that changes. A
+    // batch dispatched to start later begins by an event of its own at its start.
+    r.solo_left_ns = static_cast<double>(run.count_ns());
+    r.begun = false;
+    r.end = r.start;
+    const bool later = r.start > now_;
+    running_[gpu] = std::move(r);
+    if (later)
+      events_.set(first_gpu_slot_ + gpu, Key{running_[gpu]->start, EventClass::Completion, ++seq_});
+    else
+      begin_contended(gpu);
+    return;
+  }
+  r.end = r.start + run;
   events_.set(first_gpu_slot_ + gpu, Key{r.end, EventClass::Completion, ++seq_});
   running_[gpu] = std::move(r);
 }
@@ -151,8 +224,16 @@ void Simulator::step() {
     finish_transfer();
   } else if (slot < first_timer_slot_) {
     const auto gpu = slot - first_gpu_slot_;
+    if (!running_[gpu]->begun) {
+      begin_contended(gpu);
+      stats_.end = now_;
+      return;
+    }
+    const auto shared = contention_ ? shared_device_[gpu] : -1;
+    if (shared >= 0) advance_device(static_cast<std::size_t>(shared));
     Running done = std::move(*running_[gpu]);
     running_[gpu].reset();
+    if (shared >= 0) retime_device(static_cast<std::size_t>(shared));
     recorder_.on_batch(done.batch, done.start, done.end, true);
     if (done.batch.final_stage)
       for (const auto& r : done.batch.requests)

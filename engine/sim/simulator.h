@@ -48,6 +48,13 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // look at what else is running through running().
   using Slowdown = std::function<double(std::uint32_t gpu, const Batch& batch)>;
   void set_slowdown(Slowdown slowdown) { slowdown_ = std::move(slowdown); }
+  // Contention between the slots of one device (model/profile/contention_model.h, issue 46): while
+  // k slots of a device run batches, each advances at 1 / slowdown(gpu, batch size, k) of its pace
+  // alone. A batch is stretched for as long as others run beside it and no longer, so every start
+  // and end on a device re-times the batches running there. `device[gpu]` is each GPU's physical
+  // device; a device with one slot is never re-timed, and costs nothing.
+  using ContentionSlowdown = std::function<double(std::uint32_t gpu, int batch, int slots)>;
+  void set_contention(const std::vector<std::uint32_t>& device, ContentionSlowdown slowdown);
   // The batch running on `gpu` now, if any.
   const Batch* running(std::uint32_t gpu) const { return running_[gpu] ? &running_[gpu]->batch : nullptr; }
 
@@ -75,6 +82,12 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   struct Running {
     Batch batch;
     Time start, end;
+    // Under contention: whether it has started (a batch may be dispatched to start later), the
+    // time alone it still needs as of `last`, and the slowdown it has run at since then.
+    bool begun = true;
+    double solo_left_ns = 0;
+    double pace = 1;
+    Time last;
   };
   struct InFlight {
     Time end;
@@ -102,6 +115,9 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   void finish_transfer();
   void start_next(std::uint32_t gpu);
   void step();
+  void begin_contended(std::uint32_t gpu);
+  void advance_device(std::size_t device);
+  void retime_device(std::size_t device);
 
   ExecutionTimes times_;
   ArrivalSource& arrivals_;
@@ -120,6 +136,9 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   NetworkLinks network_;
   double jitter_ = 0;
   Slowdown slowdown_;
+  ContentionSlowdown contention_;
+  std::vector<std::int32_t> shared_device_;              // per GPU: its device in device_gpus_, or −1
+  std::vector<std::vector<std::uint32_t>> device_gpus_;  // devices with two slots or more
   std::mt19937_64 jitter_rng_;
   bool sampling_ = false;
   std::mt19937_64 sample_rng_;

@@ -64,6 +64,12 @@ PreparedServing prepare_serving(const Scenario& as_given, const SimulationSpec& 
   if (!setup.apps.empty()) prepared.plane = std::make_unique<AppFanout>(std::move(prepared.plane), setup.apps);
   result.sampled_runtime = !spec.exact_runtime && prepared.times && prepared.times->has_spread();
   result.latency_quantile = at_quantile ? spec.latency_quantile : 0;
+  // A family with a slowdown of its own (glet's interference) already models its co-location.
+  if (!spec.ignore_contention && !prepared.slowdown) {
+    auto contention = std::make_shared<SlotContention>(scenario.profiles, result);
+    if (contention->any()) prepared.contention = std::move(contention);
+  }
+  result.contention = prepared.contention != nullptr;
   return prepared;
 }
 
@@ -152,6 +158,10 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     sim.set_slowdown([&sim, &slowdown = prepared.slowdown](std::uint32_t gpu, const Batch& batch) {
       return slowdown(sim, gpu, batch);
     });
+  if (prepared.contention)
+    sim.set_contention(
+        prepared.contention->device(),
+        [&c = *prepared.contention](std::uint32_t gpu, int batch, int slots) { return c.slowdown(gpu, batch, slots); });
   if (progress || spec.stop.stop_possible()) {
     const double horizon = static_cast<double>((until + spec.drain).count_ns());
     // `horizon` by value: this block ends before the simulator calls back.

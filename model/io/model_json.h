@@ -48,7 +48,7 @@ nlohmann::json to_json(const Workload& w);
 nlohmann::json to_json(const Scenario& s, bool document);
 nlohmann::json to_json(const Project& p);
 
-// The inline "profiles", "utilisation" and "interference" lists of a scenario.
+// The inline "profiles", "utilisation", "interference" and "contention" lists of a scenario.
 void read_inline_profiles(const JsonCursor& c, ProfileSet& set, LoadReport& report);
 void write_inline_profiles(const ProfileSet& set, nlohmann::json& j, std::string_view models_key);
 

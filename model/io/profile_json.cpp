@@ -290,13 +290,36 @@ void read_profile_lists(const JsonCursor& c, ProfileSet& set, LoadReport& report
       set.interference.push_back(std::move(model));
     }
   }
+  if (auto cont = c.find("contention")) {
+    for (std::size_t i = 0; i < cont->size(); ++i) {
+      const auto m = (*cont)[i];
+      m.expect_object({"gpu", "source", "samples"});
+      ContentionModel model;
+      model.gpu = m.at("gpu").as_string();
+      model.source = m.string_or("source", "");
+      const auto samples = m.at("samples");
+      for (std::size_t k = 0; k < samples.size(); ++k) {
+        const auto s = samples[k];
+        s.expect_object({"share", "batch", "slots", "slowdown", "runs"});
+        ContentionSample sample;
+        sample.share = share_from_json(s.at("share"));
+        sample.batch = static_cast<int>(s.at("batch").as_int(1, kMaxBatchSize));
+        sample.slots = static_cast<int>(s.at("slots").as_int(2, 1024));
+        sample.slowdown = s.at("slowdown").as_double(1, 1000);
+        sample.runs = static_cast<int>(s.int_or("runs", 0, 0, 100'000'000));
+        model.samples.push_back(sample);
+      }
+      set.contention.push_back(std::move(model));
+    }
+  }
 }
 
 }  // namespace
 
 ProfileSet profile_set_from_json(const JsonCursor& root, LoadReport& report) {
   expect_document_header(root, "profiles");
-  root.expect_object({"schema_version", "kind", "name", "source", "models", "utilisation", "interference"});
+  root.expect_object(
+      {"schema_version", "kind", "name", "source", "models", "utilisation", "interference", "contention"});
   ProfileSet set;
   set.name = root.string_or("name", "");
   set.source = root.string_or("source", "");
@@ -398,6 +421,21 @@ void write_inline_profiles(const ProfileSet& set, nlohmann::json& j, std::string
     intf.push_back(std::move(mj));
   }
   if (!intf.empty()) j["interference"] = std::move(intf);
+  nlohmann::json cont = nlohmann::json::array();
+  for (const auto& m : set.contention) {
+    if (!m.origin.empty()) continue;
+    nlohmann::json samples = nlohmann::json::array();
+    for (const auto& s : m.samples)
+      samples.push_back({{"share", share_json(s.share)},
+                         {"batch", s.batch},
+                         {"slots", s.slots},
+                         {"slowdown", s.slowdown},
+                         {"runs", s.runs}});
+    nlohmann::json mj = {{"gpu", m.gpu}, {"samples", std::move(samples)}};
+    if (!m.source.empty()) mj["source"] = m.source;
+    cont.push_back(std::move(mj));
+  }
+  if (!cont.empty()) j["contention"] = std::move(cont);
 }
 
 nlohmann::json to_json(const ProfileSet& s) {

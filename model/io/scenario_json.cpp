@@ -183,7 +183,7 @@ nlohmann::json to_json(const Workload& w) {
 Scenario scenario_from_json(const JsonCursor& c, bool document, const IncludeResolver& includes, LoadReport& report) {
   if (document) expect_document_header(c, "scenario");
   c.expect_object({"schema_version", "kind", "name", "description", "gpu_types", "cluster", "profile_includes",
-                   "profiles", "utilisation", "interference", "applications", "workloads"});
+                   "profiles", "utilisation", "interference", "contention", "applications", "workloads"});
   if (!document && (c.find("kind") || c.find("schema_version")))
     c.fail("an embedded scenario takes its schema_version from the enclosing document");
   Scenario s;

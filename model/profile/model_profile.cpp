@@ -189,6 +189,18 @@ void ProfileSet::merge(ProfileSet other, const std::string& origin) {
     i.origin = origin;
     interference.push_back(std::move(i));
   }
+  for (auto& c : other.contention) {
+    c.origin = origin;
+    contention.push_back(std::move(c));
+  }
+}
+
+ContentionModel ProfileSet::contention_on(std::string_view gpu) const {
+  ContentionModel joined;
+  joined.gpu = gpu;
+  for (const auto& c : contention)
+    if (c.gpu == gpu) joined.merge(c);
+  return joined;
 }
 
 Duration transfer_time(std::int64_t bytes, double gbps) {

@@ -17,6 +17,7 @@
 
 #include "model/core/time.h"
 #include "model/profile/batch_curve.h"
+#include "model/profile/contention_model.h"
 #include "model/profile/gpu_share.h"
 #include "model/profile/latency_distribution.h"
 
@@ -146,10 +147,14 @@ struct ProfileSet {
   std::vector<ModelProfile> models;
   std::vector<UtilisationProfile> utilisation;
   std::vector<InterferenceModel> interference;
+  std::vector<ContentionModel> contention;  // measured by `profile`, per device type
 
   const ModelProfile* find(std::string_view model) const;
   const ModelProfile& get(std::string_view model) const;  // throws QueryError
   Duration latency(std::string_view model, const LatencyQuery& q) const;
+  // The contention between slots of `gpu`: every entry for that device type joined (one per
+  // profiled model, each file keeping its own); no samples where none was measured.
+  ContentionModel contention_on(std::string_view gpu) const;
   // Appends `other`, tagging every entry with `origin`. Throws QueryError on a model defined
   // twice: which one wins would be a guess.
   void merge(ProfileSet other, const std::string& origin);

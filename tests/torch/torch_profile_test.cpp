@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <thread>
 
 #include "model/core/error.h"
 #include "model/io/document.h"
@@ -62,6 +63,7 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
       EXPECT_LE(t.distributions[k][0].quantiles[level], t.distributions[k][1].quantiles[level]);
   }
   EXPECT_EQ(m.entries, 2u * (3 + 1));
+  EXPECT_TRUE(m.contention.samples.empty()) << "a whole device has no slots beside it";
   ASSERT_EQ(m.checks.size(), 2u);
   EXPECT_EQ(m.checks.front().whole_runs, 3);
   ASSERT_TRUE(p.default_slo.has_value());
@@ -87,6 +89,42 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
   EXPECT_THROW((void)profile_model(model, request, {}, &stop), Cancelled);
 }
 
+// Slots of share 1/2 measured side by side: one sample per batch size, two slots at once, each
+// slot's runs counted. Whatever the machine's load, a slowdown is never below 1 (the figures
+// themselves are the benchmark's).
+TEST(TorchProfile, MeasuresHowSlotsOfAShareSlowEachOtherRunningAtOnce) {
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / kExportedModelManifest))
+    GTEST_SKIP() << "no exported model";
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "share 1/2 needs two hardware threads";
+  const TorchModel model(read_exported_model(::servescope::test::exported_resnet18()));
+  ProfileRequest request;
+  request.batches = {1, 2};
+  request.shares = {2};
+  request.repeat = RepeatPolicy::fixed(3, 1);
+  std::size_t total = 0, done = 0;
+  std::vector<std::string> what;
+  const auto m = profile_model(model, request, [&](const ProfileProgress& p) {
+    total = p.total;
+    done = p.done;
+    what.push_back(p.what);
+  });
+  EXPECT_EQ(total, 2u * (3 + 1) + 2u);  // and one entry per batch size with two slots at once
+  EXPECT_EQ(done, total);
+  EXPECT_NE(std::ranges::find(what, "2 slots of share 1/2 at once, batch 2"), what.end());
+  const auto& c = m.contention;
+  EXPECT_EQ(c.gpu, m.device.id);
+  ASSERT_EQ(c.samples.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(c.samples[i].share, GpuShare::mps(2));
+    EXPECT_EQ(c.samples[i].batch, static_cast<int>(i) + 1);
+    EXPECT_EQ(c.samples[i].slots, 2);
+    EXPECT_GE(c.samples[i].slowdown, 1.0);
+    EXPECT_GE(c.samples[i].runs, 3) << "the timed slot's runs at least";
+  }
+  request.contention = false;
+  EXPECT_TRUE(profile_model(model, request).contention.samples.empty());
+}
+
 // A new user's path: profile the exported model into a scenario, and plan it with PPipe.
 TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
   if (!std::filesystem::exists(::servescope::test::exported_resnet18() / kExportedModelManifest))
@@ -110,6 +148,12 @@ TEST(TorchProfile, AProfiledModelPlansFromTheCommandLine) {
       << test::read_file(tmp.path() / "err");
   const auto out = test::read_file(tmp.path() / "out");
   EXPECT_NE(out.find("sum of the blocks' medians against the whole model's"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 x share 1/2, batch 2: x"), std::string::npos) << out;
+  // The device's contention travels with the profile and the scenario made from it.
+  const auto written_profiles = load_profiles(profiles);
+  ASSERT_EQ(written_profiles.contention.size(), 1u);
+  EXPECT_EQ(written_profiles.contention.front().samples.size(), 2u);
+  EXPECT_EQ(load_scenario(scenario).profiles.contention, written_profiles.contention);
   ASSERT_EQ(run("plan -s " + scenario + " --system ppipe -o " + plan), 0) << test::read_file(tmp.path() / "err");
   const auto written = nlohmann::json::parse(test::read_file(plan));
   EXPECT_EQ(written["kind"], "pipeline-plan");
