@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "model/core/error.h"
-#include "model/profile/isotonic_fit.h"
 #include "model/profile/latency_distribution.h"
+#include "model/profile/measured_table.h"
 
 namespace servescope::torchexec {
 namespace {
@@ -22,13 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 Duration since(Clock::time_point start) {
   return Duration::nanoseconds(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
-}
-
-// One row of a table (a block, or a level of its distribution) over the batch sizes, fitted
-// monotone with each batch weighted by its runs.
-BatchCurve monotone_curve(const std::vector<int>& batches, const std::vector<Duration>& values,
-                          const std::vector<double>& runs) {
-  return BatchCurve(batches, isotonic_fit(values, runs));
 }
 
 struct Together {
@@ -248,42 +241,7 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
       out.checks.push_back(
           {table.share, b, whole.median(), sum, timing.half_width, static_cast<int>(timing.runs.size())});
     }
-    // Every level of every block fitted monotone over the batch sizes, so that the median, the
-    // 99th percentile and the distribution agree with each other.
-    for (std::size_t k = 0; k < n; ++k) {
-      std::vector<double> runs;
-      for (const auto& d : measured[k])
-        runs.push_back(d.runs);
-      std::vector<BatchCurve> levels;
-      for (std::size_t level = 0; level < kDistributionLevels.size(); ++level) {
-        std::vector<Duration> values;
-        for (const auto& d : measured[k])
-          values.push_back(d.quantiles[level]);
-        levels.push_back(monotone_curve(batches, values, runs));
-      }
-      std::vector<LatencyDistribution> row(batches.size());
-      for (std::size_t i = 0; i < batches.size(); ++i) {
-        row[i].runs = measured[k][i].runs;
-        // Fitted level by level, a batch's quantiles may cross where two levels were pooled
-        // differently: the running maximum over levels restores their order.
-        for (const auto& curve : levels)
-          row[i].quantiles.push_back(
-              std::max(curve.latency()[i], row[i].quantiles.empty() ? Duration() : row[i].quantiles.back()));
-      }
-      table.blocks.emplace_back(batches, [&] {
-        std::vector<Duration> medians;
-        for (const auto& d : row)
-          medians.push_back(d.median());
-        return medians;
-      }());
-      table.p99.emplace_back(batches, [&] {
-        std::vector<Duration> tail;
-        for (const auto& d : row)
-          tail.push_back(d.quantile(0.99));
-        return tail;
-      }());
-      table.distributions.push_back(std::move(row));
-    }
+    table = measured_block_table(table.gpu, table.share, batches, measured);
     p.block_tables.push_back(std::move(table));
   }
   if (request.contention && !on_gpu) {

@@ -71,7 +71,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
   struct Args {
     SimulationArgs sim;
     double rate = 0, load_factor = 0;
-    std::string out, timeline, requests;
+    std::string out, timeline, requests, execution_profiles;
     bool packed = false;
   };
   auto args = std::make_shared<Args>();
@@ -87,6 +87,9 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
                 "Write the timeline's rows packed (columns of varints, zlib, base64: a tenth of the size; "
                 "docs/formats.md \"Packed tables\")")
       ->needs(timeline);
+  cmd->add_option("--execution-profiles", args->execution_profiles,
+                  "Run each batch by these profiles (a profiles, scenario or project file, e.g. calibrate's) while "
+                  "the data plane plans and reserves with the scenario's, as a live scheduler started with it did");
   cmd->add_option("--requests", args->requests,
                   "Stream per-request records (arrival, dispatch, runs, transfers, outcome) to a CSV file");
   cmd->callback([&global, &run, args, cmd] {
@@ -96,6 +99,10 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
       auto spec = args->sim.to_spec();
       if (cmd->count("--rate")) spec.rate_rps = args->rate;
       if (cmd->count("--load-factor")) spec.load_factor = args->load_factor;
+      if (!args->execution_profiles.empty()) {
+        spec.execution_profiles = std::make_shared<const ProfileSet>(profiles_in(args->execution_profiles));
+        spec.execution_profiles_source = args->execution_profiles;
+      }
       spec.timeline = !args->timeline.empty();
       std::optional<OutputFile> request_log;
       if (!args->requests.empty()) spec.request_log = &request_log.emplace(args->requests).stream();

@@ -83,15 +83,15 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
   return o;
 }
 
-void PipelineProber::reserve(const Offer& o) {
+void PipelineProber::reserve(Offer& o) {
   std::uint32_t prev = 0;
   for (int s = 0; s < o.stages; ++s) {
-    const auto& st = o.stage[static_cast<std::size_t>(s)];
+    auto& st = o.stage[static_cast<std::size_t>(s)];
     if (s > 0 && st.link > Duration()) {
-      table_.reserve(uplink(d_.slots[prev].server), st.link_start, st.link);
-      table_.reserve(downlink(d_.slots[st.gpu].server), st.link_start, st.link);
+      st.reserved_uplink = table_.reserve(uplink(d_.slots[prev].server), st.link_start, st.link);
+      st.reserved_downlink = table_.reserve(downlink(d_.slots[st.gpu].server), st.link_start, st.link);
     }
-    table_.reserve(st.gpu, st.start, st.run);
+    st.reserved_run = table_.reserve(st.gpu, st.start, st.run);
     prev = st.gpu;
   }
 }

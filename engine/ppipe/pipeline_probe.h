@@ -30,6 +30,8 @@ struct StageOffer {
   Duration link;          // 0: no transfer reserved
   Time start;             // inference
   Duration run;
+  // Once reserved: the inference's and the link's reservations, for their corrections.
+  ReservationTable::ReservationId reserved_run = 0, reserved_uplink = 0, reserved_downlink = 0;
 };
 
 struct Offer {
@@ -54,7 +56,7 @@ class PipelineProber {
   // The best placement of a batch of `batch` on `pipeline` from `now`. When every vGPU of some
   // stage's pool is gone (live mode), the offer is infeasible: finish and wait are kNever.
   Offer probe(std::uint32_t pipeline, int batch, Time now) const;
-  void reserve(const Offer& offer);
+  void reserve(Offer& offer);
   // The transfer time of a batch entering `stage` from slot `from` to slot `to`; 0 when local
   // hand-offs are free and both are on one server.
   Duration transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes) const;

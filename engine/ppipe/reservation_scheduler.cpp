@@ -64,7 +64,13 @@ void ReservationScheduler::drop_head(std::uint32_t model, DropReason why) {
 void ReservationScheduler::schedule(std::uint32_t model) {
   const Time now = ctx_->clock.now();
   if (options_.mode == ReservationMode::GapFilling && now - last_forget_ > Duration::milliseconds(1)) {
-    table_.forget_before(now);
+    // A batch still running past its reserved end must keep its reservation until it reports,
+    // or its overrun, and every later one's, is lost to the table (feedback could not find it).
+    // One that never reports (a lost worker) is let go after kKeepUnreported.
+    Time keep_from = now;
+    if (options_.feedback && !in_flight_starts_.empty())
+      keep_from = std::max(std::min(now, *in_flight_starts_.begin()), now - kKeepUnreported);
+    table_.forget_before(keep_from);
     last_forget_ = now;
   }
   auto& q = queue_[model];
@@ -136,7 +142,7 @@ void ReservationScheduler::schedule(std::uint32_t model) {
   ctx_->clock.disarm(model_timer_[model]);
 }
 
-void ReservationScheduler::dispatch(std::uint32_t model, const Offer& offer) {
+void ReservationScheduler::dispatch(std::uint32_t model, Offer offer) {
   prober_.reserve(offer);
   ++stats_.dispatches;
   auto& q = queue_[model];
@@ -144,6 +150,7 @@ void ReservationScheduler::dispatch(std::uint32_t model, const Offer& offer) {
   Flight f{offer, {}};
   f.requests.assign(q.begin(), q.begin() + offer.batch);
   q.erase(q.begin(), q.begin() + offer.batch);
+  in_flight_starts_.insert(f.offer.stage[0].start);
   flights_.emplace(id, std::move(f));
   ready(id, 0, false);
 }
@@ -204,8 +211,9 @@ void ReservationScheduler::on_batch_done(const BatchDone& done) {
   if (it == flights_.end()) return;
   const auto& offer = it->second.offer;
   const auto& st = offer.stage[static_cast<std::size_t>(stage)];
-  if (options_.feedback) table_.correct(st.gpu, st.start, st.run, done.start, done.end);
+  if (options_.feedback) table_.correct(st.gpu, st.reserved_run, st.start, st.run, done.start, done.end);
   if (stage + 1 == offer.stages) {
+    in_flight_starts_.erase(in_flight_starts_.find(offer.stage[0].start));
     flights_.erase(it);
     return;
   }
@@ -224,8 +232,10 @@ void ReservationScheduler::on_transfer_done(const TransferDone& done) {
   const auto& st = offer.stage[static_cast<std::size_t>(stage)];
   const auto from = offer.stage[static_cast<std::size_t>(stage - 1)].gpu;
   if (options_.feedback) {
-    table_.correct(prober_.uplink(d_.slots[from].server), st.link_start, st.link, done.start, done.end);
-    table_.correct(prober_.downlink(d_.slots[st.gpu].server), st.link_start, st.link, done.start, done.end);
+    table_.correct(prober_.uplink(d_.slots[from].server), st.reserved_uplink, st.link_start, st.link, done.start,
+                   done.end);
+    table_.correct(prober_.downlink(d_.slots[st.gpu].server), st.reserved_downlink, st.link_start, st.link, done.start,
+                   done.end);
   }
   ready(flight, stage, false);
 }

@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <queue>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -88,7 +89,7 @@ class ReservationScheduler final : public DataPlane {
   void schedule(std::uint32_t model);
   Duration idle_work(std::uint32_t pipeline, int batch) const;
   void drop_head(std::uint32_t model, DropReason why = DropReason::DeadlineUnreachable);
-  void dispatch(std::uint32_t model, const Offer& offer);
+  void dispatch(std::uint32_t model, Offer offer);
   void ready(std::uint64_t flight, int stage, bool transfer);
   void release(std::uint64_t flight, int stage, bool transfer);
   void release_due();
@@ -105,6 +106,8 @@ class ReservationScheduler final : public DataPlane {
   TimerId release_timer_ = 0;
   std::priority_queue<Release, std::vector<Release>, std::greater<>> releases_;
   std::unordered_map<std::uint64_t, Flight> flights_;
+  std::multiset<Time> in_flight_starts_;  // each flight's first reserved start, while it flies
+  static constexpr Duration kKeepUnreported = Duration::seconds(10);
   std::uint64_t next_flight_ = 1;
   std::uint64_t seq_ = 0;
   Time last_forget_;

@@ -39,17 +39,19 @@ Time ReservationTable::earliest_slot(std::span<const Resource> resources, Time t
   return s;
 }
 
-void ReservationTable::reserve(Resource r, Time start, Duration length) {
+ReservationTable::ReservationId ReservationTable::reserve(Resource r, Time start, Duration length) {
   const Time end = start + length;
+  const auto id = next_id_++;
   busy_until_[r] = std::max(busy_until_[r], end);
   if (mode_ == ReservationMode::GapFilling) {
     auto& list = busy_[r];
-    list.insert(std::ranges::upper_bound(list, start, {}, &Interval::start), Interval{start, end});
+    list.insert(std::ranges::upper_bound(list, start, {}, &Interval::start), Interval{start, end, id});
   }
+  return id;
 }
 
-void ReservationTable::correct(Resource r, Time planned_start, Duration planned_length, Time actual_start,
-                               Time actual_end) {
+void ReservationTable::correct(Resource r, ReservationId id, Time planned_start, Duration planned_length,
+                               Time actual_start, Time actual_end) {
   const Time planned_end = planned_start + planned_length;
   if (mode_ == ReservationMode::Horizon) {
     // Everything reserved after this use sits behind it: an overrun shifts it all; an early
@@ -61,8 +63,11 @@ void ReservationTable::correct(Resource r, Time planned_start, Duration planned_
     return;
   }
   auto& list = busy_[r];
+  // Overruns only ever push a reservation later: it is at or after where it was made.
   auto it = std::ranges::lower_bound(list, planned_start, {}, &Interval::start);
-  if (it == list.end() || it->start != planned_start) return;  // already forgotten
+  while (it != list.end() && it->id != id)
+    ++it;
+  if (it == list.end()) return;  // already forgotten
   it->start = actual_start;
   it->end = actual_end;
   // Replay the later reservations first-come first-served behind the corrected one.

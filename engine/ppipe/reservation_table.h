@@ -18,6 +18,8 @@ enum class ReservationMode : std::uint8_t { Horizon, GapFilling };
 class ReservationTable {
  public:
   using Resource = std::uint32_t;
+  // Names one reservation, so that its correction finds it wherever earlier overruns pushed it.
+  using ReservationId = std::uint64_t;
 
   ReservationTable() = default;
   ReservationTable(std::size_t resources, ReservationMode mode);
@@ -31,12 +33,16 @@ class ReservationTable {
     return earliest_slot(std::span<const Resource>(&r, 1), t, length);
   }
   // Marks [start, start + length) busy. The caller found the slot with earliest_slot().
-  void reserve(Resource r, Time start, Duration length);
+  ReservationId reserve(Resource r, Time start, Duration length);
 
-  // Feedback correction: the use reserved as [planned_start, planned_start + planned_length)
+  // Feedback correction: reservation `id`, made as [planned_start, planned_start + planned_length),
   // really ran [actual_start, actual_end). An overrun pushes the resource's later reservations
-  // back in order; an early finish gives the tail back.
-  void correct(Resource r, Time planned_start, Duration planned_length, Time actual_start, Time actual_end);
+  // back in order; an early finish gives the tail back. In gap-filling mode a reservation an
+  // earlier overrun pushed is found by its id and corrected from where it was pushed to, so lag
+  // that builds up batch after batch stays in the table (the executor runs them back to back).
+  // Horizon mode keeps no intervals and shifts its one horizon by the overrun over the plan.
+  void correct(Resource r, ReservationId id, Time planned_start, Duration planned_length, Time actual_start,
+               Time actual_end);
 
   // The end of the last reservation on `r` (horizon mode's whole state).
   Time busy_until(Resource r) const { return busy_until_[r]; }
@@ -49,6 +55,7 @@ class ReservationTable {
  private:
   struct Interval {
     Time start, end;
+    ReservationId id = 0;
   };
   // First interval on `r` that ends after `t`.
   std::vector<Interval>::const_iterator first_ending_after(Resource r, Time t) const;
@@ -56,6 +63,7 @@ class ReservationTable {
   ReservationMode mode_ = ReservationMode::Horizon;
   std::vector<Time> busy_until_;
   std::vector<std::vector<Interval>> busy_;  // gap-filling mode: sorted, disjoint
+  ReservationId next_id_ = 1;
 };
 
 }  // namespace servescope::engine

@@ -162,6 +162,7 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
       {"runtime_jitter", r.runtime_jitter},
       {"runtime", r.sampled_runtime ? "sampled" : "exact"},
       {"contention", r.contention ? "measured" : "none"},
+      {"execution_profiles", r.execution_profiles},
       {"latency_quantile", r.latency_quantile},
       {"offered_rate_rps", r.offered_rate_rps},
       {"nominal_capacity_rps", r.nominal_capacity_rps},

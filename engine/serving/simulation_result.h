@@ -35,9 +35,10 @@ struct SimulationResult : RunLayout {
   Duration duration, warmup;
   std::uint64_t seed = 0;
   double runtime_jitter = 0;
-  bool sampled_runtime = false;  // batches were drawn from the profiles' measured distributions
-  bool contention = false;       // slots of one device slowed each other as the profiles measured
-  double latency_quantile = 0;   // planned and reserved at this quantile of measured latencies; 0: none kept
+  bool sampled_runtime = false;    // batches were drawn from the profiles' measured distributions
+  bool contention = false;         // slots of one device slowed each other as the profiles measured
+  std::string execution_profiles;  // batches ran by these profiles, not the scenario's ("": the scenario's)
+  double latency_quantile = 0;     // planned and reserved at this quantile of measured latencies; 0: none kept
   std::optional<ControllerStats> controller;  // with SimulationSpec::controller
   std::unique_ptr<MetricsCollector> metrics;
   std::vector<TimelineSpan> timeline;

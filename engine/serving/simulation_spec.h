@@ -16,6 +16,7 @@
 #include "engine/dataplane/controller_cost.h"
 #include "engine/serving/family_options.h"
 #include "model/core/time.h"
+#include "model/profile/model_profile.h"
 #include "model/scenario/latency_quantile.h"
 
 namespace servescope::engine {
@@ -37,6 +38,11 @@ struct SimulationSpec {
   // Batches on slots of one device run as if alone, even where the profiles measured how they
   // slow each other (model/profile/contention_model.h; issue 46), which is otherwise applied.
   bool ignore_contention = false;
+  // Batches run by these profiles (and their contention) instead of the scenario's, which the data
+  // plane still plans and reserves with: a live run's batches as `calibrate` measured them,
+  // scheduled as the live scheduler scheduled them (issue 46). Null: the scenario's.
+  std::shared_ptr<const ProfileSet> execution_profiles;
+  std::string execution_profiles_source;  // where they came from, for the run's record
   // Plan and reserve against this quantile of each batch's measured latency, where a profile
   // keeps distributions (model/scenario/latency_quantile.h); 0.5 plans on the medians.
   double latency_quantile = kDefaultLatencyQuantile;

@@ -7,6 +7,7 @@
 #include "engine/sim/request_log.h"
 #include "model/core/error.h"
 #include "model/core/text.h"
+#include "model/scenario/scenario_editing.h"
 
 namespace servescope::engine {
 
@@ -110,6 +111,27 @@ std::vector<std::string> runnable_workloads(const Scenario& scenario, const Simu
   return out;
 }
 
+namespace {
+
+// The batch times (and contention) of the same run with the execution profiles in place of the
+// scenario's; the plane, planned on the scenario's, stays.
+void use_execution_profiles(const Scenario& scenario, const SimulationSpec& spec, PreparedServing& prepared) {
+  auto timed_spec = spec;
+  timed_spec.execution_profiles.reset();
+  auto timed = prepare_serving(with_replaced_profiles(scenario, *spec.execution_profiles), timed_spec);
+  if (timed.result.gpus != prepared.result.gpus)
+    throw QueryError("the execution profiles (" + spec.execution_profiles_source +
+                     ") place the run on other slots than the scenario's: they must profile the same models on the "
+                     "same device types and shares");
+  prepared.times = std::move(timed.times);
+  prepared.contention = std::move(timed.contention);
+  prepared.result.sampled_runtime = timed.result.sampled_runtime;
+  prepared.result.contention = timed.result.contention;
+  prepared.result.execution_profiles = spec.execution_profiles_source;
+}
+
+}  // namespace
+
 SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
                           const std::function<void(double)>& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -123,6 +145,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     throw QueryError("an offered rate of " + format_number(*spec.rate_rps) + " req/s is outside " +
                      format_number(kMinRateRps) + " to " + format_number(kMaxRateRps) + " req/s");
   auto prepared = prepare_serving(scenario, spec);
+  if (spec.execution_profiles) use_execution_profiles(scenario, spec, prepared);
   check_request_count(prepared.setup.streams, spec.duration);
   auto& setup = prepared.setup;
   auto& result = prepared.result;

@@ -48,4 +48,31 @@ Scenario with_renamed_application(Scenario scenario, std::string_view from, cons
   return scenario;
 }
 
+Scenario with_replaced_profiles(Scenario scenario, const ProfileSet& replacement) {
+  auto& set = scenario.profiles;
+  scenario.profile_includes.clear();
+  for (auto& m : set.models)
+    m.origin.clear();
+  for (auto& u : set.utilisation)
+    u.origin.clear();
+  for (auto& i : set.interference)
+    i.origin.clear();
+  for (const auto& m : replacement.models) {
+    auto it = std::ranges::find(set.models, m.name, &ModelProfile::name);
+    if (it == set.models.end()) it = set.models.insert(set.models.end(), m);
+    *it = m;
+    it->origin.clear();
+  }
+  std::erase_if(set.contention, [&](const ContentionModel& c) {
+    return std::ranges::find(replacement.contention, c.gpu, &ContentionModel::gpu) != replacement.contention.end();
+  });
+  for (auto& c : set.contention)
+    c.origin.clear();
+  for (const auto& c : replacement.contention) {
+    set.contention.push_back(c);
+    set.contention.back().origin.clear();
+  }
+  return scenario;
+}
+
 }  // namespace servescope

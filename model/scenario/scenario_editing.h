@@ -24,4 +24,10 @@ Application starter_application(const Scenario& scenario, std::string name);
 // naming `to`. Refused: an unknown application, an empty name, or one another application has.
 Scenario with_renamed_application(Scenario scenario, std::string_view from, const std::string& to);
 
+// The scenario with `replacement`'s model profiles in place of its own of the same names (added
+// where it has none) and its contention models in place of those of the same device types. Every
+// profile is kept inline, the includes dropped, so that the file stands alone: what calibration
+// from a live run writes (engine/analysis/calibration.h).
+Scenario with_replaced_profiles(Scenario scenario, const ProfileSet& replacement);
+
 }  // namespace servescope

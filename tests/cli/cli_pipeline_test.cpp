@@ -170,3 +170,61 @@ TEST(Cli, PpipeDemoPipelinesP4sIntoV100s) {
   EXPECT_GE(run["summary"]["slo_attainment"].get<double>(), 0.99);
   EXPECT_GT(run["gpus"]["busy_by_type"]["P4"].get<double>(), 0.2);
 }
+
+// Calibrating on a simulated run of the scenario's own profiles moves nothing, and the calibrated
+// profiles re-predict the run exactly (`simulate --execution-profiles`): the invariants of
+// calibration that hold on any machine (the real-compute figures are bench/live/fidelity.py's).
+TEST(Cli, CalibrateOnARunOfItsOwnProfilesChangesNothingAndRepredictsIt) {
+  TempDir dir;
+  const auto scenario = dir.write("pipeline.json", servescope::test::kPipelineScenarioJson);
+  const auto plan = (dir.path() / "plan.json").string();
+  ASSERT_EQ(cli({"plan", "-s", scenario, "-w", "seg-poisson", "-o", plan}).status, 0);
+  const auto timeline = (dir.path() / "timeline.json").string();
+  const std::vector<std::string> run_args = {"-s", scenario, "-w",       "seg-poisson", "--plan", plan,
+                                             "-d", "5",      "--warmup", "1",           "--seed", "7"};
+  auto args = std::vector<std::string>{"--json", "simulate", "--load-factor", "0.6"};
+  args.insert(args.end(), run_args.begin(), run_args.end());
+  auto with_timeline = args;
+  with_timeline.insert(with_timeline.end(), {"--timeline", timeline});
+  const auto sim = cli(with_timeline);
+  ASSERT_EQ(sim.status, 0) << sim.err;
+
+  const auto calibrated = (dir.path() / "calibrated.json").string();
+  const auto cal_scenario = (dir.path() / "calibrated-scenario.json").string();
+  auto cal_args = std::vector<std::string>{"--json", "calibrate", timeline};
+  cal_args.insert(cal_args.end(), run_args.begin(), run_args.end());
+  cal_args.insert(cal_args.end(), {"-o", calibrated, "--scenario-out", cal_scenario});
+  const auto cal = cli(cal_args);
+  ASSERT_EQ(cal.status, 0) << cal.err;
+  const auto report = nlohmann::json::parse(cal.out);
+  EXPECT_GT(report["batches_used"].get<int>(), 0);
+  ASSERT_FALSE(report["entries"].empty());
+  for (const auto& e : report["entries"])
+    if (e["refit"].get<bool>()) {
+      EXPECT_EQ(e["after_p50_us"], e["before_p50_us"]) << e.dump();
+    }
+  for (const auto& k : report["contention"])
+    if (k["fitted"].get<bool>()) {
+      EXPECT_DOUBLE_EQ(k["after"].get<double>(), 1.0) << k.dump();
+    }
+
+  auto again = args;
+  again.insert(again.end(), {"--execution-profiles", calibrated});
+  const auto repredicted = cli(again);
+  ASSERT_EQ(repredicted.status, 0) << repredicted.err;
+  const auto before = nlohmann::json::parse(sim.out), after = nlohmann::json::parse(repredicted.out);
+  EXPECT_EQ(after["config"]["execution_profiles"], calibrated);
+  EXPECT_EQ(after["summary"]["on_time"], before["summary"]["on_time"]);
+  EXPECT_EQ(after["summary"]["dropped"], before["summary"]["dropped"]);
+  // The scenario written beside them plans and runs on the calibrated profiles.
+  auto on_calibrated = args;
+  on_calibrated[5] = cal_scenario;
+  EXPECT_EQ(cli(on_calibrated).status, 0);
+
+  // A run of other slots is refused, naming the slot.
+  const auto np_plan = (dir.path() / "np.json").string();
+  ASSERT_EQ(cli({"plan", "-s", scenario, "-w", "seg-poisson", "--system", "np", "-o", np_plan}).status, 0);
+  const auto other = cli({"calibrate", timeline, "-s", scenario, "-w", "seg-poisson", "--plan", np_plan});
+  EXPECT_EQ(other.status, 2) << other.err;
+  EXPECT_NE(other.err.find("slot"), std::string::npos) << other.err;
+}

@@ -84,25 +84,42 @@ TEST(PpipeT10, EarliestSlotInBothModes) {
 
 TEST(PpipeT10, FeedbackCorrectionShiftsOrReleases) {
   ReservationTable gaps(1, ReservationMode::GapFilling);
-  gaps.reserve(0, at_us(0), at_us(10));
+  const auto a = gaps.reserve(0, at_us(0), at_us(10));
   gaps.reserve(0, at_us(10), at_us(10));
-  gaps.reserve(0, at_us(40), at_us(5));
-  gaps.correct(0, at_us(0), at_us(10), at_us(0), at_us(14));  // overran by 4: the next one moves, the far one stays
+  const auto far = gaps.reserve(0, at_us(40), at_us(5));
+  gaps.correct(0, a, at_us(0), at_us(10), at_us(0), at_us(14));  // overran by 4: the next one moves, the far one stays
   EXPECT_EQ(gaps.earliest_slot(0, at_us(0), at_us(1)), at_us(24));
   EXPECT_EQ(gaps.earliest_slot(0, at_us(24), at_us(16)), at_us(24));
   EXPECT_EQ(gaps.busy_until(0), at_us(45));
-  gaps.correct(0, at_us(40), at_us(5), at_us(40), at_us(42));  // early finish gives the tail back
+  gaps.correct(0, far, at_us(40), at_us(5), at_us(40), at_us(42));  // early finish gives the tail back
   EXPECT_EQ(gaps.busy_until(0), at_us(42));
   gaps.forget_before(at_us(30));
   EXPECT_EQ(gaps.intervals(0), 1u);
 
   ReservationTable horizon(1, ReservationMode::Horizon);
-  horizon.reserve(0, at_us(0), at_us(10));
+  const auto h = horizon.reserve(0, at_us(0), at_us(10));
   horizon.reserve(0, at_us(10), at_us(10));
-  horizon.correct(0, at_us(0), at_us(10), at_us(0), at_us(13));
+  horizon.correct(0, h, at_us(0), at_us(10), at_us(0), at_us(13));
   EXPECT_EQ(horizon.busy_until(0), at_us(23));
-  horizon.correct(0, at_us(13), at_us(10), at_us(13), at_us(20));  // the last one ended early
+  horizon.correct(0, 0, at_us(13), at_us(10), at_us(13), at_us(20));  // the last one ended early
   EXPECT_EQ(horizon.busy_until(0), at_us(20));
+}
+
+// Batches that each run longer than reserved, back to back: each one's overrun stays in the
+// table, so the resource is known busy until the last really ends (a correction that looked for
+// a pushed reservation where it was made lost every overrun after the first).
+TEST(PpipeT10, OverrunsBuildUpBatchAfterBatch) {
+  ReservationTable t(1, ReservationMode::GapFilling);
+  std::vector<ReservationTable::ReservationId> ids;
+  for (int i = 0; i < 4; ++i)
+    ids.push_back(t.reserve(0, at_us(10 * i), at_us(10)));
+  // Each really takes 15: the k-th runs [15k, 15k + 15).
+  for (int i = 0; i < 4; ++i) {
+    t.correct(0, ids[static_cast<std::size_t>(i)], at_us(10 * i), at_us(10), at_us(15 * i), at_us(15 * i + 15));
+    // What is still reserved sits behind the real end, 10 each.
+    EXPECT_EQ(t.busy_until(0), at_us(15 * i + 15 + 10 * (3 - i))) << "after batch " << i;
+  }
+  EXPECT_EQ(t.earliest_slot(0, at_us(0), at_us(1)), at_us(60));
 }
 
 TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
@@ -111,7 +128,7 @@ TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
     ReservationTable t(PipelineProber::resource_count(d), mode);
     PipelineProber prober(d, t);
     t.reserve(2, at_us(0), at_us(25));  // G3 busy on [0, 25)
-    const auto o = prober.probe(0, 1, at_us(0));
+    auto o = prober.probe(0, 1, at_us(0));
     EXPECT_EQ(o.stage[0].gpu, 0u);
     EXPECT_EQ(o.stage[1].gpu, 1u);
     EXPECT_EQ(o.finish, at_us(22));
