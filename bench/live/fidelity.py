@@ -63,7 +63,16 @@ TORCH_CASES = {
     "torch-ppipe": ("PPipe 2-partition plan on real compute: resnet18 (3x64x64) across 2 workers", 0.5),
     "torch-ppipe-planned-50": ("PPipe, the planner's own plan on real compute: resnet18 (3x64x64), 1 CPU", 0.5),
     "torch-ppipe-planned-90": ("PPipe, the planner's own plan on real compute: resnet18 (3x64x64), 1 CPU", 0.9),
+    # Calibrated (issue 46): a CALIBRATION_SECONDS live run at half the profile's capacity is
+    # recorded, `calibrate` fits the profiles and the slots' contention to it, the plan is made
+    # again on the calibrated scenario, and both sides then run on it at the calibrated capacity.
+    "torch-symphony-cal-50": ("Symphony on real compute, calibrated: resnet18 + mobilenet_v3_small, 1 CPU", 0.5),
+    "torch-symphony-cal-90": ("Symphony on real compute, calibrated: resnet18 + mobilenet_v3_small, 1 CPU", 0.9),
+    "torch-ppipe-cal-50": ("PPipe, the planner's own plan on real compute, calibrated: resnet18, 1 CPU", 0.5),
+    "torch-ppipe-cal-90": ("PPipe, the planner's own plan on real compute, calibrated: resnet18, 1 CPU", 0.9),
 }
+CALIBRATION_SECONDS = 60
+CALIBRATION_SEED = 101  # apart from the measured runs' seeds 1..N
 # On a GPU (README "GPU execution"; needs servescope-cuda and a GPU, so never in the default set):
 # ResNet-50 profiled on this GPU with calibrated kernels (`profile --arch resnet50 --device cuda`),
 # served by `live worker --executor cuda`, one MPS client per slot, every batch real GPU work.
@@ -126,14 +135,19 @@ def read(path):
 def profiled(cli, work, arch, nodes):
     """Exports `arch` into 4 blocks and measures it here; returns (folder, profiles, scenario)."""
     folder = os.path.join(work, arch)
-    subprocess.run([PYTHON_WITH_TORCH, os.path.join(ROOT, "scripts", "export_model.py"), arch, "--blocks", "4",
-                    "--input", TORCH_INPUT, "-o", folder], check=True, capture_output=True)
-    profiles, scenario = os.path.join(work, arch + "-profiles.json"), os.path.join(work, arch + "-scenario.json")
+    profiles = os.path.join(work, f"{arch}-{nodes}-profiles.json")
+    scenario = os.path.join(work, f"{arch}-{nodes}-scenario.json")
+    if os.path.exists(scenario):  # made for an earlier case of this run
+        with open(profiles) as f, open(scenario) as g:
+            return folder, json.load(f)["models"][0], json.load(g)
+    if not os.path.exists(os.path.join(folder, "servescope-model.json")):
+        subprocess.run([PYTHON_WITH_TORCH, os.path.join(ROOT, "scripts", "export_model.py"), arch, "--blocks", "4",
+                        "--input", TORCH_INPUT, "-o", folder], check=True, capture_output=True)
     # SLO: 10 x the whole model alone at batch 1. At the profiler's default 5 x, PPipe's plan
     # batches so close to the SLO that the live stages' 20-30 % longer runs (two stages, the
     # scheduler and the load generator share two cores; each was profiled alone) make most
     # requests late, and the comparison measures that edge rather than the system.
-    subprocess.run([cli, "profile", folder, "--batches", "1-8", "--shares", "1,2", "--repeat", "20",
+    subprocess.run([cli, "profile", folder, "--batches", "1-8", "--shares", "1,2",
                     "--slo-multiplier", str(TORCH_SLO_MULTIPLIER),
                     "-o", profiles, "--scenario-out", scenario, "--nodes", str(nodes)],
                    check=True, capture_output=True)
@@ -150,9 +164,52 @@ def best_rps(model, share, blocks=None):
     return max(b / (sum(row[i] for row in rows) * 1e-6) for i, b in enumerate(batches))
 
 
+def calibrated(cli, work, base, options, rate, worker_args, measured):
+    """The case `base` run live once for CALIBRATION_SECONDS at `rate` with its record, and its
+    scenario calibrated on that record (`calibrate --scenario-out`); cached in `work`. Returns the
+    calibrated scenario's path and the calibrated profiles by model."""
+    scenario = os.path.join(work, base + "-calibrated.json")
+    profiles = os.path.join(work, base + "-calibrated-profiles.json")
+    if not os.path.exists(scenario):
+        load = live_run(cli, work, options, rate, CALIBRATION_SECONDS, CALIBRATION_SEED, worker_args, measured)
+        report = cli_json(cli, ["calibrate", load["record"], *options, "-o", profiles, "--scenario-out", scenario],
+                          600)
+        for e in report["entries"]:
+            if e["refit"]:
+                print(f"calibrated {e['model']} {e.get('blocks', 'whole')} {e['share']} batch {e['batch']}: "
+                      f"{e['before_p50_us'] / 1000:.2f} -> {e['after_p50_us'] / 1000:.2f} ms "
+                      f"({e['runs']} batches)", file=sys.stderr, flush=True)
+        for k in report["contention"]:
+            print(f"contention {k['share']} batch {k['batch']}: x{k['before']:.2f} -> x{k['after']:.2f} "
+                  f"({k['beside']} beside, {k['alone']} alone{'' if k['fitted'] else '; kept'})",
+                  file=sys.stderr, flush=True)
+    with open(scenario) as f:
+        return scenario, {m["name"]: m for m in json.load(f)["profiles"]}
+
+
 def prepare_torch(cli, work, name):
     """The case's scenario file, options, rate and worker arguments, from measurements made here."""
     load = TORCH_CASES[name][1]
+    if name.startswith("torch-symphony-cal") or name.startswith("torch-ppipe-cal"):
+        base = "torch-symphony" if name.startswith("torch-symphony") else "torch-ppipe-planned-50"
+        options, rate, worker_args, measured = prepare_torch(cli, work, base)
+        path, profiles = calibrated(cli, work, base, options, rate,
+                                    ["--executor", "torch", "--check-every", "50", *worker_args], measured)
+        if base == "torch-symphony":
+            r18, mob = profiles["resnet18"], profiles["mobilenet_v3_small"]
+            rate = load / (0.5 / best_rps(r18, "1") + 0.5 / best_rps(mob, "1"))
+            return ["-s", path, "--system", "symphony"], rate, worker_args, (profiles, {})
+        plan = os.path.join(work, "torch-ppipe-calibrated-plan.json")
+        if not os.path.exists(plan):
+            cli_json(cli, ["plan", "-s", path, "--system", "ppipe", "-o", plan], 600)
+        with open(plan) as f:
+            doc = json.load(f)
+        rate = load * sum(p["assigned_rps"] for p in doc["pipelines"])
+        # First-look admission at half the planned batch: a plane that fell behind (a slow spell
+        # of the machine) otherwise serves each head in a batch of one or two, a fraction of the
+        # slots' throughput, and live runs at 90 % then either recover or collapse (40 % and
+        # 99.6 % in runs of one setting); dropping such heads lets the slots catch up.
+        return ["-s", path, "--plan", plan, "--first-look", "0.5"], rate, worker_args, (profiles, measured[1])
     if name.startswith("torch-ppipe-planned"):
         r18, p18, scenario = profiled(cli, work, "resnet18", 1)
         path = os.path.join(work, name + ".json")
@@ -333,6 +390,7 @@ def live_run(cli, work, options, rate, seconds, seed, worker_args=(), measured=N
     # A worker whose report is overdue is planned without until it answers; what the plane cannot
     # place meanwhile is dropped as worker-lost, so the run's lost requests are read beside them.
     load["late_workers"] = read(err).count(" is late with batch ")
+    load["record"] = os.path.join(run_dir, "run.json")
     if measured:  # the scheduler wrote its record as it stopped
         load["batch_time_ratio"] = batch_time_ratio(os.path.join(run_dir, "run.json"), measured)
     return load
@@ -349,6 +407,8 @@ def main():
                         "servescope-torch; the cuda-* ones servescope-cuda and a GPU; the torch-cuda-* ones "
                         "a servescope-torch built against a CUDA LibTorch as --cli, and a GPU)")
     parser.add_argument("--write", action="store_true", help="regenerate docs/reproduction/fidelity.md")
+    parser.add_argument("--busy-core", action="store_true", help="keep one core busy with another process for "
+                        "the whole benchmark (profiling and calibration included), as a loaded machine")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it: each live run's scheduler "
                         "and worker logs, the plan, the exported models (default: a temporary folder)")
     args = parser.parse_args()
@@ -356,6 +416,11 @@ def main():
     if not os.access(args.cli, os.X_OK):
         sys.exit(f"error: {args.cli} is not built (cmake --build --preset dev)")
     cases = args.case or list(CASES) + list(TORCH_CASES)
+    busy = None
+    if args.busy_core:  # a process that spins on one core until the benchmark ends
+        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        import atexit
+        atexit.register(busy.kill)
     rows, summary, slower, losses = [], [], [], []
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
@@ -380,6 +445,8 @@ def main():
             else:
                 title, options, rate, needs_plan = CASES[name]
                 options = options + (["--plan", plan] if needs_plan else [])
+            if busy:
+                title += ", one core busy"
             d_att, d_good, ratios, totals = [], [], [], []
             for seed in range(1, args.runs + 1):
                 sim = cli_json(args.cli, ["simulate", *options, "--warmup", "0", "--rate", str(rate),
@@ -424,7 +491,8 @@ def main():
             "model, batch size, share and blocks: the median of that ratio over a run's batches, and "
             "the run's total time on the slots against the total the profile predicts (mean ± CI "
             "over the runs). The simulator draws every batch from the profile's measured distribution "
-            "(`--runtime sample`; the median where a profile keeps none).",
+            "(`--runtime sample`; the median where a profile keeps none) and slows batches on slots of one "
+            "device by the profile's measured contention between them (`--contention measured`).",
             "",
             "| case | runs | live / profiled, median batch | live / profiled, total slot time |",
             "|---|---|---|---|",

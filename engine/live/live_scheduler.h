@@ -96,7 +96,8 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
     Batch batch;
     std::uint32_t server = 0;
     Time dispatched;
-    Time overdue;  // when its report is late enough to doubt the worker
+    Time start;          // when it was to start on its slot
+    Duration allowance;  // its run, and the lateness allowed on top before its worker is doubted
   };
   struct InFlightTransfer {
     Transfer transfer;
@@ -152,6 +153,10 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void fire_due_timers();
   void publish();
   void check_liveness();
+  // When `b`'s report is late enough to doubt its worker: its run and allowance after the later of
+  // its planned start and its slot's last report, once it is the first outstanding batch of its
+  // slot; nullopt while a batch ahead of it on the slot has not reported (it has not started).
+  std::optional<Time> overdue_at(const InFlightBatch& b) const;
 
   void record_outcome(const Request& r, OutcomeStatus status, DropReason reason, Time end);
   nlohmann::json assignment_for(std::uint32_t server) const;
@@ -181,6 +186,9 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   // second of silence).
   WorkerRoster roster_;
   std::unordered_map<BatchId, InFlightBatch> batches_;
+  // Per slot, when its last batch reported: a slot runs its batches one after another, so a batch
+  // behind a late one starts late, and is judged from then (overdue_at).
+  std::vector<Time> slot_reported_;
   std::unordered_map<TransferId, InFlightTransfer> transfers_;
   std::unordered_map<RequestId, Owner> ledger_;
   RequestId next_request_ = 1;

@@ -68,9 +68,9 @@ void LiveScheduler::execute(Batch batch) {
   counters_.dispatch_overhead.add(Duration::nanoseconds(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - event_began_).count()));
   // A report later than the batch's own run time plus 50 ms (or half again as long) is overdue.
-  const auto overdue = t + Duration::nanoseconds(order.start_in_ns + order.run_ns +
-                                                 std::max<std::int64_t>(50'000'000, order.run_ns / 2));
-  batches_.emplace(order.batch, InFlightBatch{std::move(batch), server, t, overdue});
+  const auto allowance = Duration::nanoseconds(order.run_ns + std::max<std::int64_t>(50'000'000, order.run_ns / 2));
+  batches_.emplace(order.batch,
+                   InFlightBatch{std::move(batch), server, t, t + Duration::nanoseconds(order.start_in_ns), allowance});
 }
 
 bool LiveScheduler::preempt(BatchId, std::uint32_t) {
@@ -176,6 +176,8 @@ void LiveScheduler::finish_batch(std::uint64_t id, std::int64_t run_ns) {
   InFlightBatch done = std::move(it->second);
   batches_.erase(it);
   const Time end = now();
+  if (done.batch.gpu >= slot_reported_.size()) slot_reported_.resize(done.batch.gpu + 1, kMinusInfinity);
+  slot_reported_[done.batch.gpu] = end;
   const Time start = std::max(done.dispatched, end - Duration::nanoseconds(run_ns));
   const auto& b = done.batch;
   ++counters_.batches[b.gpu];

@@ -191,7 +191,8 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
     // Only a batch of this plan, run to its end, clears a doubt: heartbeats, feature-map reports and
     // stale reports do not (a worker whose executor hangs still beats).
     if (ours && roster_.doubted(peer.server) && !std::ranges::any_of(batches_, [&](const auto& kv) {
-          return kv.second.server == peer.server && now() > kv.second.overdue;
+          const auto overdue = overdue_at(kv.second);
+          return kv.second.server == peer.server && overdue && now() > *overdue;
         })) {
       roster_.clear_doubt(peer.server);
       set_server_available(peer.server, true);
@@ -310,6 +311,15 @@ void LiveScheduler::frame(Peer& peer, const Frame& f) {
   }
 }
 
+std::optional<Time> LiveScheduler::overdue_at(const InFlightBatch& b) const {
+  const auto slot = b.batch.gpu;
+  for (const auto& [id, other] : batches_)
+    if (other.batch.gpu == slot && (other.start < b.start || (other.start == b.start && other.batch.id < b.batch.id)))
+      return std::nullopt;
+  const Time reported = slot < slot_reported_.size() ? slot_reported_[slot] : kMinusInfinity;
+  return std::max(b.start, reported) + b.allowance;
+}
+
 void LiveScheduler::check_liveness() {
   peers_.check_liveness(std::chrono::steady_clock::now());
   // A worker whose batch is overdue may have stopped: plan without its GPUs now rather than keep
@@ -322,14 +332,16 @@ void LiveScheduler::check_liveness() {
     fail_transfer(id, "not delivered within a second of its start");
   // A worker that beats but never reports a batch (its executor hangs) is as good as gone.
   std::optional<std::uint32_t> hung;
+  const auto liveness = Duration::nanoseconds(std::chrono::nanoseconds(options_.liveness).count());
   for (const auto& [id, b] : batches_)
-    if (at > b.overdue + Duration::nanoseconds(std::chrono::nanoseconds(options_.liveness).count())) hung = b.server;
+    if (const auto overdue = overdue_at(b); overdue && at > *overdue + liveness) hung = b.server;
   if (hung)
     if (auto* worker = worker_of(*hung))
       peers_.close(*worker, "a batch is more than " + std::to_string(options_.liveness.count()) + " ms overdue", true);
   std::vector<std::pair<std::uint32_t, std::uint64_t>> doubted;  // (server, its late batch)
   for (const auto& [id, b] : batches_)
-    if (at > b.overdue && roster_.doubt(b.server)) doubted.emplace_back(b.server, b.batch.id);
+    if (const auto overdue = overdue_at(b); overdue && at > *overdue && roster_.doubt(b.server))
+      doubted.emplace_back(b.server, b.batch.id);
   for (const auto& [server, batch] : doubted) {
     ++counters_.workers_doubted;
     set_server_available(server, false);
