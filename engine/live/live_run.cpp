@@ -22,15 +22,25 @@ nlohmann::json describe_run(const SimulationResult& r) {
                     {"physical", r.gpu_physical[g]},
                     {"server", r.gpu_server[g]},
                     {"duty_cycle_us", r.gpu_duty_cycle[g].to_us()}});
-  return {{"system", r.system}, {"plan_system", r.plan_system}, {"models", models},
-          {"gpus", gpus},       {"servers", r.server_names},    {"offered_rate_rps", r.offered_rate_rps},
-          {"seed", r.seed},     {"warmup_s", r.warmup.to_s()},  {"nominal_capacity_rps", r.nominal_capacity_rps}};
+  // What the scheduler planned and reserved at, and whether it drew emulated batches from measured
+  // distributions, so that a recorded run says so as a simulated one does.
+  return {{"system", r.system},
+          {"plan_system", r.plan_system},
+          {"models", models},
+          {"gpus", gpus},
+          {"servers", r.server_names},
+          {"offered_rate_rps", r.offered_rate_rps},
+          {"seed", r.seed},
+          {"warmup_s", r.warmup.to_s()},
+          {"nominal_capacity_rps", r.nominal_capacity_rps},
+          {"latency_quantile", r.latency_quantile},
+          {"sampled_runtime", r.sampled_runtime}};
 }
 
 SimulationResult run_from_description(const nlohmann::json& json, const std::string& source) {
   const JsonCursor run(json, source);
   run.expect_object({"system", "plan_system", "models", "gpus", "servers", "offered_rate_rps", "seed", "warmup_s",
-                     "nominal_capacity_rps"});
+                     "nominal_capacity_rps", "latency_quantile", "sampled_runtime"});
   SimulationResult r;
   r.system = run.at("system").as_string();
   r.plan_system = run.string_or("plan_system", "");
@@ -61,6 +71,8 @@ SimulationResult run_from_description(const nlohmann::json& json, const std::str
   r.nominal_capacity_rps = run.double_or("nominal_capacity_rps", 0, 0, 1e12);
   r.seed = static_cast<std::uint64_t>(run.int_or("seed", 0, 0, INT64_MAX));
   r.warmup = Duration::from_s(run.double_or("warmup_s", 0, 0, 1e6));
+  r.latency_quantile = run.double_or("latency_quantile", 0, 0, 1);
+  r.sampled_runtime = run.bool_or("sampled_runtime", false);
   r.subclusters.push_back(SubclusterSummary{r.gpus.size(), r.models, r.offered_rate_rps});
   r.partition_status = "live";
   return r;

@@ -240,8 +240,12 @@ TEST(LiveEvents, RecordsNamingModelsOrGpusTheRunLacksAreRefused) {
 }
 
 TEST(LiveRunDescription, RoundTripsThroughTheWelcome) {
-  const auto r = two_model_run();
+  auto r = two_model_run();
+  r.latency_quantile = 0.99;
+  r.sampled_runtime = true;
   const auto back = live::run_from_description(live::describe_run(r), "welcome");
+  EXPECT_DOUBLE_EQ(back.latency_quantile, 0.99) << "a recorded run says what it reserved at";
+  EXPECT_TRUE(back.sampled_runtime);
   EXPECT_EQ(back.models, r.models);
   EXPECT_EQ(back.model_slo, r.model_slo);
   EXPECT_EQ(back.gpus, r.gpus);
@@ -250,6 +254,11 @@ TEST(LiveRunDescription, RoundTripsThroughTheWelcome) {
   auto bad = live::describe_run(r);
   bad["gpus"][0]["server"] = 9;
   EXPECT_THROW(live::run_from_description(bad, "welcome"), servescope::InputError);
+  // A description from before the two fields reads as medians, not drawn.
+  auto old = live::describe_run(r);
+  old.erase("latency_quantile");
+  old.erase("sampled_runtime");
+  EXPECT_EQ(live::run_from_description(old, "welcome").latency_quantile, 0.0);
 }
 
 TEST(EmulatedExecutor, RunsEachSlotInOrderNotBeforeItsStart) {
