@@ -259,7 +259,8 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
           latency.push_back(
               scaled(table->curve.latency()[i], nearest(by_batch, table->curve.batches()[i])[kMedianLevel]));
         table->curve = BatchCurve(table->curve.batches(), std::move(latency));
-        out.notes.push_back("model '" + p.name + "' is a table without distributions: its medians were scaled");
+        if (added)
+          out.notes.push_back("model '" + p.name + "' is a table without distributions: its medians were scaled");
         break;
       }
       case ProfileForm::Linear: {
@@ -271,7 +272,8 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
         const double factor = median(medians);
         fit->alpha = scaled(fit->alpha, factor);
         fit->beta = scaled(fit->beta, factor);
-        out.notes.push_back("model '" + p.name + "' is a linear fit: α and β were scaled by its median change");
+        if (added)
+          out.notes.push_back("model '" + p.name + "' is a linear fit: α and β were scaled by its median change");
         break;
       }
     }
@@ -298,7 +300,9 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
     if (!e.refit)
       out.notes.push_back(e.model + " on " + e.gpu + " " + e.share.to_string() + ", batch " + std::to_string(e.batch) +
                           ": " + std::to_string(runs) + " batches, fewer than " + std::to_string(options.min_runs) +
-                          "; the nearest refit batch size's change carried");
+                          (changes.contains(Stage{key.model, key.begin, key.end, key.gpu, key.share})
+                               ? "; the nearest refit batch size's change carried"
+                               : "; kept as profiled"));
     out.entries.push_back(std::move(e));
   }
 
