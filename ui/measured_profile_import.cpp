@@ -37,6 +37,8 @@ QString add_measured_model(ProjectDocument& document, const MeasuredModel& measu
   auto profiles = measured.profiles;
   for (auto& model : profiles.models)
     model.origin.clear();  // measured here: the project owns it, and saves and edits it inline
+  for (auto& contention : profiles.contention)
+    contention.origin.clear();
   return document.add_profiles(profiles, what, measured.devices);
 }
 

@@ -16,7 +16,8 @@ namespace servescope::ui {
 class ProjectDocument;
 
 struct MeasuredModel {
-  ProfileSet profiles;                // the models measured (one per run of the profiler)
+  ProfileSet profiles;                // the models measured (one per run of the profiler), and the
+                                      // contention between slots measured with them
   std::vector<GpuSpec> devices;       // the device types their tables name
   std::vector<std::string> warnings;  // what the readers said about the files (raised points, …)
 };

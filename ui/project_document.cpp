@@ -217,6 +217,9 @@ QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString&
     if (set.find(m.name)) return tr("the project already has a model named %1").arg(QString::fromStdString(m.name));
     set.models.push_back(m);
   }
+  // How slots of a device slow each other, measured with the models: one more measurement of the
+  // device type, which joins the project's (ProfileSet::contention_on).
+  set.contention.insert(set.contention.end(), profiles.contention.begin(), profiles.contention.end());
   if (devices.empty()) return push_part(&profiles_of, std::move(set), what);
   // Profiles of a device type the project lacks are refused by every check, so the two parts
   // move together. A type the project has stays as it is (with any price the user gave it).

@@ -52,9 +52,9 @@ class ProjectDocument : public QObject {
   QString rename_application(std::size_t index, const QString& name);
   QString set_workload(std::size_t index, Workload workload, const QString& what);  // index == count adds
   QString remove_workload(std::size_t index);
-  // Adds inline profiles (estimated, imported or measured); a model the project already has is
-  // refused. `devices`: device types the profiles were measured on, added with them in the same
-  // step where the project lacks them.
+  // Adds inline profiles (estimated, imported or measured) and any contention between slots
+  // measured with them; a model the project already has is refused. `devices`: device types the
+  // profiles were measured on, added with them in the same step where the project lacks them.
   QString add_profiles(const ProfileSet& profiles, const QString& what, const std::vector<GpuSpec>& devices = {});
   // Replaces one model's profile. Profiles pulled in by an include belong to their file (a
   // project saves only inline ones), so editing one is refused with the file's name.

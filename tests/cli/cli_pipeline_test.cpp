@@ -1,7 +1,9 @@
 // servescope-cli end to end, pooled pipelines: plan writes a pipeline plan (PPipe, NP) that simulate and
 // sweep run, estimate writes block profiles (and the committed estimated zoo is what it writes), and the
 // built-in PPipe demo pipelines P4s into V100s.
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_test_support.h"
@@ -197,7 +199,20 @@ TEST(Cli, CalibrateOnARunOfItsOwnProfilesChangesNothingAndRepredictsIt) {
   const auto cal = cli(cal_args);
   ASSERT_EQ(cal.status, 0) << cal.err;
   const auto report = nlohmann::json::parse(cal.out);
-  EXPECT_GT(report["batches_used"].get<int>(), 0);
+  // Every simulated batch but each slot's first three (--skip-first) is used: counts of the
+  // seeded run's timeline, the same on any machine.
+  std::map<int, int> per_slot;
+  const auto spans = nlohmann::json::parse(servescope::test::read_file(timeline))["spans"];
+  for (const auto& span : spans)
+    ++per_slot[span[0].get<int>()];
+  int skipped = 0, total = 0;
+  for (const auto& [slot, n] : per_slot) {
+    skipped += std::min(n, 3);
+    total += n;
+  }
+  ASSERT_GT(total, 100);
+  EXPECT_EQ(report["batches_skipped"].get<int>(), skipped);
+  EXPECT_EQ(report["batches_used"].get<int>(), total - skipped);
   ASSERT_FALSE(report["entries"].empty());
   for (const auto& e : report["entries"])
     if (e["refit"].get<bool>()) {

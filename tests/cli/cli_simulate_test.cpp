@@ -369,7 +369,9 @@ TEST(Cli, SimulateDrawsBatchTimesFromMeasuredDistributions) {
     EXPECT_EQ(r.status, 0) << r.err;
     return nlohmann::json::parse(r.out);
   };
-  // Each batch's simulated run time against its size's quantiles (µs; the timeline keeps ns).
+  // Each batch's simulated run time against its size's quantiles (µs; the timeline keeps ns). These
+  // are the simulator's virtual times, drawn by a seeded generator from the profile written above:
+  // no clock is read and the machine's load cannot move them.
   struct Span {
     int size;
     double us;

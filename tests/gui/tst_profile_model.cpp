@@ -78,6 +78,8 @@ MeasuredModel measured(const std::string& name, bool spread = true) {
   MeasuredModel m;
   m.profiles.name = name;
   m.profiles.models.push_back(measured_profile(name, spread));
+  m.profiles.contention.push_back(
+      {kDevice, {{servescope::GpuShare::mps(2), 1, 2, 1.5, 40}}, "servescope-cli profile, " + name, ""});
   m.devices.push_back(device());
   return m;
 }
@@ -199,6 +201,9 @@ class TestProfileModel : public QObject {
     QVERIFY(after.scenario.profiles.find("tinynet")->origin.empty());  // the project's own, editable
     QCOMPARE(after.scenario.custom_gpus.size(), before.scenario.custom_gpus.size() + 1);
     QCOMPARE(after.scenario.custom_gpus.back(), device());
+    // The slots' contention measured with it joins the project too, as its own.
+    QCOMPARE(after.scenario.profiles.contention_on(kDevice).slowdown(servescope::GpuShare::mps(2), 1, 2), 1.5);
+    QVERIFY(after.scenario.profiles.contention.back().origin.empty());
     QVERIFY(servescope::check_scenario(after.scenario).empty());
 
     doc.undo_stack()->undo();
