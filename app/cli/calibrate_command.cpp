@@ -4,13 +4,13 @@
 // measured time and what ran beside it. Says how far each entry moved; `--scenario-out` writes
 // the scenario with the calibrated profiles in place, for `simulate` to predict the run again.
 #include <iomanip>
-#include <sstream>
 
 #include "app/cli/cli_context.h"
 #include "app/cli/profiles_output.h"
 #include "app/cli/simulation_args.h"
 #include "engine/analysis/run_calibration.h"
 #include "engine/analysis/saved_artifacts.h"
+#include "model/core/time.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
 #include "model/io/json_text.h"
@@ -23,12 +23,6 @@ std::string entry_name(const engine::EntryChange& e) {
   std::string out = e.model;
   if (e.blocks) out += " blocks [" + std::to_string(e.blocks->begin) + ", " + std::to_string(e.blocks->end) + ")";
   return out + " on " + e.gpu + " " + e.share.to_string() + ", batch " + std::to_string(e.batch);
-}
-
-std::string ms(Duration d) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(3) << d.to_ms() << " ms";
-  return s.str();
 }
 
 nlohmann::json to_json(const engine::Calibration& c) {
@@ -69,9 +63,10 @@ void report(std::ostream& out, const engine::Calibration& c, const std::string& 
       << " left out)\n";
   for (const auto& e : c.entries) {
     if (!e.refit) continue;
-    out << "  " << entry_name(e) << ": median " << ms(e.before_p50) << " -> " << ms(e.after_p50) << " (x" << std::fixed
-        << std::setprecision(2) << e.after_p50.to_s() / e.before_p50.to_s() << "), p99 " << ms(e.before_p99) << " -> "
-        << ms(e.after_p99) << " (" << e.runs << " batches)\n"
+    out << "  " << entry_name(e) << ": median " << format_duration(e.before_p50) << " -> "
+        << format_duration(e.after_p50) << " (x" << std::fixed << std::setprecision(2)
+        << e.after_p50.to_s() / e.before_p50.to_s() << "), p99 " << format_duration(e.before_p99) << " -> "
+        << format_duration(e.after_p99) << " (" << e.runs << " batches)\n"
         << std::defaultfloat;
   }
   for (const auto& k : c.contention) {
