@@ -205,11 +205,7 @@ def prepare_torch(cli, work, name):
         with open(plan) as f:
             doc = json.load(f)
         rate = load * sum(p["assigned_rps"] for p in doc["pipelines"])
-        # First-look admission at half the planned batch: a plane that fell behind (a slow spell
-        # of the machine) otherwise serves each head in a batch of one or two, a fraction of the
-        # slots' throughput, and live runs at 90 % then either recover or collapse (40 % and
-        # 99.6 % in runs of one setting); dropping such heads lets the slots catch up.
-        return ["-s", path, "--plan", plan, "--first-look", "0.5"], rate, worker_args, (profiles, measured[1])
+        return ["-s", path, "--plan", plan], rate, worker_args, (profiles, measured[1])
     if name.startswith("torch-ppipe-planned"):
         r18, p18, scenario = profiled(cli, work, "resnet18", 1)
         path = os.path.join(work, name + ".json")

@@ -11,7 +11,8 @@ PipelineProber::PipelineProber(const PipelineDeployment& deployment, Reservation
       table_(table),
       options_(options),
       slots_(static_cast<std::uint32_t>(deployment.slots.size())),
-      gone_(deployment.slots.size(), false) {
+      gone_(deployment.slots.size(), false),
+      pace_(deployment.slots.size()) {
   if (table_.size() < resource_count(d_))
     throw std::invalid_argument("PipelineProber: the reservation table has too few resources");
   for (const auto& p : d_.pipelines)
@@ -36,7 +37,7 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
   std::uint32_t prev = 0;
   for (int s = 0; s < o.stages; ++s) {
     const auto& stage = p.stages[static_cast<std::size_t>(s)];
-    const Duration run = stage.latency.at(batch);
+    const Duration profiled = stage.latency.at(batch);
     const bool last = s + 1 == o.stages;
     StageOffer best;
     Time best_end = kNever, best_score = kNever;
@@ -45,7 +46,8 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
     for (const auto g : stage.pool) {
       if (gone(g)) continue;
       any = true;
-      StageOffer c{g, Time(), Duration(), Time(), run};
+      const Duration run = pace_.paced(g, batch, profiled);
+      StageOffer c{g, Time(), Duration(), Time(), run, profiled};
       Time t = ready;
       if (s > 0) {
         c.link = transfer_time(prev, g, stage.in_bytes_per_sample * batch);
@@ -74,7 +76,7 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
       return o;
     }
     o.stage[static_cast<std::size_t>(s)] = best;
-    work += run + best_link;
+    work += best.run + best_link;
     ready = best_end;
     prev = best.gpu;
   }

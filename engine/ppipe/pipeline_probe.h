@@ -10,6 +10,7 @@
 
 #include "engine/ppipe/pipeline_deployment.h"
 #include "engine/ppipe/reservation_table.h"
+#include "engine/ppipe/slot_pace.h"
 
 namespace servescope::engine {
 
@@ -29,7 +30,8 @@ struct StageOffer {
   Time link_start;        // the transfer into this stage (stages after the first)
   Duration link;          // 0: no transfer reserved
   Time start;             // inference
-  Duration run;
+  Duration run;           // at the vGPU's pace
+  Duration profiled;      // the profile's time for the batch
   // Once reserved: the inference's and the link's reservations, for their corrections.
   ReservationTable::ReservationId reserved_run = 0, reserved_uplink = 0, reserved_downlink = 0;
 };
@@ -67,6 +69,10 @@ class PipelineProber {
   }
   bool gone(std::uint32_t slot) const { return slot < gone_.size() && gone_[slot]; }
 
+  // Each vGPU's learned pace (the reservation plane's feedback): probes reserve at it.
+  SlotPace& pace() { return pace_; }
+  const SlotPace& pace() const { return pace_; }
+
   const ProbeOptions& options() const { return options_; }
   std::uint64_t probes() const { return probes_; }
 
@@ -76,6 +82,7 @@ class PipelineProber {
   ProbeOptions options_;
   std::uint32_t slots_ = 0;
   std::vector<bool> gone_;  // per slot
+  SlotPace pace_;
   mutable std::uint64_t probes_ = 0;
 };
 

@@ -95,8 +95,16 @@ void ReservationScheduler::schedule(std::uint32_t model) {
     const int planned = best.batch;
     int lowest = 1;
     const bool first_look = options_.first_look_min_fraction > 0 && seen_head_[model] != head.id;
-    if (first_look)
-      lowest = std::clamp(static_cast<int>(std::lround(options_.first_look_min_fraction * planned)), 1, planned);
+    const auto floor_at = [planned](double fraction) {
+      return std::clamp(static_cast<int>(std::lround(fraction * planned)), 1, planned);
+    };
+    if (first_look) lowest = floor_at(options_.first_look_min_fraction);
+    // The pipeline is booked more than a whole planned batch ahead: a small batch would only hold
+    // its vGPUs longer per request than the planned one (see behind_min_fraction). A wait for a
+    // busy link or the tail of one batch is not being behind.
+    const bool behind = options_.behind_min_fraction > 0 && best.wait > idle_work(best.pipeline, planned);
+    const int behind_floor = behind ? floor_at(options_.behind_min_fraction) : 1;
+    lowest = std::max(lowest, behind_floor);
     std::optional<Offer> chosen;
     for (int b = planned; b >= lowest; --b) {
       const auto o = b == planned ? best : prober_.probe(best.pipeline, b, now);
@@ -132,7 +140,7 @@ void ReservationScheduler::schedule(std::uint32_t model) {
         return;
       }
       chosen = now_offer ? *now_offer : prober_.probe(best.pipeline, queued, now);
-      if (chosen->finish > due) {
+      if (chosen->finish > due || queued < behind_floor) {
         drop_head(model);
         continue;
       }
@@ -211,7 +219,10 @@ void ReservationScheduler::on_batch_done(const BatchDone& done) {
   if (it == flights_.end()) return;
   const auto& offer = it->second.offer;
   const auto& st = offer.stage[static_cast<std::size_t>(stage)];
-  if (options_.feedback) table_.correct(st.gpu, st.reserved_run, st.start, st.run, done.start, done.end);
+  if (options_.feedback) {
+    table_.correct(st.gpu, st.reserved_run, st.start, st.run, done.start, done.end);
+    if (options_.learn_pace) prober_.pace().observe(st.gpu, offer.batch, st.profiled, done.end - done.start);
+  }
   if (stage + 1 == offer.stages) {
     in_flight_starts_.erase(in_flight_starts_.find(offer.stage[0].start));
     flights_.erase(it);

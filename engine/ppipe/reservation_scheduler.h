@@ -38,6 +38,15 @@ struct ReservationSchedulerOptions {
   // Feedback correction (digest §4.6): each finished batch or transfer replaces its reserved
   // interval with the real one. Off, the tables drift whenever runtimes differ from the profile.
   bool feedback = true;
+  // ... and learns each vGPU's pace (slot_pace.h): later batches there are reserved at the upper
+  // quartile of its recent real-to-profiled ratios at that batch size, never below the profile.
+  bool learn_pace = true;
+  // While the pipeline is booked more than a planned batch's work ahead, the head is dropped
+  // rather than served in a batch smaller than this fraction of the planned one. A
+  // pipeline that is behind and shrinks its batches to save each head books its vGPUs for more
+  // time per request the further behind it falls, until it serves almost none; an idle one loses
+  // nothing by a small batch. 0: the paper's rule (any batch that meets the head's deadline).
+  double behind_min_fraction = 0.75;
   // Results reach their client this long after the last stage ends (a live deployment's report
   // hop): batches are sized to finish that much before the head's deadline. 0 in simulation.
   Duration response_allowance;

@@ -149,6 +149,29 @@ TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
   }
 }
 
+// The plane's learned pace (slot_pace.h): a vGPU whose batches take 2.5× their profile is
+// reserved at that, so the probe prefers an idle vGPU of the pool that really runs faster.
+TEST(PpipeT6T7, ProbeReservesAtEachVgpusLearnedPace) {
+  const auto d = layout({0, 0}, {{{{0, 1}, 0, 10, 0}}}, {1});
+  ReservationTable t(PipelineProber::resource_count(d), ReservationMode::GapFilling);
+  PipelineProber prober(d, t);
+  EXPECT_EQ(prober.probe(0, 1, at_us(0)).stage[0].gpu, 0u);
+  for (int i = 0; i < SlotPace::kSettle; ++i)
+    prober.pace().observe(0, 1, at_us(10), at_us(25));
+  auto o = prober.probe(0, 1, at_us(0));
+  EXPECT_EQ(o.stage[0].gpu, 1u);
+  EXPECT_EQ(o.finish, at_us(10));
+  t.reserve(1, at_us(0), at_us(30));
+  o = prober.probe(0, 1, at_us(0));
+  EXPECT_EQ(o.stage[0].gpu, 0u);
+  EXPECT_EQ(o.stage[0].run, at_us(25));
+  EXPECT_EQ(o.stage[0].profiled, at_us(10));
+  EXPECT_EQ(o.finish, at_us(25));
+  EXPECT_EQ(o.wait, Duration());
+  prober.reserve(o);
+  EXPECT_EQ(t.busy_until(0), at_us(25));
+}
+
 TEST(PpipeT8, ProbeAvoidsABusyDownlink) {
   const auto d = figure5();
   ReservationTable t(PipelineProber::resource_count(d), ReservationMode::Horizon);
@@ -307,9 +330,10 @@ struct FixtureRun {
 
 FixtureRun run_fixture(const std::string& planner, const std::string& data_plane, double load_factor,
                        ReservationMode mode = ReservationMode::Horizon, std::uint64_t seed = 3,
-                       const std::function<void(SimulationSpec&)>& adjust = {}) {
+                       const std::function<void(SimulationSpec&)>& adjust = {},
+                       const std::string& scenario_json = test::kPipelineScenarioJson) {
   test::TempDir dir;
-  const auto scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
+  const auto scenario = load_scenario(dir.write("s.json", scenario_json));
   FixtureRun out;
   out.plan = plan_pipelines(planner, planning_input(scenario, {"seg-poisson"}), PpipeOptions{});
   SimulationSpec spec;
@@ -355,6 +379,48 @@ TEST(PpipeDataPlane, PlannedPipelinesMeetTheirSloAtHalfLoadInEveryMode) {
       gpu_free[span.gpu] = span.end;
     }
   }
+}
+
+// Offered 1.6× the plan's capacity, the paper's rule saves each late head with a smaller batch,
+// which holds the vGPUs longer per request, so the plane falls further behind and serves less
+// the more it is offered. Dropping the head instead while the pipeline is booked ahead keeps
+// batches near the planned size and the goodput near the plan's capacity.
+TEST(PpipeDataPlane, AnOverloadedPipelineKeepsItsBatchesAndItsCapacity) {
+  const auto with_floor = [](double fraction) {
+    return [fraction](SimulationSpec& s) {
+      s.edit_options<PipelineRunOptions>().reservation.behind_min_fraction = fraction;
+    };
+  };
+  // A looser SLO than the fixture's, so that the plan batches.
+  std::string scenario = test::kPipelineScenarioJson;
+  scenario.replace(scenario.find("22500"), 5, "90000");
+  const auto run = [&](double load, double fraction) {
+    return run_fixture("ppipe", "reservation", load, ReservationMode::GapFilling, 3, with_floor(fraction), scenario);
+  };
+  const auto paper = run(1.6, 0);
+  const auto kept = run(1.6, 0.75);
+  ASSERT_GE(kept.plan.pipelines.front().batch, 4);
+  const double seconds = 19;  // 20 simulated, 1 of warm-up
+  const auto goodput = [&](const FixtureRun& r) {
+    return static_cast<double>(r.result.metrics->total().on_time) / seconds;
+  };
+  const auto mean_batch = [](const FixtureRun& r) {
+    double requests = 0;
+    for (const auto& span : r.result.timeline)
+      requests += span.size;
+    return requests / static_cast<double>(r.result.timeline.size());
+  };
+  const double capacity = kept.plan.total_throughput_rps();
+  std::cout << "1.6x capacity " << capacity << " req/s: goodput paper rule " << goodput(paper) << " (mean batch "
+            << mean_batch(paper) << "), kept batches " << goodput(kept) << " (" << mean_batch(kept) << ")\n";
+  EXPECT_GT(goodput(kept), goodput(paper));
+  EXPECT_GT(mean_batch(kept), mean_batch(paper));
+  EXPECT_GE(goodput(kept), 0.9 * capacity);
+  // The same options at half load change nothing: the pipeline is never booked ahead with a short queue.
+  const auto half_paper = run(0.5, 0);
+  const auto half_kept = run(0.5, 0.75);
+  EXPECT_GE(attainment(half_kept.result), 0.99);
+  EXPECT_EQ(half_kept.result.metrics->total().on_time, half_paper.result.metrics->total().on_time);
 }
 
 TEST(PpipeDataPlane, SameSeedSameRunAndReservationNoWorseThanReactive) {

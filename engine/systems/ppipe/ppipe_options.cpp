@@ -34,6 +34,14 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
   o.negated_flag("no-feedback", "No feedback",
                  "Reservation data plane: keep the planned reservations when batches finish early or late",
                  [](P& p) -> bool& { return p.reservation.feedback; });
+  o.negated_flag("no-pace", "No pace learning",
+                 "Reservation data plane: reserve every batch at its profiled time, however much longer a vGPU's "
+                 "batches really take",
+                 [](P& p) -> bool& { return p.reservation.learn_pace; });
+  o.real("behind-min-batch", "Smallest batch while behind",
+         "Reservation data plane: while a full planned batch is queued, drop the head rather than "
+         "serve it in a batch below this fraction of the planned one (0: the paper's rule)",
+         0, 1, [](P& p) -> double& { return p.reservation.behind_min_fraction; });
   return o.lift<SimulationSpec>([](SimulationSpec& spec) -> P& { return spec.family_options.edit<P>(); });
 }
 
