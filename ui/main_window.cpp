@@ -54,6 +54,7 @@
 #include "ui/live_view.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
+#include "ui/prediction_view.h"
 #include "ui/profile_model_dialog.h"
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
@@ -108,6 +109,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(live_view_, &LiveView::statusChanged, this, [this](const QString& text) {
     if (tabs_->currentWidget() == live_view_) statusBar()->showMessage(text);
   });
+  prediction_view_ = new PredictionView(document_, run_view_, this);
+  tabs_->addTab(prediction_view_, tr("Prediction"));
+  connect(prediction_view_, &PredictionView::message, this, &MainWindow::log);
+  // A prediction that lands is shown at once: the user asked for it on this tab.
+  connect(run_view_, &RunView::predicted, this, [this] { tabs_->setCurrentWidget(prediction_view_); });
   setCentralWidget(tabs_);
   build_docks();
   build_actions();

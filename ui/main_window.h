@@ -30,6 +30,7 @@ class ProfileView;
 class RunView;
 class ChartsView;
 class CompareView;
+class PredictionView;
 class LiveView;
 class RecoveryStore;
 class DiskFileWatch;
@@ -56,6 +57,7 @@ class MainWindow : public QMainWindow {
   RunView* run_view() const { return run_view_; }
   ChartsView* charts_view() const { return charts_view_; }
   CompareView* compare_view() const { return compare_view_; }
+  PredictionView* prediction_view() const { return prediction_view_; }
   LiveView* live_view() const { return live_view_; }
   // Shows the Live tab following `address` (HOST:PORT) with the token in SERVESCOPE_TOKEN and
   // the TLS files in SERVESCOPE_TLS_CERT, _KEY and _CA; false, with the reason in the tab's status
@@ -167,6 +169,7 @@ class MainWindow : public QMainWindow {
   RunView* run_view_ = nullptr;
   ChartsView* charts_view_ = nullptr;
   CompareView* compare_view_ = nullptr;
+  PredictionView* prediction_view_ = nullptr;
   LiveView* live_view_ = nullptr;
   QTabWidget* tabs_ = nullptr;
   QAction* new_application_action_ = nullptr;

@@ -231,6 +231,11 @@ QString ProjectDocument::add_profiles(const ProfileSet& profiles, const QString&
   return push_part(&scenario_of, std::move(scenario), what);
 }
 
+QString ProjectDocument::replace_profiles(const ProfileSet& calibrated, const QString& what) {
+  if (!project_) return tr("no project is open");
+  return push_part(&scenario_of, with_replaced_profiles(project_->scenario, calibrated), what);
+}
+
 QString ProjectDocument::set_profile(std::size_t index, ModelProfile profile, const QString& what) {
   if (!project_ || index >= project_->scenario.profiles.models.size()) return tr("no model %1").arg(index);
   const auto& current = project_->scenario.profiles.models[index];

@@ -56,6 +56,9 @@ class ProjectDocument : public QObject {
   // measured with them; a model the project already has is refused. `devices`: device types the
   // profiles were measured on, added with them in the same step where the project lacks them.
   QString add_profiles(const ProfileSet& profiles, const QString& what, const std::vector<GpuSpec>& devices = {});
+  // Puts calibrated profiles (engine/analysis/calibration.h) in place of the project's of the same
+  // models and device types, as one undo step; every profile becomes the project's own (inline).
+  QString replace_profiles(const ProfileSet& calibrated, const QString& what);
   // Replaces one model's profile. Profiles pulled in by an include belong to their file (a
   // project saves only inline ones), so editing one is refused with the file's name.
   QString set_profile(std::size_t index, ModelProfile profile, const QString& what);

@@ -52,6 +52,10 @@ class RunView : public QWidget {
   // Simulates `source` at load factors 0.1–1.2 of its capacity, `seconds_per_point` each, and
   // keeps the attainment curve in the project (a `kind: load-sweep` entry of its runs).
   bool sweep(const QString& source, double seconds_per_point);
+  // Simulates what the kept live run `live_run` was offered (engine/analysis/live_run_source.h):
+  // its system or the project's plan it served, rate, seed, length and warm-up, with this tab's
+  // data-plane options, and keeps it as "prediction of NAME"; predicted() says when it landed.
+  bool predict(const QString& live_run);
   bool busy() const;
   // Asks the running simulation or sweep to stop; it ends soon, keeping nothing.
   void stop();
@@ -85,7 +89,8 @@ class RunView : public QWidget {
 
  Q_SIGNALS:
   void message(const QString& line);
-  void finished();  // a simulation ended (kept or failed)
+  void finished();                                                     // a simulation ended (kept or failed)
+  void predicted(const QString& live_run, const QString& prediction);  // predict()'s run was kept
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -97,6 +102,8 @@ class RunView : public QWidget {
     QString label;
   };
   std::optional<Job> prepare(const QString& source, double seconds);
+  // Runs `job` on the worker thread; the run lands as `name` (made unique when it lands).
+  void start_simulation(Job job, const std::string& name);
   // Sets the system `source` names, or reads the project's plan "plan:NAME" into the spec with
   // the data plane that runs it; QueryError for a plan the project lacks.
   void use_source(engine::SimulationSpec& spec, const QString& source) const;
@@ -141,6 +148,7 @@ class RunView : public QWidget {
   std::int64_t warmup_ns_ = 0;  // of the run shown: Next violation looks after it
   BackgroundJob* job_;          // the running simulation or sweep
   QString running_;             // its name
+  QString prediction_of_;       // the live run it predicts, when it does
   Outcome pending_;             // what it handed back
   // Timelines of this session's runs, by run name (large ones are not kept in the project).
   std::map<std::string, std::shared_ptr<const engine::TimelineData>> timelines_;

@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <algorithm>
 
+#include "engine/analysis/live_run_source.h"
 #include "engine/analysis/load_sweep.h"
 #include "engine/analysis/saved_artifacts.h"
 #include "engine/serving/run_result_json.h"
@@ -152,11 +153,52 @@ void RunView::start_worker(const std::string& name, std::function<void(Outcome&,
 bool RunView::simulate(const QString& source, double seconds) {
   auto job = prepare(source, seconds);
   if (!job) return false;
-  auto scenario = job->scenario;
-  auto spec = job->spec;
-  const auto label = job->label;
-  const std::string name = unique_name(label).toStdString();
-  status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(label));
+  const std::string name = unique_name(job->label).toStdString();
+  status_->setText(tr("Simulating %1 s with %2…").arg(seconds).arg(job->label));
+  start_simulation(std::move(*job), name);
+  return true;
+}
+
+bool RunView::predict(const QString& live_run) {
+  const auto* p = doc_->project();
+  if (job_->busy() || !p) return false;
+  const auto it = std::ranges::find(p->runs, live_run.toStdString(), &SavedArtifact::name);
+  if (it == p->runs.end()) {
+    status_->setText(tr("The project has no run named '%1'").arg(live_run));
+    return false;
+  }
+  Job job;
+  job.scenario = std::make_shared<const Scenario>(p->scenario);
+  try {
+    const auto chosen = source_->currentData().toString();
+    auto source = engine::live_run_source(
+        *p, *it, chosen.startsWith(QStringLiteral("plan:")) ? chosen.mid(5).toStdString() : std::string());
+    job.spec = std::move(source.spec);
+    job.spec.timeline = true;
+    job.label = QString::fromStdString(source.label);
+    if (const auto why = options_->apply(job.spec); !why.isEmpty()) throw QueryError(why.toStdString());
+    job.spec.workloads = engine::runnable_workloads(p->scenario, job.spec);
+    QStringList notes;
+    for (const auto& note : source.notes)
+      notes << QString::fromStdString(note);
+    status_->setText(tr("Predicting '%1': %2, %3 req/s for %4 s, seed %5 (%6)…")
+                         .arg(live_run, job.label)
+                         .arg(*job.spec.rate_rps, 0, 'f', 1)
+                         .arg(job.spec.duration.to_s(), 0, 'f', 1)
+                         .arg(job.spec.seed)
+                         .arg(notes.join(QStringLiteral("; "))));
+  } catch (const Error& e) {
+    status_->setText(tr("Cannot predict '%1': %2").arg(live_run, QString::fromStdString(e.what())));
+    return false;
+  }
+  prediction_of_ = live_run;
+  start_simulation(std::move(job), unique_name(tr("prediction of %1").arg(live_run)).toStdString());
+  return true;
+}
+
+void RunView::start_simulation(Job job, const std::string& name) {
+  auto scenario = job.scenario;
+  auto spec = std::move(job.spec);
   start_worker(name, [scenario, spec](Outcome& out, BackgroundJob::Context& context) mutable {
     spec.stop = context.stop_token();
     int shown = -1;  // whole per cent: a hundred queued calls at most, whatever the run's length
@@ -169,11 +211,11 @@ bool RunView::simulate(const QString& source, double seconds) {
     json["timeline"] = engine::to_json(*out.timeline, engine::TimelineEncoding::Packed);
     out.body = std::move(json);
   });
-  return true;
 }
 
 void RunView::job_finished(const QString& error, bool discarded) {
   const QString name = running_;
+  const QString prediction_of = std::exchange(prediction_of_, QString());
   progress_->hide();
   auto out = std::exchange(pending_, Outcome{});
   simulate_->setEnabled(doc_->project() != nullptr);
@@ -216,6 +258,7 @@ void RunView::job_finished(const QString& error, bool discarded) {
     Q_EMIT finished();
     return;
   }
+  if (!prediction_of.isEmpty()) run.body["prediction_of"] = prediction_of.toStdString();
   const auto key = run.name;
   const double attainment = run.body.value(nlohmann::json::json_pointer("/summary/slo_attainment"), 0.0);
   const double goodput = run.body.value(nlohmann::json::json_pointer("/summary/goodput_rps"), 0.0);
@@ -236,6 +279,7 @@ void RunView::job_finished(const QString& error, bool discarded) {
   }
   Q_EMIT message(status_->text());
   Q_EMIT finished();
+  if (why.isEmpty() && !prediction_of.isEmpty()) Q_EMIT predicted(prediction_of, kept);
 }
 
 }  // namespace servescope::ui

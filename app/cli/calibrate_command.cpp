@@ -3,87 +3,18 @@
 // entry's distribution, and each device type's contention between slots, from every batch's
 // measured time and what ran beside it. Says how far each entry moved; `--scenario-out` writes
 // the scenario with the calibrated profiles in place, for `simulate` to predict the run again.
-#include <iomanip>
-
 #include "app/cli/cli_context.h"
 #include "app/cli/profiles_output.h"
 #include "app/cli/simulation_args.h"
+#include "engine/analysis/calibration_report.h"
 #include "engine/analysis/run_calibration.h"
 #include "engine/analysis/saved_artifacts.h"
-#include "model/core/time.h"
 #include "model/io/document.h"
 #include "model/io/file_io.h"
 #include "model/io/json_text.h"
 #include "model/scenario/scenario_editing.h"
 
 namespace servescope::cli {
-namespace {
-
-std::string entry_name(const engine::EntryChange& e) {
-  std::string out = e.model;
-  if (e.blocks) out += " blocks [" + std::to_string(e.blocks->begin) + ", " + std::to_string(e.blocks->end) + ")";
-  return out + " on " + e.gpu + " " + e.share.to_string() + ", batch " + std::to_string(e.batch);
-}
-
-nlohmann::json to_json(const engine::Calibration& c) {
-  nlohmann::json entries = nlohmann::json::array();
-  for (const auto& e : c.entries) {
-    nlohmann::json j = {{"model", e.model},
-                        {"gpu", e.gpu},
-                        {"share", e.share.to_string()},
-                        {"batch", e.batch},
-                        {"runs", e.runs},
-                        {"refit", e.refit},
-                        {"before_p50_us", e.before_p50.to_us()},
-                        {"after_p50_us", e.after_p50.to_us()},
-                        {"before_p99_us", e.before_p99.to_us()},
-                        {"after_p99_us", e.after_p99.to_us()}};
-    if (e.blocks) j["blocks"] = {e.blocks->begin, e.blocks->end};
-    entries.push_back(std::move(j));
-  }
-  nlohmann::json contention = nlohmann::json::array();
-  for (const auto& k : c.contention)
-    contention.push_back({{"gpu", k.gpu},
-                          {"share", k.share.to_string()},
-                          {"batch", k.batch},
-                          {"before", k.before},
-                          {"after", k.after},
-                          {"alone", k.alone},
-                          {"beside", k.beside},
-                          {"fitted", k.fitted}});
-  return {{"batches_used", c.batches_used},
-          {"batches_skipped", c.batches_skipped},
-          {"entries", std::move(entries)},
-          {"contention", std::move(contention)},
-          {"notes", c.notes}};
-}
-
-void report(std::ostream& out, const engine::Calibration& c, const std::string& run_file) {
-  out << "calibrated from " << c.batches_used << " batches of " << run_file << " (" << c.batches_skipped
-      << " left out)\n";
-  for (const auto& e : c.entries) {
-    if (!e.refit) continue;
-    out << "  " << entry_name(e) << ": median " << format_duration(e.before_p50) << " -> "
-        << format_duration(e.after_p50) << " (x" << std::fixed << std::setprecision(2)
-        << e.after_p50.to_s() / e.before_p50.to_s() << "), p99 " << format_duration(e.before_p99) << " -> "
-        << format_duration(e.after_p99) << " (" << e.runs << " batches)\n"
-        << std::defaultfloat;
-  }
-  for (const auto& k : c.contention) {
-    out << "  contention, 2 slots of " << k.gpu << " " << k.share.to_string() << ", batch " << k.batch << ": x"
-        << std::fixed << std::setprecision(2) << k.before;
-    if (k.fitted)
-      out << " -> x" << k.after << " (" << k.beside << " batches beside another slot, " << k.alone << " alone)\n";
-    else
-      out << " kept: " << k.beside << " batches beside another slot and " << k.alone
-          << " alone, too few of one kind to tell them apart\n";
-    out << std::defaultfloat;
-  }
-  for (const auto& n : c.notes)
-    out << "note: " << n << "\n";
-}
-
-}  // namespace
 
 void add_calibrate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run) {
   auto* cmd = app.add_subcommand(
@@ -125,7 +56,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& global, CommandBo
         save_scenario(args->scenario_out, with_replaced_profiles(scenario, calibration.profiles));
       if (global.json) {
         // Standard output holds the report alone; the profiles go to -o.
-        auto json = to_json(calibration);
+        auto json = engine::calibration_to_json(calibration);
         if (!args->out.empty()) {
           save_profiles(args->out, set);
           json["written"] = args->out;
@@ -134,7 +65,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& global, CommandBo
         print_json(json);
         return kExitOk;
       }
-      report(report_stream(), calibration, args->run_file);
+      engine::write_calibration_report(report_stream(), calibration, args->run_file);
       if (!args->scenario_out.empty()) report_stream() << "wrote " << args->scenario_out << "\n";
       return write_profiles(global, args->out, set, {});
     };

@@ -130,6 +130,29 @@ std::span<const SpanRequest> TimelineData::requests_of(std::size_t i) const {
   return std::span<const SpanRequest>(requests).subspan(s.requests_at, s.size);
 }
 
+TimelineData shifted(TimelineData t, Duration by) {
+  for (auto& s : t.spans) {
+    s.start += by;
+    s.end += by;
+    s.window_open += by;
+    s.window_close += by;
+  }
+  for (auto& x : t.transfers) {
+    x.start += by;
+    x.end += by;
+  }
+  for (auto& q : t.queue)
+    q.time += by;
+  for (auto& r : t.requests) {
+    r.arrival += by;
+    r.deadline += by;
+  }
+  for (auto& d : t.drops)
+    d.time += by;
+  t.end += by;
+  return t;
+}
+
 TimelineData timeline_of(const SimulationResult& r) {
   TimelineData t;
   static_cast<RunLayout&>(t) = r;

@@ -35,6 +35,9 @@ struct TimelineData : RunLayout {
 };
 
 TimelineData timeline_of(const SimulationResult& result);
+// `timeline` with every time moved by `by`: a live run, timed from its scheduler's start, lined
+// up with a simulation of it, timed from its first arrival (the Prediction tab).
+TimelineData shifted(TimelineData timeline, Duration by);
 
 // Rows: arrays under named columns, for scripts and other tools (simulate --timeline). Packed: the
 // same tables in one compressed string (timeline_packing.h), what projects keep. Both read back.

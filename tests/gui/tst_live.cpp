@@ -2,11 +2,13 @@
 // scheduler and its eight workers as processes on loopback, the main window's Live tab connected
 // with the token. The timeline fills while requests flow, the window follows "now", looking back
 // pauses following, the status line names the workers and the event rate, the chart shows, the
-// watched run is kept in the project and reopens in the Run tab like a simulated one, and another
-// system is applied to the running deployment. A wrong token is refused with a reason.
+// watched run is kept in the project and reopens in the Run tab like a simulated one, the
+// Prediction tab simulates it and shows both side by side and calibrates the profiles on it, and
+// another system is applied to the running deployment. A wrong token is refused with a reason.
 #include <QChartView>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -14,6 +16,7 @@
 #include "tests/support/child_process.h"
 #include "ui/live_view.h"
 #include "ui/main_window.h"
+#include "ui/prediction_view.h"
 #include "ui/project_document.h"
 #include "ui/run_view.h"
 #include "widgets/timeline_view.h"
@@ -141,6 +144,40 @@ class TestLive : public QObject {
     QVERIFY(w.run_view()->show_run(name));
     QVERIFY(w.run_view()->timeline()->timeline() != nullptr);
     QVERIFY(w.run_view()->timeline()->timeline()->spans.size() > 50);
+    // The Prediction tab lists the kept run; Predict simulates what it was offered (Symphony, the
+    // loadgen's 1,000 req/s for 3 s, not the workload's rate over the scheduler's lifetime) and
+    // shows both: per model, the differences, the two timelines lined up at their first batch.
+    auto* prediction = w.prediction_view();
+    prediction->choose_live_run(name);
+    QVERIFY2(prediction->predict(), qPrintable(prediction->status_text()));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.run_view()->busy(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(tabs->currentWidget() == prediction, 10000);
+    QVERIFY2(prediction->status_text().contains(QStringLiteral("on time live")), qPrintable(prediction->status_text()));
+    const auto& predicted = w.project()->runs.back();
+    QCOMPARE(QString::fromStdString(predicted.body.value("prediction_of", std::string())), name);
+    const double offered = predicted.body["config"]["offered_rate_rps"].get<double>();
+    QVERIFY2(offered > 700 && offered < 1300, qPrintable(QString::number(offered)));
+    QVERIFY(prediction->table()->rowCount() > 2);  // all, then each model
+    QCOMPARE(prediction->table()->item(0, 0)->text(), QStringLiteral("all"));
+    QVERIFY(prediction->differences_text().contains(QStringLiteral("Largest differences")));
+    QVERIFY(prediction->live_timeline()->timeline() && prediction->predicted_timeline()->timeline());
+    QCOMPARE(prediction->live_timeline()->timeline()->spans.front().start,
+             prediction->predicted_timeline()->timeline()->spans.front().start);
+    if (!shots.isEmpty()) {
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/prediction.png")));
+    }
+    // Calibrate on the kept run: the report says what moved; applied, the profiles are the
+    // project's own, the same models, one undo step.
+    QString report;
+    QVERIFY2(prediction->calibrate(false, &report), qPrintable(prediction->status_text()));
+    QVERIFY2(report.startsWith(QStringLiteral("calibrated from ")), qPrintable(report));
+    const auto models = w.project()->scenario.profiles.models.size();
+    QVERIFY2(prediction->calibrate(true), qPrintable(prediction->status_text()));
+    QVERIFY(prediction->status_text().contains(QStringLiteral("Undo puts them back")));
+    QCOMPARE(w.project()->scenario.profiles.models.size(), models);
+    QVERIFY(w.project()->scenario.profile_includes.empty());
+    tabs->setCurrentWidget(live);
     // Apply another system to the running deployment: flushed, switched, a new run on screen.
     QString why;
     QVERIFY(!live->apply_plan(QStringLiteral("plan:none such"), &why));

@@ -1,0 +1,63 @@
+#include "engine/analysis/live_run_source.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "engine/analysis/prediction_report.h"
+#include "engine/systems/plan_to_run.h"
+#include "model/core/error.h"
+#include "model/io/json_cursor.h"
+
+namespace servescope::engine {
+
+LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, const std::string& preferred_plan) {
+  if (!is_live_run(run.body))
+    throw QueryError("'" + run.name + "' was not recorded from a live deployment (keep one on the Live tab)");
+  const JsonCursor body(run.body, run.name);
+  const auto config = body.at("config");
+  LiveRunSource out;
+  auto& spec = out.spec;
+  const auto system = body.at("system").as_string();
+  const auto pipeline = body.find("pipeline");
+  const bool served_plan = pipeline && !pipeline->value().is_null();
+  if (served_plan) {
+    const auto plan_system = pipeline->at("plan_system").as_string();
+    const auto is_candidate = [&](const SavedArtifact& plan) {
+      return plan.body.is_object() && plan.body.value("system", std::string()) == plan_system;
+    };
+    auto it = std::ranges::find_if(
+        project.plans, [&](const SavedArtifact& plan) { return plan.name == preferred_plan && is_candidate(plan); });
+    if (it == project.plans.end()) it = std::ranges::find_if(project.plans, is_candidate);
+    if (it == project.plans.end())
+      throw QueryError("'" + run.name + "' served a " + plan_system + " plan, and the project holds none to run");
+    use_plan(spec, it->body, it->name, system);
+    out.label = "plan " + it->name;
+    if (std::ranges::count_if(project.plans, is_candidate) > 1)
+      out.notes.push_back("the record does not say which " + plan_system + " plan ran: '" + it->name + "' was used");
+  } else {
+    spec.system = system;
+    out.label = system;
+  }
+  // When the load ran (load_window): the scheduler's own rate is its workload's, which the load
+  // generator may not have sent (`live loadgen --rate`), and its lifetime includes the waits.
+  const auto summary = body.at("summary");
+  const auto arrivals = static_cast<double>(summary.int_or("arrivals", 0, 0, std::int64_t{1} << 50));
+  double load_from_s = 0, load_s = config.double_or("duration_s", 0, 0, 1e7);
+  if (const auto load = load_window(body)) {
+    load_from_s = load->from_s;
+    load_s = load->to_s - load->from_s;
+  }
+  if (arrivals <= 0 || load_s <= 0) throw QueryError("'" + run.name + "' records no requests to predict");
+  spec.rate_rps = arrivals / load_s;
+  spec.duration = Duration::from_s(load_s);
+  // The warm-up counts from the scheduler's start; the simulation's arrivals start at once.
+  spec.warmup = Duration::from_s(std::clamp(config.double_or("warmup_s", 0, 0, 1e7) - load_from_s, 0.0, load_s / 2));
+  spec.seed = static_cast<std::uint64_t>(config.int_or("seed", 1, 0, INT64_MAX));
+  if (const double q = config.double_or("latency_quantile", 0, 0, 1); q > 0) spec.latency_quantile = q;
+  spec.exact_runtime = config.string_or("runtime", "sampled") == "exact";
+  out.notes.push_back("the data plane's own options are not in the record: the Run tab's are used");
+  return out;
+}
+
+}  // namespace servescope::engine
