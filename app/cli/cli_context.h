@@ -41,6 +41,7 @@ void add_sweep_command(CLI::App& app, const GlobalOptions& global, CommandBody& 
 void add_estimate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_calibrate_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
+void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_export_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_live_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);
 void add_gpu_command(CLI::App& app, const GlobalOptions& global, CommandBody& run);

@@ -72,6 +72,7 @@ int run_main(int argc, char** argv) {
   cli::add_estimate_command(app, global, run);
   cli::add_profile_command(app, global, run);
   cli::add_calibrate_command(app, global, run);
+  cli::add_predict_command(app, global, run);
   cli::add_demo_command(app, global, run);
   cli::add_simulate_command(app, global, run);
   cli::add_goodput_command(app, global, run);

@@ -11,13 +11,34 @@
 
 namespace servescope::engine {
 
-LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, const std::string& preferred_plan) {
-  if (!is_live_run(run.body))
-    throw QueryError("'" + run.name + "' was not recorded from a live deployment (keep one on the Live tab)");
-  const JsonCursor body(run.body, run.name);
+void use_recorded_load(SimulationSpec& spec, const nlohmann::json& run, const std::string& name) {
+  if (!is_live_run(run))
+    throw QueryError("'" + name + "' was not recorded from a live deployment (keep one on the Live tab)");
+  const JsonCursor body(run, name);
   const auto config = body.at("config");
+  // When the load ran (load_window): the scheduler's own rate is its workload's, which the load
+  // generator may not have sent (`live loadgen --rate`), and its lifetime includes the waits.
+  auto arrivals = static_cast<double>(body.at("summary").int_or("arrivals", 0, 0, std::int64_t{1} << 50));
+  double load_from_s = 0, load_s = config.double_or("duration_s", 0, 0, 1e7);
+  if (const auto load = load_window(body)) {
+    load_from_s = load->from_s;
+    load_s = load->to_s - load->from_s;
+    arrivals = load->arrivals;
+  }
+  if (arrivals <= 0 || load_s <= 0) throw QueryError("'" + name + "' records no requests to predict");
+  spec.rate_rps = arrivals / load_s;
+  spec.duration = Duration::from_s(load_s);
+  // The warm-up counts from the scheduler's start; the simulation's arrivals start at once.
+  spec.warmup = Duration::from_s(std::clamp(config.double_or("warmup_s", 0, 0, 1e7) - load_from_s, 0.0, load_s / 2));
+  spec.seed = static_cast<std::uint64_t>(config.int_or("seed", 1, 0, INT64_MAX));
+  if (const double q = config.double_or("latency_quantile", 0, 0, 1); q > 0) spec.latency_quantile = q;
+}
+
+LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, const std::string& preferred_plan) {
   LiveRunSource out;
   auto& spec = out.spec;
+  use_recorded_load(spec, run.body, run.name);
+  const JsonCursor body(run.body, run.name);
   const auto system = body.at("system").as_string();
   const auto pipeline = body.find("pipeline");
   const bool served_plan = pipeline && !pipeline->value().is_null();
@@ -39,23 +60,6 @@ LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, 
     spec.system = system;
     out.label = system;
   }
-  // When the load ran (load_window): the scheduler's own rate is its workload's, which the load
-  // generator may not have sent (`live loadgen --rate`), and its lifetime includes the waits.
-  const auto summary = body.at("summary");
-  const auto arrivals = static_cast<double>(summary.int_or("arrivals", 0, 0, std::int64_t{1} << 50));
-  double load_from_s = 0, load_s = config.double_or("duration_s", 0, 0, 1e7);
-  if (const auto load = load_window(body)) {
-    load_from_s = load->from_s;
-    load_s = load->to_s - load->from_s;
-  }
-  if (arrivals <= 0 || load_s <= 0) throw QueryError("'" + run.name + "' records no requests to predict");
-  spec.rate_rps = arrivals / load_s;
-  spec.duration = Duration::from_s(load_s);
-  // The warm-up counts from the scheduler's start; the simulation's arrivals start at once.
-  spec.warmup = Duration::from_s(std::clamp(config.double_or("warmup_s", 0, 0, 1e7) - load_from_s, 0.0, load_s / 2));
-  spec.seed = static_cast<std::uint64_t>(config.int_or("seed", 1, 0, INT64_MAX));
-  if (const double q = config.double_or("latency_quantile", 0, 0, 1); q > 0) spec.latency_quantile = q;
-  spec.exact_runtime = config.string_or("runtime", "sampled") == "exact";
   out.notes.push_back("the data plane's own options are not in the record: the Run tab's are used");
   return out;
 }

@@ -162,7 +162,9 @@ std::optional<LoadWindow> load_window(const JsonCursor& run) {
       last = i;
     }
   if (!first || bin_s <= 0) return std::nullopt;
-  LoadWindow w{static_cast<double>(*first) * bin_s, static_cast<double>(*last + 1) * bin_s};
+  LoadWindow w{static_cast<double>(*first) * bin_s, static_cast<double>(*last + 1) * bin_s, 0};
+  for (const double x : n)
+    w.arrivals += x;
   if (*last - *first >= 2) {
     double inside = 0;
     for (auto i = *first + 1; i < *last; ++i)

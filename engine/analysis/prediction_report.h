@@ -51,6 +51,7 @@ bool is_live_run(const nlohmann::json& run);
 // places the ends within them. nullopt when the run records no arrivals.
 struct LoadWindow {
   double from_s = 0, to_s = 0;
+  double arrivals = 0;  // all of them, the warm-up's too (the summary counts only the measured)
 };
 std::optional<LoadWindow> load_window(const JsonCursor& run);
 

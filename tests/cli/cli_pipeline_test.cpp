@@ -243,3 +243,52 @@ TEST(Cli, CalibrateOnARunOfItsOwnProfilesChangesNothingAndRepredictsIt) {
   EXPECT_EQ(other.status, 2) << other.err;
   EXPECT_NE(other.err.find("slot"), std::string::npos) << other.err;
 }
+
+// `predict` on a run the simulator made itself and marked recorded live: the prediction is
+// offered the load the run was (its arrivals over the time they came in), its batches take what
+// the run's took, and a simulated run is refused.
+TEST(Cli, PredictsARecordedRunAtTheLoadItWasOffered) {
+  TempDir dir;
+  const auto scenario = dir.write("pipeline.json", servescope::test::kPipelineScenarioJson);
+  const auto plan = (dir.path() / "plan.json").string();
+  ASSERT_EQ(cli({"plan", "-s", scenario, "-w", "seg-poisson", "-o", plan}).status, 0);
+  const auto timeline = (dir.path() / "timeline.json").string();
+  const std::vector<std::string> run_args = {"-s", scenario, "-w", "seg-poisson", "--plan", plan, "--runtime", "exact"};
+  auto args = std::vector<std::string>{"--json",   "simulate", "--load-factor", "0.6", "-d",         "8",
+                                       "--warmup", "1",        "--seed",        "7",   "--timeline", timeline};
+  args.insert(args.end(), run_args.begin(), run_args.end());
+  const auto sim = cli(args);
+  ASSERT_EQ(sim.status, 0) << sim.err;
+  auto run = nlohmann::json::parse(sim.out);
+  run["timeline"] = nlohmann::json::parse(servescope::test::read_file(timeline));
+  const auto simulated = dir.write("simulated.json", run.dump());
+  run["subclusters"]["partition"] = "live";
+  const auto recorded = dir.write("recorded.json", run.dump());
+
+  const auto out = (dir.path() / "prediction.json").string();
+  auto predict = std::vector<std::string>{"--json", "predict", recorded, "-o", out};
+  predict.insert(predict.end(), run_args.begin(), run_args.end());
+  const auto p = cli(predict);
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto report = nlohmann::json::parse(p.out);
+  const double offered = run["config"]["offered_rate_rps"].get<double>();
+  EXPECT_NEAR(report["rate_rps"].get<double>(), offered, 0.05 * offered);
+  EXPECT_NEAR(report["duration_s"].get<double>(), 8.0, 0.2);
+  EXPECT_EQ(report["total"]["live_attainment"], run["summary"]["slo_attainment"]);
+  for (const auto& d : report["differences"])
+    EXPECT_EQ(d["text"].get<std::string>().find("batches took"), std::string::npos) << d.dump();
+  const auto written = nlohmann::json::parse(servescope::test::read_file(out));
+  EXPECT_EQ(written["kind"], "run-result");
+  EXPECT_EQ(written["prediction_of"], recorded);
+  EXPECT_TRUE(written.contains("timeline"));
+
+  auto refused = std::vector<std::string>{"predict", simulated};
+  refused.insert(refused.end(), run_args.begin(), run_args.end());
+  const auto r = cli(refused);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("was not recorded from a live deployment"), std::string::npos) << r.err;
+  // A run of a plan, predicted without one, is told to give it.
+  const auto no_plan = cli({"predict", recorded, "-s", scenario, "-w", "seg-poisson"});
+  EXPECT_NE(no_plan.status, 0);
+  EXPECT_NE(no_plan.err.find("served a pipeline plan: give it with --plan"), std::string::npos) << no_plan.err;
+}
