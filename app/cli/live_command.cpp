@@ -201,6 +201,12 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         auto write = [&](const engine::SimulationResult& result, const std::string& path) {
           auto json = engine::run_result_to_json(result, scenario.name);
           json["timeline"] = engine::to_json(engine::timeline_of(result));
+          // How long its decisions took to reach a worker, for `predict` to charge (docs/formats.md).
+          json["scheduler"] = {{"dispatch_overhead_us",
+                                {{"mean", c.dispatch_overhead.mean_ns() / 1e3},
+                                 {"p50", c.dispatch_overhead.quantile(0.5).to_us()},
+                                 {"p99", c.dispatch_overhead.quantile(0.99).to_us()},
+                                 {"count", c.dispatch_overhead.count()}}}};
           save_json_file(path, json);
           log_line("scheduler", "recorded the run in " + path);
         };

@@ -72,11 +72,16 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
       "and p99 per model, and the largest differences with their measured cause");
   struct Args {
     std::string run_file, out;
+    bool charge_decisions = false;
     SimulationArgs sim;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("RUN", args->run_file, "The live run's record (a run file with its timeline)")->required();
   args->sim.add_to(cmd);
+  cmd->add_flag("--charge-decisions", args->charge_decisions,
+                "Charge every event the mean time the live scheduler's decisions took, as its record measured, on one "
+                "controller core (default: decisions are free, as in the papers' simulators; the live run lands "
+                "between the two)");
   cmd->add_option("-o,--out", args->out,
                   "Write the prediction as a run file with its timeline (atomically; - is standard output)");
   cmd->footer(
@@ -93,6 +98,8 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
         spec.system = body.value("system", spec.system);
       }
       engine::use_recorded_load(spec, body, args->run_file);
+      if (args->charge_decisions && !spec.controller)
+        spec.controller = engine::recorded_decision_cost(body, args->run_file);
       spec.timeline = true;
       const auto scenario = args->sim.load_scenario();
       const auto result = engine::simulate(scenario, spec);
@@ -107,12 +114,17 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
         json["rate_rps"] = *spec.rate_rps;
         json["duration_s"] = spec.duration.to_s();
         json["seed"] = spec.seed;
+        json["decision_us"] = spec.controller ? spec.controller->per_event.to_us() : 0.0;
         print_json(json);
         return kExitOk;
       }
       report_stream() << "predicted " << args->run_file << ": " << result.system << ", " << std::fixed
                       << std::setprecision(1) << *spec.rate_rps << " req/s for " << spec.duration.to_s() << " s, seed "
-                      << spec.seed << std::defaultfloat << "\n";
+                      << spec.seed;
+      if (spec.controller)
+        report_stream() << ", each decision " << spec.controller->per_event.to_us() << " µs on "
+                        << spec.controller->cores << " controller core(s)";
+      report_stream() << std::defaultfloat << "\n";
       print_report(report_stream(), report);
       return kExitOk;
     };

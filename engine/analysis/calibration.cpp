@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -306,7 +307,28 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
     out.entries.push_back(std::move(e));
   }
 
-  // Each device type's contention: the profile's, with the fitted two-slot figures in place.
+  // Where a batch size's two-slot contention could not be fitted (too few of its batches alone or
+  // beside, or none ran), the nearest fitted size's change of the same device type and share
+  // carries over, as an entry's times do: what slows the machine slows every size, and a planner
+  // must not pick a size because its figure was never brought up to date (one did: batch 7 at the
+  // profile's ×1.05 beside batch 8's calibrated ×1.69).
+  const auto carried = [&](const std::string& gpu, GpuShare share, int batch) -> std::optional<std::pair<int, double>> {
+    std::optional<std::pair<int, double>> best;
+    for (const auto& [key, c] : groups)
+      if (c.fitted && key.gpu == gpu && key.share == share && c.before > 0 &&
+          (!best || std::abs(key.batch - batch) < std::abs(best->first - batch)))
+        best = std::pair{key.batch, c.after / c.before};
+    return best;
+  };
+  for (auto& [key, c] : groups)
+    if (!c.fitted)
+      if (const auto from = carried(key.gpu, key.share, key.batch)) {
+        c.carried_from = from->first;
+        c.after = std::max(1.0, c.before * from->second);
+      }
+
+  // Each device type's contention: the profile's, with the fitted two-slot figures in place and
+  // the others carried.
   std::map<std::string, ContentionModel> contention;
   for (const auto& [key, c] : groups) {
     out.contention.push_back(c);
@@ -316,14 +338,20 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
       m.origin.clear();
       m.source = "calibrated from a live run" + (m.source.empty() ? std::string() : "; " + m.source);
     }
-    if (!c.fitted) continue;
+    if (!c.fitted && c.carried_from == 0) continue;
     std::erase_if(m.samples, [&](const ContentionSample& s) {
       return s.share == key.share && s.batch == key.batch && s.slots == 2;
     });
-    m.samples.push_back({key.share, key.batch, 2, c.after, c.beside});
+    m.samples.push_back({key.share, key.batch, 2, c.after, std::max(c.beside, 1)});
   }
-  for (auto& [gpu, m] : contention)
+  for (auto& [gpu, m] : contention) {
+    // Two-slot figures of batch sizes the run never served carry the nearest fitted change too.
+    for (auto& sample : m.samples)
+      if (sample.slots == 2 && !groups.contains(GroupKey{gpu, sample.share, sample.batch}))
+        if (const auto from = carried(gpu, sample.share, sample.batch))
+          sample.slowdown = std::max(1.0, sample.slowdown * from->second);
     if (!m.samples.empty()) out.profiles.contention.push_back(std::move(m));
+  }
   return out;
 }
 

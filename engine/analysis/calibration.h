@@ -51,7 +51,10 @@ struct ContentionChange {
   int batch = 1;
   double before = 1, after = 1;
   int alone = 0, beside = 0;  // batches that ran alone, and beside another slot
-  bool fitted = false;        // false: too few of one kind; the profile's kept
+  bool fitted = false;        // false: too few of one kind to fit
+  // Not fitted: the batch size whose fitted change it carries (0: none of its device type and
+  // share was fitted, the profile's kept).
+  int carried_from = 0;
 };
 
 struct Calibration {

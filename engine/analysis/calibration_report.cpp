@@ -40,7 +40,8 @@ nlohmann::json calibration_to_json(const Calibration& c) {
                           {"after", k.after},
                           {"alone", k.alone},
                           {"beside", k.beside},
-                          {"fitted", k.fitted}});
+                          {"fitted", k.fitted},
+                          {"carried_from", k.carried_from}});
   return {{"batches_used", c.batches_used},
           {"batches_skipped", c.batches_skipped},
           {"entries", std::move(entries)},
@@ -64,6 +65,9 @@ void write_calibration_report(std::ostream& out, const Calibration& c, const std
         << std::fixed << std::setprecision(2) << k.before;
     if (k.fitted)
       out << " -> x" << k.after << " (" << k.beside << " batches beside another slot, " << k.alone << " alone)\n";
+    else if (k.carried_from > 0)
+      out << " -> x" << k.after << " carried from batch " << k.carried_from << " (" << k.beside
+          << " batches beside another slot and " << k.alone << " alone, too few of one kind to fit)\n";
     else
       out << " kept: " << k.beside << " batches beside another slot and " << k.alone
           << " alone, too few of one kind to tell them apart\n";

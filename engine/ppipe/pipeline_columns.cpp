@@ -107,7 +107,7 @@ void add_pipeline_columns(int model_index, const ModelProfile& profile, const st
             part.type = static_cast<int>(k);
             part.divisor = t.divisor;
             part.blocks = {bounds[static_cast<std::size_t>(d)], bounds[static_cast<std::size_t>(d) + 1]};
-            part.latency = t.range(b, part.blocks.begin, part.blocks.end);
+            part.latency = with_company(gpus[k], t.divisor, b, t.range(b, part.blocks.begin, part.blocks.end));
             if (d + 1 < parts) part.transfer_bytes = profile.cut_bytes(part.blocks.end) * b;
             if (d + 1 < parts)
               part.transfer = transfer_time(

@@ -65,6 +65,13 @@ int PipelinePlan::gpus_used(const std::string& gpu) const {
   return n;
 }
 
+Duration with_company(const PlannerGpuType& type, int divisor, int batch, Duration alone) {
+  if (divisor < 2) return alone;
+  const double slowdown = type.contention.slowdown(GpuShare::mps(divisor), batch, divisor);
+  if (slowdown == 1.0) return alone;
+  return Duration::nanoseconds(std::llround(static_cast<double>(alone.count_ns()) * slowdown));
+}
+
 std::vector<PlannerGpuType> planner_gpu_types(const Cluster& cluster) {
   std::vector<PlannerGpuType> out;
   for (const auto& node : cluster.nodes) {

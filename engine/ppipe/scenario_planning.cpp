@@ -11,6 +11,8 @@ PlanningInput planning_input(const Scenario& scenario, const std::vector<std::st
   PlanningInput in;
   in.gpus = planner_gpu_types(scenario.cluster);
   if (in.gpus.empty()) throw QueryError("the scenario's cluster has no GPUs");
+  for (auto& g : in.gpus)
+    g.contention = scenario.profiles.contention_on(g.gpu);
   double total = 0;
   // One model's rate (added) and SLO (the tightest asked for).
   const auto add = [&](const std::string& model, Duration slo, double rate) {

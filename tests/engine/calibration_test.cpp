@@ -106,6 +106,35 @@ TEST(Calibration, KeepsTheProfilesContentionWhereNoBatchRanAlone) {
   EXPECT_EQ(c.entries.front().after_p50, ms(30));
 }
 
+// A size the run could not fit (batch 3: only ever beside the other slot) or never served
+// (batch 4) carries the change fitted at the nearest size (batch 2: ×1.0 in the profile, ×2.0
+// live), so no size keeps a figure the machine has outgrown.
+TEST(Calibration, CarriesTheNearestFittedContentionToSizesItCouldNotFit) {
+  auto profiles = flat_profile();
+  profiles.contention.push_back(
+      {"dev",
+       {{GpuShare::mps(2), 2, 2, 1.0, 10}, {GpuShare::mps(2), 3, 2, 1.1, 10}, {GpuShare::mps(2), 4, 2, 1.2, 10}},
+       "profile",
+       ""});
+  auto run = alone_then_together();  // batch 2: ×1.5 alone, ×3 beside
+  for (int i = 0; i < 6; ++i) {
+    add(run, 0, 5000 + 200.0 * i, 90, 3);
+    add(run, 1, 5000 + 200.0 * i, 90, 3);
+  }
+  const auto c = calibrate(profiles, run, {}, all_batches());
+  ASSERT_EQ(c.contention.size(), 2u);
+  EXPECT_TRUE(c.contention[0].fitted);
+  EXPECT_DOUBLE_EQ(c.contention[0].after, 2.0);
+  EXPECT_FALSE(c.contention[1].fitted);
+  EXPECT_EQ(c.contention[1].batch, 3);
+  EXPECT_EQ(c.contention[1].carried_from, 2);
+  EXPECT_DOUBLE_EQ(c.contention[1].after, 2.2);
+  ASSERT_EQ(c.profiles.contention.size(), 1u);
+  const auto& m = c.profiles.contention.front();
+  EXPECT_DOUBLE_EQ(m.slowdown(GpuShare::mps(2), 3, 2), 2.2);
+  EXPECT_DOUBLE_EQ(m.slowdown(GpuShare::mps(2), 4, 2), 2.4);
+}
+
 TEST(Calibration, StagesCalibrateTheirOwnBlocksAndTooFewBatchesAreNamed) {
   // Two blocks of 5·b ms each; slot 0 runs block 0, slot 1 block 1, on devices of their own.
   ModelProfile p;

@@ -158,6 +158,20 @@ TEST(LiveRunSource, PredictsTheLoadItWasOfferedNotTheSchedulersWorkloadOrLifetim
   EXPECT_EQ(source.spec.seed, 7u);
   EXPECT_DOUBLE_EQ(source.spec.latency_quantile, 0.99);
   EXPECT_FALSE(source.spec.exact_runtime);
+  EXPECT_FALSE(source.spec.controller) << "no decision time in the record: decisions are free";
+  // A record of the live scheduler's decisions (`live scheduler --record`): said, and the cost to
+  // charge on one controller core when asked (predict --charge-decisions).
+  auto measured = kept;
+  measured.body["scheduler"] = {{"dispatch_overhead_us", {{"mean", 250.0}, {"p50", 150.0}, {"count", 178}}}};
+  const auto noted = live_run_source(project, measured);
+  EXPECT_FALSE(noted.spec.controller);
+  EXPECT_EQ(noted.notes.front(), "the live scheduler's decisions took 250 µs on average; the prediction's are free");
+  const auto cost = recorded_decision_cost(measured.body, "m");
+  ASSERT_TRUE(cost);
+  EXPECT_EQ(cost->cores, 1);
+  EXPECT_EQ(cost->per_event, Duration::microseconds(250));
+  measured.body["scheduler"]["dispatch_overhead_us"]["count"] = 0;
+  EXPECT_FALSE(recorded_decision_cost(measured.body, "m"));
   // A simulated run is refused, naming it; so is a live run of a plan the project lacks.
   SavedArtifact simulated{"sim", "symphony", "", run(false, 1000, {}, 0, nullptr)};
   EXPECT_THROW(live_run_source(project, simulated), QueryError);

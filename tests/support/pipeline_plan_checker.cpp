@@ -46,7 +46,9 @@ std::vector<std::string> check_pipeline_plan(const engine::PipelinePlan& plan, c
       if (part.blocks.begin != expect_begin || part.blocks.end <= part.blocks.begin)
         fail(at, "blocks are not contiguous from the previous partition");
       expect_begin = part.blocks.end;
-      const auto l = profile.latency({part.gpu, GpuShare::mps(part.vgpu_divisor), pipe.batch, part.blocks});
+      const auto l =
+          engine::with_company(*type, part.vgpu_divisor, pipe.batch,
+                               profile.latency({part.gpu, GpuShare::mps(part.vgpu_divisor), pipe.batch, part.blocks}));
       if (l != part.latency) fail(at, "latency differs from the profile");
       Duration transfer;
       const bool last = d + 1 == pipe.partitions.size();
