@@ -98,11 +98,13 @@ void ReservationScheduler::schedule(std::uint32_t model) {
     const auto floor_at = [planned](double fraction) {
       return std::clamp(static_cast<int>(std::lround(fraction * planned)), 1, planned);
     };
-    if (first_look) lowest = floor_at(options_.first_look_min_fraction);
+    // No pipeline can take the batch at all (every vGPU of a stage gone): `best` is no offer.
+    const bool offered = best.finish != kNever && planned >= 1;
+    if (first_look && offered) lowest = floor_at(options_.first_look_min_fraction);
     // The pipeline is booked more than a whole planned batch ahead: a small batch would only hold
     // its vGPUs longer per request than the planned one (see behind_min_fraction). A wait for a
     // busy link or the tail of one batch is not being behind.
-    const bool behind = options_.behind_min_fraction > 0 && best.wait > idle_work(best.pipeline, planned);
+    const bool behind = offered && options_.behind_min_fraction > 0 && best.wait > idle_work(best.pipeline, planned);
     const int behind_floor = behind ? floor_at(options_.behind_min_fraction) : 1;
     lowest = std::max(lowest, behind_floor);
     std::optional<Offer> chosen;

@@ -290,6 +290,25 @@ TEST(PpipeT11, WakingWithNoNewArrivalsSendsTheQueue) {
   EXPECT_EQ(w.batches[0].start, at_us(8));
 }
 
+// Live mode with every vGPU of the pipeline out of planning (their workers late or lost): no
+// pipeline makes an offer, and the head is dropped without sizing a batch against one (a batch
+// of 0 once read past the start of the latency table).
+TEST(PpipeT11, EveryVgpuGoneDropsTheHeadWithoutAnOffer) {
+  const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
+  for (const double fraction : {0.0, 0.75}) {
+    ReservationSchedulerOptions o;
+    o.behind_min_fraction = fraction;
+    o.first_look_min_fraction = 0.5;
+    ReservationScheduler s(d, {at_us(100)}, o);
+    Scripted w;
+    s.start(w.ctx);
+    s.set_gpu_available(0, false);
+    s.on_request(req(1, at_us(100)));
+    EXPECT_EQ(w.drops, (std::vector<RequestId>{1}));
+    EXPECT_TRUE(w.batches.empty());
+  }
+}
+
 TEST(PpipeT12, PipelineChoiceByWaitWithTheLateSinglePenalty) {
   // Pipeline A (planned 2) on G1, busy until 7; pipeline B (planned 1) on G2, busy until 3.
   for (const bool late_b : {false, true}) {
