@@ -14,6 +14,7 @@
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
 #include "model/io/document.h"
+#include "tests/support/measured_profile.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
 
@@ -294,7 +295,10 @@ TEST(PpipeT11, WakingWithNoNewArrivalsSendsTheQueue) {
 // pipeline makes an offer, and the head is dropped without sizing a batch against one (a batch
 // of 0 once read past the start of the latency table).
 TEST(PpipeT11, EveryVgpuGoneDropsTheHeadWithoutAnOffer) {
-  const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
+  auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
+  // A measured table (from batch 1), as live deployments have, not a linear fit defined at 0.
+  const auto profile = test::measured_one_block_profile("T", 4, [](int b, std::size_t) { return 10 + 5 * b; });
+  d.pipelines[0].stages[0].latency = BatchLatency(profile, "T", profile.block_tables.front().share);
   for (const double fraction : {0.0, 0.75}) {
     ReservationSchedulerOptions o;
     o.behind_min_fraction = fraction;
