@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "engine/analysis/calibration_report.h"
 #include "engine/analysis/live_run_source.h"
@@ -118,7 +119,11 @@ PredictionView::PredictionView(ProjectDocument* document, RunView* runs, QWidget
     choose_live_run(live);
     show_pair(live, prediction);
   });
-  connect(runs_, &RunView::finished, this, [this] { predict_->setEnabled(live_runs_->count() > 0 && !runs_->busy()); });
+  connect(runs_, &RunView::finished, this, [this] {
+    predict_->setEnabled(live_runs_->count() > 0 && !runs_->busy());
+    // A prediction that failed or was stopped says why here; one that landed is shown next.
+    if (std::exchange(waiting_, false)) status_->setText(runs_->status_text());
+  });
   connect(doc_, &ProjectDocument::changed, this, &PredictionView::refresh);
   connect(doc_, &ProjectDocument::projectReset, this, &PredictionView::refresh);
   refresh();
@@ -175,6 +180,7 @@ bool PredictionView::predict() {
   }
   status_->setText(runs_->status_text());
   predict_->setEnabled(false);
+  waiting_ = true;
   return true;
 }
 

@@ -66,6 +66,7 @@ class PredictionView : public QWidget {
   QLabel *live_label_, *predicted_label_;
   widgets::TimelineViewState* state_;
   widgets::TimelineView *live_view_, *predicted_view_;
+  bool waiting_ = false;  // for the Run tab's prediction to land
 };
 
 }  // namespace servescope::ui
