@@ -7,16 +7,11 @@
 #include <optional>
 
 #include "engine/timeline/timeline_data.h"
+#include "model/core/text.h"
 #include "model/io/json_cursor.h"
 
 namespace servescope::engine {
 namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 struct ModelCounts {
   std::uint64_t arrivals = 0, on_time = 0, late = 0;
@@ -198,9 +193,9 @@ PredictionReport compare_with_prediction(const nlohmann::json& live, const nlohm
     auto& out = report.differences;
     const double gap = 100 * (attainment(lc) - attainment(pc));
     if (std::abs(gap) >= 0.1)
-      out.push_back({std::abs(gap), model + ": " + fixed(100 * attainment(lc), 2) + " % on time live, " +
-                                        fixed(100 * attainment(pc), 2) + " % predicted (" + (gap > 0 ? "+" : "") +
-                                        fixed(gap, 2) + " points)"});
+      out.push_back({std::abs(gap), model + ": " + format_fixed(100 * attainment(lc), 2) + " % on time live, " +
+                                        format_fixed(100 * attainment(pc), 2) + " % predicted (" +
+                                        (gap > 0 ? "+" : "") + format_fixed(gap, 2) + " points)"});
     // Each way of missing, as a share of the model's requests on either side.
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> misses;
     misses["late"] = {lc.late, pc.late};
@@ -211,9 +206,9 @@ PredictionReport compare_with_prediction(const nlohmann::json& live, const nlohm
     for (const auto& [how, n] : misses) {
       const double lp = share_pct(n.first, lc.arrivals), pp = share_pct(n.second, pc.arrivals);
       if (std::abs(lp - pp) < 0.1) continue;
-      out.push_back({std::abs(lp - pp), model + ": " + how + " " + std::to_string(n.first) + " live (" + fixed(lp, 2) +
-                                            " %), " + std::to_string(n.second) + " predicted (" + fixed(pp, 2) +
-                                            " %)"});
+      out.push_back({std::abs(lp - pp), model + ": " + how + " " + std::to_string(n.first) + " live (" +
+                                            format_fixed(lp, 2) + " %), " + std::to_string(n.second) + " predicted (" +
+                                            format_fixed(pp, 2) + " %)"});
     }
   }
   if (!l.timeline || !p.timeline) {
@@ -238,16 +233,16 @@ PredictionReport compare_with_prediction(const nlohmann::json& live, const nlohm
       if (n == 0) continue;
       const double ratio = std::exp(log_sum / static_cast<double>(n));
       if (std::abs(ratio - 1) < 0.03) continue;
-      report.differences.push_back({100 * std::abs(ratio - 1), model + ": live batches took " + fixed(ratio, 2) +
+      report.differences.push_back({100 * std::abs(ratio - 1), model + ": live batches took " + format_fixed(ratio, 2) +
                                                                    "x the predicted time (median per batch size, " +
                                                                    std::to_string(n) + " live batches)"});
     }
     const auto lb = beside_fraction(*l.timeline), pb = beside_fraction(*p.timeline);
     if (lb && pb && std::abs(*lb - *pb) >= 0.02)
       report.differences.push_back(
-          {100 * std::abs(*lb - *pb), "slots ran beside another busy slot of their device " + fixed(100 * *lb, 1) +
-                                          " % of their busy time live, " + fixed(100 * *pb, 1) +
-                                          " % predicted (contention slows both)"});
+          {100 * std::abs(*lb - *pb), "slots ran beside another busy slot of their device " +
+                                          format_fixed(100 * *lb, 1) + " % of their busy time live, " +
+                                          format_fixed(100 * *pb, 1) + " % predicted (contention slows both)"});
   }
   std::stable_sort(report.differences.begin(), report.differences.end(),
                    [](const auto& a, const auto& b) { return a.weight > b.weight; });

@@ -18,14 +18,8 @@ constexpr double kHeadingHeight = 26;
 constexpr double kGpuBarWidth = 640, kGpuBarHeight = 58;
 constexpr double kModuleWidth = 190, kModuleGap = 60, kTierLine = 18;  // a chip and its gap
 
-std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
 std::string diagram_ms(Duration d) {
-  return fixed(d.to_ms(), 2) + " ms";
+  return format_fixed(d.to_ms(), 2) + " ms";
 }
 
 DiagramItem heading(const PlanDiagram& d, double y, std::string text) {
@@ -46,7 +40,7 @@ void add_heading(PlanDiagram& d, double& y, std::string text) {
 
 PlanDiagram pipelines(const PipelinePlan& plan) {
   PlanDiagram d;
-  d.title = plan.system + ": " + fixed(plan.total_throughput_rps(), 1) + " req/s in all";
+  d.title = plan.system + ": " + format_fixed(plan.total_throughput_rps(), 1) + " req/s in all";
   std::size_t longest = 1;
   for (const auto& p : plan.pipelines)
     longest = std::max(longest, p.partitions.size());
@@ -55,7 +49,7 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
   double y = kMargin;
   for (const auto& m : plan.models) {
     d.max_slo = std::max(d.max_slo, m.slo);
-    add_heading(d, y, m.name + ": planned " + fixed(m.throughput_rps, 1) + " req/s, SLO " + diagram_ms(m.slo));
+    add_heading(d, y, m.name + ": planned " + format_fixed(m.throughput_rps, 1) + " req/s, SLO " + diagram_ms(m.slo));
     int index = 0;
     for (const auto& p : plan.pipelines) {
       if (p.model != m.name) continue;
@@ -81,13 +75,13 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
         pool.load_rps = p.assigned_rps;
         pool.capacity_rps = part.capacity_rps;
         pool.emphasised = part.capacity_rps <= least && p.partitions.size() > 1;
-        pool.tooltip = m.name + " pipeline " + std::to_string(index) + ", pool " + std::to_string(k + 1) + "\n" +
-                       std::to_string(part.vgpus) + " vGPUs of 1/" + std::to_string(part.vgpu_divisor) + " " +
-                       part.gpu + " on " + std::to_string(part.gpus) + " GPUs, blocks " +
-                       std::to_string(part.blocks.begin) + "–" + std::to_string(part.blocks.end) + "\nbatch " +
-                       std::to_string(p.batch) + " in " + diagram_ms(part.latency) + " per vGPU\nload " +
-                       fixed(p.assigned_rps, 1) + " of " + fixed(part.capacity_rps, 1) + " req/s capacity" +
-                       (pool.emphasised ? "\nthe bottleneck: the pool with the least capacity" : "");
+        pool.tooltip =
+            m.name + " pipeline " + std::to_string(index) + ", pool " + std::to_string(k + 1) + "\n" +
+            std::to_string(part.vgpus) + " vGPUs of 1/" + std::to_string(part.vgpu_divisor) + " " + part.gpu + " on " +
+            std::to_string(part.gpus) + " GPUs, blocks " + std::to_string(part.blocks.begin) + "–" +
+            std::to_string(part.blocks.end) + "\nbatch " + std::to_string(p.batch) + " in " + diagram_ms(part.latency) +
+            " per vGPU\nload " + format_fixed(p.assigned_rps, 1) + " of " + format_fixed(part.capacity_rps, 1) +
+            " req/s capacity" + (pool.emphasised ? "\nthe bottleneck: the pool with the least capacity" : "");
         d.max_capacity_rps = std::max(d.max_capacity_rps, part.capacity_rps);
         d.items.push_back(std::move(pool));
         if (k > 0) {
@@ -146,15 +140,16 @@ PlanDiagram glets(const GletPlan& plan) {
           item.colour_key = name;
         }
         interference = std::max(interference, a.interference);
-        item.chips.push_back(name + " b" + std::to_string(a.batch) + " " + fixed(a.rate_rps, 0) + "/s");
-        tip += "\n" + name + ": batch " + std::to_string(a.batch) + ", " + fixed(a.rate_rps, 1) + " req/s, " +
-               diagram_ms(a.latency) + " per batch (interference ×" + fixed(a.interference, 2) + ")";
+        item.chips.push_back(name + " b" + std::to_string(a.batch) + " " + format_fixed(a.rate_rps, 0) + "/s");
+        tip += "\n" + name + ": batch " + std::to_string(a.batch) + ", " + format_fixed(a.rate_rps, 1) + " req/s, " +
+               diagram_ms(a.latency) + " per batch (interference ×" + format_fixed(a.interference, 2) + ")";
       }
       if (!item.free) {
         item.chips.push_back("duty " + diagram_ms(glet.duty_cycle));
-        item.chips.push_back("busy " + fixed(100 * glet.occupancy(), 0) + " %");
-        if (interference > 1.0005) item.chips.push_back("interference ×" + fixed(interference, 2));
-        tip += "\nduty cycle " + diagram_ms(glet.duty_cycle) + ", occupancy " + fixed(100 * glet.occupancy(), 0) + " %";
+        item.chips.push_back("busy " + format_fixed(100 * glet.occupancy(), 0) + " %");
+        if (interference > 1.0005) item.chips.push_back("interference ×" + format_fixed(interference, 2));
+        tip += "\nduty cycle " + diagram_ms(glet.duty_cycle) + ", occupancy " +
+               format_fixed(100 * glet.occupancy(), 0) + " %";
       }
       item.tooltip = tip;
       d.items.push_back(std::move(item));
@@ -168,7 +163,7 @@ PlanDiagram glets(const GletPlan& plan) {
 
 PlanDiagram cost(const CostPlanRecord& plan) {
   PlanDiagram d;
-  d.title = plan.system + " for " + plan.application + ": cost " + fixed(plan.total_cost, 2) + ", " +
+  d.title = plan.system + " for " + plan.application + ": cost " + format_fixed(plan.total_cost, 2) + ", " +
             std::to_string(plan.machines) + " machines, SLO " + diagram_ms(plan.slo) +
             (plan.feasible ? "" : " — infeasible: " + plan.reason);
   d.max_slo = plan.slo;
@@ -221,15 +216,15 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     item.title = m->id + (m->model.empty() || m->model == m->id ? "" : " (" + m->model + ")");
     item.emphasised = critical.contains(m->id);
     std::string tip = m->id + ": budget " + diagram_ms(m->budget) + ", worst case " + diagram_ms(m->wcl) + ", rate " +
-                      fixed(m->rate_rps, 1) + " req/s, cost " + fixed(m->cost, 2);
+                      format_fixed(m->rate_rps, 1) + " req/s, cost " + format_fixed(m->cost, 2);
     if (m->cpu) {
       item.chips.push_back("CPU " + diagram_ms(m->wcl));
     } else {
       for (const auto& t : m->tiers) {
-        item.chips.push_back(fixed(t.machines, t.partial ? 2 : 0) + "× " + t.gpu + " b" + std::to_string(t.batch) +
-                             " c" + std::to_string(t.concurrency));
-        tip += "\n" + fixed(t.machines, 2) + " × " + t.gpu + ", batch " + std::to_string(t.batch) + ", concurrency " +
-               std::to_string(t.concurrency) + ", " + fixed(t.rate_rps, 1) + " req/s" +
+        item.chips.push_back(format_fixed(t.machines, t.partial ? 2 : 0) + "× " + t.gpu + " b" +
+                             std::to_string(t.batch) + " c" + std::to_string(t.concurrency));
+        tip += "\n" + format_fixed(t.machines, 2) + " × " + t.gpu + ", batch " + std::to_string(t.batch) +
+               ", concurrency " + std::to_string(t.concurrency) + ", " + format_fixed(t.rate_rps, 1) + " req/s" +
                (t.partial ? " (the partial tier)" : "");
       }
     }

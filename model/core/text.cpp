@@ -72,6 +72,12 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string format_fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   auto value = static_cast<double>(bytes);

@@ -23,6 +23,8 @@ std::optional<long long> parse_integer(std::string_view s);
 
 // Shortest readable form of a number: 12, 0.25, 1.5e+09.
 std::string format_number(double v);
+// A number with `digits` after the point: format_fixed(1.5, 2) is "1.50".
+std::string format_fixed(double v, int digits);
 
 // A size for people: "812 B", "245 KiB", "1.5 MiB", "3.2 GiB" (three significant digits at most).
 std::string format_bytes(std::uint64_t bytes);
