@@ -102,6 +102,9 @@ class RunView : public QWidget {
     QString label;
   };
   std::optional<Job> prepare(const QString& source, double seconds);
+  // The job `choose` sets up (system or plan, load; it returns the label), with this tab's
+  // options and the workloads it can serve; nullopt with the reason in the status when it cannot.
+  std::optional<Job> prepare(const std::function<QString(engine::SimulationSpec&)>& choose);
   // Runs `job` on the worker thread; the run lands as `name` (made unique when it lands).
   void start_simulation(Job job, const std::string& name);
   // Sets the system `source` names, or reads the project's plan "plan:NAME" into the spec with

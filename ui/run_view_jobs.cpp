@@ -81,19 +81,16 @@ void RunView::use_source(engine::SimulationSpec& spec, const QString& source) co
   engine::use_plan(spec, it->body, name);
 }
 
-std::optional<RunView::Job> RunView::prepare(const QString& source, double seconds) {
+std::optional<RunView::Job> RunView::prepare(const std::function<QString(engine::SimulationSpec&)>& choose) {
   const auto* p = doc_->project();
   if (job_->busy() || !p) return std::nullopt;
   Job job;
   job.scenario = std::make_shared<const Scenario>(p->scenario);
   auto& spec = job.spec;
-  spec.duration = Duration::microseconds(static_cast<std::int64_t>(seconds * 1e6));
-  spec.warmup = std::min(Duration::seconds(2), Duration::nanoseconds(spec.duration.count_ns() / 5));
   spec.timeline = true;
-  // Plans are parsed here, on the UI thread, and travel with the worker.
-  job.label = source.startsWith(QStringLiteral("plan:")) ? source.mid(5) : source;
   try {
-    use_source(spec, source);
+    // Plans are parsed here, on the UI thread, and travel with the worker.
+    job.label = choose(spec);
     if (const auto why = options_->apply(spec); !why.isEmpty()) throw QueryError(why.toStdString());
     spec.workloads = engine::runnable_workloads(p->scenario, spec);
   } catch (const Error& e) {
@@ -105,6 +102,15 @@ std::optional<RunView::Job> RunView::prepare(const QString& source, double secon
     return std::nullopt;
   }
   return job;
+}
+
+std::optional<RunView::Job> RunView::prepare(const QString& source, double seconds) {
+  return prepare([&](engine::SimulationSpec& spec) {
+    spec.duration = Duration::microseconds(static_cast<std::int64_t>(seconds * 1e6));
+    spec.warmup = std::min(Duration::seconds(2), Duration::nanoseconds(spec.duration.count_ns() / 5));
+    use_source(spec, source);
+    return source.startsWith(QStringLiteral("plan:")) ? source.mid(5) : source;
+  });
 }
 
 QString RunView::unique_name(const QString& base) const {
@@ -161,38 +167,35 @@ bool RunView::simulate(const QString& source, double seconds) {
 
 bool RunView::predict(const QString& live_run) {
   const auto* p = doc_->project();
-  if (job_->busy() || !p) return false;
+  if (!p) return false;
   const auto it = std::ranges::find(p->runs, live_run.toStdString(), &SavedArtifact::name);
   if (it == p->runs.end()) {
     status_->setText(tr("The project has no run named '%1'").arg(live_run));
     return false;
   }
-  Job job;
-  job.scenario = std::make_shared<const Scenario>(p->scenario);
-  try {
+  QStringList notes;
+  auto job = prepare([&](engine::SimulationSpec& spec) {
     const auto chosen = source_->currentData().toString();
     auto source = engine::live_run_source(
         *p, *it, chosen.startsWith(QStringLiteral("plan:")) ? chosen.mid(5).toStdString() : std::string());
-    job.spec = std::move(source.spec);
-    job.spec.timeline = true;
-    job.label = QString::fromStdString(source.label);
-    if (const auto why = options_->apply(job.spec); !why.isEmpty()) throw QueryError(why.toStdString());
-    job.spec.workloads = engine::runnable_workloads(p->scenario, job.spec);
-    QStringList notes;
+    spec = std::move(source.spec);
+    spec.timeline = true;
     for (const auto& note : source.notes)
       notes << QString::fromStdString(note);
-    status_->setText(tr("Predicting '%1': %2, %3 req/s for %4 s, seed %5 (%6)…")
-                         .arg(live_run, job.label)
-                         .arg(*job.spec.rate_rps, 0, 'f', 1)
-                         .arg(job.spec.duration.to_s(), 0, 'f', 1)
-                         .arg(job.spec.seed)
-                         .arg(notes.join(QStringLiteral("; "))));
-  } catch (const Error& e) {
-    status_->setText(tr("Cannot predict '%1': %2").arg(live_run, QString::fromStdString(e.what())));
+    return QString::fromStdString(source.label);
+  });
+  if (!job) {
+    status_->setText(tr("Cannot predict '%1': %2").arg(live_run, status_->text()));
     return false;
   }
+  status_->setText(tr("Predicting '%1': %2, %3 req/s for %4 s, seed %5 (%6)…")
+                       .arg(live_run, job->label)
+                       .arg(*job->spec.rate_rps, 0, 'f', 1)
+                       .arg(job->spec.duration.to_s(), 0, 'f', 1)
+                       .arg(job->spec.seed)
+                       .arg(notes.join(QStringLiteral("; "))));
   prediction_of_ = live_run;
-  start_simulation(std::move(job), unique_name(tr("prediction of %1").arg(live_run)).toStdString());
+  start_simulation(std::move(*job), unique_name(tr("prediction of %1").arg(live_run)).toStdString());
   return true;
 }
 
