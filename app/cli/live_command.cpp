@@ -15,6 +15,7 @@
 #include "app/cli/live_security.h"
 #include "app/cli/simulation_args.h"
 #include "app/cli/torch_worker.h"
+#include "engine/analysis/decision_record.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/live/live_scheduler.h"
 #include "engine/live/live_worker.h"
@@ -191,22 +192,15 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"plan_switches", scheduler.plan_switches()},
                                {"plan_switches_limited", c.plan_switches_limited},
                                {"commands_limited", c.commands_limited},
-                               {"dispatch_overhead_us",
-                                {{"p50", c.dispatch_overhead.quantile(0.5).to_us()},
-                                 {"p99", c.dispatch_overhead.quantile(0.99).to_us()},
-                                 {"count", c.dispatch_overhead.count()}}}};
+                               {"dispatch_overhead_us", engine::decision_record_json(c.dispatch_overhead)}};
       if (!args->record.empty()) {
         report["recording"] = {{"complete", scheduler.recording_failure().empty()},
                                {"failure", scheduler.recording_failure()}};
         auto write = [&](const engine::SimulationResult& result, const std::string& path) {
           auto json = engine::run_result_to_json(result, scenario.name);
           json["timeline"] = engine::to_json(engine::timeline_of(result));
-          // How long its decisions took to reach a worker, for `predict` to charge (docs/formats.md).
-          json["scheduler"] = {{"dispatch_overhead_us",
-                                {{"mean", c.dispatch_overhead.mean_ns() / 1e3},
-                                 {"p50", c.dispatch_overhead.quantile(0.5).to_us()},
-                                 {"p99", c.dispatch_overhead.quantile(0.99).to_us()},
-                                 {"count", c.dispatch_overhead.count()}}}};
+          // How long its decisions took to reach a worker, for `predict` to draw as lateness (docs/formats.md).
+          json["scheduler"] = {{"dispatch_overhead_us", engine::decision_record_json(c.dispatch_overhead)}};
           save_json_file(path, json);
           log_line("scheduler", "recorded the run in " + path);
         };

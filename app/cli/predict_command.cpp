@@ -9,6 +9,7 @@
 #include "app/cli/cli_context.h"
 #include "app/cli/signal_handling.h"
 #include "app/cli/simulation_args.h"
+#include "engine/analysis/decision_record.h"
 #include "engine/analysis/live_run_source.h"
 #include "engine/analysis/prediction_report.h"
 #include "engine/serving/run_result_json.h"
@@ -72,16 +73,18 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
       "and p99 per model, and the largest differences with their measured cause");
   struct Args {
     std::string run_file, out;
-    bool charge_decisions = false;
+    std::string decisions = "late";
     SimulationArgs sim;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("RUN", args->run_file, "The live run's record (a run file with its timeline)")->required();
   args->sim.add_to(cmd);
-  cmd->add_flag("--charge-decisions", args->charge_decisions,
-                "Charge every event the mean time the live scheduler's decisions took, as its record measured, on one "
-                "controller core (default: decisions are free, as in the papers' simulators; the live run lands "
-                "between the two)");
+  cmd->add_option("--decisions", args->decisions,
+                  "How the live scheduler's decisions are simulated, from its record: late (each timer and batch end "
+                  "reaches the data plane as late as the record's decisions were, drawn; the default), free (on "
+                  "time, as in the papers' simulators), or charged (the mean decision time per event on one "
+                  "controller core, queued)")
+      ->check(CLI::IsMember({"late", "free", "charged"}));
   cmd->add_option("-o,--out", args->out,
                   "Write the prediction as a run file with its timeline (atomically; - is standard output)");
   cmd->footer(
@@ -98,8 +101,14 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
         spec.system = body.value("system", spec.system);
       }
       engine::use_recorded_load(spec, body, args->run_file);
-      if (args->charge_decisions && !spec.controller)
-        spec.controller = engine::recorded_decision_cost(body, args->run_file);
+      if (!spec.controller) {
+        if (args->decisions == "late") {
+          if (const auto lateness = engine::recorded_decision_lateness(body, args->run_file))
+            spec.controller = engine::ControllerCost{.lateness = lateness, .lateness_seed = spec.seed};
+        } else if (args->decisions == "charged") {
+          spec.controller = engine::recorded_decision_cost(body, args->run_file);
+        }
+      }
       spec.timeline = true;
       const auto scenario = args->sim.load_scenario();
       const auto result = engine::simulate(scenario, spec);
@@ -115,15 +124,24 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
         json["duration_s"] = spec.duration.to_s();
         json["seed"] = spec.seed;
         json["decision_us"] = spec.controller ? spec.controller->per_event.to_us() : 0.0;
+        if (spec.controller && spec.controller->lateness)
+          json["decision_lateness_us"] = {{"p50", spec.controller->lateness->median().to_us()},
+                                          {"p99", spec.controller->lateness->quantile(0.99).to_us()}};
         print_json(json);
         return kExitOk;
       }
       report_stream() << "predicted " << args->run_file << ": " << result.system << ", " << std::fixed
                       << std::setprecision(1) << *spec.rate_rps << " req/s for " << spec.duration.to_s() << " s, seed "
                       << spec.seed;
-      if (spec.controller)
+      if (spec.controller && spec.controller->per_event > Duration())
         report_stream() << ", each decision " << spec.controller->per_event.to_us() << " µs on "
                         << spec.controller->cores << " controller core(s)";
+      if (spec.controller && spec.controller->lateness)
+        report_stream() << ", each decision as late as the live scheduler's (median "
+                        << spec.controller->lateness->median().to_us() << " µs, p99 "
+                        << spec.controller->lateness->quantile(0.99).to_us() << " µs, drawn)";
+      else if (args->decisions == "late")
+        report_stream() << ", decisions on time (the record keeps no distribution of them)";
       report_stream() << std::defaultfloat << "\n";
       print_report(report_stream(), report);
       return kExitOk;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/cli/signal_handling.h"
+#include "engine/analysis/decision_record.h"
 #include "engine/glet/glet_plan_json.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "model/core/error.h"
@@ -62,6 +63,11 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "data plane's own time per event)")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
+  cmd->add_option("--decision-lateness", decision_lateness_file,
+                  "Each timer and batch end reaches the data plane as late as a live scheduler's decisions were, "
+                  "drawn per event (seeded by --seed): FILE is its record (live scheduler --record), or that "
+                  "record's scheduler.dispatch_overhead_us block")
+      ->type_name("FILE");
   family_flags.add_to(cmd, simulation_option_groups());
 }
 
@@ -91,6 +97,17 @@ engine::SimulationSpec SimulationArgs::to_spec() {
     spec.controller = engine::ControllerCost{controller_cores, Duration::from_us(controller_us)};
   else if (controller_us > 0)
     throw QueryError("--controller-us needs --controller-cores: how many cores share the controller's work");
+  if (!decision_lateness_file.empty()) {
+    const auto doc = parse_json_text(read_text_file(decision_lateness_file), decision_lateness_file);
+    auto lateness = engine::recorded_decision_lateness(doc, decision_lateness_file);
+    if (!lateness)
+      throw QueryError("--decision-lateness " + decision_lateness_file +
+                       ": keeps no distribution of a live scheduler's decisions (scheduler.dispatch_overhead_us "
+                       "with quantiles_us; recorded by live scheduler --record)");
+    if (!spec.controller) spec.controller.emplace();
+    spec.controller->lateness = std::move(lateness);
+    spec.controller->lateness_seed = seed;
+  }
   spec.workloads = workloads;
   if (!scenario_file.starts_with(kBuiltinPrefix))
     spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "engine/analysis/spell_fit.h"
 #include "model/core/error.h"
 #include "model/profile/measured_table.h"
 
@@ -33,6 +34,8 @@ struct GroupKey {  // contention is per device type, share and batch size
 
 struct Measured {
   EntryKey entry;
+  std::uint32_t slot = 0;
+  Time start;
   Duration took;
   double company = 0;   // the other slots' busy time beside it, over its own time
   double ratio = 0;     // took over the profile's median
@@ -79,6 +82,35 @@ double company_of(const TimelineData& run, const TimelineSpan& s, const std::vec
     }
   }
   return busy / took;
+}
+
+// Per device type, its spells: each batch's normal score among its entry's batches (those
+// with at least `min_runs`), in start order per slot.
+std::map<std::string, SpellChange> fit_spells(const ProfileSet& profiles, const std::vector<Measured>& batches,
+                                              const std::map<EntryKey, std::vector<Duration>>& measured,
+                                              const std::map<EntryKey, std::vector<std::size_t>>& members, int min_runs,
+                                              std::size_t slots) {
+  std::map<std::string, std::vector<std::vector<std::pair<Time, double>>>> by_type;  // type → slot → scores
+  for (const auto& [key, took] : measured) {
+    // Too few to rank, or all alike (a published median, a hand-made run): no order to learn from.
+    if (static_cast<int>(took.size()) < min_runs || std::ranges::min(took) == std::ranges::max(took)) continue;
+    const auto scores = normal_scores(took);
+    const auto& indices = members.at(key);
+    auto& series = by_type[key.gpu];
+    series.resize(slots);
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      const auto& b = batches[indices[k]];
+      series[b.slot].emplace_back(b.start, scores[k]);
+    }
+  }
+  std::map<std::string, SpellChange> out;
+  for (auto& [gpu, series] : by_type) {
+    for (auto& slot : series)
+      std::ranges::sort(slot, {}, &std::pair<Time, double>::first);
+    const auto fit = fit_spell(series);
+    out[gpu] = SpellChange{gpu, profiles.contention_on(gpu).spell, fit.spell, fit.pairs, fit.lag1};
+  }
+  return out;
 }
 
 }  // namespace
@@ -134,6 +166,8 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
         ++out.batches_skipped;
         continue;
       }
+      b.slot = g;
+      b.start = s.start;
       b.took = s.end - s.start;
       b.shared = !others[g].empty();
       b.company = b.shared ? company_of(run, s, others[g], by_slot) : 0;
@@ -182,11 +216,15 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
 
   // Each entry's batches with their contention taken out.
   std::map<EntryKey, std::vector<Duration>> measured;
-  for (const auto& b : batches) {
+  std::map<EntryKey, std::vector<std::size_t>> members;  // indices into `batches`
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const auto& b = batches[i];
     const auto group = groups.find(GroupKey{b.entry.gpu, b.entry.share, b.entry.batch});
     const double pace = group == groups.end() ? 1.0 : 1.0 + (group->second.after - 1.0) * b.company;
     measured[b.entry].push_back(scaled(b.took, 1.0 / pace));
+    members[b.entry].push_back(i);
   }
+  const auto spells = fit_spells(profiles, batches, measured, members, options.min_runs, slots);
 
   // Per level, each refit entry's change; entries of one stage (model, blocks, device, share)
   // share a table row, and its unmeasured batch sizes take the nearest measured one's.
@@ -344,13 +382,24 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
     });
     m.samples.push_back({key.share, key.batch, 2, c.after, std::max(c.beside, 1)});
   }
+  // Each measured device type's spells, kept with its contention (a device of one slot has none).
+  for (const auto& [gpu, change] : spells) {
+    out.spells.push_back(change);
+    auto [it, added] = contention.try_emplace(gpu, profiles.contention_on(gpu));
+    if (added) {
+      it->second.origin.clear();
+      it->second.source =
+          "calibrated from a live run" + (it->second.source.empty() ? std::string() : "; " + it->second.source);
+    }
+    it->second.spell = change.after;
+  }
   for (auto& [gpu, m] : contention) {
     // Two-slot figures of batch sizes the run never served carry the nearest fitted change too.
     for (auto& sample : m.samples)
       if (sample.slots == 2 && !groups.contains(GroupKey{gpu, sample.share, sample.batch}))
         if (const auto from = carried(gpu, sample.share, sample.batch))
           sample.slowdown = std::max(1.0, sample.slowdown * from->second);
-    if (!m.samples.empty()) out.profiles.contention.push_back(std::move(m));
+    if (!m.samples.empty() || m.spell > Duration()) out.profiles.contention.push_back(std::move(m));
   }
   return out;
 }

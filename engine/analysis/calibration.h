@@ -7,7 +7,9 @@
 //  - per entry (model, blocks, share, batch size) the run measured often enough, its distribution:
 //    each batch's time with its contention taken out, in proportion to how long others ran
 //    beside it; each level's change carried to the entry's blocks in proportion, to the batch
-//    sizes the run did not measure from the nearest one it did, and fitted monotone again.
+//    sizes the run did not measure from the nearest one it did, and fitted monotone again;
+//  - per device type, how long its slow and fast spells last: batches that ran one after another
+//    on a slot and drew alike from their entries' distributions (spell_fit.h).
 // `simulate` on the calibrated profiles then re-predicts the run it was fitted on.
 #pragma once
 
@@ -57,10 +59,19 @@ struct ContentionChange {
   int carried_from = 0;
 };
 
+// How long a device type's slow and fast spells last (spell_fit.h).
+struct SpellChange {
+  std::string gpu;
+  Duration before, after;
+  int pairs = 0;    // consecutive batches of a slot it was fitted on
+  double lag1 = 0;  // their scores' correlation
+};
+
 struct Calibration {
   ProfileSet profiles;  // the calibrated models, and each measured device type's contention
   std::vector<EntryChange> entries;
   std::vector<ContentionChange> contention;
+  std::vector<SpellChange> spells;
   std::size_t batches_used = 0, batches_skipped = 0;
   std::vector<std::string> notes;  // what the run could not calibrate, and why
 };

@@ -42,11 +42,16 @@ nlohmann::json calibration_to_json(const Calibration& c) {
                           {"beside", k.beside},
                           {"fitted", k.fitted},
                           {"carried_from", k.carried_from}});
-  return {{"batches_used", c.batches_used},
-          {"batches_skipped", c.batches_skipped},
-          {"entries", std::move(entries)},
-          {"contention", std::move(contention)},
-          {"notes", c.notes}};
+  nlohmann::json spells = nlohmann::json::array();
+  for (const auto& s : c.spells)
+    spells.push_back({{"gpu", s.gpu},
+                      {"before_us", s.before.to_us()},
+                      {"after_us", s.after.to_us()},
+                      {"pairs", s.pairs},
+                      {"lag1", s.lag1}});
+  return {{"batches_used", c.batches_used}, {"batches_skipped", c.batches_skipped},
+          {"entries", std::move(entries)},  {"contention", std::move(contention)},
+          {"spells", std::move(spells)},    {"notes", c.notes}};
 }
 
 void write_calibration_report(std::ostream& out, const Calibration& c, const std::string& run_file) {
@@ -72,6 +77,13 @@ void write_calibration_report(std::ostream& out, const Calibration& c, const std
       out << " kept: " << k.beside << " batches beside another slot and " << k.alone
           << " alone, too few of one kind to tell them apart\n";
     out << std::defaultfloat;
+  }
+  for (const auto& s : c.spells) {
+    out << "  spells of " << s.gpu << ": " << (s.before > Duration() ? format_duration(s.before) : "none") << " -> "
+        << (s.after > Duration() ? format_duration(s.after) : "none") << " (" << s.pairs
+        << " consecutive batches of a slot, their ranks correlated " << std::fixed << std::setprecision(2) << s.lag1
+        << ")\n"
+        << std::defaultfloat;
   }
   for (const auto& n : c.notes)
     out << "note: " << n << "\n";

@@ -3,9 +3,10 @@
 // plan it served, its seed and latency quantile as the run recorded them, and the
 // load it was really offered: its arrivals over the time between its first and last arrivals
 // (the load generator's rate and length, not the scheduler's workload and lifetime, which
-// includes the wait for the load to start), the warm-up counted from the load's start. The data
-// plane's own options (a response delay, a controller) are not in the record: the caller's are
-// used, and a note says so.
+// includes the wait for the load to start), the warm-up counted from the load's start, and how
+// late its scheduler's decisions were (decision_record.h), drawn per event as the controller's
+// lateness. The data plane's own options (a response delay) are not in the record: the caller's
+// are used, and a note says so.
 #pragma once
 
 #include <optional>
@@ -29,16 +30,6 @@ struct LiveRunSource {
 // any run whose workers did not draw emulated times, real compute included.
 // Throws QueryError naming the run when it was not recorded live or recorded no requests.
 void use_recorded_load(SimulationSpec& spec, const nlohmann::json& run, const std::string& name);
-
-// What the live scheduler's decisions cost, as its record measured them (`live scheduler
-// --record` keeps the mean time from a triggering event to the batch order on its socket): one
-// controller core charging that per event (controller_cost.h). On a machine whose cores the
-// workers keep busy, the scheduler's timers fire late and heads are found unreachable that a
-// free controller would have served; charged to every event on one core, though, the delay also
-// queues events that really overlapped, so the live run lands between the free and the charged
-// prediction. nullopt where the record has no such measurement (a run kept from the GUI's
-// stream, or older records).
-std::optional<ControllerCost> recorded_decision_cost(const nlohmann::json& run, const std::string& name);
 
 // `preferred_plan` names the project's plan to use when several could have been served (the Run
 // tab's choice); otherwise the first of the served system's. Throws QueryError naming the run when

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/elapsed.h"
+#include "engine/core/unit_draw.h"
 
 namespace servescope::engine {
 namespace {
@@ -17,7 +18,10 @@ CostedDataPlane::CostedDataPlane(std::unique_ptr<DataPlane> inner, ControllerCos
   if (cost_.cores < 1)
     throw QueryError("a controller needs at least one core (got " + std::to_string(cost_.cores) + ")");
   if (cost_.per_event < Duration()) throw QueryError("a controller's cost per event cannot be negative");
+  if (cost_.lateness && (cost_.lateness->quantiles.empty() || cost_.lateness->quantiles.front() < Duration()))
+    throw QueryError("a controller's lateness needs a distribution of non-negative delays");
   core_free_.assign(static_cast<std::size_t>(cost_.cores), Time());
+  lateness_rng_.seed(cost_.lateness_seed ^ 0x6c8e9cf570932bd5ULL);  // not the arrivals' stream of the same seed
   stats_.cost = cost_;
 }
 
@@ -28,9 +32,22 @@ void CostedDataPlane::start(DataPlaneContext& context) {
   inner_->start(*inner_context_);
 }
 
+// The wrapped plane's timer ids are its timers' indices here; each maps to one of the world's.
 TimerId CostedDataPlane::create_timer(std::uint64_t token) {
   inner_tokens_.push_back(token);
-  return outer_->clock.create_timer(inner_tokens_.size());
+  armings_.push_back(0);
+  outer_timers_.push_back(outer_->clock.create_timer(inner_tokens_.size()));
+  return static_cast<TimerId>(inner_tokens_.size() - 1);
+}
+
+void CostedDataPlane::arm(TimerId timer, Time at) {
+  ++armings_.at(timer);
+  outer_->clock.arm(outer_timers_[timer], at);
+}
+
+void CostedDataPlane::disarm(TimerId timer) {
+  ++armings_.at(timer);
+  outer_->clock.disarm(outer_timers_[timer]);
 }
 
 void CostedDataPlane::on_timer(std::uint64_t token) {
@@ -38,19 +55,24 @@ void CostedDataPlane::on_timer(std::uint64_t token) {
     drain();
     return;
   }
-  arrive(TimerFired{inner_tokens_[token - 1]});
+  const std::size_t index = token - 1;
+  arrive(TimerFired{index, armings_[index]}, true);
 }
 
-void CostedDataPlane::arrive(Event event) {
+void CostedDataPlane::arrive(Event event, bool can_be_late) {
   const Time t = now();
-  if (cost_.per_event <= Duration()) {
+  Time done = t;
+  if (cost_.per_event > Duration()) {
+    // The core that frees first takes it; cores are few, so a scan is cheapest.
+    auto core = std::ranges::min_element(core_free_);
+    done = std::max(t, *core) + cost_.per_event;
+    *core = done;
+  }
+  if (can_be_late && cost_.lateness) done += cost_.lateness->quantile(unit_draw(lateness_rng_));
+  if (done == t) {
     deliver(event);
     return;
   }
-  // The core that frees first takes it; cores are few, so a scan is cheapest.
-  auto core = std::ranges::min_element(core_free_);
-  const Time done = std::max(t, *core) + cost_.per_event;
-  *core = done;
   pending_.push({done, seq_++, t, std::move(event)});
   if (pending_.top().seq == seq_ - 1) outer_->clock.arm(controller_timer_, done);  // it is now the first due
 }
@@ -79,8 +101,8 @@ void CostedDataPlane::deliver(const Event& event) {
           inner_->on_batch_done(e);
         else if constexpr (std::is_same_v<E, TransferDone>)
           inner_->on_transfer_done(e);
-        else
-          inner_->on_timer(e.token);
+        else if (e.arming == armings_[e.index])
+          inner_->on_timer(inner_tokens_[e.index]);
       },
       event);
   stats_.handler_seconds += seconds_since(start);

@@ -45,7 +45,8 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
   check_servable_live(prepared_);
   // Batches drawn from measured distributions, as the simulator draws them: an emulated worker
   // holds a batch for the run time it is sent; a real one reports its own.
-  if (prepared_.result.sampled_runtime) runtime_rng_.emplace(runtime_sampling_seed(prepared_.result.seed));
+  if (prepared_.result.sampled_runtime)
+    runtime_draws_.emplace(runtime_sampling_seed(prepared_.result.seed), prepared_.spells);
   const auto& result = prepared_.result;
   const auto models = result.models.size();
   counters_.arrivals.assign(models, 0);

@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/dataplane/spell_draws.h"
 #include "engine/live/connection.h"
 #include "engine/live/event_stream.h"
 #include "engine/live/handshake.h"
@@ -172,7 +173,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void handle_apply_plan(Peer& peer, const nlohmann::json& command);
 
   PreparedServing prepared_;
-  std::optional<std::mt19937_64> runtime_rng_;  // with sampled run times (SimulationResult::sampled_runtime)
+  std::optional<SpellDraws> runtime_draws_;  // with sampled run times (SimulationResult::sampled_runtime)
   SchedulerOptions options_;
   std::string scenario_name_;
   DataPlaneContext context_;

@@ -56,9 +56,10 @@ void LiveScheduler::execute(Batch batch) {
   order.start_in_ns = std::max<std::int64_t>(0, (batch.start - t).count_ns());
   const auto size = static_cast<int>(batch.requests.size());
   // Drawn, or the median where the table holds the quantile planned with (latency_quantile.h).
-  order.run_ns =
-      prepared_.times->sample(batch.model, batch.kernel, batch.gpu, size, runtime_rng_ ? unit_draw(*runtime_rng_) : 0.5)
-          .count_ns();
+  order.run_ns = prepared_.times
+                     ->sample(batch.model, batch.kernel, batch.gpu, size,
+                              runtime_draws_ ? runtime_draws_->next(batch.gpu, batch.start) : 0.5)
+                     .count_ns();
   worker->conn->send(FrameType::Batch, encode_order(order));
   try {
     worker->conn->flush();

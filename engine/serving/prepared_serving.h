@@ -36,6 +36,9 @@ struct PreparedServing {
   // How slots of one device slow each other, where the profiles measured it and the family has no
   // slowdown of its own (Simulator::set_contention); null: slots run as if alone.
   std::shared_ptr<const SlotContention> contention;
+  // Per slot, how long its device's slow and fast spells last where batch times are drawn
+  // (spell_draws.h); empty or zero: each batch drawn on its own.
+  std::vector<Duration> spells;
   // After a run: copies the plane's own counters (probes, reorganisations) into the result.
   std::function<void(SimulationResult& result)> collect;
 };

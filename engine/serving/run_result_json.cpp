@@ -177,6 +177,9 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
                             {"handler_ns_per_event", c.handler_ns_per_event()},
                             {"mean_wait_ms", c.events ? c.total_wait.to_ms() / static_cast<double>(c.events) : 0.0},
                             {"max_wait_ms", c.max_wait.to_ms()}};
+    if (const auto& late = c.cost.lateness)
+      config["controller"]["lateness_us"] = {{"p50", late->quantile(0.5).to_us()},
+                                             {"p99", late->quantile(0.99).to_us()}};
   }
   return {{"schema_version", kSchemaVersion},
           {"kind", "run-result"},

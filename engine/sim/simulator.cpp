@@ -67,9 +67,11 @@ void Simulator::set_runtime_jitter(double fraction, std::uint64_t seed) {
   jitter_rng_.seed(seed);
 }
 
-void Simulator::set_runtime_sampling(std::uint64_t seed) {
-  sampling_ = times_.has_spread();
-  sample_rng_.seed(seed);
+void Simulator::set_runtime_sampling(std::uint64_t seed, std::vector<Duration> spells) {
+  if (times_.has_spread())
+    sampling_.emplace(seed, std::move(spells));
+  else
+    sampling_.reset();
 }
 
 void Simulator::set_contention(const std::vector<std::uint32_t>& device, ContentionSlowdown slowdown) {
@@ -137,7 +139,7 @@ void Simulator::start_next(std::uint32_t gpu) {
   const auto size = static_cast<int>(r.batch.requests.size());
   // Without sampling, the median: the table may hold a higher quantile to plan with
   // (model/scenario/latency_quantile.h), and a profile without distributions answers its table.
-  auto run = times_.sample(r.batch.model, r.batch.kernel, gpu, size, sampling_ ? unit_draw(sample_rng_) : 0.5);
+  auto run = times_.sample(r.batch.model, r.batch.kernel, gpu, size, sampling_ ? sampling_->next(gpu, r.start) : 0.5);
   if (jitter_ > 0) {
     const double u = unit_draw(jitter_rng_);
     run = Duration::nanoseconds(std::llround(static_cast<double>(run.count_ns()) * (1 - jitter_ + 2 * jitter_ * u)));

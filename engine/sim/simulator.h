@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <random>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "engine/dataplane/execution_times.h"
 #include "engine/dataplane/network_links.h"
 #include "engine/dataplane/run_recorder.h"
+#include "engine/dataplane/spell_draws.h"
 #include "engine/sim/arrival_source.h"
 
 namespace servescope::engine {
@@ -41,8 +43,9 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // Measured profiles keep each entry's distribution (issue 46): with sampling on, each batch's
   // time is drawn from it (ExecutionTimes::sample) at a quantile from a generator seeded with
   // `seed`, instead of the median; entries without one run at their table's time. Before jitter
-  // and slowdown, which scale what it draws.
-  void set_runtime_sampling(std::uint64_t seed);
+  // and slowdown, which scale what it draws. `spells[gpu]`: how long that slot's slow and fast
+  // spells last (spell_draws.h); none: each batch drawn on its own.
+  void set_runtime_sampling(std::uint64_t seed, std::vector<Duration> spells = {});
   // Co-location slowdown (gpu-let's interference, seed 003 §3.4): called as each batch starts,
   // with the batch and its GPU; the run time is multiplied by what it returns (≥ 1). The hook may
   // look at what else is running through running().
@@ -140,8 +143,7 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   std::vector<std::int32_t> shared_device_;              // per GPU: its device in device_gpus_, or −1
   std::vector<std::vector<std::uint32_t>> device_gpus_;  // devices with two slots or more
   std::mt19937_64 jitter_rng_;
-  bool sampling_ = false;
-  std::mt19937_64 sample_rng_;
+  std::optional<SpellDraws> sampling_;  // with sampling on
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> in_flight_;
   Time now_;
   std::uint64_t seq_ = 0;

@@ -47,4 +47,16 @@ double SlotContention::slowdown(std::uint32_t slot, int batch, int slots) const 
   return it->second;
 }
 
+std::vector<Duration> slot_spells(const ProfileSet& profiles, const RunLayout& layout) {
+  std::map<std::string, Duration> of_type;
+  std::vector<Duration> out;
+  for (std::size_t g = 0; g < layout.gpus.size(); ++g) {
+    const std::string type = g < layout.gpu_types.size() ? layout.gpu_types[g] : std::string();
+    auto [it, added] = of_type.try_emplace(type);
+    if (added && !type.empty()) it->second = profiles.contention_on(type).spell;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 }  // namespace servescope::engine

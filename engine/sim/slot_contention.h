@@ -39,4 +39,8 @@ class SlotContention {
   mutable std::unordered_map<std::uint64_t, double> cache_;
 };
 
+// Per slot of `layout`, its device type's spell length (ContentionModel::spell); zero where none
+// was measured.
+std::vector<Duration> slot_spells(const ProfileSet& profiles, const RunLayout& layout);
+
 }  // namespace servescope::engine

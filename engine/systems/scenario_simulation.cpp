@@ -71,6 +71,7 @@ PreparedServing prepare_serving(const Scenario& as_given, const SimulationSpec& 
     if (contention->any()) prepared.contention = std::move(contention);
   }
   result.contention = prepared.contention != nullptr;
+  if (result.sampled_runtime) prepared.spells = slot_spells(scenario.profiles, result);
   return prepared;
 }
 
@@ -125,6 +126,7 @@ void use_execution_profiles(const Scenario& scenario, const SimulationSpec& spec
                      "same device types and shares");
   prepared.times = std::move(timed.times);
   prepared.contention = std::move(timed.contention);
+  prepared.spells = std::move(timed.spells);
   prepared.result.sampled_runtime = timed.result.sampled_runtime;
   prepared.result.contention = timed.result.contention;
   prepared.result.execution_profiles = spec.execution_profiles_source;
@@ -176,7 +178,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
     gpu_server.push_back(g.server);
   sim.set_network(NetworkLinks(setup.servers, std::move(gpu_server)));
   if (spec.runtime_jitter > 0) sim.set_runtime_jitter(spec.runtime_jitter, spec.seed ^ 0x9e3779b97f4a7c15ULL);
-  if (result.sampled_runtime) sim.set_runtime_sampling(runtime_sampling_seed(spec.seed));
+  if (result.sampled_runtime) sim.set_runtime_sampling(runtime_sampling_seed(spec.seed), prepared.spells);
   if (prepared.slowdown)
     sim.set_slowdown([&sim, &slowdown = prepared.slowdown](std::uint32_t gpu, const Batch& batch) {
       return slowdown(sim, gpu, batch);

@@ -293,10 +293,11 @@ void read_profile_lists(const JsonCursor& c, ProfileSet& set, LoadReport& report
   if (auto cont = c.find("contention")) {
     for (std::size_t i = 0; i < cont->size(); ++i) {
       const auto m = (*cont)[i];
-      m.expect_object({"gpu", "source", "samples"});
+      m.expect_object({"gpu", "source", "samples", "spell_us"});
       ContentionModel model;
       model.gpu = m.at("gpu").as_string();
       model.source = m.string_or("source", "");
+      if (const auto spell = m.find("spell_us")) model.spell = spell->as_duration_us(0, 3.6e9);
       const auto samples = m.at("samples");
       for (std::size_t k = 0; k < samples.size(); ++k) {
         const auto s = samples[k];
@@ -432,6 +433,7 @@ void write_inline_profiles(const ProfileSet& set, nlohmann::json& j, std::string
                          {"slowdown", s.slowdown},
                          {"runs", s.runs}});
     nlohmann::json mj = {{"gpu", m.gpu}, {"samples", std::move(samples)}};
+    if (m.spell > Duration()) mj["spell_us"] = m.spell.to_us();
     if (!m.source.empty()) mj["source"] = m.source;
     cont.push_back(std::move(mj));
   }

@@ -50,6 +50,7 @@ double ContentionModel::slowdown(GpuShare share, int batch, int slots) const {
 
 void ContentionModel::merge(const ContentionModel& other) {
   samples.insert(samples.end(), other.samples.begin(), other.samples.end());
+  spell = std::max(spell, other.spell);
   if (source.empty())
     source = other.source;
   else if (!other.source.empty() && other.source != source)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/time.h"
 #include "model/profile/gpu_share.h"
 
 namespace servescope {
@@ -30,6 +31,10 @@ struct ContentionModel {
   std::vector<ContentionSample> samples;
   std::string source;
   std::string origin;
+  // How long the device's slow and fast spells last (engine/dataplane/spell_draws.h): batches
+  // on one slot that start within about this much of each other are drawn alike from their
+  // distributions; zero: each on its own. `calibrate` fits it from a live run's batches.
+  Duration spell{};
 
   // A batch of `batch` on a slot of `share` while `slots` slots of the device run (itself
   // included): 1 alone; otherwise from the samples of that share (of the nearest measured share
@@ -38,7 +43,8 @@ struct ContentionModel {
   // measurements count by their runs. Never below 1: a slot is not faster for company. 1 for a
   // model without samples.
   double slowdown(GpuShare share, int batch, int slots) const;
-  // Adds another measurement of the same device type (a profile of another model).
+  // Adds another measurement of the same device type (a profile of another model); the longer
+  // spell of the two.
   void merge(const ContentionModel& other);
 
   bool operator==(const ContentionModel&) const = default;

@@ -173,5 +173,36 @@ TEST(Calibration, StagesCalibrateTheirOwnBlocksAndTooFewBatchesAreNamed) {
   EXPECT_THROW((void)calibrate(ProfileSet{}, run, {}, all_batches()), QueryError) << "no profile for m";
 }
 
+// One slot alone on its device whose batches come in runs of ten slow (40 ms) and ten fast
+// (20 ms), 100 ms apart: the device's spells are fitted, kept with its contention (which has no
+// samples: nothing ran beside anything), and round-trip through the calibrated profiles. A run
+// whose times are all equal has none.
+TEST(Calibration, FitsTheSpellsOfASlotWhoseBatchesComeInRuns) {
+  auto run = two_slots();
+  run.gpus = {"d/v0"};
+  run.gpu_types = {"dev"};
+  run.gpu_shares = {"1/2"};
+  run.gpu_physical = {0};
+  for (int i = 0; i < 200; ++i)
+    add(run, 0, 100.0 * i, (i / 10) % 2 ? 40 : 20 + 0.01 * (i % 10));
+  const auto c = calibrate(flat_profile(), run, {}, all_batches());
+  ASSERT_EQ(c.spells.size(), 1u);
+  const auto& s = c.spells.front();
+  EXPECT_EQ(s.gpu, "dev");
+  EXPECT_EQ(s.before, Duration());
+  EXPECT_EQ(s.pairs, 199);
+  EXPECT_GT(s.lag1, 0.6);
+  // Runs of ten batches 100 ms apart: alike over several batches, not over the whole run.
+  EXPECT_GT(s.after, ms(200));
+  EXPECT_LT(s.after, ms(2000));
+  ASSERT_EQ(c.profiles.contention.size(), 1u);
+  EXPECT_TRUE(c.profiles.contention.front().samples.empty());
+  EXPECT_EQ(c.profiles.contention.front().spell, s.after);
+  EXPECT_EQ(c.profiles.contention_on("dev").spell, s.after);
+
+  const auto even = calibrate(flat_profile(), alone_then_together(), {}, all_batches());
+  EXPECT_TRUE(even.spells.empty()) << "every batch took 30 ms with its company taken out: nothing to rank";
+}
+
 }  // namespace
 }  // namespace servescope::engine

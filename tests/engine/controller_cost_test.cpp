@@ -9,10 +9,12 @@
 #include "engine/serving/run_result_json.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
+#include "tests/support/durations.h"
 #include "tests/support/resnet50_fixture.h"
 
 using namespace servescope;
 using namespace servescope::engine;
+using servescope::test::us;
 
 namespace {
 
@@ -64,4 +66,123 @@ TEST(ControllerCost, ASaturatedControllerMakesRequestsWaitAndMoreCoresHelp) {
 TEST(ControllerCost, RefusesNonsense) {
   EXPECT_THROW(run("symphony", ControllerCost{0, Duration::microseconds(1)}), QueryError);
   EXPECT_THROW(run("symphony", ControllerCost{1, Duration::microseconds(-1)}), QueryError);
+}
+
+namespace {
+
+// A world of one clock, driven by hand, for what the wrapper delivers and when.
+class HandClock final : public Clock, public Executor, public OutcomeSink {
+ public:
+  Time now() const override { return now_; }
+  TimerId create_timer(std::uint64_t token) override {
+    timers_.push_back({token, std::nullopt, 0});
+    return static_cast<TimerId>(timers_.size() - 1);
+  }
+  void arm(TimerId timer, Time at) override { timers_[timer].at = at, timers_[timer].seq = ++seq_; }
+  void disarm(TimerId timer) override { timers_[timer].at.reset(); }
+  void execute(Batch) override {}
+  bool preempt(BatchId, std::uint32_t) override { return false; }
+  void transfer(Transfer) override {}
+  void dropped(const Request&, DropReason) override {}
+  void completed(const Request&, Time, Time) override {}
+
+  // Fires every timer due by `t` in time order, then stands at `t`.
+  void run_until(Time t, DataPlane& plane) {
+    for (;;) {
+      Timer* next = nullptr;
+      for (auto& timer : timers_)
+        if (timer.at && *timer.at <= t && (!next || std::pair(*timer.at, timer.seq) < std::pair(*next->at, next->seq)))
+          next = &timer;
+      if (!next) break;
+      now_ = *next->at;
+      next->at.reset();
+      plane.on_timer(next->token);
+    }
+    now_ = t;
+  }
+
+ private:
+  struct Timer {
+    std::uint64_t token;
+    std::optional<Time> at;
+    std::uint64_t seq;
+  };
+  std::vector<Timer> timers_;
+  Time now_;
+  std::uint64_t seq_ = 0;
+};
+
+// Arms its one timer at 10 ms; the request with id 1 moves it to 100 ms. Logs what it hears when.
+class LoggingPlane final : public DataPlane {
+ public:
+  std::vector<std::pair<std::string, Time>> heard;
+  std::string name() const override { return "logging"; }
+  void start(DataPlaneContext& context) override {
+    ctx_ = &context;
+    timer_ = context.clock.create_timer(7);
+    context.clock.arm(timer_, Duration::milliseconds(10));
+  }
+  void on_request(const Request& r) override {
+    heard.emplace_back("request", ctx_->clock.now());
+    if (r.id == 1) ctx_->clock.arm(timer_, Duration::milliseconds(100));
+  }
+  void on_timer(std::uint64_t token) override {
+    heard.emplace_back("timer " + std::to_string(token), ctx_->clock.now());
+  }
+  void on_batch_done(const BatchDone&) override { heard.emplace_back("batch done", ctx_->clock.now()); }
+
+ private:
+  DataPlaneContext* ctx_ = nullptr;
+  TimerId timer_ = 0;
+};
+
+LatencyDistribution always(Duration d) {
+  return {std::vector<Duration>(kDistributionLevels.size(), d), 100};
+}
+
+}  // namespace
+
+TEST(ControllerLateness, TimersAndBatchEndsArriveLateRequestsAtOnceAndAMovedTimerNeverAtItsOldTime) {
+  HandClock world;
+  auto inner = std::make_unique<LoggingPlane>();
+  auto& log = inner->heard;
+  CostedDataPlane plane(std::move(inner), ControllerCost{.lateness = always(Duration::milliseconds(1))});
+  DataPlaneContext context{world, world, world};
+  plane.start(context);
+  world.run_until(Duration::microseconds(10'500), plane);  // the timer fired at 10 ms, due to the plane at 11
+  Request moves;
+  moves.id = 1;
+  plane.on_request(moves);  // heard at once; it moves the timer to 100 ms
+  world.run_until(Duration::milliseconds(50), plane);
+  plane.on_batch_done(BatchDone{});
+  world.run_until(Duration::milliseconds(200), plane);
+  const std::vector<std::pair<std::string, Time>> expected{{"request", Duration::microseconds(10'500)},
+                                                           {"batch done", Duration::milliseconds(51)},
+                                                           {"timer 7", Duration::milliseconds(101)}};
+  EXPECT_EQ(log, expected);
+  // Late by exactly the drawn delay, never queued behind another event.
+  EXPECT_EQ(plane.stats().max_wait, Duration::milliseconds(1));
+}
+
+TEST(ControllerLateness, NoLatenessChangesNothingAndLateDecisionsCostSymphonyRequests) {
+  // Symphony defers each batch to its last moment, so a controller that decides late finds heads
+  // it can no longer serve; the same lateness drawn from a distribution, seeded, is repeatable.
+  const auto free = run("symphony", std::nullopt, 2000);
+  const auto zero = run("symphony", ControllerCost{.lateness = always(Duration())}, 2000);
+  EXPECT_EQ(summarize_run(zero).on_time, summarize_run(free).on_time);
+  EXPECT_EQ(zero.sim.batches, free.sim.batches);
+  LatencyDistribution measured{{us(20), us(30), us(60), us(150), us(260), us(500), us(700), us(1400), us(2500)}, 300};
+  const auto late = run("symphony", ControllerCost{.lateness = measured, .lateness_seed = 3}, 2000);
+  const auto again = run("symphony", ControllerCost{.lateness = measured, .lateness_seed = 3}, 2000);
+  EXPECT_LT(summarize_run(late).on_time, summarize_run(free).on_time);
+  EXPECT_EQ(summarize_run(late).on_time, summarize_run(again).on_time);
+  ASSERT_TRUE(late.controller);
+  EXPECT_LE(late.controller->max_wait, Duration::microseconds(2500));  // late, never queued
+  // Charged as work on one core, the same mean makes events wait in line behind each other.
+  const auto charged = run("symphony", ControllerCost{1, Duration::microseconds(300)}, 2000);
+  EXPECT_GT(charged.controller->max_wait, Duration::microseconds(2500));
+}
+
+TEST(ControllerLateness, RefusesNegativeDelays) {
+  EXPECT_THROW(run("symphony", ControllerCost{.lateness = always(Duration::microseconds(-1))}), QueryError);
 }

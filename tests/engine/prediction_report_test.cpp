@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
+#include "engine/analysis/decision_record.h"
 #include "engine/analysis/live_run_source.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
@@ -159,19 +160,48 @@ TEST(LiveRunSource, PredictsTheLoadItWasOfferedNotTheSchedulersWorkloadOrLifetim
   EXPECT_DOUBLE_EQ(source.spec.latency_quantile, 0.99);
   EXPECT_FALSE(source.spec.exact_runtime);
   EXPECT_FALSE(source.spec.controller) << "no decision time in the record: decisions are free";
-  // A record of the live scheduler's decisions (`live scheduler --record`): said, and the cost to
-  // charge on one controller core when asked (predict --charge-decisions).
+  // An older record of the live scheduler's decisions, a mean without quantiles: said, on time.
   auto measured = kept;
   measured.body["scheduler"] = {{"dispatch_overhead_us", {{"mean", 250.0}, {"p50", 150.0}, {"count", 178}}}};
   const auto noted = live_run_source(project, measured);
   EXPECT_FALSE(noted.spec.controller);
-  EXPECT_EQ(noted.notes.front(), "the live scheduler's decisions took 250 µs on average; the prediction's are free");
+  EXPECT_EQ(noted.notes.front(),
+            "the live scheduler's decisions took 250 µs on average; its record keeps no distribution of them, so "
+            "the prediction's are on time");
   const auto cost = recorded_decision_cost(measured.body, "m");
   ASSERT_TRUE(cost);
   EXPECT_EQ(cost->cores, 1);
   EXPECT_EQ(cost->per_event, Duration::microseconds(250));
+  EXPECT_FALSE(recorded_decision_lateness(measured.body, "m"));
+  // With its quantiles (`live scheduler --record` now): the prediction's decisions are as late,
+  // drawn from them, and not charged as work.
+  measured.body["scheduler"]["dispatch_overhead_us"]["quantiles_us"] = {20, 30, 60, 150, 260, 500, 700, 1400, 2500};
+  const auto late = live_run_source(project, measured);
+  ASSERT_TRUE(late.spec.controller);
+  EXPECT_EQ(late.spec.controller->per_event, Duration());
+  ASSERT_TRUE(late.spec.controller->lateness);
+  EXPECT_EQ(late.spec.controller->lateness->median(), Duration::microseconds(150));
+  EXPECT_EQ(late.spec.controller->lateness->quantile(0.99), Duration::microseconds(1400));
+  EXPECT_EQ(late.notes.front(),
+            "each decision is as late as the live scheduler's were (median 150 µs, p99 1400 µs, drawn)");
+  // The block alone reads the same (the file fidelity.py keeps of a calibration run).
+  EXPECT_EQ(recorded_decision_lateness(measured.body["scheduler"]["dispatch_overhead_us"], "block"),
+            late.spec.controller->lateness);
+  // Quantiles that fall, or too few, are refused where they are.
+  auto falling = measured.body;
+  falling["scheduler"]["dispatch_overhead_us"]["quantiles_us"][3] = 10;
+  try {
+    recorded_decision_lateness(falling, "f.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("$.scheduler.dispatch_overhead_us.quantiles_us[3]"), std::string::npos)
+        << e.what();
+  }
+  falling["scheduler"]["dispatch_overhead_us"]["quantiles_us"] = {1, 2};
+  EXPECT_THROW(recorded_decision_lateness(falling, "f.json"), Error);
   measured.body["scheduler"]["dispatch_overhead_us"]["count"] = 0;
   EXPECT_FALSE(recorded_decision_cost(measured.body, "m"));
+  EXPECT_FALSE(recorded_decision_lateness(measured.body, "m"));
   // A simulated run is refused, naming it; so is a live run of a plan the project lacks.
   SavedArtifact simulated{"sim", "symphony", "", run(false, 1000, {}, 0, nullptr)};
   EXPECT_THROW(live_run_source(project, simulated), QueryError);

@@ -58,8 +58,11 @@ Scenario full_scenario() {
   s.profiles.models.push_back(table);
   s.profiles.utilisation.push_back({"tab", "V100", {{1, 0.1, 0.2, 0.3}, {8, 0.4, 0.5, 0.6}}, ""});
   s.profiles.interference.push_back({"V100", 0.1, 0.7, 0.35, 0.09, 0.9, "fitted", ""});
-  s.profiles.contention.push_back(
-      {"V100", {{GpuShare::mps(2), 1, 2, 1.25, 40}, {GpuShare::mps(4), 8, 3, 1.75, 12}}, "profile", ""});
+  s.profiles.contention.push_back({"V100",
+                                   {{GpuShare::mps(2), 1, 2, 1.25, 40}, {GpuShare::mps(4), 8, 3, 1.75, 12}},
+                                   "profile",
+                                   "",
+                                   Duration::microseconds(41'500)});
 
   Application app;
   app.name = "pipeline";
