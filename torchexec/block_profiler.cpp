@@ -164,15 +164,16 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
   for (std::size_t j = 1; j < n; ++j)
     p.boundary_bytes.push_back(manifest.cut_bytes(j));
 
+  const int rounds = std::max(1, request.rounds);
   ProfileProgress prog;
-  prog.total = request.shares.size() * batches.size() * (n + 1);
+  prog.total = request.shares.size() * batches.size() * (n + 1) * static_cast<std::size_t>(rounds);
   if (request.contention && !on_gpu)
     for (const int s : request.shares)
       if (s >= 2) prog.total += static_cast<std::size_t>(s - 1) * batches.size();
   const auto started = Clock::now();
   // Each entry gets an equal part of what is left of the budget: an entry that stopped early
   // leaves its time to the ones after it.
-  const auto time_entry = [&](const std::function<void()>& run) {
+  const auto time_with = [&](const RepeatPolicy& policy, const std::function<void()>& run) {
     const auto entry_start = Clock::now();
     std::function<bool()> out_of_time;
     if (request.budget > Duration()) {
@@ -181,20 +182,44 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
       const auto share = Duration::nanoseconds(std::max<std::int64_t>(0, left.count_ns() / entries_left));
       out_of_time = [entry_start, share] { return since(entry_start) >= share; };
     }
-    auto timing = time_until_stable(
-        request.repeat,
+    return time_until_stable(
+        policy,
         [&] {
           const auto start = Clock::now();
           run();
           return since(start);
         },
         out_of_time);
+  };
+  const auto count_entry = [&](const StableTiming& timing) {
     ++out.entries;
     if (!timing.stable) {
       ++out.unstable;
       out.widest_spread = std::max(out.widest_spread, timing.half_width);
     }
+  };
+  const auto time_entry = [&](const std::function<void()>& run) {
+    auto timing = time_with(request.repeat, run);
+    count_entry(timing);
     return timing;
+  };
+  // The first round times an entry as the policy says, scaled to one round's part of its runs,
+  // until that part's median is known well enough; each later round runs it as often again, so
+  // that every round weighs the same in the pooled runs that make the entry.
+  auto round_policy = request.repeat;
+  round_policy.min_runs = (request.repeat.min_runs + rounds - 1) / rounds;
+  round_policy.max_runs = std::max(round_policy.min_runs, (request.repeat.max_runs + rounds - 1) / rounds);
+  // The pooled median's interval is about 1/√rounds of one round's, so a round may stop at √rounds
+  // times the precision asked of the whole.
+  round_policy.precision = request.repeat.precision * std::sqrt(static_cast<double>(rounds));
+  const auto pooled = [&](std::vector<Duration> runs) {
+    StableTiming t;
+    std::ranges::sort(runs);
+    t.half_width = median_half_width(runs);
+    t.stable = t.half_width <= request.repeat.precision;
+    t.runs = std::move(runs);
+    count_entry(t);
+    return t;
   };
   const auto finished = [&](const StableTiming& t, const LatencyDistribution& d) {
     ++prog.done;
@@ -210,33 +235,52 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
     BlockTable table;
     table.gpu = out.device.id;
     table.share = GpuShare::parse("1/" + std::to_string(s)).value_or(GpuShare::whole());
+    // Every entry of the share once per round, so that a slow spell of the machine falls on a few
+    // runs of many entries rather than on all the runs of one: runs[entry][batch], the whole
+    // model as entry n.
+    std::vector<std::vector<std::vector<Duration>>> runs(n + 1, std::vector<std::vector<Duration>>(batches.size()));
+    for (int round = 0; round < rounds; ++round)
+      for (std::size_t bi = 0; bi < batches.size(); ++bi) {
+        const int b = batches[bi];
+        std::vector<std::uint64_t> ids(static_cast<std::size_t>(b));
+        std::iota(ids.begin(), ids.end(), std::uint64_t{1});
+        auto x = model.synthesize_input(ids);
+        const auto where =
+            ", batch " + std::to_string(b) + ", share " + table.share.to_string() +
+            (rounds > 1 ? ", round " + std::to_string(round + 1) + " of " + std::to_string(rounds) : std::string());
+        for (std::size_t k = 0; k <= n; ++k) {
+          if (cancel && cancel->load()) {
+            set_threads(saved_threads);
+            throw Cancelled("profiling cancelled");
+          }
+          prog.what = (k < n ? "block " + std::to_string(k) : std::string("whole model")) + where;
+          if (progress) progress(prog);
+          auto policy = round_policy;
+          if (round > 0) policy = RepeatPolicy::fixed(static_cast<int>(runs[k][bi].size()) / round, policy.warmup);
+          const auto timing = time_with(policy, [&] {
+            if (k < n)
+              (void)model.run(k, k + 1, x);
+            else
+              (void)model.run_whole(x);
+          });
+          auto& pool = runs[k][bi];
+          pool.insert(pool.end(), timing.runs.begin(), timing.runs.end());
+          finished(timing, LatencyDistribution::of(timing.runs));
+          // The next block's input; after the last block, the model's own for the whole of it.
+          x = k + 1 < n ? model.run(k, k + 1, x) : model.synthesize_input(ids);
+        }
+      }
     // [block][batch]
     std::vector<std::vector<LatencyDistribution>> measured(n);
-    for (const int b : batches) {
-      std::vector<std::uint64_t> ids(static_cast<std::size_t>(b));
-      std::iota(ids.begin(), ids.end(), std::uint64_t{1});
-      auto x = model.synthesize_input(ids);
+    for (std::size_t bi = 0; bi < batches.size(); ++bi) {
+      const int b = batches[bi];
       Duration sum;
       for (std::size_t k = 0; k < n; ++k) {
-        if (cancel && cancel->load()) {
-          set_threads(saved_threads);
-          throw Cancelled("profiling cancelled");
-        }
-        prog.what =
-            "block " + std::to_string(k) + ", batch " + std::to_string(b) + ", share " + table.share.to_string();
-        if (progress) progress(prog);
-        const auto timing = time_entry([&] { (void)model.run(k, k + 1, x); });
-        measured[k].push_back(LatencyDistribution::of(timing.runs));
-        finished(timing, measured[k].back());
+        measured[k].push_back(LatencyDistribution::of(pooled(runs[k][bi]).runs));
         sum += measured[k].back().median();
-        x = model.run(k, k + 1, x);  // the next block's input
       }
-      prog.what = "whole model, batch " + std::to_string(b) + ", share " + table.share.to_string();
-      if (progress) progress(prog);
-      const auto input = model.synthesize_input(ids);
-      const auto timing = time_entry([&] { (void)model.run_whole(input); });
+      const auto timing = pooled(runs[n][bi]);
       const auto whole = LatencyDistribution::of(timing.runs);
-      finished(timing, whole);
       if (s == request.shares.front() && b == batches.front() && b == 1) whole_at_1 = whole.median();
       out.checks.push_back(
           {table.share, b, whole.median(), sum, timing.half_width, static_cast<int>(timing.runs.size())});

@@ -36,7 +36,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       "the estimator's CNNs on its GPU with calibrated kernels (--arch NAME --device cuda)");
   struct Args {
     std::string folder, device = "cpu", batches = "1,2,4,8", shares = "1", out, scenario_out;
-    int repeat = 0, min_repeat = 10, max_repeat = 400, warmup = 3, nodes = 2;
+    int repeat = 0, min_repeat = 10, max_repeat = 400, warmup = 3, nodes = 2, rounds = 3;
     double precision = 0.02, budget_s = 0;
     bool share_process = false, no_contention = false;
     std::string share_program;
@@ -84,6 +84,12 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
       ->capture_default_str();
   cmd->add_option("--max-repeat", args->max_repeat, "Timed runs per entry at most")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--rounds", args->rounds,
+                  "Time each entry in this many rounds spread over the profile, its runs pooled (the first round "
+                  "finds how many each needs; --repeat and the run limits are split between them), so that a slow "
+                  "spell of the machine falls on many entries a little rather than on one")
+      ->check(CLI::Range(1, 100))
       ->capture_default_str();
   cmd->add_option("--budget-s", args->budget_s,
                   "Seconds for all the timed runs together, shared out among the entries (default: no limit)")
@@ -139,6 +145,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
                          "--precision",      std::to_string(args->precision),
                          "--min-repeat",     std::to_string(args->min_repeat),
                          "--max-repeat",     std::to_string(args->max_repeat),
+                         "--rounds",         std::to_string(args->rounds),
                          "--slo-multiplier", std::to_string(args->slo_multiplier)};
         if (args->repeat > 0) request.extra.insert(request.extra.end(), {"--repeat", std::to_string(args->repeat)});
         if (args->budget_s > 0)  // shared among the shares' processes as among a process's entries
@@ -160,6 +167,7 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
           request.repeat = {args->warmup, args->min_repeat, args->max_repeat, args->precision};
         }
         request.budget = Duration::from_s(args->budget_s);
+        request.rounds = args->rounds;
         request.slo_multiplier = args->slo_multiplier;
         request.contention = !args->no_contention;
         const torchexec::TorchModel model(read_exported_model(args->folder), args->device == "cuda"

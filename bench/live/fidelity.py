@@ -210,18 +210,6 @@ def plan_stages(doc):
     return stages
 
 
-def plan_shares(doc):
-    """The shares a pipeline plan's slots run at ("1", "1/2", ...)."""
-    return {"1" if part.get("vgpus", 1) == 1 else f"1/{part['vgpus']}"
-            for p in doc["pipelines"] for part in p["partitions"]}
-
-
-def calibrated_shares(work, base):
-    """The shares of the slots the calibration run of the PPipe case `base` ran: its plan's."""
-    with open(os.path.join(work, base + "-plan.json")) as f:
-        return plan_shares(json.load(f))
-
-
 def prepare_torch(cli, work, name):
     """The case's scenario file, options, rate and worker arguments, from measurements made here."""
     load = TORCH_CASES[name][1]
@@ -253,22 +241,6 @@ def prepare_torch(cli, work, name):
         with open(plan) as f:
             doc = json.load(f)
         stages = plan_stages(doc)
-        if plan_shares(doc) - calibrated_shares(work, base):
-            # The calibrated plan runs slots of a share the calibration run never ran (with one
-            # core busy, the whole CPU in place of two halves that slow each other ×2): their
-            # times are still the quiet profile's. Calibrate again on a run of this plan, as a
-            # user would before trusting it, and plan on that.
-            rate = 0.5 * sum(p["assigned_rps"] for p in doc["pipelines"])
-            path, profiles, decisions = calibrated(cli, work, "torch-ppipe-calibrated", ["-s", path, "--plan", plan],
-                                                   rate, ["--executor", "torch", "--check-every", "50", *worker_args],
-                                                   (profiles, stages))
-            SIM_OPTIONS[name] = ["--decision-lateness", decisions]
-            plan = os.path.join(work, "torch-ppipe-recalibrated-plan.json")
-            if not os.path.exists(plan):
-                cli_json(cli, ["plan", "-s", path, "--system", "ppipe", "-o", plan], 600)
-            with open(plan) as f:
-                doc = json.load(f)
-            stages = plan_stages(doc)
         rate = load * sum(p["assigned_rps"] for p in doc["pipelines"])
         return ["-s", path, "--plan", plan], rate, worker_args, (profiles, stages)
     if name.startswith("torch-ppipe-planned"):

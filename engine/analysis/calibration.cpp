@@ -113,6 +113,65 @@ std::map<std::string, SpellChange> fit_spells(const ProfileSet& profiles, const 
   return out;
 }
 
+// A stage of a model on a device type and share: the entries that share a table row.
+struct Stage {
+  std::uint32_t model;
+  int begin, end;
+  std::string gpu;
+  GpuShare share;
+  auto operator<=>(const Stage&) const = default;
+};
+using StageChanges = std::map<Stage, std::map<int, std::vector<double>>>;  // stage → batch → factor per level
+
+// The shares a model's profile holds on a device type.
+std::vector<GpuShare> profiled_shares(const ModelProfile& p, const std::string& gpu) {
+  std::vector<GpuShare> out;
+  const auto add = [&](const std::string& g, GpuShare share) {
+    if (g == gpu && std::ranges::find(out, share) == out.end()) out.push_back(share);
+  };
+  for (const auto& t : p.block_tables)
+    add(t.gpu, t.share);
+  for (const auto& t : p.batch_tables)
+    add(t.gpu, t.share);
+  for (const auto& f : p.linear_fits)
+    add(f.gpu, f.share);
+  return out;
+}
+
+// A stage's share the run never ran takes the median change of the nearest share of it the run
+// did (by the ratio of their fractions): what slows a machine's slots slows them at every share,
+// and a planner must not prefer a share because the run left it at the quiet profile's times (one
+// did: calibrated on two slots of 1/2, it planned the whole CPU at the profile's 23.7 ms, which
+// ran at 31 ms live).
+void carry_to_unrun_shares(const ProfileSet& profiles, const TimelineData& run, StageChanges& changes,
+                           std::vector<std::string>& notes) {
+  std::map<Stage, Stage> carried;  // target → the measured stage it takes its change from
+  const auto distance = [](GpuShare a, GpuShare b) { return std::abs(std::log(a.fraction() / b.fraction())); };
+  for (const auto& [stage, by_batch] : changes) {
+    const auto* profile = profiles.find(run.models[stage.model]);
+    for (const auto share : profiled_shares(*profile, stage.gpu)) {
+      Stage target = stage;
+      target.share = share;
+      if (changes.contains(target)) continue;
+      const auto [it, added] = carried.try_emplace(target, stage);
+      if (!added && distance(share, stage.share) < distance(share, it->second.share)) it->second = stage;
+    }
+  }
+  for (const auto& [target, source] : carried) {
+    // The median's change at every level: the run saw how much slower the machine is, not the
+    // spread this share would have had (the measured share's tail holds its own company).
+    auto& by_batch = changes[target];
+    for (const auto& [batch, factor] : changes.at(source))
+      by_batch[batch].assign(factor.size(), factor[kMedianLevel]);
+    const auto blocks = target.begin < 0
+                            ? std::string()
+                            : " blocks [" + std::to_string(target.begin) + ", " + std::to_string(target.end) + ")";
+    notes.push_back(run.models[target.model] + blocks + " on " + target.gpu + " " + target.share.to_string() +
+                    ": the run never ran this share; the median change measured at " + source.share.to_string() +
+                    " carried");
+  }
+}
+
 }  // namespace
 
 Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
@@ -228,14 +287,7 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
 
   // Per level, each refit entry's change; entries of one stage (model, blocks, device, share)
   // share a table row, and its unmeasured batch sizes take the nearest measured one's.
-  struct Stage {
-    std::uint32_t model;
-    int begin, end;
-    std::string gpu;
-    GpuShare share;
-    auto operator<=>(const Stage&) const = default;
-  };
-  std::map<Stage, std::map<int, std::vector<double>>> changes;  // stage → batch → factor per level
+  StageChanges changes;
   std::map<EntryKey, int> runs_of;
   for (const auto& [key, took] : measured) {
     runs_of[key] = static_cast<int>(took.size());
@@ -248,6 +300,7 @@ Calibration calibrate(const ProfileSet& profiles, const TimelineData& run,
       factor.push_back(after.quantiles[level].to_s() / std::max(before[level].to_s(), 1e-9));
     changes[Stage{key.model, key.begin, key.end, key.gpu, key.share}][key.batch] = std::move(factor);
   }
+  carry_to_unrun_shares(profiles, run, changes, out.notes);
   const auto nearest = [](const std::map<int, std::vector<double>>& by_batch, int batch) -> const std::vector<double>& {
     auto best = by_batch.begin();
     for (auto it = by_batch.begin(); it != by_batch.end(); ++it)

@@ -173,6 +173,24 @@ TEST(Calibration, StagesCalibrateTheirOwnBlocksAndTooFewBatchesAreNamed) {
   EXPECT_THROW((void)calibrate(ProfileSet{}, run, {}, all_batches()), QueryError) << "no profile for m";
 }
 
+// The profile holds the whole device too, which the run (two slots of 1/2) never ran: its times
+// take the median change measured at 1/2 (×1.5) at every level, and a note says so.
+TEST(Calibration, CarriesTheMeasuredChangeToASharesTheRunNeverRan) {
+  auto profiles = flat_profile();
+  auto whole = profiles.models.front().block_tables.front();
+  whole.share = GpuShare::whole();
+  profiles.models.front().block_tables.push_back(whole);
+  const auto c = calibrate(profiles, alone_then_together(), {}, all_batches());
+  const auto& p = c.profiles.models.front();
+  EXPECT_EQ(p.latency({"dev", GpuShare::mps(2), 2, std::nullopt}), ms(30));
+  EXPECT_EQ(p.latency({"dev", GpuShare::whole(), 2, std::nullopt}), ms(30));
+  EXPECT_EQ(p.latency({"dev", GpuShare::whole(), 4, std::nullopt}), ms(60));
+  EXPECT_TRUE(std::ranges::any_of(c.notes, [](const std::string& n) {
+    return n == "m on dev 1: the run never ran this share; the median change measured at 1/2 carried";
+  }));
+  EXPECT_EQ(c.entries.size(), 1u) << "only what ran is an entry the run measured";
+}
+
 // One slot alone on its device whose batches come in runs of ten slow (40 ms) and ten fast
 // (20 ms), 100 ms apart: the device's spells are fitted, kept with its contention (which has no
 // samples: nothing ran beside anything), and round-trip through the calibrated profiles. A run

@@ -30,7 +30,10 @@ TEST(TorchProfile, MeasuresEveryBlockBatchAndShare) {
     EXPECT_GE(p.done, last_done);
     last_done = p.done;
   });
-  EXPECT_EQ(last_done, 2u * (3 + 1));  // 2 batches × (3 blocks + the whole model)
+  // 3 rounds (the default) × 2 batches × (3 blocks + the whole model); the 3 runs asked for are
+  // one per round, pooled.
+  EXPECT_EQ(request.rounds, 3);
+  EXPECT_EQ(last_done, 3u * 2u * (3 + 1));
   EXPECT_GT(calls, last_done);
   EXPECT_TRUE(m.device.id.starts_with("cpu-")) << m.device.id;
   const auto& p = m.profile;
@@ -108,9 +111,12 @@ TEST(TorchProfile, MeasuresHowSlotsOfAShareSlowEachOtherRunningAtOnce) {
     done = p.done;
     what.push_back(p.what);
   });
-  EXPECT_EQ(total, 2u * (3 + 1) + 2u);  // and one entry per batch size with two slots at once
+  // Each block and the whole model once per round, and one entry per batch size with two slots
+  // at once.
+  EXPECT_EQ(total, 3u * 2u * (3 + 1) + 2u);
   EXPECT_EQ(done, total);
   EXPECT_NE(std::ranges::find(what, "2 slots of share 1/2 at once, batch 2"), what.end());
+  EXPECT_NE(std::ranges::find(what, "block 2, batch 1, share 1/2, round 2 of 3"), what.end());
   const auto& c = m.contention;
   EXPECT_EQ(c.gpu, m.device.id);
   ASSERT_EQ(c.samples.size(), 2u);
