@@ -168,6 +168,7 @@ nlohmann::json run_result_to_json(const SimulationResult& r, const std::string& 
       {"nominal_capacity_rps", r.nominal_capacity_rps},
       {"load_factor", r.nominal_capacity_rps > 0 ? r.offered_rate_rps / r.nominal_capacity_rps : 0.0},
       {"gpus", r.gpus.size()}};
+  if (r.runtime_spell > Duration()) config["runtime_spell_ms"] = r.runtime_spell.to_ms();
   if (r.controller) {
     // What each event was charged and what the data plane's controller went through (controller_cost.h).
     const auto& c = *r.controller;

@@ -36,6 +36,7 @@ struct SimulationResult : RunLayout {
   std::uint64_t seed = 0;
   double runtime_jitter = 0;
   bool sampled_runtime = false;    // batches were drawn from the profiles' measured distributions
+  Duration runtime_spell;          // the longest spell they were drawn in (spell_draws.h); zero: none
   bool contention = false;         // slots of one device slowed each other as the profiles measured
   std::string execution_profiles;  // batches ran by these profiles, not the scenario's ("": the scenario's)
   double latency_quantile = 0;     // planned and reserved at this quantile of measured latencies; 0: none kept

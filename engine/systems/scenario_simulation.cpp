@@ -71,7 +71,11 @@ PreparedServing prepare_serving(const Scenario& as_given, const SimulationSpec& 
     if (contention->any()) prepared.contention = std::move(contention);
   }
   result.contention = prepared.contention != nullptr;
-  if (result.sampled_runtime) prepared.spells = slot_spells(scenario.profiles, result);
+  if (result.sampled_runtime) {
+    prepared.spells = slot_spells(scenario.profiles, result);
+    for (const auto spell : prepared.spells)
+      result.runtime_spell = std::max(result.runtime_spell, spell);
+  }
   return prepared;
 }
 
@@ -127,6 +131,7 @@ void use_execution_profiles(const Scenario& scenario, const SimulationSpec& spec
   prepared.times = std::move(timed.times);
   prepared.contention = std::move(timed.contention);
   prepared.spells = std::move(timed.spells);
+  prepared.result.runtime_spell = timed.result.runtime_spell;
   prepared.result.sampled_runtime = timed.result.sampled_runtime;
   prepared.result.contention = timed.result.contention;
   prepared.result.execution_profiles = spec.execution_profiles_source;

@@ -11,9 +11,12 @@
 #include "engine/core/unit_draw.h"
 #include "engine/dataplane/batch_latency.h"
 #include "engine/dataplane/spell_draws.h"
+#include "engine/serving/run_result_json.h"
 #include "engine/sim/simulator.h"
+#include "engine/systems/scenario_simulation.h"
 #include "tests/support/durations.h"
 #include "tests/support/measured_profile.h"
+#include "tests/support/resnet50_fixture.h"
 
 namespace servescope::engine {
 namespace {
@@ -155,6 +158,35 @@ TEST(SpellDraws, TheSimulatorDrawsASlotsBatchesInItsDevicesSpells) {
     EXPECT_GE(t, 0.9);
     EXPECT_LE(t, 5.0);
   }
+}
+
+// Through simulate(): a measured profile whose device type has spells draws in them, and the run
+// says so; without the spell, or with exact medians, it does not.
+TEST(SpellDraws, ARunSaysTheSpellItsBatchesWereDrawnIn) {
+  auto scenario = test::resnet50_on_8(2000);
+  auto measured = test::measured_one_block_profile(
+      "GTX1080Ti", 16, [](int b, std::size_t level) { return test::kSkewedUs[level] * (5 + b) / 5; });
+  measured.name = "ResNet50";
+  measured.default_slo = ms(25);
+  scenario.profiles.models = {measured};
+  ContentionModel spells;
+  spells.gpu = "GTX1080Ti";
+  spells.spell = ms(80);
+  scenario.profiles.contention = {spells};
+  SimulationSpec spec;
+  spec.duration = Duration::seconds(2);
+  spec.warmup = Duration::milliseconds(500);
+  const auto spelled = simulate(scenario, spec);
+  EXPECT_TRUE(spelled.sampled_runtime);
+  EXPECT_EQ(spelled.runtime_spell, ms(80));
+  EXPECT_DOUBLE_EQ(run_result_to_json(spelled, scenario.name)["config"]["runtime_spell_ms"].get<double>(), 80.0);
+  spec.exact_runtime = true;
+  EXPECT_EQ(simulate(scenario, spec).runtime_spell, Duration());
+  spec.exact_runtime = false;
+  scenario.profiles.contention.clear();
+  const auto independent = simulate(scenario, spec);
+  EXPECT_EQ(independent.runtime_spell, Duration());
+  EXPECT_FALSE(run_result_to_json(independent, scenario.name)["config"].contains("runtime_spell_ms"));
 }
 
 }  // namespace
