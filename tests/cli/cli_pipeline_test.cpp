@@ -6,6 +6,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/analysis/prediction_report.h"
+#include "model/io/json_cursor.h"
 #include "tests/cli/cli_test_support.h"
 #include "tests/support/pipeline_fixture.h"
 #include "tests/support/test_support.h"
@@ -271,12 +273,14 @@ TEST(Cli, PredictsARecordedRunAtTheLoadItWasOffered) {
   const auto p = cli(predict);
   ASSERT_EQ(p.status, 0) << p.err;
   const auto report = nlohmann::json::parse(p.out);
-  // Every figure here is the seeded simulation's, in its virtual time, so the same on any machine
-  // under any load. The rate and length are estimated from the record's arrival bins (the first
-  // and last placed by the rate between them), so they come near the 8-s run's, not onto it.
-  const double offered = run["config"]["offered_rate_rps"].get<double>();
-  EXPECT_NEAR(report["rate_rps"].get<double>(), offered, 0.05 * offered);
-  EXPECT_NEAR(report["duration_s"].get<double>(), 8.0, 0.2);
+  // The prediction is offered exactly what the record's arrival series says came in, over the
+  // time it came in (engine::load_window), not the scheduler's configured rate and length.
+  const std::string record_name = "recorded.json";
+  const auto window = servescope::engine::load_window(servescope::JsonCursor(run, record_name));
+  ASSERT_TRUE(window);
+  const double load_s = window->to_s - window->from_s;
+  EXPECT_DOUBLE_EQ(report["rate_rps"].get<double>(), window->arrivals / load_s);
+  EXPECT_NEAR(report["duration_s"].get<double>(), load_s, 1e-6);  // to the nanosecond it is held in
   EXPECT_EQ(report["total"]["live_attainment"], run["summary"]["slo_attainment"]);
   for (const auto& d : report["differences"])
     EXPECT_EQ(d["text"].get<std::string>().find("batches took"), std::string::npos) << d.dump();

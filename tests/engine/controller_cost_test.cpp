@@ -177,10 +177,11 @@ TEST(ControllerLateness, NoLatenessChangesNothingAndLateDecisionsCostSymphonyReq
   EXPECT_LT(summarize_run(late).on_time, summarize_run(free).on_time);
   EXPECT_EQ(summarize_run(late).on_time, summarize_run(again).on_time);
   ASSERT_TRUE(late.controller);
-  EXPECT_LE(late.controller->max_wait, Duration::microseconds(2500));  // late, never queued
-  // Charged as work on one core, the same mean makes events wait in line behind each other.
+  // Late by a draw and never queued: no event waited longer than the largest recorded delay.
+  EXPECT_LE(late.controller->max_wait, measured.quantiles.back());
+  // Charged as work on one core, events wait in line: one waited longer than its own CPU time.
   const auto charged = run("symphony", ControllerCost{1, Duration::microseconds(300)}, 2000);
-  EXPECT_GT(charged.controller->max_wait, Duration::microseconds(2500));
+  EXPECT_GT(charged.controller->max_wait, charged.controller->cost.per_event);
 }
 
 TEST(ControllerLateness, RefusesNegativeDelays) {
