@@ -103,8 +103,8 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
       engine::use_recorded_load(spec, body, args->run_file);
       if (!spec.controller) {
         if (args->decisions == "late") {
-          if (const auto lateness = engine::recorded_decision_lateness(body, args->run_file))
-            spec.controller = engine::ControllerCost{.lateness = lateness, .lateness_seed = spec.seed};
+          if (auto lateness = engine::recorded_decision_lateness(body, args->run_file))
+            engine::draw_decision_lateness(spec, std::move(*lateness));
         } else if (args->decisions == "charged") {
           spec.controller = engine::recorded_decision_cost(body, args->run_file);
         }

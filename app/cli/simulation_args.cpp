@@ -97,6 +97,12 @@ engine::SimulationSpec SimulationArgs::to_spec() {
     spec.controller = engine::ControllerCost{controller_cores, Duration::from_us(controller_us)};
   else if (controller_us > 0)
     throw QueryError("--controller-us needs --controller-cores: how many cores share the controller's work");
+  spec.workloads = workloads;
+  if (!scenario_file.starts_with(kBuiltinPrefix))
+    spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();
+  spec.duration = Duration::from_s(duration_s);
+  spec.warmup = Duration::from_s(warmup_s);
+  spec.seed = seed;
   if (!decision_lateness_file.empty()) {
     const auto doc = parse_json_text(read_text_file(decision_lateness_file), decision_lateness_file);
     auto lateness = engine::recorded_decision_lateness(doc, decision_lateness_file);
@@ -104,16 +110,8 @@ engine::SimulationSpec SimulationArgs::to_spec() {
       throw QueryError("--decision-lateness " + decision_lateness_file +
                        ": keeps no distribution of a live scheduler's decisions (scheduler.dispatch_overhead_us "
                        "with quantiles_us; recorded by live scheduler --record)");
-    if (!spec.controller) spec.controller.emplace();
-    spec.controller->lateness = std::move(lateness);
-    spec.controller->lateness_seed = seed;
+    engine::draw_decision_lateness(spec, std::move(*lateness));
   }
-  spec.workloads = workloads;
-  if (!scenario_file.starts_with(kBuiltinPrefix))
-    spec.base_dir = std::filesystem::path(scenario_file).parent_path().string();
-  spec.duration = Duration::from_s(duration_s);
-  spec.warmup = Duration::from_s(warmup_s);
-  spec.seed = seed;
   family_flags.apply(spec, engine::data_plane_family(spec.system), spec.system);
   return spec;
 }

@@ -50,6 +50,12 @@ std::optional<LatencyDistribution> recorded_decision_lateness(const nlohmann::js
   return d;
 }
 
+void draw_decision_lateness(SimulationSpec& spec, LatencyDistribution lateness) {
+  if (!spec.controller) spec.controller.emplace();
+  spec.controller->lateness = std::move(lateness);
+  spec.controller->lateness_seed = spec.seed;
+}
+
 std::optional<ControllerCost> recorded_decision_cost(const nlohmann::json& doc, const std::string& name) {
   const JsonCursor root(doc, name);
   const auto block = overhead_block(root);

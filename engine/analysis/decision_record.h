@@ -12,6 +12,7 @@
 
 #include "engine/dataplane/controller_cost.h"
 #include "engine/metrics/latency_histogram.h"
+#include "engine/serving/simulation_spec.h"
 #include "model/profile/latency_distribution.h"
 
 namespace servescope::engine {
@@ -24,6 +25,11 @@ nlohmann::json decision_record_json(const LatencyHistogram& dispatch_overhead);
 // file `bench/live/fidelity.py` keeps of a calibration run), named `name` in errors. nullopt
 // where it holds no decisions, or a record from before the quantiles were kept.
 std::optional<LatencyDistribution> recorded_decision_lateness(const nlohmann::json& doc, const std::string& name);
+
+// Makes `spec`'s controller draw each timer's and batch end's lateness from `lateness`, seeded by
+// the run's seed (so call it once the seed is set); a controller already there keeps its cores
+// and cost per event.
+void draw_decision_lateness(SimulationSpec& spec, LatencyDistribution lateness);
 
 // The mean decision time of the same, charged per event on one controller core.
 std::optional<ControllerCost> recorded_decision_cost(const nlohmann::json& doc, const std::string& name);

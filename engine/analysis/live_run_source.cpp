@@ -65,7 +65,7 @@ LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, 
   if (const auto lateness = recorded_decision_lateness(run.body, run.name)) {
     // The live loop was late by this much (on cores the workers keep busy), and the prediction
     // is late alike: drawn per event, not queued (docs/reproduction/fidelity.md).
-    spec.controller = ControllerCost{.lateness = lateness, .lateness_seed = spec.seed};
+    draw_decision_lateness(spec, *lateness);
     char text[200];
     std::snprintf(text, sizeof text,
                   "each decision is as late as the live scheduler's were (median %.0f µs, p99 %.0f µs, drawn)",
