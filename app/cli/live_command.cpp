@@ -187,6 +187,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"workers_lost", c.workers_lost},
                                {"workers_joined", c.workers_joined},
                                {"workers_doubted", c.workers_doubted},
+                               {"requests_sent_to_gone_workers", c.sent_to_gone_workers},
                                {"subscribers_dropped", c.subscribers_dropped},
                                {"connections_refused", c.connections_refused},
                                {"plan_switches", scheduler.plan_switches()},

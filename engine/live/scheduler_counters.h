@@ -27,6 +27,9 @@ struct SchedulerCounters {
   std::uint64_t connections_evicted = 0;  // closed before their hello to make room (HelloGate)
   std::uint64_t workers_lost = 0, workers_joined = 0;
   std::uint64_t workers_doubted = 0;  // times a worker's overdue batch took its GPUs out of planning
+  // Requests of batches the data plane handed to a slot whose worker had gone (a pipeline stage
+  // reserved there before the loss), dropped as worker-lost.
+  std::uint64_t sent_to_gone_workers = 0;
   std::uint64_t commands_served = 0, commands_limited = 0;  // control commands, answered or over a peer's limit
   std::uint64_t plan_switches_limited = 0;  // apply-plan refused: too soon after the last, or during one
   bool recording_failed = false;            // the --record spill stopped keeping events

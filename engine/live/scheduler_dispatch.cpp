@@ -32,6 +32,7 @@ void LiveScheduler::execute(Batch batch) {
   if (!worker) {
     // Nobody runs this slot now: its requests end here with the reason, and the data plane hears
     // the batch finish when it expected to, as if the slot had run it (it plans with that time).
+    counters_.sent_to_gone_workers += batch.requests.size();
     for (const auto& r : batch.requests)
       dropped(r, DropReason::WorkerLost);
     recording_.events().on_batch(batch, t, t, false);
