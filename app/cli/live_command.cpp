@@ -181,6 +181,9 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
         });
       scheduler.run(g_stop);
       const auto& c = scheduler.counters();
+      const nlohmann::json loop = {{engine::kDecisions, engine::histogram_record_json(c.dispatch_overhead)},
+                                   {engine::kBatchHops, engine::histogram_record_json(c.batch_hop)},
+                                   {engine::kTransferOverheads, engine::histogram_record_json(c.transfer_overhead)}};
       nlohmann::json report = {{"requests", c.requests()},
                                {"finished", c.finished()},
                                {"outstanding", scheduler.outstanding()},
@@ -193,15 +196,17 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"plan_switches", scheduler.plan_switches()},
                                {"plan_switches_limited", c.plan_switches_limited},
                                {"commands_limited", c.commands_limited},
-                               {"dispatch_overhead_us", engine::decision_record_json(c.dispatch_overhead)}};
+                               {engine::kDecisions, loop[engine::kDecisions]},
+                               {engine::kBatchHops, loop[engine::kBatchHops]},
+                               {engine::kTransferOverheads, loop[engine::kTransferOverheads]}};
       if (!args->record.empty()) {
         report["recording"] = {{"complete", scheduler.recording_failure().empty()},
                                {"failure", scheduler.recording_failure()}};
         auto write = [&](const engine::SimulationResult& result, const std::string& path) {
           auto json = engine::run_result_to_json(result, scenario.name);
           json["timeline"] = engine::to_json(engine::timeline_of(result));
-          // How long its decisions took to reach a worker, for `predict` to draw as lateness (docs/formats.md).
-          json["scheduler"] = {{"dispatch_overhead_us", engine::decision_record_json(c.dispatch_overhead)}};
+          // How late its decisions and messages were, for `predict` to draw (docs/formats.md).
+          json["scheduler"] = loop;
           save_json_file(path, json);
           log_line("scheduler", "recorded the run in " + path);
         };

@@ -74,6 +74,7 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
   struct Args {
     std::string run_file, out;
     std::string decisions = "late";
+    bool no_hops = false;
     SimulationArgs sim;
   };
   auto args = std::make_shared<Args>();
@@ -85,6 +86,10 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
                   "time, as in the papers' simulators), or charged (the mean decision time per event on one "
                   "controller core, queued)")
       ->check(CLI::IsMember({"late", "free", "charged"}));
+  cmd->add_flag("--no-hops", args->no_hops,
+                "Send the simulated orders, reports and feature maps without the live run's hops (by default each "
+                "batch due on an idle slot starts, and each feature map arrives, as much later as the record's "
+                "did, drawn)");
   cmd->add_option("-o,--out", args->out,
                   "Write the prediction as a run file with its timeline (atomically; - is standard output)");
   cmd->footer(
@@ -109,6 +114,8 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
           spec.controller = engine::recorded_decision_cost(body, args->run_file);
         }
       }
+      if (!args->no_hops && !spec.hops.any())
+        engine::draw_live_hops(spec, engine::recorded_live_hops(body, args->run_file));
       spec.timeline = true;
       const auto scenario = args->sim.load_scenario();
       const auto result = engine::simulate(scenario, spec);
@@ -124,6 +131,9 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
         json["duration_s"] = spec.duration.to_s();
         json["seed"] = spec.seed;
         json["decision_us"] = spec.controller ? spec.controller->per_event.to_us() : 0.0;
+        for (const auto& [key, hop] :
+             {std::pair{"batch_hop_us", &spec.hops.batch}, std::pair{"transfer_overhead_us", &spec.hops.transfer}})
+          if (*hop) json[key] = {{"p50", (*hop)->median().to_us()}, {"p99", (*hop)->quantile(0.99).to_us()}};
         if (spec.controller && spec.controller->lateness)
           json["decision_lateness_us"] = {{"p50", spec.controller->lateness->median().to_us()},
                                           {"p99", spec.controller->lateness->quantile(0.99).to_us()}};

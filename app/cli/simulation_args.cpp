@@ -68,6 +68,11 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "drawn per event (seeded by --seed): FILE is its record (live scheduler --record), or that "
                   "record's scheduler.dispatch_overhead_us block")
       ->type_name("FILE");
+  cmd->add_option("--hops", hops_file,
+                  "Each batch due on an idle slot starts, and each feature map between servers arrives, as much "
+                  "later as a live scheduler's did, drawn per batch and transfer (seeded by --seed): FILE is its "
+                  "record (live scheduler --record), or that record's scheduler block")
+      ->type_name("FILE");
   family_flags.add_to(cmd, simulation_option_groups());
 }
 
@@ -111,6 +116,15 @@ engine::SimulationSpec SimulationArgs::to_spec() {
                        ": keeps no distribution of a live scheduler's decisions (scheduler.dispatch_overhead_us "
                        "with quantiles_us; recorded by live scheduler --record)");
     engine::draw_decision_lateness(spec, std::move(*lateness));
+  }
+  if (!hops_file.empty()) {
+    const auto doc = parse_json_text(read_text_file(hops_file), hops_file);
+    auto hops = engine::recorded_live_hops(doc, hops_file);
+    if (!hops.any())
+      throw QueryError("--hops " + hops_file +
+                       ": keeps no distribution of a live scheduler's hops (scheduler.batch_hop_us or "
+                       "scheduler.transfer_overhead_us with quantiles_us; recorded by live scheduler --record)");
+    engine::draw_live_hops(spec, std::move(hops));
   }
   family_flags.apply(spec, engine::data_plane_family(spec.system), spec.system);
   return spec;

@@ -31,6 +31,7 @@ struct SimulationArgs {
   int controller_cores = 0;  // 0: decisions are free
   double controller_us = 0;
   std::string decision_lateness_file;  // a live record whose decisions' lateness the controller draws
+  std::string hops_file;               // a live record whose batch and transfer hops the simulator draws
   // Each family's options (batch policy, reservation rules, glet-serving's period, …), made from
   // the registry's schemas; only the chosen system's family's are accepted.
   FamilyFlags<engine::SimulationSpec> family_flags;

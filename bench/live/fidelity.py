@@ -73,6 +73,7 @@ TORCH_CASES = {
 }
 CALIBRATION_SECONDS = 60
 CALIBRATION_SEED = 101  # apart from the measured runs' seeds 1..N
+LOOP_SECONDS = 10  # the emulated cases' recorded run, whose loop the simulated side draws
 SIM_OPTIONS = {}  # case: what only the simulated side is given (what a calibration run measured)
 # On a GPU (README "GPU execution"; needs servescope-cuda and a GPU, so never in the default set):
 # ResNet-50 profiled on this GPU with calibrated kernels (`profile --arch resnet50 --device cuda`),
@@ -169,18 +170,13 @@ def calibrated(cli, work, base, options, rate, worker_args, measured):
     """The case `base` run live once for CALIBRATION_SECONDS at `rate` with its record, and its
     scenario calibrated on that record (`calibrate --scenario-out`); cached in `work`. Returns the
     calibrated scenario's path, the calibrated profiles by model, and the file of how late the
-    live scheduler's decisions were in that run (the record's dispatch overhead)."""
+    live scheduler's loop was in that run (loop_of)."""
     scenario = os.path.join(work, base + "-calibrated.json")
     profiles = os.path.join(work, base + "-calibrated-profiles.json")
-    decisions = os.path.join(work, base + "-calibrated-decisions.json")
-    if not os.path.exists(scenario) or not os.path.exists(decisions):
+    loop = os.path.join(work, base + "-calibrated-loop.json")
+    if not os.path.exists(scenario) or not os.path.exists(loop):
         load = live_run(cli, work, options, rate, CALIBRATION_SECONDS, CALIBRATION_SEED, worker_args, measured)
-        with open(load["record"]) as f:
-            overhead = json.load(f)["scheduler"]["dispatch_overhead_us"]
-        with open(decisions, "w") as f:
-            json.dump(overhead, f)
-        print(f"decisions: {overhead['mean']:.0f} µs mean over {overhead['count']} batches", file=sys.stderr,
-              flush=True)
+        loop_of(load["record"], loop)
         report = cli_json(cli, ["calibrate", load["record"], *options, "-o", profiles, "--scenario-out", scenario],
                           600)
         for e in report["entries"]:
@@ -196,7 +192,32 @@ def calibrated(cli, work, base, options, rate, worker_args, measured):
                   f"({k['beside']} beside, {k['alone']} alone{'' if k['fitted'] else '; kept'})",
                   file=sys.stderr, flush=True)
     with open(scenario) as f:
-        return scenario, {m["name"]: m for m in json.load(f)["profiles"]}, decisions
+        return scenario, {m["name"]: m for m in json.load(f)["profiles"]}, loop
+
+
+def loop_of(record, path):
+    """Keeps a recorded run's `scheduler` block in `path`: how late its decisions were and how long
+    its orders, reports and feature maps travelled, which the simulated side draws
+    (`simulate --decision-lateness --hops`; docs/reproduction/fidelity.md)."""
+    with open(record) as f:
+        loop = json.load(f)["scheduler"]
+    with open(path, "w") as f:
+        json.dump(loop, f)
+    parts = [f"{what} {loop[key]['p50']:.0f} µs at the median, {loop[key]['p99']:.0f} at p99"
+             for what, key in (("decisions", "dispatch_overhead_us"), ("batch hops", "batch_hop_us"),
+                               ("transfers beyond their links", "transfer_overhead_us")) if loop[key]["count"]]
+    print(f"{os.path.basename(record)}: " + "; ".join(parts), file=sys.stderr, flush=True)
+
+
+def loop_options(cli, work, name, options, rate):
+    """The simulated side's options for case `name`: its decisions and hops as late as a live run of
+    its own, recorded once for LOOP_SECONDS at seed CALIBRATION_SEED (cached in `work`)."""
+    path = os.path.join(work, name + "-loop.json")
+    if not os.path.exists(path):
+        record = os.path.join(tempfile.mkdtemp(dir=work), "loop-run.json")
+        live_run(cli, work, options + ["--record", record], rate, LOOP_SECONDS, CALIBRATION_SEED)
+        loop_of(record, path)
+    return ["--decision-lateness", path, "--hops", path]
 
 
 def plan_stages(doc):
@@ -216,20 +237,17 @@ def prepare_torch(cli, work, name):
     if name.startswith("torch-symphony-cal") or name.startswith("torch-ppipe-cal"):
         base = "torch-symphony" if name.startswith("torch-symphony") else "torch-ppipe-planned-50"
         options, rate, worker_args, measured = prepare_torch(cli, work, base)
-        path, profiles, decisions = calibrated(cli, work, base, options, rate,
-                                               ["--executor", "torch", "--check-every", "50", *worker_args], measured)
-        with open(decisions) as f:
-            overhead = json.load(f)
-        if "quantiles_us" not in overhead:
-            sys.exit(f"error: {decisions} is from before records kept the decisions' quantiles; delete it and "
-                     f"{path} to calibrate again")
-        # The simulated side's decisions are as late as the calibration run's were, drawn per
-        # event (`simulate --decision-lateness`): the live scheduler shares the cores with the
-        # workers, so its timers fire late, and a deferred batch that was due is no longer
-        # reachable (docs/reproduction/fidelity.md).
-        SIM_OPTIONS[name] = ["--decision-lateness", decisions]
-        print(f"{name}: the live scheduler's decisions were {overhead['p50']:.0f} µs late at the median, "
-              f"{overhead['p99']:.0f} µs at p99, in the calibration run", file=sys.stderr, flush=True)
+        path, profiles, loop = calibrated(cli, work, base, options, rate,
+                                          ["--executor", "torch", "--check-every", "50", *worker_args], measured)
+        with open(loop) as f:
+            if "batch_hop_us" not in json.load(f):
+                sys.exit(f"error: {loop} is from before records kept the loop's hops; delete it and {path} to "
+                         f"calibrate again")
+        # The simulated side's decisions and hops are as late as the calibration run's were, drawn
+        # per event (`simulate --decision-lateness --hops`): the live scheduler shares the cores
+        # with the workers, so its timers fire late and its messages wait for a core, and a
+        # deferred batch that was due is no longer reachable (docs/reproduction/fidelity.md).
+        SIM_OPTIONS[name] = ["--decision-lateness", loop, "--hops", loop]
         if base == "torch-symphony":
             # The calibrated scenario's own capacity: Symphony's plan at the calibrated p99.
             options = ["-s", path, "--system", "symphony"]
@@ -472,6 +490,7 @@ def main():
             else:
                 title, options, rate, needs_plan = CASES[name]
                 options = options + (["--plan", plan] if needs_plan else [])
+                SIM_OPTIONS[name] = loop_options(args.cli, work, name, options, rate)
             if busy:
                 title += ", one core busy"
             d_att, d_good, ratios, totals = [], [], [], []

@@ -79,6 +79,25 @@ LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, 
                   cost->per_event.to_us());
     out.notes.push_back(text);
   }
+  if (auto hops = recorded_live_hops(run.body, run.name); hops.any()) {
+    // Its orders, reports and feature maps travelled between processes; the prediction's do alike.
+    char text[300];
+    if (hops.batch) {
+      std::snprintf(text, sizeof text,
+                    "each batch due on an idle slot starts as late as the live run's did (median %.0f µs, p99 %.0f "
+                    "µs, drawn)",
+                    hops.batch->median().to_us(), hops.batch->quantile(0.99).to_us());
+      out.notes.push_back(text);
+    }
+    if (hops.transfer) {
+      std::snprintf(text, sizeof text,
+                    "each feature map takes as much longer than its link's time as the live run's did (median %.0f "
+                    "µs, p99 %.0f µs, drawn)",
+                    hops.transfer->median().to_us(), hops.transfer->quantile(0.99).to_us());
+      out.notes.push_back(text);
+    }
+    draw_live_hops(spec, std::move(hops));
+  }
   out.notes.push_back("the data plane's own options are not in the record: the Run tab's are used");
   return out;
 }

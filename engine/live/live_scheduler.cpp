@@ -64,6 +64,7 @@ LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options,
 void LiveScheduler::adopt_plane() {
   const auto& result = prepared_.result;
   roster_.set_plan(result.gpu_server);
+  links_ = network_of(prepared_.setup);
   counters_.batches.assign(result.gpus.size(), 0);
   counters_.busy_ns.assign(result.gpus.size(), 0);
   prepared_.plane->start(context_);

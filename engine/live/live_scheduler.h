@@ -173,6 +173,7 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void handle_apply_plan(Peer& peer, const nlohmann::json& command);
 
   PreparedServing prepared_;
+  NetworkLinks links_;  // the plan's, to measure how much longer a transfer took than its link's time
   std::optional<SpellDraws> runtime_draws_;  // with sampled run times (SimulationResult::sampled_runtime)
   SchedulerOptions options_;
   std::string scenario_name_;

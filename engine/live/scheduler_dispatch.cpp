@@ -179,6 +179,10 @@ void LiveScheduler::finish_batch(std::uint64_t id, std::int64_t run_ns) {
   batches_.erase(it);
   const Time end = now();
   if (done.batch.gpu >= slot_reported_.size()) slot_reported_.resize(done.batch.gpu + 1, kMinusInfinity);
+  // Due on a slot idle since its last report, the batch waited only for its order and report to
+  // travel: the hop the simulator draws (live_hops.h). One queued behind another did not.
+  if (slot_reported_[done.batch.gpu] <= done.start)
+    counters_.batch_hop.add(std::max(Duration(), end - Duration::nanoseconds(run_ns) - done.start));
   slot_reported_[done.batch.gpu] = end;
   const Time start = std::max(done.dispatched, end - Duration::nanoseconds(run_ns));
   const auto& b = done.batch;
@@ -201,6 +205,9 @@ void LiveScheduler::finish_transfer(std::uint64_t id) {
   const Time start = std::min(end, std::max(done.issued, done.transfer.not_before));
   ++counters_.transfers;
   counters_.transfer_bytes += done.transfer.bytes;
+  const auto& x = done.transfer;
+  const auto link = links_.transfer_time(links_.server_of(x.from_gpu), links_.server_of(x.to_gpu), x.bytes);
+  counters_.transfer_overhead.add(std::max(Duration(), end - start - link));
   recording_.events().on_transfer(done.transfer, start, end);
   const auto& t = done.transfer;
   prepared_.plane->on_transfer_done(TransferDone{t.id, t.batch, t.from_gpu, t.to_gpu, start, end});

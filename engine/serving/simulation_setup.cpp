@@ -132,6 +132,14 @@ SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpe
   return setup;
 }
 
+NetworkLinks network_of(const SimulationSetup& setup) {
+  std::vector<std::uint32_t> gpu_server;
+  gpu_server.reserve(setup.gpus.size());
+  for (const auto& g : setup.gpus)
+    gpu_server.push_back(g.server);
+  return NetworkLinks(setup.servers, std::move(gpu_server));
+}
+
 std::vector<std::string> model_names(const SimulationSetup& setup) {
   std::vector<std::string> names;
   for (const auto& m : setup.models)

@@ -33,6 +33,10 @@ struct SimulationSetup {
 };
 SimulationSetup prepare_simulation(const Scenario& scenario, const SimulationSpec& spec, const DataPlaneTraits& system);
 
+// The servers' NICs with each GPU slot on its server: the links the simulator moves feature maps
+// over, and the time a live scheduler expects a transfer to take.
+NetworkLinks network_of(const SimulationSetup& setup);
+
 // Per data-plane model: its name, and its profile in the scenario (null for an application's own
 // requests, "app:NAME").
 std::vector<std::string> model_names(const SimulationSetup& setup);

@@ -15,6 +15,7 @@
 
 #include "engine/dataplane/controller_cost.h"
 #include "engine/serving/family_options.h"
+#include "engine/sim/live_hops.h"
 #include "model/core/time.h"
 #include "model/profile/model_profile.h"
 #include "model/scenario/latency_quantile.h"
@@ -49,6 +50,8 @@ struct SimulationSpec {
   // Charge each event the data plane handles to a controller of this many cores and this CPU
   // time per event (controller_cost.h); empty: decisions are free, as in the papers' simulators.
   std::optional<ControllerCost> controller;
+  // The live loop's hops to draw per batch and per transfer (live_hops.h); none: messages are free.
+  LiveHops hops;
   bool timeline = false;                                 // keep every batch as a timeline span
   Duration utilisation_bin = Duration::milliseconds(0);  // 0: about 200 bins over the run
   std::ostream* request_log = nullptr;                   // per-request CSV rows (sim/request_log.h)

@@ -67,6 +67,11 @@ void Simulator::set_runtime_jitter(double fraction, std::uint64_t seed) {
   jitter_rng_.seed(seed);
 }
 
+void Simulator::set_hops(LiveHops hops) {
+  hops_ = std::move(hops);
+  hop_rng_.seed(hops_.seed ^ 0x2545f4914f6cdd1dULL);  // not the arrivals' or the batches' stream
+}
+
 void Simulator::set_runtime_sampling(std::uint64_t seed, std::vector<Duration> spells) {
   if (times_.has_spread())
     sampling_.emplace(seed, std::move(spells));
@@ -135,7 +140,10 @@ void Simulator::start_next(std::uint32_t gpu) {
   Running r;
   r.batch = std::move(queue.front());
   queue.pop_front();
+  // Due on an idle slot, a batch waits for its order to reach the worker (and is heard ending its
+  // report's way later); one queued behind another had its order there already.
   r.start = std::max(now_, r.batch.start);
+  if (hops_.batch && r.batch.start >= now_) r.start += hops_.batch->quantile(unit_draw(hop_rng_));
   const auto size = static_cast<int>(r.batch.requests.size());
   // Without sampling, the median: the table may hold a higher quantile to plan with
   // (model/scenario/latency_quantile.h), and a profile without distributions answers its table.
@@ -169,7 +177,9 @@ void Simulator::start_next(std::uint32_t gpu) {
 
 void Simulator::transfer(Transfer t) {
   const auto link = network_.reserve(t.from_gpu, t.to_gpu, t.bytes, std::max(now_, t.not_before));
-  in_flight_.push(InFlight{link.end, ++seq_, link.start, std::move(t)});
+  Time end = link.end;
+  if (hops_.transfer && link.end > link.start) end += hops_.transfer->quantile(unit_draw(hop_rng_));
+  in_flight_.push(InFlight{end, ++seq_, link.start, std::move(t)});
   events_.set(network_slot_, Key{in_flight_.top().end, EventClass::Completion, in_flight_.top().seq});
 }
 

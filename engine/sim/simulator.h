@@ -19,6 +19,7 @@
 #include "engine/dataplane/run_recorder.h"
 #include "engine/dataplane/spell_draws.h"
 #include "engine/sim/arrival_source.h"
+#include "engine/sim/live_hops.h"
 
 namespace servescope::engine {
 
@@ -46,6 +47,10 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // and slowdown, which scale what it draws. `spells[gpu]`: how long that slot's slow and fast
   // spells last (spell_draws.h); none: each batch drawn on its own.
   void set_runtime_sampling(std::uint64_t seed, std::vector<Duration> spells = {});
+  // The live loop's hops (live_hops.h): a batch due on an idle slot starts a drawn hop later, and a
+  // transfer between servers ends a drawn overhead after its link's time (the link is held for
+  // that time only: the rest is the processes at either end).
+  void set_hops(LiveHops hops);
   // Co-location slowdown (gpu-let's interference, seed 003 §3.4): called as each batch starts,
   // with the batch and its GPU; the run time is multiplied by what it returns (≥ 1). The hook may
   // look at what else is running through running().
@@ -144,6 +149,8 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   std::vector<std::vector<std::uint32_t>> device_gpus_;  // devices with two slots or more
   std::mt19937_64 jitter_rng_;
   std::optional<SpellDraws> sampling_;  // with sampling on
+  LiveHops hops_;
+  std::mt19937_64 hop_rng_;
   std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> in_flight_;
   Time now_;
   std::uint64_t seq_ = 0;

@@ -175,3 +175,32 @@ TEST(Simulator, ABatchDispatchedFromBatchDoneDoesNotDisplaceTheQueuedOne) {
   ASSERT_EQ(timeline.spans().size(), 3u);
   EXPECT_EQ(timeline.spans()[2].end, ms(15));
 }
+
+TEST(Simulator, DrawsTheLiveLoopsHopsForBatchesDueOnIdleSlotsAndForTransfers) {
+  // As above, with every batch hop 0.4 ms and every transfer 0.25 ms beyond its link's time.
+  const auto l0 = BatchLatency::linear(Duration(), ms(5), 8), l1 = BatchLatency::linear(Duration(), ms(3), 8);
+  const auto constant = [](Duration d) {
+    return LatencyDistribution{std::vector<Duration>(kDistributionLevels.size(), d), 100};
+  };
+  // A second request arrives while the first's stage 0 runs: queued behind it, its order was at
+  // the worker already, and it starts when the slot frees, with no hop.
+  ListArrivals arrivals({{ms(0), 0, 0, ms(100)}, {ms(1), 0, 0, ms(100)}});
+  TwoStagePipeline plane;
+  TimelineRecorder timeline;
+  Simulator sim(2, ExecutionTimes({{l0, l1}}, {0, 1}), arrivals, plane, timeline);
+  sim.set_network(NetworkLinks({{8, 8}, {8, 8}}, {0, 1}));
+  sim.set_hops(LiveHops{constant(Duration::microseconds(400)), constant(Duration::microseconds(250)), 7});
+  sim.run();
+  std::vector<std::pair<Time, Time>> gpu0, gpu1;
+  for (const auto& s : timeline.spans())
+    (s.gpu == 0 ? gpu0 : gpu1).emplace_back(s.start, s.end);
+  ASSERT_EQ(gpu0.size(), 2u);
+  EXPECT_EQ(gpu0[0], std::pair(ms(0.4), ms(5.4)));
+  EXPECT_EQ(gpu0[1], std::pair(ms(5.4), ms(10.4)));
+  ASSERT_GE(plane.transfers.size(), 1u);
+  // The link is held 1 ms from the batch's end; the feature map is there 0.25 ms after.
+  EXPECT_EQ(plane.transfers[0].start, ms(5.4));
+  EXPECT_EQ(plane.transfers[0].end, ms(6.65));
+  ASSERT_GE(gpu1.size(), 1u);
+  EXPECT_EQ(gpu1[0], std::pair(ms(7.05), ms(10.05)));  // due on an idle slot at 6.65: a hop again
+}

@@ -199,6 +199,35 @@ TEST(LiveRunSource, PredictsTheLoadItWasOfferedNotTheSchedulersWorkloadOrLifetim
   }
   falling["scheduler"]["dispatch_overhead_us"]["quantiles_us"] = {1, 2};
   EXPECT_THROW(recorded_decision_lateness(falling, "f.json"), Error);
+  // The loop's hops (engine/sim/live_hops.h): drawn alike, each said; none where none was kept.
+  EXPECT_FALSE(late.spec.hops.any());
+  const std::vector<double> hop_us{40, 50, 80, 120, 170, 260, 330, 430, 900};
+  measured.body["scheduler"]["batch_hop_us"] = {{"count", 800}, {"quantiles_us", hop_us}};
+  measured.body["scheduler"]["transfer_overhead_us"] = {{"count", 0}, {"quantiles_us", hop_us}};
+  const auto hopped = live_run_source(project, measured);
+  ASSERT_TRUE(hopped.spec.hops.batch);
+  EXPECT_FALSE(hopped.spec.hops.transfer) << "no transfer in the run: none drawn";
+  EXPECT_EQ(hopped.spec.hops.batch->median(), Duration::microseconds(120));
+  EXPECT_EQ(hopped.spec.hops.seed, hopped.spec.seed);
+  EXPECT_NE(std::ranges::find(hopped.notes,
+                              "each batch due on an idle slot starts as late as the live run's did "
+                              "(median 120 µs, p99 430 µs, drawn)"),
+            hopped.notes.end());
+  measured.body["scheduler"]["transfer_overhead_us"]["count"] = 300;
+  // The record's scheduler block alone reads the same (the file fidelity.py keeps).
+  const auto hops = recorded_live_hops(measured.body["scheduler"], "loop.json");
+  ASSERT_TRUE(hops.transfer);
+  EXPECT_EQ(hops.transfer->quantiles, hops.batch->quantiles);
+  EXPECT_EQ(hops.batch, hopped.spec.hops.batch);
+  measured.body["scheduler"]["batch_hop_us"]["quantiles_us"][0] = 100;
+  try {
+    recorded_live_hops(measured.body, "r.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("$.scheduler.batch_hop_us.quantiles_us[1]"), std::string::npos) << e.what();
+  }
+  measured.body["scheduler"].erase("batch_hop_us");
+  measured.body["scheduler"].erase("transfer_overhead_us");
   measured.body["scheduler"]["dispatch_overhead_us"]["count"] = 0;
   EXPECT_FALSE(recorded_decision_cost(measured.body, "m"));
   EXPECT_FALSE(recorded_decision_lateness(measured.body, "m"));
