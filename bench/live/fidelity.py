@@ -254,7 +254,9 @@ def prepare_torch(cli, work, name):
             capacity = cli_json(cli, ["simulate", *options, "-d", "1", "--warmup", "0"], 600)["config"]
             return options, load * capacity["nominal_capacity_rps"], worker_args, (profiles, {})
         plan = os.path.join(work, "torch-ppipe-calibrated-plan.json")
-        if not os.path.exists(plan):
+        # Planned again whenever the scenario was calibrated again: a plan of an older calibration
+        # would be served at its capacity, not the calibrated scenario's.
+        if not os.path.exists(plan) or os.path.getmtime(plan) < os.path.getmtime(path):
             cli_json(cli, ["plan", "-s", path, "--system", "ppipe", "-o", plan], 600)
         with open(plan) as f:
             doc = json.load(f)

@@ -179,9 +179,10 @@ void LiveScheduler::finish_batch(std::uint64_t id, std::int64_t run_ns) {
   batches_.erase(it);
   const Time end = now();
   if (done.batch.gpu >= slot_reported_.size()) slot_reported_.resize(done.batch.gpu + 1, kMinusInfinity);
-  // Due on a slot idle since its last report, the batch waited only for its order and report to
-  // travel: the hop the simulator draws (live_hops.h). One queued behind another did not.
-  if (slot_reported_[done.batch.gpu] <= done.start)
+  // Ordered to start at once on a slot idle since its last report, the batch waited only for its
+  // order and report to travel: the hop the simulator draws (live_hops.h). One ordered ahead, or
+  // queued behind another, hides some of it.
+  if (done.start == done.dispatched && slot_reported_[done.batch.gpu] <= done.start)
     counters_.batch_hop.add(std::max(Duration(), end - Duration::nanoseconds(run_ns) - done.start));
   slot_reported_[done.batch.gpu] = end;
   const Time start = std::max(done.dispatched, end - Duration::nanoseconds(run_ns));

@@ -16,8 +16,9 @@
 namespace servescope::engine {
 
 struct LiveHops {
-  // How much later than due a batch starts on an idle slot, counted as its end is heard: its
-  // order's way to the worker and its report's way back.
+  // How long after it was ordered to start at once a batch starts on an idle slot, counted as its
+  // end is heard: its order's way to the worker and its report's way back. A batch ordered ahead
+  // of its start is not held unless its order is slower than the lead.
   std::optional<LatencyDistribution> batch;
   // How much longer a feature map takes than its link's time for its bytes (network_links.h).
   std::optional<LatencyDistribution> transfer;

@@ -39,6 +39,9 @@ void Simulator::disarm(TimerId timer) {
 void Simulator::execute(Batch batch) {
   const auto gpu = batch.gpu;
   recorder_.on_dispatch(batch, now_);
+  // A batch cannot start before its order reaches the worker, and is heard ending its report's
+  // way after: one hop from now, which an order sent ahead of its start has already covered.
+  if (hops_.batch) batch.start = std::max(batch.start, now_ + hops_.batch->quantile(unit_draw(hop_rng_)));
   gpu_queue_[gpu].push_back(std::move(batch));
   if (!running_[gpu]) start_next(gpu);
 }
@@ -140,10 +143,7 @@ void Simulator::start_next(std::uint32_t gpu) {
   Running r;
   r.batch = std::move(queue.front());
   queue.pop_front();
-  // Due on an idle slot, a batch waits for its order to reach the worker (and is heard ending its
-  // report's way later); one queued behind another had its order there already.
   r.start = std::max(now_, r.batch.start);
-  if (hops_.batch && r.batch.start >= now_) r.start += hops_.batch->quantile(unit_draw(hop_rng_));
   const auto size = static_cast<int>(r.batch.requests.size());
   // Without sampling, the median: the table may hold a higher quantile to plan with
   // (model/scenario/latency_quantile.h), and a profile without distributions answers its table.

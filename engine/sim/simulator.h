@@ -47,9 +47,9 @@ class Simulator final : private Clock, private Executor, private OutcomeSink {
   // and slowdown, which scale what it draws. `spells[gpu]`: how long that slot's slow and fast
   // spells last (spell_draws.h); none: each batch drawn on its own.
   void set_runtime_sampling(std::uint64_t seed, std::vector<Duration> spells = {});
-  // The live loop's hops (live_hops.h): a batch due on an idle slot starts a drawn hop later, and a
-  // transfer between servers ends a drawn overhead after its link's time (the link is held for
-  // that time only: the rest is the processes at either end).
+  // The live loop's hops (live_hops.h): a batch starts no earlier than a drawn hop after it was
+  // dispatched, and a transfer between servers ends a drawn overhead after its link's time (the
+  // link is held for that time only: the rest is the processes at either end).
   void set_hops(LiveHops hops);
   // Co-location slowdown (gpu-let's interference, seed 003 §3.4): called as each batch starts,
   // with the batch and its GPU; the run time is multiplied by what it returns (≥ 1). The hook may

@@ -49,11 +49,12 @@ class TwoStagePipeline final : public DataPlane {
     b.id = next_++;
     b.gpu = 1;
     b.stage = 1;
-    b.start = done.end;
+    b.start = done.end + stage1_lead;
     b.requests = carried_;
     ctx_->executor.execute(std::move(b));
   }
   std::vector<TransferDone> transfers;
+  Duration stage1_lead{};  // how far ahead of its start stage 1 is ordered
 
  private:
   DataPlaneContext* ctx_ = nullptr;
@@ -182,10 +183,11 @@ TEST(Simulator, DrawsTheLiveLoopsHopsForBatchesDueOnIdleSlotsAndForTransfers) {
   const auto constant = [](Duration d) {
     return LatencyDistribution{std::vector<Duration>(kDistributionLevels.size(), d), 100};
   };
-  // A second request arrives while the first's stage 0 runs: queued behind it, its order was at
-  // the worker already, and it starts when the slot frees, with no hop.
+  // Each stage-0 batch is ordered to start at once: the first starts a hop later; the second,
+  // arriving while the first runs, had its order at the worker long before the slot freed.
   ListArrivals arrivals({{ms(0), 0, 0, ms(100)}, {ms(1), 0, 0, ms(100)}});
   TwoStagePipeline plane;
+  plane.stage1_lead = ms(1);  // ordered ahead by more than its order takes: not held
   TimelineRecorder timeline;
   Simulator sim(2, ExecutionTimes({{l0, l1}}, {0, 1}), arrivals, plane, timeline);
   sim.set_network(NetworkLinks({{8, 8}, {8, 8}}, {0, 1}));
@@ -202,5 +204,5 @@ TEST(Simulator, DrawsTheLiveLoopsHopsForBatchesDueOnIdleSlotsAndForTransfers) {
   EXPECT_EQ(plane.transfers[0].start, ms(5.4));
   EXPECT_EQ(plane.transfers[0].end, ms(6.65));
   ASSERT_GE(gpu1.size(), 1u);
-  EXPECT_EQ(gpu1[0], std::pair(ms(7.05), ms(10.05)));  // due on an idle slot at 6.65: a hop again
+  EXPECT_EQ(gpu1[0], std::pair(ms(7.65), ms(10.65)));
 }
