@@ -217,7 +217,21 @@ def loop_options(cli, work, name, options, rate):
         record = os.path.join(tempfile.mkdtemp(dir=work), "loop-run.json")
         live_run(cli, work, options + ["--record", record], rate, LOOP_SECONDS, CALIBRATION_SEED)
         loop_of(record, path)
-    return ["--decision-lateness", path, "--hops", path]
+    return loop_flags(path)
+
+
+def loop_flags(path):
+    """`simulate`'s options drawing the decisions and hops that the loop file `path` holds (a run
+    whose batches were all ordered ahead of their start, as Symphony's are, has no batch hops)."""
+    with open(path) as f:
+        loop = json.load(f)
+    if "batch_hop_us" not in loop:
+        sys.exit(f"error: {path} is from before records kept the loop's hops; delete it (and a calibrated "
+                 f"scenario beside it) to record it again")
+    flags = ["--decision-lateness", path] if loop["dispatch_overhead_us"]["count"] else []
+    if loop["batch_hop_us"]["count"] or loop["transfer_overhead_us"]["count"]:
+        flags += ["--hops", path]
+    return flags
 
 
 def plan_stages(doc):
@@ -239,15 +253,11 @@ def prepare_torch(cli, work, name):
         options, rate, worker_args, measured = prepare_torch(cli, work, base)
         path, profiles, loop = calibrated(cli, work, base, options, rate,
                                           ["--executor", "torch", "--check-every", "50", *worker_args], measured)
-        with open(loop) as f:
-            if "batch_hop_us" not in json.load(f):
-                sys.exit(f"error: {loop} is from before records kept the loop's hops; delete it and {path} to "
-                         f"calibrate again")
         # The simulated side's decisions and hops are as late as the calibration run's were, drawn
         # per event (`simulate --decision-lateness --hops`): the live scheduler shares the cores
         # with the workers, so its timers fire late and its messages wait for a core, and a
         # deferred batch that was due is no longer reachable (docs/reproduction/fidelity.md).
-        SIM_OPTIONS[name] = ["--decision-lateness", loop, "--hops", loop]
+        SIM_OPTIONS[name] = loop_flags(loop)
         if base == "torch-symphony":
             # The calibrated scenario's own capacity: Symphony's plan at the calibrated p99.
             options = ["-s", path, "--system", "symphony"]
