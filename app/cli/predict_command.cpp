@@ -87,9 +87,9 @@ void add_predict_command(CLI::App& app, const GlobalOptions& global, CommandBody
                   "controller core, queued)")
       ->check(CLI::IsMember({"late", "free", "charged"}));
   cmd->add_flag("--no-hops", args->no_hops,
-                "Send the simulated orders, reports and feature maps without the live run's hops (by default each "
-                "batch due on an idle slot starts, and each feature map arrives, as much later as the record's "
-                "did, drawn)");
+                "Send the simulated orders, reports and feature maps without the live run's hops (by default no "
+                "batch starts sooner after it was dispatched, and no feature map arrives sooner after its link's "
+                "time, than the record's did, drawn)");
   cmd->add_option("-o,--out", args->out,
                   "Write the prediction as a run file with its timeline (atomically; - is standard output)");
   cmd->footer(

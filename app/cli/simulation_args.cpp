@@ -69,9 +69,9 @@ void SimulationArgs::add_to(CLI::App* cmd) {
                   "record's scheduler.dispatch_overhead_us block")
       ->type_name("FILE");
   cmd->add_option("--hops", hops_file,
-                  "Each batch due on an idle slot starts, and each feature map between servers arrives, as much "
-                  "later as a live scheduler's did, drawn per batch and transfer (seeded by --seed): FILE is its "
-                  "record (live scheduler --record), or that record's scheduler block")
+                  "No batch starts sooner after it was dispatched, and no feature map between servers arrives "
+                  "sooner after its link's time, than a live scheduler's did, drawn per batch and transfer (seeded "
+                  "by --seed): FILE is its record (live scheduler --record), or that record's scheduler block")
       ->type_name("FILE");
   family_flags.add_to(cmd, simulation_option_groups());
 }

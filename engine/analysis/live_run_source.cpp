@@ -83,10 +83,11 @@ LiveRunSource live_run_source(const Project& project, const SavedArtifact& run, 
     // Its orders, reports and feature maps travelled between processes; the prediction's do alike.
     char text[300];
     if (hops.batch) {
-      std::snprintf(text, sizeof text,
-                    "each batch due on an idle slot starts as late as the live run's did (median %.0f µs, p99 %.0f "
-                    "µs, drawn)",
-                    hops.batch->median().to_us(), hops.batch->quantile(0.99).to_us());
+      std::snprintf(
+          text, sizeof text,
+          "each batch ordered to start at once starts as late as the live run's did (median %.0f µs, p99 %.0f "
+          "µs, drawn)",
+          hops.batch->median().to_us(), hops.batch->quantile(0.99).to_us());
       out.notes.push_back(text);
     }
     if (hops.transfer) {

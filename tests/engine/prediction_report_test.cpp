@@ -210,7 +210,7 @@ TEST(LiveRunSource, PredictsTheLoadItWasOfferedNotTheSchedulersWorkloadOrLifetim
   EXPECT_EQ(hopped.spec.hops.batch->median(), Duration::microseconds(120));
   EXPECT_EQ(hopped.spec.hops.seed, hopped.spec.seed);
   EXPECT_NE(std::ranges::find(hopped.notes,
-                              "each batch due on an idle slot starts as late as the live run's did "
+                              "each batch ordered to start at once starts as late as the live run's did "
                               "(median 120 µs, p99 430 µs, drawn)"),
             hopped.notes.end());
   measured.body["scheduler"]["transfer_overhead_us"]["count"] = 300;

@@ -68,7 +68,7 @@ TEST(LiveDeployment, PpipePlanMovesFeatureMapsBetweenWorkers) {
   EXPECT_GT(std::stoull(transfers), 100u);
   // What the loop's messages took is kept for the simulator to draw (engine/sim/live_hops.h): each
   // transfer's time beyond its link's (the metrics were read before the last ones ended), and the
-  // hop of each batch due on an idle slot.
+  // hop of each batch ordered to start at once on an idle slot.
   EXPECT_GE(report["transfer_overhead_us"]["count"].get<std::uint64_t>(), std::stoull(transfers));
   EXPECT_GT(report["batch_hop_us"]["count"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(report["batch_hop_us"]["quantiles_us"].size(), 9u);
