@@ -111,6 +111,15 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
     run = [&global, args] {
       check_outputs({args->record, args->port_file});
       install_signal_handlers();
+      // What only a simulation models: a live scheduler's decisions, messages and controller are
+      // its own, and it records them (docs/formats.md, "scheduler").
+      for (const auto& [given, name] : {std::pair{!args->sim.decision_lateness_file.empty(), "--decision-lateness"},
+                                        std::pair{!args->sim.hops_file.empty(), "--hops"},
+                                        std::pair{args->sim.controller_cores > 0, "--controller-cores"}})
+        if (given)
+          throw QueryError(std::string(name) +
+                           " is the simulator's: a live scheduler's decisions and messages take what they take, "
+                           "and --record keeps them");
       engine::live::SchedulerOptions options;
       options.token = resolve_token(args->security);
       const auto scenario = args->sim.load_scenario();

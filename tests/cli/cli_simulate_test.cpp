@@ -434,3 +434,35 @@ TEST(Cli, SimulateDrawsBatchTimesFromMeasuredDistributions) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(demo.out)["config"]["latency_quantile"].get<double>(), 0.0);
   EXPECT_EQ(cli({"simulate", "-s", scenario, "--runtime", "median"}).status, 2);
 }
+
+TEST(Cli, SimulateDrawsALiveRunsHopsAndTheLiveSchedulerRefusesThem) {
+  // Every hop 50 ms, longer than any lead Symphony orders a batch with: its batches start late.
+  TempDir dir;
+  const nlohmann::json hop = {{"count", 100}, {"quantiles_us", std::vector<double>(9, 50'000.0)}};
+  const auto loop = dir.write("loop.json", nlohmann::json{{"batch_hop_us", hop}}.dump());
+  const auto none = dir.write("none.json", nlohmann::json{{"scheduler", {{"batch_hop_us", {{"count", 0}}}}}}.dump());
+  const std::vector<std::string> run{"--json", "simulate", "-s",       "builtin:projects/demo.json",
+                                     "-w",     "mixed-37", "--rate",   "3000",
+                                     "-d",     "1",        "--warmup", "0"};
+  const auto attainment = [&](std::vector<std::string> extra) {
+    auto args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = cli(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(r.out)["summary"]["slo_attainment"].get<double>();
+  };
+  const double free = attainment({});
+  const double hopped = attainment({"--hops", loop});
+  EXPECT_GT(free, 0.9);
+  EXPECT_LT(hopped, free - 0.1) << "a 50-ms hop on every batch must cost requests";
+  EXPECT_EQ(hopped, attainment({"--hops", loop})) << "drawn from the run's seed";
+  auto refused = run;
+  refused.insert(refused.end(), {"--hops", none});
+  const auto r = cli(refused);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--hops " + none + ": keeps no distribution of a live scheduler's hops"), std::string::npos)
+      << r.err;
+  const auto live = cli({"live", "scheduler", "-s", "builtin:projects/demo.json", "--hops", loop});
+  EXPECT_EQ(live.status, 2);
+  EXPECT_NE(live.err.find("--hops is the simulator's"), std::string::npos) << live.err;
+}
