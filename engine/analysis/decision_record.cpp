@@ -48,14 +48,14 @@ std::optional<LatencyDistribution> recorded_distribution(const nlohmann::json& d
 
 }  // namespace
 
-nlohmann::json histogram_record_json(const LatencyHistogram& dispatch_overhead) {
+nlohmann::json histogram_record_json(const LatencyHistogram& histogram) {
   auto quantiles = nlohmann::json::array();
   for (const double level : kDistributionLevels)
-    quantiles.push_back(dispatch_overhead.quantile(level).to_us());
-  return {{"mean", dispatch_overhead.mean_ns() / 1e3},
-          {"p50", dispatch_overhead.quantile(0.5).to_us()},
-          {"p99", dispatch_overhead.quantile(0.99).to_us()},
-          {"count", dispatch_overhead.count()},
+    quantiles.push_back(histogram.quantile(level).to_us());
+  return {{"mean", histogram.mean_ns() / 1e3},
+          {"p50", histogram.quantile(0.5).to_us()},
+          {"p99", histogram.quantile(0.99).to_us()},
+          {"count", histogram.count()},
           {"quantiles_us", std::move(quantiles)}};
 }
 

@@ -29,9 +29,9 @@ inline constexpr const char* kTransferOverheads = "transfer_overhead_us";
 // One of those blocks: mean, p50, p99, count, and quantiles_us at kDistributionLevels.
 nlohmann::json histogram_record_json(const LatencyHistogram& histogram);
 
-// From a live run's record (its `scheduler.dispatch_overhead_us`), or from that block alone (the
-// file `bench/live/fidelity.py` keeps of a calibration run), named `name` in errors. nullopt
-// where it holds no decisions, or a record from before the quantiles were kept.
+// From a live run's record (its `scheduler.dispatch_overhead_us`), its `scheduler` object (the file
+// `bench/live/fidelity.py` keeps of a recorded run), or that block alone, named `name` in errors.
+// nullopt where it holds no decisions, or a record from before the quantiles were kept.
 std::optional<LatencyDistribution> recorded_decision_lateness(const nlohmann::json& doc, const std::string& name);
 
 // Makes `spec`'s controller draw each timer's and batch end's lateness from `lateness`, seeded by

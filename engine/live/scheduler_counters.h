@@ -34,9 +34,9 @@ struct SchedulerCounters {
   std::uint64_t plan_switches_limited = 0;  // apply-plan refused: too soon after the last, or during one
   bool recording_failed = false;            // the --record spill stopped keeping events
   LatencyHistogram dispatch_overhead{6};    // triggering event to the batch order on its socket
-  // The loop's hops (engine/sim/live_hops.h): a batch ordered to start at once on an idle slot,
-  // from its order to its start
-  // as its report tells it; a feature map between servers, beyond its link's time.
+  // The loop's hops (engine/sim/live_hops.h): for a batch ordered to start at once on an idle
+  // slot, from its order to its start as its report tells it; for a feature map between servers,
+  // its time beyond its link's.
   LatencyHistogram batch_hop{6};
   LatencyHistogram transfer_overhead{6};
   std::uint64_t requests() const;

@@ -203,14 +203,13 @@ void LiveScheduler::finish_transfer(std::uint64_t id) {
   InFlightTransfer done = std::move(it->second);
   transfers_.erase(it);
   const Time end = now();
-  const Time start = std::min(end, std::max(done.issued, done.transfer.not_before));
-  ++counters_.transfers;
-  counters_.transfer_bytes += done.transfer.bytes;
-  const auto& x = done.transfer;
-  const auto link = links_.transfer_time(links_.server_of(x.from_gpu), links_.server_of(x.to_gpu), x.bytes);
-  counters_.transfer_overhead.add(std::max(Duration(), end - start - link));
-  recording_.events().on_transfer(done.transfer, start, end);
   const auto& t = done.transfer;
+  const Time start = std::min(end, std::max(done.issued, t.not_before));
+  ++counters_.transfers;
+  counters_.transfer_bytes += t.bytes;
+  const auto link = links_.transfer_time(links_.server_of(t.from_gpu), links_.server_of(t.to_gpu), t.bytes);
+  counters_.transfer_overhead.add(std::max(Duration(), end - start - link));
+  recording_.events().on_transfer(t, start, end);
   prepared_.plane->on_transfer_done(TransferDone{t.id, t.batch, t.from_gpu, t.to_gpu, start, end});
 }
 

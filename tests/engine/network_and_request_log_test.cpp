@@ -177,7 +177,7 @@ TEST(Simulator, ABatchDispatchedFromBatchDoneDoesNotDisplaceTheQueuedOne) {
   EXPECT_EQ(timeline.spans()[2].end, ms(15));
 }
 
-TEST(Simulator, DrawsTheLiveLoopsHopsForBatchesDueOnIdleSlotsAndForTransfers) {
+TEST(Simulator, DrawsTheLiveLoopsHopsForOrdersAndTransfers) {
   // As above, with every batch hop 0.4 ms and every transfer 0.25 ms beyond its link's time.
   const auto l0 = BatchLatency::linear(Duration(), ms(5), 8), l1 = BatchLatency::linear(Duration(), ms(3), 8);
   const auto constant = [](Duration d) {
