@@ -275,11 +275,17 @@ MeasuredProfile profile_model(const TorchModel& model, const ProfileRequest& req
     for (std::size_t bi = 0; bi < batches.size(); ++bi) {
       const int b = batches[bi];
       Duration sum;
+      const auto note_modes = [&](int block, const std::vector<Duration>& timed) {
+        if (auto modes = two_modes(timed)) out.bimodal.push_back({table.share, b, block, *modes});
+      };
       for (std::size_t k = 0; k < n; ++k) {
-        measured[k].push_back(LatencyDistribution::of(pooled(runs[k][bi]).runs));
+        const auto timing = pooled(runs[k][bi]);
+        note_modes(static_cast<int>(k), timing.runs);
+        measured[k].push_back(LatencyDistribution::of(timing.runs));
         sum += measured[k].back().median();
       }
       const auto timing = pooled(runs[n][bi]);
+      note_modes(-1, timing.runs);
       const auto whole = LatencyDistribution::of(timing.runs);
       if (s == request.shares.front() && b == batches.front() && b == 1) whole_at_1 = whole.median();
       out.checks.push_back(

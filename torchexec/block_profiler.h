@@ -26,6 +26,7 @@
 #include "model/gpu/gpu_catalog.h"
 #include "model/profile/model_profile.h"
 #include "model/profile/stable_timing.h"
+#include "model/profile/two_modes.h"
 #include "torchexec/torch_model.h"
 
 namespace servescope::torchexec {
@@ -66,6 +67,15 @@ struct WholeModelCheck {
   double error() const;  // sum / whole − 1
 };
 
+// An entry whose timed runs fell in two modes (model/profile/two_modes.h): its median is whichever
+// mode most of this profile's runs fell in, and moves between profiles of one machine.
+struct BimodalEntry {
+  GpuShare share;
+  int batch = 1;
+  int block = -1;  // −1: the whole model
+  TwoModes modes;
+};
+
 struct MeasuredProfile {
   GpuSpec device;  // the CPU as a device type (id, name), or the GPU's catalog entry
   int hardware_threads = 1;
@@ -75,6 +85,7 @@ struct MeasuredProfile {
   std::size_t entries = 0;   // timed entries, the whole model's included
   std::size_t unstable = 0;  // of them, those whose median's interval stayed wider than the precision
   double widest_spread = 0;  // the widest such interval, relative
+  std::vector<BimodalEntry> bimodal;
 };
 
 // This machine's CPU as a device type: "cpu-" and the model name's words, and its thread count.

@@ -209,6 +209,23 @@ void add_profile_command(CLI::App& app, const GlobalOptions& global, CommandBody
           out << "): a busy machine, or the runs allowed (--repeat, --max-repeat, --budget-s)" << std::defaultfloat;
         }
         out << "\n";
+        if (!measured.bimodal.empty()) {
+          // Their median is the mode most of these runs fell in: another profile may read the other.
+          out << measured.bimodal.size()
+              << (measured.bimodal.size() == 1 ? " entry's runs fell in two modes, so its median"
+                                               : " entries' runs fell in two modes, so their medians")
+              << " can move between profiles of this machine:\n";
+          const std::size_t shown = std::min<std::size_t>(measured.bimodal.size(), 6);
+          for (std::size_t i = 0; i < shown; ++i) {
+            const auto& e = measured.bimodal[i];
+            out << "  " << (e.block < 0 ? std::string("whole model") : "block " + std::to_string(e.block)) << ", batch "
+                << e.batch << ", share " << e.share.to_string() << ": " << std::fixed << std::setprecision(3)
+                << e.modes.low.to_ms() << " and " << e.modes.high.to_ms() << " ms (" << std::setprecision(0)
+                << 100 * e.modes.high_fraction << " % of runs in the slower)\n"
+                << std::defaultfloat;
+          }
+          if (shown < measured.bimodal.size()) out << "  and " << measured.bimodal.size() - shown << " more\n";
+        }
         if (measured.profile.default_slo && !measured.checks.empty()) {
           const auto& base = measured.checks.front();
           out << "default SLO " << std::fixed << std::setprecision(3) << measured.profile.default_slo->to_ms()
