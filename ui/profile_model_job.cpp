@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QRegularExpression>
 #include <QTimer>
+#include <algorithm>
 
 #include "ui/exception_guard.h"
 
@@ -13,6 +14,8 @@ namespace {
 // Enough of standard error to say why the profiler failed (its error line, the warnings before
 // it) without carrying a long log into a message box.
 constexpr qsizetype kTailLines = 8;
+// The report is a few lines per batch size; more than this is not the profiler's.
+constexpr qsizetype kReportBytes = 1 << 20;
 
 }  // namespace
 
@@ -60,6 +63,23 @@ ProfileModelJob::~ProfileModelJob() {
   }
 }
 
+QStringList profile_report_notes(const QString& report) {
+  QStringList notes;
+  const auto lines = report.split(QLatin1Char('\n'));
+  for (qsizetype i = 0; i < lines.size(); ++i) {
+    const auto& line = lines[i];
+    if (line.startsWith(QStringLiteral("timed ")) && line.contains(QStringLiteral(" stopped with "))) {
+      notes << line.trimmed();
+    } else if (line.contains(QStringLiteral(" fell in two modes"))) {
+      QStringList block{line.trimmed()};
+      while (i + 1 < lines.size() && lines[i + 1].startsWith(QStringLiteral("  ")))
+        block << lines[++i].trimmed();
+      notes << block.join(QStringLiteral("\n"));
+    }
+  }
+  return notes;
+}
+
 bool ProfileModelJob::running() const {
   return process_ != nullptr;
 }
@@ -78,7 +98,8 @@ bool ProfileModelJob::start(const ProfileModelRequest& request) {
   partial_line_.clear();
   tail_.clear();
   process_ = new QProcess(this);
-  process_->setStandardOutputFile(QProcess::nullDevice());  // its report: the files say it all
+  report_.clear();
+  connect(process_, &QProcess::readyReadStandardOutput, this, &ProfileModelJob::read_stdout);
   connect(process_, &QProcess::readyReadStandardError, this, &ProfileModelJob::read_stderr);
   connect(process_, &QProcess::finished, this, &ProfileModelJob::exited);
   connect(process_, &QProcess::errorOccurred, this, &ProfileModelJob::failed_to_start);
@@ -111,6 +132,12 @@ void ProfileModelJob::read_stderr() {
   }
 }
 
+void ProfileModelJob::read_stdout() {
+  if (!process_) return;
+  const auto more = process_->readAllStandardOutput();
+  report_ += more.left(std::max<qsizetype>(0, kReportBytes - report_.size()));
+}
+
 QString ProfileModelJob::stderr_tail() const {
   auto lines = tail_;
   if (!partial_line_.trimmed().isEmpty()) lines << QString::fromUtf8(partial_line_).trimmed();
@@ -119,6 +146,7 @@ QString ProfileModelJob::stderr_tail() const {
 
 void ProfileModelJob::exited(int code, QProcess::ExitStatus status) {
   read_stderr();
+  read_stdout();
   kill_timer_->stop();
   ProfileModelOutcome outcome;
   if (cancelled_) {
@@ -136,6 +164,8 @@ void ProfileModelJob::exited(int code, QProcess::ExitStatus status) {
     });
     outcome.status = error.isEmpty() ? ProfileModelOutcome::Status::Measured : ProfileModelOutcome::Status::Failed;
     outcome.error = error;
+    for (const auto& note : profile_report_notes(QString::fromUtf8(report_)))
+      outcome.measured.warnings.push_back(note.toStdString());
   }
   finish(outcome);
 }

@@ -27,6 +27,11 @@ struct ProfileProgressLine {
 // Nothing for any other line (errors, warnings, a line cut short).
 std::optional<ProfileProgressLine> parse_profile_progress(const QString& line);
 
+// What of the profiler's report on standard output the user should see beside the profile: the
+// entries whose median's interval stayed wide, and those whose runs fell in two modes (their
+// median can move between profiles of the machine), each a line or a block of lines as printed.
+QStringList profile_report_notes(const QString& report);
+
 struct ProfileModelRequest {
   QString folder;  // holds servescope-model.json and the blocks
   QString device = QStringLiteral("cpu");
@@ -66,6 +71,7 @@ class ProfileModelJob : public QObject {
 
  private:
   void read_stderr();
+  void read_stdout();
   void exited(int code, QProcess::ExitStatus status);
   void failed_to_start(QProcess::ProcessError error);
   void finish(const ProfileModelOutcome& outcome);
@@ -76,6 +82,7 @@ class ProfileModelJob : public QObject {
   QTimer* kill_timer_ = nullptr;
   std::unique_ptr<QTemporaryDir> out_dir_;
   QByteArray partial_line_;  // standard error read so far past its last newline
+  QByteArray report_;        // standard output: the report, kept up to kReportBytes
   QStringList tail_;         // the last lines that were not progress
   bool cancelled_ = false;
 };

@@ -128,6 +128,9 @@ QString succeeding_body(const QTemporaryDir& dir) {
              "echo 'warning: not a progress line' >&2\n"
              "echo 'profiling tinynet: 3/6 whole model, batch 1, share 1/1' >&2\n"
              "echo 'profiling tinynet: 6/6 done' >&2\n"
+             "echo 'timed 6 entries; 1 stopped with the median s 95 % interval wider than ±2.0 %'\n"
+             "echo '1 entry s runs fell in two modes, so its median can move between profiles of this machine:'\n"
+             "echo '  block 0, batch 1, share 1: 2.670 and 4.650 ms (40 % of runs in the slower)'\n"
              "cp '%1' \"$out\" && cp '%2' \"$scenario\"\n")
       .arg(dir.filePath(QStringLiteral("fixture-profiles.json")),
            dir.filePath(QStringLiteral("fixture-scenario.json")));
@@ -187,6 +190,26 @@ class TestProfileModel : public QObject {
                             "profiling : 1/44", "profiling resnet18: 1/", "profiling resnet18: 99999999999999999999/1",
                             "device type cpu-x-4t (CPU)", "  profiling resnet18: 1 /44"})
       QVERIFY2(!parse_profile_progress(QString::fromUtf8(bad)), bad);
+  }
+
+  void reportNotesKeepWideAndTwoModeEntriesOnly() {
+    using servescope::ui::profile_report_notes;
+    const auto notes = profile_report_notes(QStringLiteral(
+        "device type cpu-x-2t (X, 2 threads)\n"
+        "sum of the blocks' medians against the whole model's:\n"
+        "  share 1, batch 1: 12.484 ms vs 14.144 ms (-11.7 %)\n"
+        "timed 80 entries; 35 stopped with the median's 95 % interval wider than ±2.0 % (widest ±31.8 %)\n"
+        "2 entries' runs fell in two modes, so their medians can move between profiles of this machine:\n"
+        "  block 0, batch 1, share 1: 1.747 and 2.504 ms (48 % of runs in the slower)\n"
+        "  block 1, batch 2, share 1: 2.036 and 4.028 ms (68 % of runs in the slower)\n"
+        "default SLO 70.720 ms: 5.0 x the whole model's median at batch 1\n"));
+    QCOMPARE(notes.size(), 2);
+    QVERIFY(notes[0].startsWith(QStringLiteral("timed 80 entries; 35 stopped")));
+    QCOMPARE(notes[1].split(QLatin1Char('\n')).size(), 3);
+    QVERIFY(notes[1].endsWith(QStringLiteral("2.036 and 4.028 ms (68 % of runs in the slower)")));
+    // A report where every entry settled says nothing.
+    QVERIFY(profile_report_notes(QStringLiteral("timed 12 entries\ndefault SLO 1.000 ms\n")).isEmpty());
+    QVERIFY(profile_report_notes(QString()).isEmpty());
   }
 
   void measuredModelIsAddedInOneUndoableStep() {
@@ -292,6 +315,13 @@ class TestProfileModel : public QObject {
     QCOMPARE(result.outcome->measured.devices.front(), device());
     QCOMPARE(result.progress.size(), std::size_t{3});
     QCOMPARE(result.progress.back().done, qint64{6});
+    // What the report says of the measurement reaches the Log beside the profile.
+    const auto& warnings = result.outcome->measured.warnings;
+    QCOMPARE(warnings.size(), std::size_t{2});
+    QVERIFY(QString::fromStdString(warnings[0]).startsWith(QStringLiteral("timed 6 entries; 1 stopped")));
+    QCOMPARE(QString::fromStdString(warnings[1]),
+             QStringLiteral("1 entry s runs fell in two modes, so its median can move between profiles of this "
+                            "machine:\nblock 0, batch 1, share 1: 2.670 and 4.650 ms (40 % of runs in the slower)"));
     QFile args(dir.filePath(QStringLiteral("args.txt")));
     QVERIFY(args.open(QIODevice::ReadOnly));
     const auto argv = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -364,9 +394,15 @@ class TestProfileModel : public QObject {
 
     dialog.set_request({model_folder(dir), QStringLiteral("cpu"), QStringLiteral("1 - 4"), QStringLiteral("1, 2")});
     QCOMPARE(dialog.request().batches, QStringLiteral("1-4"));
+    QStringList log;
+    QObject::connect(&dialog, &servescope::ui::ProfileModelDialog::message, [&log](const QString& m) { log << m; });
     QCOMPARE(dialog.start(), QString());
     QTRY_VERIFY_WITH_TIMEOUT(!dialog.running(), kWaitMs);
     QVERIFY(doc.project()->scenario.profiles.find("tinynet"));
+    // The report's word on the measurement reaches the Log: a wide entry, one in two modes.
+    QVERIFY2(log.filter(QStringLiteral("warning: timed 6 entries; 1 stopped")).size() == 1,
+             qPrintable(log.join(QLatin1Char('|'))));
+    QVERIFY2(log.filter(QStringLiteral("fell in two modes")).size() == 1, qPrintable(log.join(QLatin1Char('|'))));
     QCOMPARE(doc.undo_stack()->count(), 1);
     QCOMPARE(doc.undo_stack()->undoText(), QStringLiteral("Profile tinynet on %1").arg(QString::fromUtf8(kDevice)));
 
