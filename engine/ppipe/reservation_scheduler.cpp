@@ -183,7 +183,7 @@ void ReservationScheduler::release_due() {
   while (!releases_.empty() && releases_.top().due <= now) {
     const auto r = releases_.top();
     releases_.pop();
-    release(r.flight, r.stage, r.transfer);
+    if (flights_.contains(r.flight)) release(r.flight, r.stage, r.transfer);  // else ended with a vGPU
   }
   if (!releases_.empty()) ctx_->clock.arm(release_timer_, releases_.top().due);
 }
@@ -201,6 +201,7 @@ void ReservationScheduler::release(std::uint64_t flight, int stage, bool transfe
                                      stage_batch_id(flight, stage - 1), f.requests});
     return;
   }
+  f.next_stage = stage + 1;
   Batch b;
   b.id = stage_batch_id(flight, stage);
   b.model = pipeline.model;
@@ -212,6 +213,26 @@ void ReservationScheduler::release(std::uint64_t flight, int stage, bool transfe
   b.kernel = dstage.kernel;
   b.requests = f.requests;
   ctx_->executor.execute(std::move(b));
+}
+
+void ReservationScheduler::set_gpu_available(std::uint32_t gpu, bool available) {
+  prober_.set_gone(gpu, !available);
+  if (available) return;
+  std::vector<std::uint64_t> ended;  // in flight order, so that drops come in a repeatable order
+  for (const auto& [id, f] : flights_)
+    for (int s = f.next_stage; s < f.offer.stages; ++s)
+      if (f.offer.stage[static_cast<std::size_t>(s)].gpu == gpu) {
+        ended.push_back(id);
+        break;
+      }
+  std::ranges::sort(ended);
+  for (const auto id : ended) {
+    const auto it = flights_.find(id);
+    for (const auto& r : it->second.requests)
+      ctx_->outcomes.dropped(r, DropReason::WorkerLost);
+    in_flight_starts_.erase(in_flight_starts_.find(it->second.offer.stage[0].start));
+    flights_.erase(it);
+  }
 }
 
 void ReservationScheduler::on_batch_done(const BatchDone& done) {

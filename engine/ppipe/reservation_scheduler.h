@@ -70,8 +70,10 @@ class ReservationScheduler final : public DataPlane {
   void on_timer(std::uint64_t token) override;
   void on_batch_done(const BatchDone& done) override;
   void on_transfer_done(const TransferDone& done) override;
-  // Live mode: probes skip a gone vGPU, so its pools go on with the others.
-  void set_gpu_available(std::uint32_t gpu, bool available) override { prober_.set_gone(gpu, !available); }
+  // Live mode: probes skip a gone vGPU, so its pools go on with the others, and a flight with a
+  // stage still to start there ends now, its requests dropped as worker-lost, rather than be handed
+  // to the gone vGPU when that stage is due.
+  void set_gpu_available(std::uint32_t gpu, bool available) override;
 
   ReservationSchedulerStats stats() const;
   const ReservationTable& table() const { return table_; }
@@ -84,6 +86,7 @@ class ReservationScheduler final : public DataPlane {
   struct Flight {
     Offer offer;
     std::vector<Request> requests;
+    int next_stage = 0;  // the first stage whose batch is not yet handed to its vGPU
   };
   // A stage inference or a transfer into a stage, due at a reserved time.
   struct Release {

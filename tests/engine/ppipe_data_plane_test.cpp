@@ -223,8 +223,13 @@ struct Scripted final : Clock, Executor, OutcomeSink {
   void disarm(TimerId timer) override { armed[timer].reset(); }
   void execute(Batch batch) override { batches.push_back(std::move(batch)); }
   bool preempt(BatchId, std::uint32_t) override { return false; }
-  void transfer(Transfer) override {}
-  void dropped(const Request& r, DropReason) override { drops.push_back(r.id); }
+  void transfer(Transfer sent) override { transfers.push_back(std::move(sent)); }
+  void dropped(const Request& r, DropReason why) override {
+    drops.push_back(r.id);
+    reasons.push_back(why);
+  }
+  std::vector<Transfer> transfers;
+  std::vector<DropReason> reasons;
   void completed(const Request&, Time, Time) override {}
 };
 
@@ -310,6 +315,39 @@ TEST(PpipeT11, EveryVgpuGoneDropsTheHeadWithoutAnOffer) {
     s.on_request(req(1, at_us(100)));
     EXPECT_EQ(w.drops, (std::vector<RequestId>{1}));
     EXPECT_TRUE(w.batches.empty());
+  }
+}
+
+// Live mode: a vGPU goes while a flight is on its way to it. The flight ends at once, its requests
+// dropped as worker-lost, instead of being handed to the gone vGPU when its stage is due; a flight
+// that does not need that vGPU flies on.
+TEST(PpipeT11, AFlightBoundForAGoneVgpuEndsWhenItGoes) {
+  const auto d = figure5();
+  for (const bool lose_the_flights_own : {true, false}) {
+    ReservationScheduler s(d, {at_us(100)});
+    Scripted w;
+    s.start(w.ctx);
+    s.on_request(req(1, at_us(100)));
+    // Stage 1 runs on G1 at 0–10, the hand-off at 10–14, stage 2 on G2 (the earliest of its pool)
+    // at 14–22.
+    ASSERT_EQ(w.batches.size(), 1u);
+    ASSERT_EQ(s.table().busy_until(1), at_us(22));
+    w.t = at_us(5);
+    s.set_gpu_available(lose_the_flights_own ? 1 : 2, false);
+    w.t = at_us(10);
+    s.on_batch_done(BatchDone{w.batches[0].id, 0, 0, 1, Time(), at_us(10)});
+    if (lose_the_flights_own) {
+      EXPECT_EQ(w.drops, (std::vector<RequestId>{1}));
+      EXPECT_EQ(w.reasons, (std::vector<DropReason>{DropReason::WorkerLost}));
+      EXPECT_TRUE(w.transfers.empty()) << "nothing sent on to the gone vGPU";
+    } else {
+      EXPECT_TRUE(w.drops.empty());
+      ASSERT_EQ(w.transfers.size(), 1u);
+      EXPECT_EQ(w.transfers[0].to_gpu, 1u);
+    }
+    // Either way, the next request is planned around the gone vGPU.
+    s.on_request(req(2, at_us(100)));
+    EXPECT_EQ(w.drops.size(), lose_the_flights_own ? 1u : 0u);
   }
 }
 
