@@ -58,6 +58,7 @@ class CostedDataPlane final : public DataPlane, private Clock {
   void on_batch_done(const BatchDone& done) override { arrive(done, true); }
   void on_transfer_done(const TransferDone& done) override { arrive(done, true); }
   void set_gpu_available(std::uint32_t gpu, bool available) override { inner_->set_gpu_available(gpu, available); }
+  void on_gpu_lost(std::uint32_t gpu) override { inner_->on_gpu_lost(gpu); }
 
   const ControllerStats& stats() const { return stats_; }
   DataPlane& inner() { return *inner_; }

@@ -88,6 +88,10 @@ class DataPlane {
   // gone; the others keep their routes, and the live scheduler drops with a reason what they
   // send to a gone GPU.
   virtual void set_gpu_available(std::uint32_t /*gpu*/, bool /*available*/) {}
+  // Live mode: `gpu`'s worker is gone (its connection closed), not merely late, after
+  // set_gpu_available(gpu, false): work the plane still holds for it would be sent to nobody. A
+  // plane that reserved later stages there (PPipe's) ends those requests now.
+  virtual void on_gpu_lost(std::uint32_t /*gpu*/) {}
 };
 
 }  // namespace servescope::engine

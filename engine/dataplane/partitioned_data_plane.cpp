@@ -125,6 +125,10 @@ void PartitionedDataPlane::set_gpu_available(std::uint32_t gpu, bool available) 
   if (gpu < gpu_part_.size()) parts_[gpu_part_[gpu]].plane->set_gpu_available(gpu_local_[gpu], available);
 }
 
+void PartitionedDataPlane::on_gpu_lost(std::uint32_t gpu) {
+  if (gpu < gpu_part_.size()) parts_[gpu_part_[gpu]].plane->on_gpu_lost(gpu_local_[gpu]);
+}
+
 void PartitionedDataPlane::on_batch_done(const BatchDone& done) {
   const auto p = gpu_part_[done.gpu];
   BatchDone local = done;

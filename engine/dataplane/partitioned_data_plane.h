@@ -31,6 +31,7 @@ class PartitionedDataPlane final : public DataPlane {
   void on_timer(std::uint64_t token) override;
   void on_batch_done(const BatchDone& done) override;
   void set_gpu_available(std::uint32_t gpu, bool available) override;
+  void on_gpu_lost(std::uint32_t gpu) override;
   void on_transfer_done(const TransferDone& done) override;
 
   std::size_t part_count() const { return parts_.size(); }

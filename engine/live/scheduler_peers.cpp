@@ -60,8 +60,11 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
   log("worker of " + prepared_.result.server_names[server] + " lost (" + why + "): " + std::to_string(lost.size()) +
       " batches and " + std::to_string(cut.size()) + " transfers in flight, holding " + std::to_string(held) +
       " requests");
-  // Out of planning first, so nothing the plane does on hearing of its lost batches goes there.
+  // Out of planning first, so nothing the plane does on hearing of its lost batches goes there,
+  // and what the plane reserved there is ended with it.
   set_server_available(server, false);
+  for (const auto g : roster_.slots_of(server))
+    prepared_.plane->on_gpu_lost(g);
   for (const auto& b : lost)
     lose_batch(b, DropReason::WorkerLost);
   const Time t = now();

@@ -215,9 +215,8 @@ void ReservationScheduler::release(std::uint64_t flight, int stage, bool transfe
   ctx_->executor.execute(std::move(b));
 }
 
-void ReservationScheduler::set_gpu_available(std::uint32_t gpu, bool available) {
-  prober_.set_gone(gpu, !available);
-  if (available) return;
+void ReservationScheduler::on_gpu_lost(std::uint32_t gpu) {
+  prober_.set_gone(gpu, true);
   std::vector<std::uint64_t> ended;  // in flight order, so that drops come in a repeatable order
   for (const auto& [id, f] : flights_)
     for (int s = f.next_stage; s < f.offer.stages; ++s)

@@ -70,10 +70,12 @@ class ReservationScheduler final : public DataPlane {
   void on_timer(std::uint64_t token) override;
   void on_batch_done(const BatchDone& done) override;
   void on_transfer_done(const TransferDone& done) override;
-  // Live mode: probes skip a gone vGPU, so its pools go on with the others, and a flight with a
-  // stage still to start there ends now, its requests dropped as worker-lost, rather than be handed
-  // to the gone vGPU when that stage is due.
-  void set_gpu_available(std::uint32_t gpu, bool available) override;
+  // Live mode: probes skip a vGPU out of planning (its worker late or gone), so its pools go on
+  // with the others; a late worker still runs the stages reserved on it before.
+  void set_gpu_available(std::uint32_t gpu, bool available) override { prober_.set_gone(gpu, !available); }
+  // Its worker gone, a flight with a stage still to start there ends now, its requests dropped as
+  // worker-lost, rather than be handed to nobody when that stage is due.
+  void on_gpu_lost(std::uint32_t gpu) override;
 
   ReservationSchedulerStats stats() const;
   const ReservationTable& table() const { return table_; }

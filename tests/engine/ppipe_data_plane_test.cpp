@@ -318,10 +318,10 @@ TEST(PpipeT11, EveryVgpuGoneDropsTheHeadWithoutAnOffer) {
   }
 }
 
-// Live mode: a vGPU goes while a flight is on its way to it. The flight ends at once, its requests
-// dropped as worker-lost, instead of being handed to the gone vGPU when its stage is due; a flight
-// that does not need that vGPU flies on.
-TEST(PpipeT11, AFlightBoundForAGoneVgpuEndsWhenItGoes) {
+// Live mode: a vGPU's worker goes while a flight is on its way to it. The flight ends at once, its
+// requests dropped as worker-lost, instead of being handed to nobody when its stage is due; while
+// the worker was only late it kept the flight, and a flight that does not need that vGPU flies on.
+TEST(PpipeT11, AFlightBoundForALostVgpuEndsWhenItsWorkerGoesNotWhenItIsLate) {
   const auto d = figure5();
   for (const bool lose_the_flights_own : {true, false}) {
     ReservationScheduler s(d, {at_us(100)});
@@ -333,7 +333,10 @@ TEST(PpipeT11, AFlightBoundForAGoneVgpuEndsWhenItGoes) {
     ASSERT_EQ(w.batches.size(), 1u);
     ASSERT_EQ(s.table().busy_until(1), at_us(22));
     w.t = at_us(5);
+    // Late (out of planning) first: a late worker still runs what was reserved on it.
     s.set_gpu_available(lose_the_flights_own ? 1 : 2, false);
+    EXPECT_TRUE(w.drops.empty());
+    s.on_gpu_lost(lose_the_flights_own ? 1 : 2);
     w.t = at_us(10);
     s.on_batch_done(BatchDone{w.batches[0].id, 0, 0, 1, Time(), at_us(10)});
     if (lose_the_flights_own) {
