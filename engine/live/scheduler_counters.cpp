@@ -92,13 +92,22 @@ std::string prometheus_text(const SchedulerCounters& counters, const SimulationR
   out << "servescope_connections_evicted_total " << counters.connections_evicted << '\n';
   family("servescope_events_total", "counter", "Run events streamed to subscribers.");
   out << "servescope_events_total " << counters.events << '\n';
-  family("servescope_dispatch_overhead_seconds", "summary",
-         "From the event that triggered a dispatch to the batch order on the worker's socket.");
-  for (const double q : {0.5, 0.9, 0.99})
-    out << "servescope_dispatch_overhead_seconds{quantile=\"" << q << "\"} "
-        << counters.dispatch_overhead.quantile(q).to_s() << '\n';
-  out << "servescope_dispatch_overhead_seconds_sum " << counters.dispatch_overhead.sum_ns() / 1e9 << '\n';
-  out << "servescope_dispatch_overhead_seconds_count " << counters.dispatch_overhead.count() << '\n';
+  // A summary is its quantiles, _sum and _count: rate(_sum) / rate(_count) is the mean a dashboard plots.
+  const auto summary = [&](const std::string& name, const char* help, const LatencyHistogram& h) {
+    family(name.c_str(), "summary", help);
+    for (const double q : {0.5, 0.9, 0.99})
+      out << name << "{quantile=\"" << q << "\"} " << h.quantile(q).to_s() << '\n';
+    out << name << "_sum " << h.sum_ns() / 1e9 << '\n';
+    out << name << "_count " << h.count() << '\n';
+  };
+  summary("servescope_dispatch_overhead_seconds",
+          "From the event that triggered a dispatch to the batch order on the worker's socket.",
+          counters.dispatch_overhead);
+  summary("servescope_batch_hop_seconds",
+          "For a batch ordered to start at once on an idle slot, from its order to its start as its report tells.",
+          counters.batch_hop);
+  summary("servescope_transfer_overhead_seconds",
+          "For a feature map between servers, its time beyond its link's for its bytes.", counters.transfer_overhead);
   family("servescope_control_commands_total", "counter",
          "Control commands from peers, served or ignored for coming faster than a peer's limit.");
   out << "servescope_control_commands_total{outcome=\"served\"} " << counters.commands_served << '\n';

@@ -145,12 +145,16 @@ TEST(SchedulerCounters, TheOverheadSummaryHasItsSumAndTheLimitsTheirCounts) {
   auto counters = counters_for(layout);
   counters.dispatch_overhead.add(Duration::microseconds(1000));
   counters.dispatch_overhead.add(Duration::microseconds(3000));
+  counters.batch_hop.add(Duration::microseconds(500));
   counters.commands_limited = 7;
   counters.plan_switches_limited = 2;
   counters.recording_failed = true;
   const auto text = prometheus_text(counters, layout, {});
   EXPECT_NE(text.find("\nservescope_dispatch_overhead_seconds_sum 0.004\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nservescope_dispatch_overhead_seconds_count 2\n"), std::string::npos) << text;
+  // The loop's hops (engine/sim/live_hops.h), as summaries alike.
+  EXPECT_NE(text.find("\nservescope_batch_hop_seconds_sum 0.0005\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nservescope_transfer_overhead_seconds_count 0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nservescope_control_commands_total{outcome=\"limited\"} 7\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nservescope_plan_switches_limited_total 2\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\nservescope_recording_failed 1\n"), std::string::npos) << text;
