@@ -200,6 +200,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"workers_joined", c.workers_joined},
                                {"workers_doubted", c.workers_doubted},
                                {"requests_sent_to_gone_workers", c.sent_to_gone_workers},
+                               {"requests_reserved_on_lost_workers", c.reserved_on_lost_workers},
                                {"subscribers_dropped", c.subscribers_dropped},
                                {"connections_refused", c.connections_refused},
                                {"plan_switches", scheduler.plan_switches()},

@@ -30,6 +30,9 @@ struct SchedulerCounters {
   // Requests of batches the data plane handed to a slot whose worker had gone (a pipeline stage
   // reserved there before the loss), dropped as worker-lost.
   std::uint64_t sent_to_gone_workers = 0;
+  // Requests of flights the data plane ended on hearing a worker was lost, a later stage of theirs
+  // reserved there (DataPlane::on_gpu_lost), dropped as worker-lost.
+  std::uint64_t reserved_on_lost_workers = 0;
   std::uint64_t commands_served = 0, commands_limited = 0;  // control commands, answered or over a peer's limit
   std::uint64_t plan_switches_limited = 0;  // apply-plan refused: too soon after the last, or during one
   bool recording_failed = false;            // the --record spill stopped keeping events

@@ -63,8 +63,20 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
   // Out of planning first, so nothing the plane does on hearing of its lost batches goes there,
   // and what the plane reserved there is ended with it.
   set_server_available(server, false);
+  const auto worker_lost_drops = [this] {
+    std::uint64_t n = 0;
+    for (const auto& by_reason : counters_.dropped)
+      n += by_reason[static_cast<std::size_t>(DropReason::WorkerLost)];
+    return n;
+  };
+  const auto before = worker_lost_drops();
   for (const auto g : roster_.slots_of(server))
     prepared_.plane->on_gpu_lost(g);
+  if (const auto ended = worker_lost_drops() - before; ended > 0) {
+    counters_.reserved_on_lost_workers += ended;
+    log("the plan's stages reserved on " + prepared_.result.server_names[server] + " ended " + std::to_string(ended) +
+        " requests");
+  }
   for (const auto& b : lost)
     lose_batch(b, DropReason::WorkerLost);
   const Time t = now();
