@@ -216,7 +216,6 @@ void ReservationScheduler::release(std::uint64_t flight, int stage, bool transfe
 }
 
 void ReservationScheduler::on_gpu_lost(std::uint32_t gpu) {
-  prober_.set_gone(gpu, true);
   std::vector<std::uint64_t> ended;  // in flight order, so that drops come in a repeatable order
   for (const auto& [id, f] : flights_)
     for (int s = f.next_stage; s < f.offer.stages; ++s)

@@ -10,11 +10,12 @@ std::optional<TwoModes> two_modes(std::vector<Duration> runs) {
   if (n < 20) return std::nullopt;
   std::ranges::sort(runs);
   if (runs.front() <= Duration()) return std::nullopt;
-  std::vector<double> x(n), prefix(n + 1, 0.0), prefix_sq(n + 1, 0.0);
+  // Prefix sums of the log-times and their squares: each part's mean and variance in O(1).
+  std::vector<double> prefix(n + 1, 0.0), prefix_sq(n + 1, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
-    x[i] = std::log(static_cast<double>(runs[i].count_ns()));
-    prefix[i + 1] = prefix[i] + x[i];
-    prefix_sq[i + 1] = prefix_sq[i] + x[i] * x[i];
+    const double x = std::log(static_cast<double>(runs[i].count_ns()));
+    prefix[i + 1] = prefix[i] + x;
+    prefix_sq[i + 1] = prefix_sq[i] + x * x;
   }
   const auto mean = [&](std::size_t a, std::size_t b) { return (prefix[b] - prefix[a]) / static_cast<double>(b - a); };
   const auto variance = [&](std::size_t a, std::size_t b) {
