@@ -170,6 +170,10 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   for (const auto& [resource, title] : templates())
     templates_->addItem(title, resource);
   auto* add = new QPushButton(tr("Add node"), this);
+  add->setObjectName(QStringLiteral("addNode"));
+  add_type_ = new QComboBox(this);
+  add_type_->setObjectName(QStringLiteral("addNodeGpu"));
+  add_type_->setToolTip(tr("The GPU type of the node Add node makes"));
   auto* duplicate = new QPushButton(tr("Duplicate"), this);
   auto* remove = new QPushButton(tr("Delete"), this);
   summary_ = new QLabel(this);
@@ -178,6 +182,7 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   shares_->setObjectName(QStringLiteral("chipShares"));
   shares_->setToolTip(tr("Colour the GPU chips by type, or show the MPS shares a plan puts on each GPU"));
   name_ = new QLineEdit(this);
+  name_->setObjectName(QStringLiteral("nodeName"));
   gpu_ = new QComboBox(this);
   gpu_->setObjectName(QStringLiteral("nodeGpu"));
   gpus_ = new QSpinBox(this);
@@ -191,6 +196,7 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
     nic->setSuffix(tr(" Gbps"));
   }
   auto* apply = new QPushButton(tr("Apply"), this);
+  apply_ = apply;
   auto* form = new QFormLayout;
   form->addRow(tr("Name"), name_);
   form->addRow(tr("GPU type"), gpu_);
@@ -204,6 +210,7 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
   bar->addWidget(shares_);
   bar->addWidget(templates_);
   bar->addWidget(add);
+  bar->addWidget(add_type_);
   bar->addWidget(duplicate);
   bar->addWidget(remove);
   auto* body = new QHBoxLayout;
@@ -222,7 +229,7 @@ ClusterEditor::ClusterEditor(ProjectDocument* document, QWidget* parent)
     if (!resource.isEmpty()) apply_template(resource);
     templates_->setCurrentIndex(0);
   });
-  connect(add, &QPushButton::clicked, this, [this] { add_node(gpu_->currentText()); });
+  connect(add, &QPushButton::clicked, this, [this] { add_node(add_type_->currentText()); });
   connect(duplicate, &QPushButton::clicked, this, [this] { duplicate_node(selected_); });
   connect(remove, &QPushButton::clicked, this, [this] { remove_node(selected_); });
   connect(apply, &QPushButton::clicked, this, &ClusterEditor::apply_form);
@@ -301,7 +308,7 @@ std::function<bool(const std::string&)> node_named(const Cluster& c) {
 }  // namespace
 
 QString ClusterEditor::add_node(const QString& gpu) {
-  return edit(
+  auto why = edit(
       [&](Cluster c) {
         Node n;
         n.gpu = gpu.toStdString();
@@ -313,10 +320,12 @@ QString ClusterEditor::add_node(const QString& gpu) {
         return c;
       },
       tr("Add %1 node").arg(gpu));
+  if (why.isEmpty()) select_node(static_cast<int>(doc_->project()->scenario.cluster.nodes.size()) - 1);
+  return why;
 }
 
 QString ClusterEditor::duplicate_node(int index) {
-  return edit(
+  auto why = edit(
       [&](Cluster c) {
         if (index < 0 || static_cast<std::size_t>(index) >= c.nodes.size()) throw QueryError("select a node first");
         Node n = c.nodes[static_cast<std::size_t>(index)];
@@ -326,6 +335,13 @@ QString ClusterEditor::duplicate_node(int index) {
         return c;
       },
       tr("Duplicate node"));
+  if (why.isEmpty()) select_node(index + 1);
+  return why;
+}
+
+void ClusterEditor::select_node(int index) {
+  selected_ = index;
+  rebuild();  // its box selected, the form filled
 }
 
 QString ClusterEditor::remove_node(int index) {
@@ -370,9 +386,13 @@ QString ClusterEditor::move_node(int index, QPointF to) {
 void ClusterEditor::fill_form() {
   const auto* p = doc_->project();
   const bool ok = p && selected_ >= 0 && static_cast<std::size_t>(selected_) < p->scenario.cluster.nodes.size();
-  for (QWidget* w : std::initializer_list<QWidget*>{name_, gpus_, servers_, up_, down_})
+  for (QWidget* w : std::initializer_list<QWidget*>{name_, gpu_, gpus_, servers_, up_, down_, apply_})
     w->setEnabled(ok);
-  if (!ok) return;
+  if (!ok) {  // no node's figures: an empty form, not the last node's or a default type
+    name_->clear();
+    gpu_->setCurrentIndex(-1);
+    return;
+  }
   const auto& n = p->scenario.cluster.nodes[static_cast<std::size_t>(selected_)];
   name_->setText(QString::fromStdString(n.name));
   gpu_->setCurrentText(QString::fromStdString(n.gpu));
@@ -491,16 +511,23 @@ void ClusterEditor::rebuild() {
   shared_gpus_ = 0;
   picked_shares_ = 0;
   const auto* p = doc_->project();
-  const auto current = gpu_->currentText();
+  const auto add_type = add_type_->currentText();
   gpu_->clear();
+  add_type_->clear();
   if (!p) {
     summary_->setText(tr("No project"));
+    fill_form();
     return;
   }
   const auto catalog = p->scenario.catalog();  // a value: its span must not outlive it
-  for (const auto& spec : catalog.gpus())
+  for (const auto& spec : catalog.gpus()) {
     gpu_->addItem(QString::fromStdString(spec.id));
-  gpu_->setCurrentText(current.isEmpty() ? QStringLiteral("A100") : current);
+    add_type_->addItem(QString::fromStdString(spec.id));
+  }
+  // New nodes keep the type last chosen for them; the first time, the cluster's first node's.
+  const auto first = p->scenario.cluster.nodes.empty() ? QStringLiteral("A100")
+                                                       : QString::fromStdString(p->scenario.cluster.nodes.front().gpu);
+  add_type_->setCurrentText(add_type.isEmpty() ? first : add_type);
   const auto& c = p->scenario.cluster;
   // The chosen plan placed as the simulator places it: per node entry, its GPUs in order.
   std::map<std::size_t, std::vector<engine::PlacedGpu>> placed;

@@ -48,8 +48,8 @@ class ClusterEditor : public QWidget {
   static std::vector<std::pair<QString, QString>> templates();
 
   QString apply_template(const QString& resource);  // replaces the cluster
-  QString add_node(const QString& gpu);
-  QString duplicate_node(int index);
+  QString add_node(const QString& gpu);             // and selects it
+  QString duplicate_node(int index);                // and selects the copy
   QString remove_node(int index);
   QString set_node(int index, const Node& node);
   QString move_node(int index, QPointF to);  // where the node's box is drawn, kept in the project
@@ -74,6 +74,7 @@ class ClusterEditor : public QWidget {
  private:
   QString edit(const std::function<Cluster(Cluster)>& change, const QString& what);
   void rebuild();
+  void select_node(int index);  // its box selected and its figures in the form
   // Places the plan chosen under "Shares of": per node entry its GPUs, the models for the legend;
   // what the summary line adds (the GPUs it uses, or why it does not fit).
   QString place_chosen_plan(std::map<std::size_t, std::vector<engine::PlacedGpu>>& placed,
@@ -89,7 +90,9 @@ class ClusterEditor : public QWidget {
   QComboBox* templates_;
   QComboBox* shares_;
   QLineEdit* name_;
-  QComboBox* gpu_;
+  QComboBox* gpu_;       // the selected node's GPU type
+  QComboBox* add_type_;  // the GPU type Add node gives a new node
+  QWidget* apply_;
   QSpinBox* gpus_;
   QSpinBox* servers_;
   QDoubleSpinBox* up_;

@@ -340,9 +340,11 @@ void MainWindow::log(const QString& line) {
 
 bool MainWindow::may_discard_changes() {
   if (!interactive_ || !document_->is_modified()) return true;
-  const auto answer =
-      QMessageBox::question(this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(location()),
-                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  const auto answer = QMessageBox::question(
+      this, tr("Unsaved changes"),
+      tr("%1 has unsaved changes. Save them?")
+          .arg(location().isEmpty() ? QString::fromStdString(document_->project()->name) : location()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
   if (answer == QMessageBox::Cancel) return false;
   if (answer == QMessageBox::Save) {
     // A built-in resource or a new project has no file of its own: ask where.
@@ -495,8 +497,10 @@ void MainWindow::update_title() {
     setWindowTitle(tr("ServeScope"));
     return;
   }
-  // "[*]" is where Qt puts the modified mark.
-  setWindowTitle(tr("%1[*] — %2 — ServeScope").arg(QString::fromStdString(p->name), location()));
+  // "[*]" is where Qt puts the modified mark. A project never saved has no file to name.
+  const auto name = QString::fromStdString(p->name);
+  setWindowTitle(location().isEmpty() ? tr("%1[*] (not saved) — ServeScope").arg(name)
+                                      : tr("%1[*] — %2 — ServeScope").arg(name, location()));
   setWindowModified(document_->is_modified());
 }
 

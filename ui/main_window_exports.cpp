@@ -189,6 +189,15 @@ QString MainWindow::import_run(const QString& path) {
   }
   if (engine::artifact_kind(run) != engine::ArtifactKind::RunResult)
     return tr("%1 is not a run file (its kind is not run-result)").arg(path);
+  try {
+    const auto mismatch =
+        engine::run_cluster_mismatch(run.body, path.toStdString(), document_->project()->scenario.cluster);
+    if (!mismatch.empty())
+      return tr("%1: %2; open the scenario it ran on, then import it there")
+          .arg(path, QString::fromStdString(mismatch));
+  } catch (const Error& e) {
+    return QString::fromUtf8(e.what());
+  }
   run.name = unique_artifact_name(document_->project()->runs, QFileInfo(path).completeBaseName().toStdString());
   run.system = engine::run_system(run.body, path.toStdString());
   run.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();

@@ -97,6 +97,9 @@ void ProjectDocument::replace_part(const std::function<void(Project&)>& write) {
 template <typename T>
 QString ProjectDocument::push_part(T& (*part)(Project&), T after, const QString& text) {
   if (!project_) return tr("no project is open");
+  // An edit that changes nothing is no edit: a field that reports its editing finished on Return
+  // and again on losing focus must not leave two steps in the undo history and the Log.
+  if (after == part(*project_)) return {};
   // Check the whole scenario with the edit applied; refuse with the first problem. The trial
   // holds the scenario and name only: kept plans and runs play no part in the check.
   Project trial{project_->name, project_->scenario, {}, {}};

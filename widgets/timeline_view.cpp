@@ -187,13 +187,13 @@ QString TimelineView::describe(std::uint32_t span) const {
 }
 
 QColor TimelineView::late_colour() const {
-  return QColor::fromHslF(0.0f, 0.75f, is_dark(palette()) ? 0.45f : 0.6f);
+  return widgets::late_colour(palette());
 }
 
 QColor TimelineView::box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const {
   if (colouring_ == BoxColouring::SloOutcome) {
     if (preempted) return palette().color(QPalette::Mid);
-    return late > 0 ? late_colour() : QColor::fromHslF(0.33f, 0.45f, is_dark(palette()) ? 0.35f : 0.7f);
+    return late > 0 ? late_colour() : on_time_colour(palette());
   }
   return model < model_colours_.size() ? model_colours_[model] : palette().color(QPalette::Mid);
 }

@@ -25,7 +25,7 @@ void TimelineView::paint_overview(QPainter& p) {
   // Its legend, right-aligned in the label column: "late ■ dropped ■" in the marks' colours.
   QColor late = late_colour();
   late.setAlphaF(0.7f);
-  const QColor dropped = late_colour().darker(130);
+  const QColor dropped = dropped_colour(pal);
   double right = kLabelWidth - 6;
   for (const auto& [text, colour] : {std::pair{tr("dropped"), dropped}, std::pair{tr("late"), late}}) {
     p.fillRect(QRectF(right - 6, kAxisHeight + 1, 6, kOverviewHeight - 2), colour);

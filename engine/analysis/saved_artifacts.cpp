@@ -1,9 +1,13 @@
 #include "engine/analysis/saved_artifacts.h"
 
 #include <functional>
+#include <limits>
+#include <map>
 
 #include "engine/analysis/run_headline.h"
 #include "engine/analysis/run_series.h"
+#include "engine/dataplane/run_layout.h"
+#include "engine/serving/cluster_gpus.h"
 #include "engine/systems/scenario_planner.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
@@ -58,6 +62,44 @@ ArtifactKind artifact_kind(const nlohmann::json& body) {
 
 std::string run_system(const nlohmann::json& body, const std::string& location) {
   return JsonCursor(body, location).string_or("system", "");
+}
+
+std::string run_cluster_mismatch(const nlohmann::json& body, const std::string& location, const Cluster& cluster) {
+  const JsonCursor run(body, location);
+  const auto gpus = run.find("gpus");
+  if (!gpus) return {};  // a run that names no GPUs draws none
+  RunLayout layout;
+  const auto names = gpus->at("names");
+  for (std::size_t g = 0; g < names.size(); ++g)
+    layout.gpus.push_back(names[g].as_string());
+  if (const auto types = gpus->find("types"))
+    for (std::size_t g = 0; g < types->size(); ++g)
+      layout.gpu_types.push_back((*types)[g].as_string(true));
+  if (const auto physical = gpus->find("physical"))
+    for (std::size_t g = 0; g < physical->size(); ++g)
+      layout.gpu_physical.push_back(
+          static_cast<std::uint32_t>((*physical)[g].as_int(0, std::numeric_limits<std::uint32_t>::max())));
+  else
+    for (std::uint32_t g = 0; g < layout.gpus.size(); ++g)
+      layout.gpu_physical.push_back(g);
+  std::map<std::string, std::string> type_of;
+  for (const auto& g : cluster_gpus(cluster).gpus)
+    type_of.emplace(g.name, g.gpu_type);
+  const auto physical_names = layout.physical_gpu_names();
+  for (std::size_t g = 0; g < layout.gpus.size() && g < layout.gpu_physical.size(); ++g) {
+    const auto& name = physical_names[layout.gpu_physical[g]];
+    const auto type = g < layout.gpu_types.size() ? layout.gpu_types[g] : std::string();
+    const auto it = type_of.find(name);
+    const auto scenario = run.string_or("scenario", "");
+    const auto where = scenario.empty() ? std::string("the run") : "the run of scenario '" + scenario + "'";
+    if (it == type_of.end())
+      return where + " ran on " + name + (type.empty() ? "" : " (" + type + ")") + ", which cluster '" + cluster.name +
+             "' does not have";
+    if (!type.empty() && it->second != type)
+      return where + " ran on " + name + " as a " + type + ", which is a " + it->second + " in cluster '" +
+             cluster.name + "'";
+  }
+  return {};
 }
 
 Duration run_warmup(const nlohmann::json& body, const std::string& location) {

@@ -42,6 +42,11 @@ inline bool places_on_the_cluster(ArtifactKind kind) {
 // at 99 % SLO attainment (0: none met it). InputError naming `location` for a malformed body.
 std::string run_system(const nlohmann::json& body, const std::string& location);
 double sweep_max_load_factor(const nlohmann::json& body, const std::string& location);
+// Why the run `body` cannot be shown on `cluster` ("" when it can): the first GPU it ran on
+// ("server/gpuK", as the simulator and the live scheduler name them) that the cluster lacks or
+// has as another type. A run drawn on another cluster's GPUs would put its batches on rows that
+// never ran them. InputError naming `location` for a malformed body.
+std::string run_cluster_mismatch(const nlohmann::json& body, const std::string& location, const Cluster& cluster);
 // A run's warm-up (its config's warmup_s; 0 when the file gives none): what happened before it
 // is not measured, so looking for SLO violations starts after it.
 Duration run_warmup(const nlohmann::json& body, const std::string& location);

@@ -2,9 +2,12 @@
 // paper's HC3-S exactly, nodes are added, edited, duplicated and deleted through the undo stack
 // with one box per node and one chip per GPU, and a bad GPU type is refused with the reason. A
 // box dragged with the mouse keeps its place in the project; a plan's MPS shares show on the chips.
+#include <QComboBox>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QGraphicsView>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -80,6 +83,41 @@ class TestClusterEditor : public QObject {
       w.document()->undo_stack()->undo();
     QVERIFY(w.project()->scenario.cluster == original);
     QVERIFY(!w.document()->is_modified());
+  }
+
+  // Issue 47, defect 11: with no node selected the form shows no node's figures (it read "A100"),
+  // and Add node (and Duplicate) select what they made, so the form edits it next.
+  void addNodeSelectsItAndNoSelectionShowsNoType() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* editor = w.cluster_editor();
+    auto* type = editor->findChild<QComboBox*>(QStringLiteral("nodeGpu"));
+    auto* name = editor->findChild<QLineEdit*>(QStringLiteral("nodeName"));
+    QVERIFY(type && name);
+    QCOMPARE(editor->selected_node(), -1);
+    QCOMPARE(type->currentText(), QString());
+    QVERIFY(!type->isEnabled());
+    QCOMPARE(name->text(), QString());
+
+    auto* add_type = editor->findChild<QComboBox*>(QStringLiteral("addNodeGpu"));
+    QVERIFY(add_type);
+    add_type->setCurrentText(QStringLiteral("T4"));
+    QTest::mouseClick(editor->findChild<QPushButton*>(QStringLiteral("addNode")), Qt::LeftButton);
+    const auto& nodes = w.project()->scenario.cluster.nodes;
+    QCOMPARE(nodes.back().gpu, std::string("T4"));
+    QCOMPARE(editor->selected_node(), static_cast<int>(nodes.size()) - 1);
+    QCOMPARE(name->text(), QString::fromStdString(nodes.back().name));
+    QCOMPARE(type->currentText(), QStringLiteral("T4"));
+    QVERIFY(type->isEnabled());
+    int selected_boxes = 0;
+    for (auto* item : editor->scene()->selectedItems())
+      selected_boxes += item->data(0).toInt() == editor->selected_node() ? 1 : 0;
+    QCOMPARE(selected_boxes, 1);
+
+    QCOMPARE(editor->duplicate_node(0), QString());
+    QCOMPARE(editor->selected_node(), 1);
+    QCOMPARE(name->text(), QString::fromStdString(nodes[1].name));
   }
 
   void dragMovesANodeAndChipsShowAPlansShares() {

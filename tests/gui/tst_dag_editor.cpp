@@ -189,6 +189,28 @@ class TestDagEditor : public QObject {
     QCOMPARE(dag->set_slo_ms(250), QString());
     QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(250));
   }
+
+  // Issue 47, defect 9: one SLO typed into the field is one edit, however often the field says
+  // its editing finished (Return, then focus leaving it), and an edit that changes nothing is none.
+  void anSloTypedOnceIsOneEdit() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/cost-demo.json"), false));
+    auto* dag = w.dag_editor();
+    dag->show_application(0);
+    auto* undo = w.document()->undo_stack();
+    const int before = undo->count();
+    auto* slo = dag->findChild<QDoubleSpinBox*>(QStringLiteral("dagSlo"));
+    QVERIFY(slo);
+    slo->setValue(100);
+    for (int i = 0; i < 3; ++i)
+      Q_EMIT slo->editingFinished();
+    QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(100));
+    QCOMPARE(undo->count(), before + 1);
+    QCOMPARE(undo->text(undo->count() - 1), QStringLiteral("Set SLO to 100 ms"));
+    QCOMPARE(dag->set_slo_ms(100), QString());  // the same value again: accepted, and no edit
+    QCOMPARE(undo->count(), before + 1);
+  }
 };
 
 SERVESCOPE_GUI_TEST(tst_dag_editor, TestDagEditor)

@@ -345,6 +345,43 @@ class TestMainWindow : public QObject {
     QVERIFY(w.details_view()->toPlainText().contains(QStringLiteral("64 GPUs")));
   }
 
+  // Issue 47, defect 11: a project never saved has no file for the title to name (it read
+  // "untitled —  — ServeScope").
+  void aNewProjectsTitleNamesNoFile() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    QCOMPARE(w.windowTitle(), QStringLiteral("untitled[*] (not saved) — ServeScope"));
+    QVERIFY(!w.windowTitle().contains(QStringLiteral("—  —")));
+  }
+
+  // Issue 47, defect 3: a run kept from one cluster is not drawn on another's GPUs (the 64-A100
+  // recording rendered in the 16-GPU PPipe demo): Import run refuses it, naming the GPU it lacks.
+  void importRunRefusesARunOfAnotherCluster() {
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("demo-run.json"));
+    {
+      MainWindow w;
+      w.set_interactive(false);
+      QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+      QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
+      QVERIFY(w.run_view()->simulate(QStringLiteral("symphony"), 1));
+      QVERIFY(done.wait(120000));
+      QFile out(path);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(QByteArray::fromStdString(w.project()->runs.back().body.dump()));
+    }
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
+    const auto runs = w.project()->runs.size();
+    const auto why = w.import_run(path);
+    QVERIFY2(why.contains(QStringLiteral("does not have")) && why.contains(QStringLiteral("/gpu")), qPrintable(why));
+    QCOMPARE(w.project()->runs.size(), runs);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    QCOMPARE(w.import_run(path), QString());  // its own cluster
+  }
+
   void selectionShowsDetails() {
     MainWindow w;
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));

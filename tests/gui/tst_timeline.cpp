@@ -62,6 +62,28 @@ class TestTimeline : public QObject {
     QStandardPaths::setTestModeEnabled(true);
   }
 
+  // Issue 47, defect 14: coloured by model, no model's boxes may read as late batches (or the
+  // overview's late marks): every name's hue keeps away from late's red and the pinks beside it,
+  // on a light window and a dark one.
+  void modelColoursNeverReadAsLate() {
+    QPalette light;
+    light.setColor(QPalette::Window, Qt::white);
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(30, 30, 30));
+    const auto circular = [](double a, double b) {
+      const double d = std::abs(a - b);
+      return std::min(d, 1.0 - d);
+    };
+    for (const auto& pal : {light, dark}) {
+      const double late = servescope::widgets::late_colour(pal).hslHueF();
+      for (int i = 0; i < 2000; ++i) {
+        const auto name = i < 1000 ? QStringLiteral("model-%1").arg(i) : QStringLiteral("m%1").arg(i * 7919);
+        const double hue = servescope::widgets::color_for_name(name, pal).hslHueF();
+        QVERIFY2(circular(hue, late) >= 0.06, qPrintable(name));
+      }
+    }
+  }
+
   void wheelZoomKeepsTheTimeUnderTheCursor() {
     TimelineView view;
     view.resize(1200, 300);
