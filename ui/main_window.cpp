@@ -212,6 +212,13 @@ QString MainWindow::add_estimated_models(const QStringList& architectures, const
   return why;
 }
 
+bool MainWindow::open_demo(bool interactive, double seconds) {
+  if (!open_location(QString::fromLatin1(kDemoLocation), interactive)) return false;
+  if (document_->project()->runs.empty())
+    start_demo_runs({QStringLiteral("symphony"), QStringLiteral("nexus")}, seconds);
+  return true;
+}
+
 bool MainWindow::start_demo_runs(const QStringList& systems, double seconds) {
   if (systems.isEmpty() || run_view_->busy()) return false;
   // Each finished run starts the next; the last one fills the Compare tab. Runs the demo makes of

@@ -94,6 +94,12 @@ class MainWindow : public QMainWindow {
   // What the built-in demo opens on: `systems` simulated one after another for `seconds` each,
   // then compared; the Run tab shows the first. False when a simulation is already running.
   bool start_demo_runs(const QStringList& systems, double seconds);
+  // The built-in demo as it opens at start and from File → Open Demo: on something to watch, its
+  // models served by Symphony and by Nexus for `seconds` each, on the timeline, in the charts
+  // and side by side (unless the project already keeps runs).
+  bool open_demo(bool interactive = true, double seconds = kDemoRunSeconds);
+  static constexpr double kDemoRunSeconds = 20;
+  static constexpr const char* kDemoLocation = "builtin:projects/demo.json";
   // A simulated run's chart curves as CSV (servescope-cli export metrics-csv).
   QString export_metrics_csv(const QString& run, const QString& path);
   // The Run tab's timeline as Chrome trace-event JSON (servescope-cli export chrome-trace).

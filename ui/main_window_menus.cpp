@@ -80,7 +80,7 @@ void MainWindow::build_file_menu() {
   new_action->setShortcut(QKeySequence::New);
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::open_dialog);
   open->setShortcut(QKeySequence::Open);
-  file->addAction(tr("Open &Demo"), this, [this] { open_location(QStringLiteral("builtin:projects/demo.json")); });
+  file->addAction(tr("Open &Demo"), this, [this] { open_demo(); })->setObjectName(QStringLiteral("openDemoAction"));
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::fill_recent_menu);
   auto* import_menu = file->addMenu(tr("&Import profiles"));

@@ -296,6 +296,7 @@ PlanView::PlanView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   auto* box = new QHBoxLayout(this);
   for (auto* side : {&left_side_, &right_side_}) {
     side->pick = new QComboBox(this);
+    side->pick->setObjectName(side == &left_side_ ? QStringLiteral("planPickLeft") : QStringLiteral("planPickRight"));
     side->diagram = new widgets::PlanDiagramView(this);
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(side->diagram);
@@ -328,8 +329,13 @@ PlanView::PlanView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   left_pick_ = left_side_.pick;
   right_pick_ = right_side_.pick;
   connect(doc_, &ProjectDocument::changed, this, &PlanView::refresh);
-  connect(doc_, &ProjectDocument::projectReset, this, &PlanView::refresh);
+  // A project opened shows its first two plans side by side, not the last project's picks.
+  connect(doc_, &ProjectDocument::projectReset, this, [this] {
+    refresh();
+    show_plans(0, 1);
+  });
   refresh();
+  show_plans(0, 1);
 }
 
 void PlanView::refresh() {

@@ -89,16 +89,9 @@ int run_gui(int argc, char** argv) {
 
   servescope::ui::MainWindow window;
   const auto args = parser.positionalArguments();
-  const auto location = args.isEmpty() ? QStringLiteral("builtin:projects/demo.json") : args.first();
-  // Unsaved work from a session that ended badly comes first, if the user wants it.
-  if (!window.offer_recovery() && !window.open_location(location) &&
-      location != QStringLiteral("builtin:projects/demo.json"))
-    window.open_location(QStringLiteral("builtin:projects/demo.json"), false);
-  // The demo opens on something to watch: its 37 models served by Symphony and by Nexus for 20 s
-  // each, on the timeline, in the charts and side by side.
-  if (window.location() == QStringLiteral("builtin:projects/demo.json") && window.project() &&
-      window.project()->runs.empty())
-    window.start_demo_runs({QStringLiteral("symphony"), QStringLiteral("nexus")}, 20);
+  // Unsaved work from a session that ended badly comes first, if the user wants it; then the file
+  // asked for, else (or when it cannot be opened) the demo, on its runs as File → Open Demo opens it.
+  if (!window.offer_recovery() && (args.isEmpty() || !window.open_location(args.first()))) window.open_demo(false);
   window.show();
   std::unique_ptr<servescope::ui::FrameClock> frames;
   if (parser.isSet(QStringLiteral("frame-log")))

@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QProgressBar>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -116,6 +117,29 @@ class TestPlanning : public QObject {
     QCOMPARE(w.project()->plans.size(), std::size_t{0});
     QVERIFY2(w.log_text().contains(QStringLiteral("not kept")), qPrintable(w.log_text()));
     QVERIFY(!panel->busy());
+  }
+
+  // Issue 47, defect 10: a project reopened shows the plans it keeps (the pickers read "(no plan)").
+  void aReopenedProjectShowsItsPlans() {
+    QTemporaryDir dir;
+    const auto path = dir.filePath(QStringLiteral("with-plans.json"));
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/cost-demo.json"), false));
+    QSignalSpy done(w.planning(), &PlanningPanel::finished);
+    QVERIFY(w.planning()->run_planners({QStringLiteral("harpagon"), QStringLiteral("piccolo")}));
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->plans.size(), std::size_t{2});
+    QVERIFY(w.save_to(path, false));
+    w.new_project();
+    QVERIFY(w.plan_view()->left_text().contains(QStringLiteral("Pick a plan")));
+    QVERIFY(w.open_location(path, false));
+    auto* left = w.plan_view()->findChild<QComboBox*>(QStringLiteral("planPickLeft"));
+    auto* right = w.plan_view()->findChild<QComboBox*>(QStringLiteral("planPickRight"));
+    QVERIFY(left && right);
+    QCOMPARE(left->currentText(), QString::fromStdString(w.project()->plans[0].name));
+    QCOMPARE(right->currentText(), QString::fromStdString(w.project()->plans[1].name));
+    QVERIFY(!w.plan_view()->left_text().contains(QStringLiteral("Pick a plan")));
   }
 
   void costPlannerAndARefusal() {
