@@ -304,10 +304,23 @@ bool RunView::show_run(const QString& name) {
   view_->set_timeline(timeline);
   view_->set_now(std::nullopt);
   warmup_ns_ = 0;
+  const SavedArtifact* run = nullptr;
   if (const auto* p = doc_->project())
     if (const auto it = std::ranges::find(p->runs, name.toStdString(), &SavedArtifact::name); it != p->runs.end())
-      run_guarded([&] { warmup_ns_ = engine::run_warmup(it->body, it->name).count_ns(); });
+      run = &*it;
+  if (run) run_guarded([&] { warmup_ns_ = engine::run_warmup(run->body, run->name).count_ns(); });
   runs_->setCurrentIndex(std::max(0, runs_->findText(name)));
+  // The line under the timeline speaks of the run shown, not of the last one simulated or of a
+  // violation found in another.
+  if (run)
+    status_->setText(
+        tr("%1: %2 % of requests on time, %3 req/s goodput, %4 batches")
+            .arg(name)
+            .arg(100 * run->body.value(nlohmann::json::json_pointer("/summary/slo_attainment"), 0.0), 0, 'f', 2)
+            .arg(run->body.value(nlohmann::json::json_pointer("/summary/goodput_rps"), 0.0), 0, 'f', 1)
+            .arg(timeline->spans.size()));
+  else
+    status_->setText(tr("%1: %2 batches").arg(name).arg(timeline->spans.size()));
   show_selection();
   return true;
 }

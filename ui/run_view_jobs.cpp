@@ -263,20 +263,13 @@ void RunView::job_finished(const QString& error, bool discarded) {
   }
   if (!prediction_of.isEmpty()) run.body["prediction_of"] = prediction_of.toStdString();
   const auto key = run.name;
-  const double attainment = run.body.value(nlohmann::json::json_pointer("/summary/slo_attainment"), 0.0);
-  const double goodput = run.body.value(nlohmann::json::json_pointer("/summary/goodput_rps"), 0.0);
   QString timeline_note;
   const auto why = doc_->add_run(std::move(run), &timeline_note);
   if (why.isEmpty()) timelines_[key] = out.timeline;
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
   } else {
-    show_run(kept);
-    status_->setText(tr("%1: %2 % of requests on time, %3 req/s goodput, %4 batches")
-                         .arg(kept)
-                         .arg(100 * attainment, 0, 'f', 2)
-                         .arg(goodput, 0, 'f', 1)
-                         .arg(out.timeline->spans.size()));
+    show_run(kept);  // its summary line
     if (!timeline_note.isEmpty())
       status_->setText(status_->text() + tr("; its timeline is kept for this session only: %1").arg(timeline_note));
   }

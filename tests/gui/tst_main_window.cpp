@@ -225,6 +225,15 @@ class TestMainWindow : public QObject {
     if (done.size() < 2) QVERIFY(done.wait(120000));
     QCOMPARE(w.project()->runs.size(), std::size_t{2});
     QVERIFY(!w.document()->is_modified());
+    // Defect 2: the Run tab's line speaks of the run it shows (the first), not of the last one
+    // simulated, and showing another run replaces whatever it said.
+    const auto first = QString::fromStdString(w.project()->runs[0].name);
+    const auto second = QString::fromStdString(w.project()->runs[1].name);
+    QVERIFY2(w.run_view()->status_text().startsWith(first + QStringLiteral(": ")),
+             qPrintable(w.run_view()->status_text()));
+    QVERIFY(w.run_view()->show_run(second));
+    QVERIFY2(w.run_view()->status_text().startsWith(second + QStringLiteral(": ")),
+             qPrintable(w.run_view()->status_text()));
 
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
     QVERIFY(w.start_demo_runs({QStringLiteral("symphony")}, 1));
