@@ -169,11 +169,13 @@ QString TimelineView::describe(std::uint32_t span) const {
   const auto& s = data_->spans[span];
   const auto& slo = s.model < data_->model_slo.size() ? data_->model_slo[s.model] : Duration();
   QString text =
-      tr("<b>%1</b> batch %2 of %3 on %4<br>%5 → %6 (%7)")
+      // "batch 8399 of 1" read as the 8399th of one: the batch's number and its size apart.
+      tr("<b>%1</b> batch #%2, %3, on %4")
           .arg(QString::fromStdString(data_->models[s.model]).toHtmlEscaped())
           .arg(s.batch)
-          .arg(s.size)
-          .arg(QString::fromStdString(data_->gpus[s.gpu]).toHtmlEscaped())
+          .arg(s.size == 1 ? tr("1 request") : tr("%1 requests").arg(s.size))
+          .arg(QString::fromStdString(data_->gpus[s.gpu]).toHtmlEscaped()) +
+      tr("<br>%1 → %2 (%3)")
           .arg(format_duration(ns(s.start)), format_duration(ns(s.end)), format_duration(ns(s.end - s.start)));
   if (slo > Duration()) text += tr("<br>SLO %1").arg(format_duration(ns(slo)));
   text += s.late > 0 ? tr("<br><b>%1 of %2 requests late</b>").arg(s.late).arg(s.size) : tr("<br>all on time");

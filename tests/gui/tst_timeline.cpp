@@ -265,6 +265,12 @@ class TestTimeline : public QObject {
     QCOMPARE(t->spans[*view->selected()].gpu, first.gpu);
     QVERIFY2(runs->details_text().contains(QString::fromStdString(t->models[first.model])),
              qPrintable(runs->details_text()));
+    // Issue 47, defect 11: its number and its size apart ("batch 8399 of 1" read as one of one).
+    const auto& picked = t->spans[*view->selected()];
+    const auto size_text =
+        picked.size == 1 ? QStringLiteral("1 request,") : QStringLiteral("%1 requests,").arg(picked.size);
+    QVERIFY2(runs->details_text().contains(QStringLiteral("batch #%1, %2").arg(picked.batch).arg(size_text)),
+             qPrintable(runs->details_text()));
     // With its requests: the first one's id, and how long each waited.
     const auto listed = t->requests_of(*view->selected());
     QVERIFY(!listed.empty());
