@@ -37,12 +37,17 @@ QVariant PlanComparisonModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
   const auto& s = rows_[static_cast<std::size_t>(index.row())];
   if (role == Qt::TextAlignmentRole)
-    return index.column() >= Throughput && index.column() <= Gpus ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                                  : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
-  if (role == Qt::UserRole) {  // raw values, for sorting and tests
+    return index.column() >= Capacity && index.column() <= Gpus ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+  // A pipeline plan's rate is the most it serves within the SLOs; a glet or cost plan's, the
+  // workload's rate it was sized for.
+  const bool capacity = s.family == engine::PlannerFamily::Pipeline;
+  if (role == Qt::UserRole) {  // raw values, for sorting and tests (0 where the column does not apply)
     switch (index.column()) {
-      case Throughput:
-        return s.throughput_rps;
+      case Capacity:
+        return capacity ? s.throughput_rps : 0.0;
+      case SizedFor:
+        return capacity ? 0.0 : s.throughput_rps;
       case Cost:
         return s.cost;
       case Gpus:
@@ -58,13 +63,15 @@ QVariant PlanComparisonModel::data(const QModelIndex& index, int role) const {
     QString what;
     switch (s.family) {
       case engine::PlannerFamily::Pipeline:
-        what = tr("Throughput: the capacity the pipelines were planned for, req/s in all. GPUs: whole GPUs used.");
+        what = tr("Capacity: the most the pipelines serve within their SLOs, req/s in all. GPUs: whole GPUs used.");
         break;
       case engine::PlannerFamily::Glet:
-        what = tr("Throughput: the rate the glets were given of what the workloads ask, req/s. GPUs: GPUs split.");
+        what = tr("Sized for: the rate the glets were given of what the workloads ask, req/s. GPUs: GPUs split.");
         break;
       case engine::PlannerFamily::Cost:
-        what = tr("Throughput: the rate the plan serves, req/s. Cost: its occupancy cost. Machines: those it rents.");
+        what =
+            tr("Sized for: the application's rate the plan serves, req/s. Cost: its machines × their price "
+               "per hour, billed for the share of a machine used. GPUs: the machines it rents.");
         break;
     }
     return s.note.empty() ? what : what + QStringLiteral("\n") + QString::fromStdString(s.note);
@@ -79,21 +86,12 @@ QVariant PlanComparisonModel::data(const QModelIndex& index, int role) const {
       return QString::fromUtf8(engine::to_string(s.family).data());
     case Feasible:
       return s.feasible ? tr("yes") : tr("no");
-    case Throughput: {
-      // Not one quantity across families: say which this is.
-      const auto number = QString::number(s.throughput_rps, 'f', 1);
-      switch (s.family) {
-        case engine::PlannerFamily::Pipeline:
-          return tr("%1 capacity").arg(number);
-        case engine::PlannerFamily::Glet:
-          return tr("%1 placed").arg(number);
-        case engine::PlannerFamily::Cost:
-          return tr("%1 served").arg(number);
-      }
-      return number;
-    }
+    case Capacity:
+      return capacity ? QString::number(s.throughput_rps, 'f', 1) : QString();
+    case SizedFor:
+      return capacity ? QString() : QString::number(s.throughput_rps, 'f', 1);
     case Cost:
-      return s.family == engine::PlannerFamily::Cost ? QString::number(s.cost, 'f', 3) : QString();
+      return s.family == engine::PlannerFamily::Cost ? tr("%1 $/h").arg(s.cost, 0, 'f', 3) : QString();
     case Gpus:
       return s.gpus;
     case Note:
@@ -114,8 +112,10 @@ QVariant PlanComparisonModel::headerData(int section, Qt::Orientation orientatio
       return tr("Kind");
     case Feasible:
       return tr("OK");
-    case Throughput:
-      return tr("req/s");
+    case Capacity:
+      return tr("Capacity, req/s");
+    case SizedFor:
+      return tr("Sized for, req/s");
     case Cost:
       return tr("Cost");
     case Gpus:

@@ -1,6 +1,8 @@
 // The plans kept in the project side by side (README "The GUI", Planning dock): one row per
-// plan with its system, whether it is feasible, the throughput it plans for, its cost and the
-// GPUs or machines it takes, read from the plan's JSON by the engine's summarize_plan.
+// plan with its system, whether it is feasible, its rate (a pipeline plan's capacity, or the
+// rate a glet or cost plan was sized for: two columns, since they are not one quantity), its cost
+// in $/h and the GPUs or machines it takes, read from the plan's JSON by the engine's
+// summarize_plan.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -14,7 +16,7 @@ namespace servescope::ui {
 class PlanComparisonModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Name, System, Family, Feasible, Throughput, Cost, Gpus, Note, kColumnCount };
+  enum Column { Name, System, Family, Feasible, Capacity, SizedFor, Cost, Gpus, Note, kColumnCount };
 
   explicit PlanComparisonModel(QObject* parent = nullptr);
   void set_project(const Project* project);  // not owned; re-read on every call

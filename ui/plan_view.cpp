@@ -107,9 +107,16 @@ QString model_color(const std::string& model) {
 
 // One bar per GPU, split into its glets in proportion to their size; each glet takes the colour
 // of the model it serves most (a time-shared glet lists all, each with its colour square).
-QString glet_html(const engine::GletPlan& plan) {
-  QString h =
-      QStringLiteral("<p>%1 of %2 %3 GPUs used.</p>").arg(plan.layout.gpus_used()).arg(plan.gpus).arg(esc(plan.gpu));
+QString glet_html(const engine::GletPlan& plan, const Cluster& cluster) {
+  // plan.gpus is where the planner's scaling stopped, not what the cluster has ("1 of 1 V100
+  // GPUs" on a cluster of 4).
+  const auto by_type = cluster.gpus_by_type();
+  const auto there = by_type.find(plan.gpu);
+  QString h = QStringLiteral("<p>%1 of the cluster's %2 %3 GPUs used (the planner scaled up to %4).</p>")
+                  .arg(plan.layout.gpus_used())
+                  .arg(there == by_type.end() ? 0 : there->second)
+                  .arg(esc(plan.gpu))
+                  .arg(plan.gpus);
   h += QStringLiteral("<table cellpadding=3><tr>");
   for (const auto& m : plan.models)
     h += QStringLiteral("<td bgcolor=\"%1\">&nbsp;&nbsp;</td><td>%2: %3 of %4 req/s placed</td>")
@@ -224,7 +231,8 @@ QString budget_ribbons(const engine::CostPlanRecord& plan) {
 
 QString cost_html(const engine::CostPlanRecord& plan) {
   if (!plan.feasible) return {};
-  QString h = QStringLiteral("<p>cost %1 on %2 machines; end-to-end WCL %3 of %4.</p>")
+  // Prices are per machine-hour (the catalog's price_per_hour, in USD for the built-in figures).
+  QString h = QStringLiteral("<p>cost %1 $/h on %2 machines; end-to-end WCL %3 of %4.</p>")
                   .arg(num(plan.total_cost, 3))
                   .arg(plan.machines)
                   .arg(ms(plan.e2e_wcl))
@@ -244,7 +252,7 @@ QString cost_html(const engine::CostPlanRecord& plan) {
       continue;
     }
     h += QStringLiteral(
-             ", %1 req/s, dummy %2 req/s, cost %3</p><table border=1 cellpadding=4><tr><th>GPU</th>"
+             ", %1 req/s, dummy %2 req/s, cost %3 $/h</p><table border=1 cellpadding=4><tr><th>GPU</th>"
              "<th>batch</th><th>concurrency</th><th>machines</th><th>rate</th><th>WCL</th></tr>")
              .arg(num(m.rate_rps), num(m.dummy_rps), num(m.cost, 3));
     for (const auto& t : m.tiers)
@@ -262,7 +270,7 @@ QString cost_html(const engine::CostPlanRecord& plan) {
 
 }  // namespace
 
-QString plan_html(const nlohmann::json& plan) {
+QString plan_html(const nlohmann::json& plan, const Cluster& cluster) {
   engine::PlanSummary s;
   try {
     s = engine::summarize_plan(plan);
@@ -276,12 +284,12 @@ QString plan_html(const nlohmann::json& plan) {
   // The details from the plan's own type, read as strictly as the summary.
   try {
     return h + std::visit(
-                   [](const auto& planned) {
+                   [&cluster](const auto& planned) {
                      using Planned = std::decay_t<decltype(planned)>;
                      if constexpr (std::is_same_v<Planned, engine::PipelinePlan>)
                        return pipeline_html(planned);
                      else if constexpr (std::is_same_v<Planned, engine::GletPlan>)
-                       return glet_html(planned);
+                       return glet_html(planned, cluster);
                      else
                        return cost_html(planned);
                    },
@@ -360,7 +368,7 @@ void PlanView::show_plans(int left, int right) {
     const QSignalBlocker block(side.pick);
     const bool ok = index >= 0 && index < count;
     side.pick->setCurrentIndex(ok ? index + 1 : 0);
-    side.text->setHtml(ok ? plan_html(p->plans[static_cast<std::size_t>(index)].body)
+    side.text->setHtml(ok ? plan_html(p->plans[static_cast<std::size_t>(index)].body, p->scenario.cluster)
                           : tr("<p>Pick a plan of this project.</p>"));
     engine::PlanDiagram diagram;
     if (ok) {

@@ -7,6 +7,8 @@
 #include <QWidget>
 #include <nlohmann/json.hpp>
 
+#include "model/cluster/cluster.h"
+
 class QTextBrowser;
 class QComboBox;
 
@@ -19,7 +21,8 @@ namespace servescope::ui {
 class ProjectDocument;
 
 // The page for one plan (a pipeline-plan, glet-plan or cost-plan body).
-QString plan_html(const nlohmann::json& plan);
+// `cluster`: the project's, so a plan that uses part of it says of how much.
+QString plan_html(const nlohmann::json& plan, const Cluster& cluster);
 
 class PlanView : public QWidget {
   Q_OBJECT

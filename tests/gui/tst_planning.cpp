@@ -48,15 +48,18 @@ class TestPlanning : public QObject {
     const auto value = [&](int row, int column) { return table->index(row, column).data(Qt::UserRole).toDouble(); };
     QCOMPARE(table->index(0, PlanComparisonModel::System).data().toString(), QStringLiteral("ppipe"));
     QCOMPARE(table->index(1, PlanComparisonModel::System).data().toString(), QStringLiteral("np"));
-    QVERIFY(value(0, PlanComparisonModel::Throughput) > value(1, PlanComparisonModel::Throughput));
-    QVERIFY(value(1, PlanComparisonModel::Throughput) > 0);
+    QVERIFY(value(0, PlanComparisonModel::Capacity) > value(1, PlanComparisonModel::Capacity));
+    QVERIFY(value(1, PlanComparisonModel::Capacity) > 0);
     QVERIFY(value(0, PlanComparisonModel::Gpus) > 0);
-    // Each number says what it is: a pipeline plan's throughput is the capacity it plans for.
-    QVERIFY(table->index(0, PlanComparisonModel::Throughput).data().toString().endsWith(QStringLiteral("capacity")));
-    QVERIFY(table->index(0, PlanComparisonModel::Throughput)
+    // Issue 47, defect 8: a column holds one quantity. A pipeline plan's rate is its capacity,
+    // in the Capacity column; the Sized-for column (glet and cost plans) is empty for it.
+    QCOMPARE(table->headerData(PlanComparisonModel::Capacity, Qt::Horizontal).toString(),
+             QStringLiteral("Capacity, req/s"));
+    QCOMPARE(table->index(0, PlanComparisonModel::SizedFor).data().toString(), QString());
+    QVERIFY(table->index(0, PlanComparisonModel::Capacity)
                 .data(Qt::ToolTipRole)
                 .toString()
-                .contains(QStringLiteral("capacity")));
+                .contains(QStringLiteral("Capacity")));
     QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Add plan np"));
     w.document()->undo_stack()->undo();
     QCOMPARE(table->rowCount(), 1);
@@ -155,6 +158,12 @@ class TestPlanning : public QObject {
     const auto* table = panel->comparison();
     QCOMPARE(table->index(0, PlanComparisonModel::Feasible).data().toString(), QStringLiteral("yes"));
     QVERIFY(table->index(0, PlanComparisonModel::Cost).data(Qt::UserRole).toDouble() > 0);
+    // Defect 8: the cost has its unit, and a cost plan's rate is what it was sized for.
+    QVERIFY2(table->index(0, PlanComparisonModel::Cost).data().toString().endsWith(QStringLiteral(" $/h")),
+             qPrintable(table->index(0, PlanComparisonModel::Cost).data().toString()));
+    QCOMPARE(table->index(0, PlanComparisonModel::Capacity).data().toString(), QString());
+    QVERIFY(table->index(0, PlanComparisonModel::SizedFor).data(Qt::UserRole).toDouble() > 0);
+    QVERIFY(w.plan_view()->left_text().contains(QStringLiteral(" $/h on ")));
     QVERIFY2(w.log_text().contains(QStringLiteral("glet could not plan")), qPrintable(w.log_text()));
     // The plan view follows the application's path with each module's budget.
     const auto text = w.plan_view()->left_text();

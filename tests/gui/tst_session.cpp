@@ -51,8 +51,8 @@ class TestSession : public QObject {
     QCOMPARE(w.project()->plans.size(), std::size_t{2});
     const auto* table = w.planning()->comparison();
     QCOMPARE(table->rowCount(), 2);
-    const double ppipe = table->index(0, PlanComparisonModel::Throughput).data(Qt::UserRole).toDouble();
-    const double np = table->index(1, PlanComparisonModel::Throughput).data(Qt::UserRole).toDouble();
+    const double ppipe = table->index(0, PlanComparisonModel::Capacity).data(Qt::UserRole).toDouble();
+    const double np = table->index(1, PlanComparisonModel::Capacity).data(Qt::UserRole).toDouble();
     QVERIFY2(ppipe > 0 && np > 0, qPrintable(QStringLiteral("%1 %2").arg(ppipe).arg(np)));
     QVERIFY(ppipe >= np);
 
@@ -151,6 +151,9 @@ class TestSession : public QObject {
     QVERIFY2(left.contains(QStringLiteral("GPU 0")) && left.contains(QStringLiteral("duty cycle")),
              qPrintable(left.left(600)));
     QVERIFY(left.contains(QStringLiteral("resnet50")) && left.contains(QStringLiteral("mobilenet_v2")));
+    // Issue 47, defect 8: how many of the cluster's GPUs the plan uses, not of where the planner's
+    // scaling stopped ("1 of 1 V100 GPUs used" on a cluster of 4).
+    QVERIFY2(left.contains(QStringLiteral("of the cluster's 4 RTX2080Ti GPUs used")), qPrintable(left.left(400)));
     QVERIFY(w.plan_view()->right_text().contains(QStringLiteral("50 %")));
 
     const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
