@@ -1,5 +1,6 @@
 #include "widgets/plan_diagram_view.h"
 
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -90,6 +91,55 @@ void PlanDiagramView::paintEvent(QPaintEvent*) {
     paint_arrow(p, arrow);
   for (const auto& item : diagram_.items)
     paint_item(p, item);
+  // Labels last, over everything: a box drawn after a label would cut it.
+  for (std::size_t k = 0; k < diagram_.arrows.size(); ++k)
+    paint_arrow_label(p, k);
+}
+
+QRectF PlanDiagramView::arrow_band(std::size_t arrow) const {
+  const auto& a = diagram_.arrows[arrow];
+  const auto from = item_rect(a.from), to = item_rect(a.to);
+  const double left = std::min(from.right(), to.left()), right = std::max(from.right(), to.left());
+  const double top = std::min(from.center().y(), to.center().y()) - 20;
+  const double bottom = std::max(from.center().y(), to.center().y()) + 20;
+  return {left, top, right - left, bottom - top};
+}
+
+std::optional<std::size_t> PlanDiagramView::arrow_at(QPointF pos) const {
+  for (std::size_t k = 0; k < diagram_.arrows.size(); ++k)
+    if (arrow_band(k).contains(pos)) return k;
+  return std::nullopt;
+}
+
+QStringList PlanDiagramView::arrow_label_lines(std::size_t arrow) const {
+  const auto label = QString::fromStdString(diagram_.arrows[arrow].label);
+  if (label.isEmpty()) return {};
+  const QFontMetricsF metrics(font());
+  const double room = arrow_band(arrow).width() - 4;
+  QStringList lines;
+  for (const auto& part : label.split(QStringLiteral(" · ")))
+    lines << metrics.elidedText(part, Qt::ElideRight, room);
+  return lines;
+}
+
+void PlanDiagramView::paint_arrow_label(QPainter& p, std::size_t arrow) {
+  const auto lines = arrow_label_lines(arrow);
+  if (lines.isEmpty()) return;
+  const auto pal = palette();
+  const auto band = arrow_band(arrow);
+  const auto& a = diagram_.arrows[arrow];
+  const double mid_y = (item_rect(a.from).center().y() + item_rect(a.to).center().y()) / 2;
+  const double line_h = p.fontMetrics().height();
+  for (qsizetype k = 0; k < lines.size(); ++k) {
+    // The first part above the arrow, the others below it, each on the base colour so the curve
+    // does not run through the text.
+    const double w = p.fontMetrics().horizontalAdvance(lines[k]) + 4;
+    const double y = k == 0 ? mid_y - 3 - line_h : mid_y + 3 + static_cast<double>(k - 1) * line_h;
+    const QRectF r(band.center().x() - w / 2, y, w, line_h);
+    p.fillRect(r, pal.color(QPalette::Base));
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(r, Qt::AlignCenter, lines[k]);
+  }
 }
 
 void PlanDiagramView::paint_item(QPainter& p, const engine::DiagramItem& item) {
@@ -190,11 +240,6 @@ void PlanDiagramView::paint_arrow(QPainter& p, const engine::DiagramArrow& arrow
   head.closeSubpath();
   p.setBrush(colour);
   p.drawPath(head);
-  if (!arrow.label.empty()) {
-    p.setPen(pal.color(QPalette::Text));
-    const QRectF label((from.x() + to.x()) / 2 - 40, std::min(from.y(), to.y()) - 20, 80, 16);
-    p.drawText(label, Qt::AlignCenter, QString::fromStdString(arrow.label));
-  }
 }
 
 void PlanDiagramView::mouseReleaseEvent(QMouseEvent* event) {
@@ -209,6 +254,8 @@ bool PlanDiagramView::event(QEvent* event) {
     auto* help = static_cast<QHelpEvent*>(event);
     if (const auto hit = item_at(help->pos()))
       QToolTip::showText(help->globalPos(), QString::fromStdString(diagram_.items[*hit].tooltip), this);
+    else if (const auto arrow = arrow_at(help->pos()); arrow && !diagram_.arrows[*arrow].tooltip.empty())
+      QToolTip::showText(help->globalPos(), QString::fromStdString(diagram_.arrows[*arrow].tooltip), this);
     else
       QToolTip::hideText();
     return true;

@@ -5,6 +5,7 @@
 // (itemSelected with the diagram's selection id). Two views side by side share their scales.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 #include <optional>
 
@@ -29,6 +30,13 @@ class PlanDiagramView : public QWidget {
   const std::string& selected() const { return selected_; }
   std::optional<std::size_t> item_at(QPointF pos) const;  // the topmost selectable item
   QRectF item_rect(std::size_t item) const;               // where an item is painted
+  // The band between an arrow's two items that holds its label (above the arrow its first part,
+  // below it the rest), and the arrow whose band holds `pos`.
+  QRectF arrow_band(std::size_t arrow) const;
+  std::optional<std::size_t> arrow_at(QPointF pos) const;
+  // An arrow's label as painted: a line per part, each elided to its band only where the band is
+  // narrower than the text (the tooltip then has it whole).
+  QStringList arrow_label_lines(std::size_t arrow) const;
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return {200, 120}; }
@@ -44,6 +52,7 @@ class PlanDiagramView : public QWidget {
  private:
   void paint_item(QPainter& p, const engine::DiagramItem& item);
   void paint_arrow(QPainter& p, const engine::DiagramArrow& arrow);
+  void paint_arrow_label(QPainter& p, std::size_t arrow);
 
   engine::PlanDiagram diagram_;
   double capacity_scale_rps_ = 0;

@@ -13,7 +13,8 @@ namespace servescope::engine {
 namespace {
 
 constexpr double kMargin = 12;
-constexpr double kPoolWidth = 170, kPoolHeight = 76, kPoolGap = 74;
+// The gap holds an arrow's label: its transfer time above the arrow, its bytes below.
+constexpr double kPoolWidth = 170, kPoolHeight = 76, kPoolGap = 96;
 constexpr double kHeadingHeight = 26;
 constexpr double kGpuBarWidth = 640, kGpuBarHeight = 58;
 constexpr double kModuleWidth = 190, kModuleGap = 60, kTierLine = 18;  // a chip and its gap
@@ -87,12 +88,15 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
         if (k > 0) {
           const auto& before = p.partitions[k - 1];
           // Bytes where the plan kept them (plans from before it did have only the time).
-          d.arrows.push_back(
-              {d.items.size() - 2, d.items.size() - 1,
-               diagram_ms(before.transfer) +
-                   (before.transfer_bytes > 0 ? " · " + format_bytes(static_cast<std::uint64_t>(before.transfer_bytes))
-                                              : ""),
-               false});
+          const auto bytes = before.transfer_bytes > 0 ? format_bytes(static_cast<std::uint64_t>(before.transfer_bytes))
+                                                       : std::string();
+          d.arrows.push_back({d.items.size() - 2, d.items.size() - 1,
+                              diagram_ms(before.transfer) + (bytes.empty() ? "" : " · " + bytes), false,
+                              m.name + " pipeline " + std::to_string(index) + ": pool " + std::to_string(k) +
+                                  " → pool " + std::to_string(k + 1) + "\na batch's feature maps after block " +
+                                  std::to_string(before.blocks.end - 1) +
+                                  (bytes.empty() ? std::string() : ", " + bytes + ",") + " cross the network in " +
+                                  diagram_ms(before.transfer)});
         }
         x += kPoolWidth + kPoolGap;
       }
@@ -238,7 +242,9 @@ PlanDiagram cost(const CostPlanRecord& plan) {
   }
   for (const auto& [from, to] : plan.edges)
     if (item_of.contains(from) && item_of.contains(to))
-      d.arrows.push_back({item_of[from], item_of[to], "", critical.contains(from) && critical.contains(to)});
+      d.arrows.push_back(
+          {item_of[from], item_of[to], "", critical.contains(from) && critical.contains(to),
+           from + " → " + to + (critical.contains(from) && critical.contains(to) ? "\non the critical path" : "")});
   d.width = std::max(2 * kMargin + columns * (kModuleWidth + kModuleGap) - kModuleGap, 480.0);
   double bottom = y;
   for (const auto& [column, at] : column_y)

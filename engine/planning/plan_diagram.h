@@ -36,8 +36,9 @@ struct DiagramItem {
 
 struct DiagramArrow {
   std::size_t from = 0, to = 0;  // item indices
-  std::string label;             // transfer time
+  std::string label;             // transfer time (" · " then its bytes, where the plan has them)
   bool emphasised = false;       // along the critical path
+  std::string tooltip;           // what crosses it, in full
 };
 
 struct PlanDiagram {

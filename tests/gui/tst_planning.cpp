@@ -18,6 +18,7 @@
 #include "ui/planning_panel.h"
 #include "ui/project_document.h"
 #include "ui/run_view.h"
+#include "widgets/plan_diagram_view.h"
 #include "widgets/timeline_view.h"
 
 using servescope::ui::MainWindow;
@@ -60,6 +61,23 @@ class TestPlanning : public QObject {
                 .data(Qt::ToolTipRole)
                 .toString()
                 .contains(QStringLiteral("Capacity")));
+    // Issue 47, defect 1: the arrows between pools show their whole label in the gap (it was cut
+    // at both ends by the pool boxes, "0.27 ms" read "27 ms") and say what crosses in a tooltip.
+    w.plan_view()->show_plans(0, 1);
+    auto* diagram = w.plan_view()->findChild<servescope::widgets::PlanDiagramView*>(QStringLiteral("planDiagram"));
+    QVERIFY(diagram);
+    int labelled = 0;
+    for (std::size_t k = 0; k < diagram->diagram().arrows.size(); ++k) {
+      const auto& arrow = diagram->diagram().arrows[k];
+      if (arrow.label.empty()) continue;
+      ++labelled;
+      QCOMPARE(diagram->arrow_label_lines(k).join(QStringLiteral(" · ")), QString::fromStdString(arrow.label));
+      const auto band = diagram->arrow_band(k);
+      QVERIFY(!band.intersects(diagram->item_rect(arrow.from)) && !band.intersects(diagram->item_rect(arrow.to)));
+      QCOMPARE(diagram->arrow_at(band.center()), std::optional<std::size_t>(k));
+      QVERIFY2(QString::fromStdString(arrow.tooltip).contains(QStringLiteral("feature maps")), arrow.tooltip.c_str());
+    }
+    QVERIFY(labelled > 0);
     QCOMPARE(w.document()->undo_stack()->undoText(), QStringLiteral("Add plan np"));
     w.document()->undo_stack()->undo();
     QCOMPARE(table->rowCount(), 1);
