@@ -44,6 +44,7 @@
 #include "model/io/document.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
+#include "model/io/json_text.h"
 #include "ui/charts_view.h"
 #include "ui/cluster_editor.h"
 #include "ui/compare_view.h"
@@ -375,7 +376,13 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
   if (interactive && !may_discard_changes()) return false;
   std::unique_ptr<Project> loaded;
   try {
-    auto doc = load_document(location.toStdString());
+    const auto json = parse_json_text(read_document_text(location.toStdString()), location.toStdString());
+    // A run file opens on the scenario it names, the run kept in it.
+    if (engine::artifact_kind(json) == engine::ArtifactKind::RunResult)
+      return open_run_file(
+          location, QString::fromStdString(JsonCursor(json, location.toStdString()).string_or("scenario_file", "")),
+          interactive);
+    auto doc = document_from_json(json, location.toStdString());
     for (const auto& w : doc.warnings)
       log(tr("warning: %1").arg(QString::fromStdString(w)));
     loaded = std::make_unique<Project>(project_from_document(std::move(doc), location.toStdString()));
@@ -392,6 +399,31 @@ bool MainWindow::open_location(const QString& location, bool interactive) {
   log(tr("opened %1").arg(location));
   remember_recent(location);
   update_title();
+  return true;
+}
+
+bool MainWindow::open_run_file(const QString& location, const QString& scenario, bool interactive) {
+  // A run is shown on the scenario it ran: open that, then keep the run in it.
+  const auto refuse = [&](const QString& why) {
+    log(tr("error: %1").arg(why));
+    if (interactive) QMessageBox::warning(this, tr("Cannot open"), why);
+    return false;
+  };
+  if (scenario.isEmpty())
+    return refuse(tr("%1 is a run that does not name the scenario it ran (no scenario_file): open that "
+                     "scenario, then File → Import run")
+                      .arg(location));
+  if (!scenario.startsWith(QString::fromLatin1(kBuiltinPrefix.data())) && !QFileInfo::exists(scenario))
+    return refuse(tr("%1 is a run of %2, which is not there any more: open its scenario, then File → Import run")
+                      .arg(location, scenario));
+  // A scenario_file that names a run (itself, or another) is refused, never followed.
+  if (opening_run_) return refuse(tr("%1 names a run file as its scenario").arg(location));
+  opening_run_ = true;
+  const bool opened = open_location(scenario, interactive);
+  opening_run_ = false;
+  if (!opened) return false;
+  const auto why = import_run(location);
+  if (!why.isEmpty()) return refuse(why);
   return true;
 }
 

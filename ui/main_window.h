@@ -43,6 +43,7 @@ class MainWindow : public QMainWindow {
 
   // Opens a project or scenario file, or a "builtin:" resource. On failure the current project
   // stays open, the error goes to the log and (when `interactive`) to a message box.
+  // A project, a scenario, or a run file (opened on the scenario it names, the run kept in it).
   bool open_location(const QString& location, bool interactive = true);
   bool save_to(const QString& path, bool interactive = true);
 
@@ -136,6 +137,8 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // A run file, on `scenario`, the scenario it names ("" when it names none).
+  bool open_run_file(const QString& location, const QString& scenario, bool interactive);
   void build_actions();  // the menus, below
   void build_file_menu();
   void build_edit_menu();
@@ -191,6 +194,7 @@ class MainWindow : public QMainWindow {
   QTreeView* tree_ = nullptr;
   QTextBrowser* details_ = nullptr;
   QPlainTextEdit* log_ = nullptr;
+  bool opening_run_ = false;  // open_run_file is opening the scenario a run names
 };
 
 }  // namespace servescope::ui

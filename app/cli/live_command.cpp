@@ -214,6 +214,7 @@ void add_scheduler(CLI::App* live, const GlobalOptions& global, CommandBody& run
                                {"failure", scheduler.recording_failure()}};
         auto write = [&](const engine::SimulationResult& result, const std::string& path) {
           auto json = engine::run_result_to_json(result, scenario.name);
+          json["scenario_file"] = args->sim.scenario_location();
           json["timeline"] = engine::to_json(engine::timeline_of(result));
           // How late its decisions and messages were, for `predict` to draw (docs/formats.md).
           json["scheduler"] = loop;

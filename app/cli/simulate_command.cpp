@@ -126,6 +126,7 @@ void add_simulate_command(CLI::App& app, const GlobalOptions& global, CommandBod
                                                                                    : engine::TimelineEncoding::Rows));
       }
       auto json = engine::run_result_to_json(result, scenario.name);
+      json["scenario_file"] = args->sim.scenario_location();
       files.describe(json);
       if (!args->out.empty()) {
         throw_if_stopped();

@@ -81,6 +81,13 @@ Scenario SimulationArgs::load_scenario() const {
   return project_from_document(std::move(doc), scenario_file).scenario;
 }
 
+std::string SimulationArgs::scenario_location() const {
+  if (scenario_file.starts_with(kBuiltinPrefix)) return scenario_file;
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(scenario_file, ec);
+  return ec ? scenario_file : absolute.lexically_normal().string();
+}
+
 engine::SimulationSpec SimulationArgs::to_spec() {
   engine::SimulationSpec spec;
   spec.system = system;

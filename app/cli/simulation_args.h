@@ -41,6 +41,9 @@ struct SimulationArgs {
   // the plan and stops at SIGINT or SIGTERM (signal_handling.h); throws on bad input.
   engine::SimulationSpec to_spec();
   Scenario load_scenario() const;
+  // Where the scenario came from, for a run file to name (its "scenario_file"): the file's
+  // absolute path, or the built-in name as given. The GUI opens a run file with it.
+  std::string scenario_location() const;
 
  private:
   CLI::Option* system_option_ = nullptr;

@@ -41,6 +41,7 @@ TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
   const auto run = nlohmann::json::parse(servescope::test::read_file(out));
   EXPECT_EQ(run["kind"], "run-result");
   EXPECT_EQ(run["system"], "symphony");
+  EXPECT_EQ(run["scenario_file"], "builtin:projects/demo.json");  // what the GUI opens it with
   EXPECT_EQ(run["config"]["seed"], 7);
   EXPECT_DOUBLE_EQ(run["config"]["offered_rate_rps"].get<double>(), 3000.0);
   EXPECT_EQ(run["models"].size(), 37u);

@@ -396,6 +396,50 @@ class TestMainWindow : public QObject {
     QCOMPARE(w.import_run(path), QString());  // its own cluster
   }
 
+  // Issue 47, defect 12: `servescope RUN.json` (and File → Open) opens a run file on the scenario
+  // it names, the run kept in it and shown (it said "unknown kind 'run-result'"); one that names
+  // no scenario, or a run as its scenario, is refused saying what to open instead.
+  void aRunFileOpensOnItsScenario() {
+    QTemporaryDir dir;
+    nlohmann::json body;
+    {
+      MainWindow w;
+      w.set_interactive(false);
+      QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+      QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
+      QVERIFY(w.run_view()->simulate(QStringLiteral("symphony"), 1));
+      QVERIFY(done.wait(120000));
+      body = w.project()->runs.back().body;
+    }
+    const auto write = [&](const QString& name, const nlohmann::json& json) {
+      const auto path = dir.filePath(name);
+      QFile out(path);
+      out.open(QIODevice::WriteOnly);
+      out.write(QByteArray::fromStdString(json.dump()));
+      return path;
+    };
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    const auto anonymous = write(QStringLiteral("anonymous.json"), body);
+    QVERIFY(!w.open_location(anonymous, false));
+    QVERIFY2(w.log_text().contains(QStringLiteral("does not name the scenario")), qPrintable(w.log_text()));
+    QVERIFY(w.project()->scenario.cluster.nodes.empty());  // nothing else was opened
+
+    body["scenario_file"] = "builtin:projects/demo.json";
+    const auto named = write(QStringLiteral("run-of-demo.json"), body);
+    QVERIFY(w.open_location(named, false));
+    QCOMPARE(w.location(), QStringLiteral("builtin:projects/demo.json"));
+    QCOMPARE(w.project()->runs.size(), std::size_t{1});
+    QCOMPARE(w.project()->runs.back().name, std::string("run-of-demo"));
+    QVERIFY(w.run_view()->status_text().startsWith(QStringLiteral("run-of-demo: ")));
+
+    body["scenario_file"] = dir.filePath(QStringLiteral("itself.json")).toStdString();
+    const auto itself = write(QStringLiteral("itself.json"), body);
+    QVERIFY(!w.open_location(itself, false));
+    QVERIFY2(w.log_text().contains(QStringLiteral("names a run file as its scenario")), qPrintable(w.log_text()));
+  }
+
   void selectionShowsDetails() {
     MainWindow w;
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
