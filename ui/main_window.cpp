@@ -307,7 +307,11 @@ void MainWindow::build_docks() {
   // Wide enough that the headings and counts show whole ("Applications (12)"), not "Applicat…".
   tree_->setMinimumWidth(tree_->fontMetrics().horizontalAdvance(QStringLiteral("Applications (999)")) +
                          3 * tree_->indentation());
-  connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this] { show_selection(); });
+  // The user's pick, not the tree's current index: a tree that takes the focus (as when the page
+  // that held it is hidden by a tab change) makes its first row current without selecting it, and
+  // following that switched to Details in the middle of the tab change, which then painted two
+  // pages at once.
+  connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { show_selection(); });
   auto* tree_dock = new QDockWidget(tr("Project"), this);
   tree_dock->setObjectName(QStringLiteral("projectDock"));
   tree_dock->setWidget(tree_);

@@ -249,7 +249,10 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
     timelines_.clear();
     view_->set_timeline(nullptr);
     status_->clear();  // it spoke of the closed project's last run
+    view_->set_empty_text({});
     refresh();
+    // The run the picker shows is the one on the canvas (or the reason it cannot be).
+    if (runs_->count() > 0) show_run(runs_->currentText());
   });
   refresh();
   show_selection();
@@ -296,11 +299,15 @@ bool RunView::show_run(const QString& name) {
   if (!timeline) {
     if (doc_->project() && std::ranges::any_of(doc_->project()->runs, [&](const SavedArtifact& a) {
           return a.name == name.toStdString() && engine::artifact_kind(a) == engine::ArtifactKind::RunResult;
-        }))
+        })) {
+      // The run is picked, so the canvas says why it is empty, not "No run yet".
+      view_->set_empty_text(why);
       view_->set_timeline(nullptr);
+    }
     status_->setText(why);
     return false;
   }
+  view_->set_empty_text({});
   view_->set_timeline(timeline);
   view_->set_now(std::nullopt);
   warmup_ns_ = 0;

@@ -4,6 +4,8 @@
 // a save never silently replaces what another window saved.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
 #include <QDialog>
 #include <QDir>
 #include <QFile>
@@ -234,6 +236,15 @@ class TestMainWindow : public QObject {
     QVERIFY(w.run_view()->show_run(second));
     QVERIFY2(w.run_view()->status_text().startsWith(second + QStringLiteral(": ")),
              qPrintable(w.run_view()->status_text()));
+    // Reopened, the Run tab shows the run its picker names, not an empty canvas.
+    QTemporaryDir dir;
+    QVERIFY(w.save_to(dir.filePath(QStringLiteral("demo-with-runs.json")), false));
+    QVERIFY(w.open_location(dir.filePath(QStringLiteral("demo-with-runs.json")), false));
+    QVERIFY(w.run_view()->timeline()->timeline());
+    const auto picked = w.run_view()->findChild<QComboBox*>(QStringLiteral("runs"))->currentText();
+    QVERIFY(picked == first || picked == second);
+    QVERIFY2(w.run_view()->status_text().startsWith(picked + QStringLiteral(": ")),
+             qPrintable(w.run_view()->status_text()));
 
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
     QVERIFY(w.start_demo_runs({QStringLiteral("symphony")}, 1));
@@ -438,6 +449,32 @@ class TestMainWindow : public QObject {
     const auto itself = write(QStringLiteral("itself.json"), body);
     QVERIFY(!w.open_location(itself, false));
     QVERIFY2(w.log_text().contains(QStringLiteral("names a run file as its scenario")), qPrintable(w.log_text()));
+  }
+
+  // Issue 47, defect 4: Details → Run → Simulate → Charts showed the Details page's text through
+  // the Charts (and then the Run) page: the project tree, taking the focus from the hidden Run
+  // page, made its first row current and that switched to Details in the middle of the tab change.
+  void aTabChangeShowsOnePage() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1280, 800);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    tabs->setCurrentWidget(w.details_view());
+    tabs->setCurrentWidget(w.run_view());
+    QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
+    QVERIFY(w.run_view()->simulate(QStringLiteral("symphony"), 1));
+    QVERIFY(done.wait(120000));
+    w.run_view()->findChild<QComboBox*>(QStringLiteral("runSource"))->setFocus();
+    QTRY_VERIFY(w.run_view()->isAncestorOf(QApplication::focusWidget()));
+    auto* charts = tabs->widget(tabs->indexOf(w.run_view()) + 1);
+    tabs->setCurrentWidget(charts);
+    QCOMPARE(tabs->currentWidget(), charts);
+    QVERIFY(!w.details_view()->isVisible());
+    tabs->setCurrentWidget(w.run_view());
+    QVERIFY(!w.details_view()->isVisible() && !charts->isVisible());
   }
 
   void selectionShowsDetails() {
