@@ -87,7 +87,7 @@ void TeachingPanel::run_changed() {
   step_ = -1;
   play_->setChecked(false);
   steps_->clear();
-  view_->set_annotation({});
+  view_->set_annotation({}, 0, 0);
   headline_->setText(view_->timeline()
                          ? tr("Pick a batch and press <b>Tell a request</b> to follow one request through the run, "
                               "step by step, with the data plane's reason for each decision.")
@@ -170,7 +170,11 @@ void TeachingPanel::go_to(int step) {
   view_->set_now(s.at.count_ns());
   const auto* t = view_->timeline();
   view_->reveal(s.at.count_ns(), span ? std::optional(t->spans[*span].gpu) : std::nullopt, story_->model);
-  view_->set_annotation(note_of(step_));
+  // The note holds while the line is within the step (an instant's until its next step).
+  const auto until = step_ + 1 < static_cast<int>(story_->steps.size())
+                         ? story_->steps[static_cast<std::size_t>(step_ + 1)].at
+                         : s.until;
+  view_->set_annotation(note_of(step_), s.at.count_ns(), std::max(s.until, until).count_ns());
   back_->setEnabled(step_ > 0);
   next_->setEnabled(step_ + 1 < static_cast<int>(story_->steps.size()));
 }

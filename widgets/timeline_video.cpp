@@ -69,7 +69,7 @@ QString export_timeline_video(const TimelineView& source, const TimelineVideoOpt
     const auto now = o.from_ns + (o.to_ns - o.from_ns) * k / std::max(1, frames - 1);
     painter.state()->follow_window(now - window * 3 / 4, now + window / 4);
     painter.set_now(now);
-    painter.set_annotation(o.annotation ? o.annotation(now) : source.annotation());
+    painter.set_annotation(o.annotation ? o.annotation(now) : source.annotation_at(now), now, now);
     painter.render(&frame);
     // Rows of an RGB888 image are padded to 4 bytes; ffmpeg wants them packed.
     for (int y = 0; y < size.height(); ++y) {

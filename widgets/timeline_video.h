@@ -22,7 +22,8 @@ struct TimelineVideoOptions {
   std::int64_t to_ns = 0;
   std::int64_t window_ns = 0;  // how much of the run each frame shows (0: a tenth of the stretch)
   QString ffmpeg = QStringLiteral("ffmpeg");
-  // Teaching mode: the note to show at each frame's "now" (none: the view's own note).
+  // Teaching mode: the note to show at each frame's "now" (none: the view's own note, where the
+  // frame's "now" is within its moment).
   std::function<QString(std::int64_t now_ns)> annotation;
 };
 

@@ -92,6 +92,8 @@ void TimelineView::render_content(QPainter& p, int width, std::optional<TimeRang
   twin.flows_shown_ = flows_shown_;
   twin.now_ = now_;
   twin.annotation_ = annotation_;
+  twin.annotation_from_ns_ = annotation_from_ns_;
+  twin.annotation_to_ns_ = annotation_to_ns_;
   twin.origin_ns_ = origin_ns_;
   twin.state_->set_filter(state_->filter());
   twin.rebuild_rows();
@@ -255,13 +257,20 @@ void TimelineView::set_now(std::optional<std::int64_t> now_ns) {
   update();
 }
 
+QString TimelineView::annotation_at(std::optional<std::int64_t> now_ns) const {
+  if (!now_ns || *now_ns < annotation_from_ns_ || *now_ns > annotation_to_ns_) return {};
+  return annotation_;
+}
+
 void TimelineView::set_time_origin(std::int64_t origin_ns) {
   origin_ns_ = origin_ns;
   update();
 }
 
-void TimelineView::set_annotation(const QString& text) {
+void TimelineView::set_annotation(const QString& text, std::int64_t from_ns, std::int64_t to_ns) {
   annotation_ = text;
+  annotation_from_ns_ = from_ns;
+  annotation_to_ns_ = to_ns;
   update();
 }
 

@@ -117,8 +117,11 @@ class TimelineView : public QWidget {
     update();
   }
   // A note drawn beside the playback line (teaching mode); empty hides it.
-  void set_annotation(const QString& text);
-  const QString& annotation() const { return annotation_; }
+  // Shown only while the playback line is within [from_ns, to_ns]: a note about a moment of the
+  // run, not one pinned over whatever the line passes next (Play, a video of the run).
+  void set_annotation(const QString& text, std::int64_t from_ns, std::int64_t to_ns);
+  // The note at `now_ns` ("" when none, or the line is past its moment).
+  QString annotation_at(std::optional<std::int64_t> now_ns) const;
   std::optional<std::int64_t> now_ns() const { return now_; }
 
   std::optional<std::uint32_t> selected() const { return state_->selected_in(data_.get()); }
@@ -260,6 +263,7 @@ class TimelineView : public QWidget {
   std::optional<std::int64_t> now_;
   std::int64_t origin_ns_ = 0;
   QString annotation_;
+  std::int64_t annotation_from_ns_ = 0, annotation_to_ns_ = 0;
   std::vector<std::uint32_t> linked_;  // the selection's pipeline stages
   std::vector<engine::FlowStep> flow_;
   bool flows_shown_ = true;

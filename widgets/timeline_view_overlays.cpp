@@ -142,12 +142,13 @@ void TimelineView::paint_flow(QPainter& p) {
 // Teaching mode's note: a box beside the playback line (left of it near the right edge), its
 // first line bold.
 void TimelineView::paint_annotation(QPainter& p) {
-  if (annotation_.isEmpty()) return;
+  const auto annotation = annotation_at(now_);
+  if (annotation.isEmpty()) return;
   const auto pal = palette();
   const double line_x = now_ ? x_of(*now_) : kLabelWidth + 12;
   const double width = std::min(360.0, std::max(160.0, (plot_right() - kLabelWidth) / 2.5));
-  const auto title = annotation_.section(QLatin1Char('\n'), 0, 0);
-  const auto rest = annotation_.section(QLatin1Char('\n'), 1);
+  const auto title = annotation.section(QLatin1Char('\n'), 0, 0);
+  const auto rest = annotation.section(QLatin1Char('\n'), 1);
   QFont bold = font();
   bold.setBold(true);
   const QFontMetricsF bold_metrics(bold), metrics(font());

@@ -84,6 +84,10 @@ struct DropMark {
   std::uint32_t model = 0;
   DropReason reason = DropReason::DeadlineUnreachable;
   std::optional<RequestId> request;  // which one (timelines written before it was kept: unknown)
+  // When it arrived and its deadline, so a story of it starts at its arrival and shows its wait
+  // (timelines written before they were kept: unknown).
+  std::optional<Time> arrival;
+  Time deadline;
 };
 
 // One request of an executed batch, for listing a batch's requests.
@@ -136,7 +140,7 @@ class TimelineRecorder final : public RunRecorder {
   }
   void on_drop(const Request& r, DropReason why, Time when) override {
     if (r.internal) return;
-    drops_.push_back({when, r.model, why, r.id});
+    drops_.push_back({when, r.model, why, r.id, r.arrival, r.deadline});
     leave_queue(r, when);
   }
   void on_complete(const Request& r, Time, Time end) override {

@@ -60,7 +60,15 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
       }
   const auto drop = std::ranges::find_if(data.drops, [&](const DropMark& d) { return d.request == id; });
   if (!known && drop == data.drops.end()) return std::nullopt;
-  if (!known) story.model = drop->model;
+  if (!known) {
+    story.model = drop->model;
+    // A request dropped before any batch took it: its arrival and its wait come from the drop.
+    if (drop->arrival) {
+      story.arrival = *drop->arrival;
+      story.deadline = drop->deadline;
+      known = true;
+    }
+  }
   const auto slo = story.model < data.model_slo.size() ? data.model_slo[story.model] : Duration();
   const auto& model = story.model < data.models.size() ? data.models[story.model] : std::string("?");
   if (known) {
@@ -71,6 +79,15 @@ std::optional<RequestStory> request_story(const TimelineData& data, const Timeli
                            {},
                            "A " + model + " request arrives at " + at(story.arrival),
                            "its deadline is " + at(story.deadline) + ", its SLO " + story_ms(slo) + " later"});
+  }
+  if (carried.empty() && known && drop->time > story.arrival) {
+    story.steps.push_back({StoryStep::Kind::Waiting,
+                           story.arrival,
+                           drop->time,
+                           {},
+                           {},
+                           "It waits " + story_ms(drop->time - story.arrival) + " in " + model + "'s queue",
+                           "and no batch takes it (the next step says why)"});
   }
   if (!carried.empty()) {
     const auto& first = data.spans[carried.front()];

@@ -17,7 +17,7 @@ const std::vector<std::string> kSpanColumns{"gpu",    "model",     "batch", "siz
 const std::vector<std::string> kTransferColumns{"from_gpu", "to_gpu", "batch", "bytes", "start_us", "end_us"};
 const std::vector<std::string> kQueueColumns{"time_us", "model", "depth"};
 const std::vector<std::string> kRequestColumns{"request", "arrival_us", "deadline_us"};
-const std::vector<std::string> kDropColumns{"time_us", "model", "reason", "request"};
+const std::vector<std::string> kDropColumns{"time_us", "model", "reason", "request", "arrival_us", "deadline_us"};
 
 // Times in a timeline may precede the run's origin (a warm-up), by as much as they may follow it.
 constexpr double kMinTimeUs = -kMaxFileDurationUs;
@@ -223,7 +223,9 @@ nlohmann::json to_json(const TimelineData& t, TimelineEncoding encoding) {
   nlohmann::json drops = nlohmann::json::array();
   for (const auto& d : t.drops)
     drops.push_back({d.time.to_us(), d.model, std::string(to_string(d.reason)),
-                     d.request ? nlohmann::json(*d.request) : nlohmann::json(nullptr)});
+                     d.request ? nlohmann::json(*d.request) : nlohmann::json(nullptr),
+                     d.arrival ? nlohmann::json(d.arrival->to_us()) : nlohmann::json(nullptr),
+                     d.arrival ? nlohmann::json(d.deadline.to_us()) : nlohmann::json(nullptr)});
   // Requests follow the spans' order, so a reader finds each span's at the running offset.
   nlohmann::json requests = nlohmann::json::array();
   if (!t.requests.empty())
@@ -367,7 +369,7 @@ void read_drops(const JsonCursor& root, TimelineData& t) {
   if (!d || d->value().empty()) return;
   const RowReader rows(root, "drop_columns", "drops", {"time_us", "model", "reason"});
   const int time_us = rows.index("time_us"), model = rows.index("model"), reason = rows.index("reason"),
-            request = rows.index("request");
+            request = rows.index("request"), arrival = rows.index("arrival_us"), deadline = rows.index("deadline_us");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto row = rows.row(i);
     // Which request: a column files gained later; null (or no column) where it is not known.
@@ -379,8 +381,18 @@ void read_drops(const JsonCursor& root, TimelineData& t) {
         text.value().is_string() ? parse_drop_reason(text.value().get_ref<const std::string&>()) : std::nullopt;
     if (!why)
       text.fail("expected a drop reason (deadline-unreachable, window-drop, …), got " + describe_json(text.value()));
-    t.drops.push_back(
-        {instant(row, time_us), static_cast<std::uint32_t>(number(row, model, 0, last_model(t))), *why, id});
+    DropMark mark{instant(row, time_us),
+                  static_cast<std::uint32_t>(number(row, model, 0, last_model(t))),
+                  *why,
+                  id,
+                  std::nullopt,
+                  Time()};
+    // Its arrival and deadline: columns files gained later still; null where not known.
+    if (arrival >= 0 && deadline >= 0 && !row.element(static_cast<std::size_t>(arrival)).value().is_null()) {
+      mark.arrival = instant(row, arrival);
+      mark.deadline = instant(row, deadline);
+    }
+    t.drops.push_back(mark);
   }
 }
 

@@ -9,8 +9,10 @@
 namespace servescope::engine {
 namespace {
 
-// Version 1 of the column layout below; a reader refuses any other.
-constexpr const char* kEncoding = "columns-1+zlib+base64";
+// Version 2 of the column layout below (version 1 lacks the drops' arrivals); a reader takes
+// either and refuses any other.
+constexpr const char* kEncoding = "columns-2+zlib+base64";
+constexpr const char* kEncodingV1 = "columns-1+zlib+base64";
 
 // Times read back stay within what the JSON rows accept (kMaxFileDurationUs either side of 0).
 constexpr std::int64_t kMaxTimeNs = static_cast<std::int64_t>(kMaxFileDurationUs) * 1000;
@@ -257,9 +259,18 @@ void write_drops(VarintWriter& w, const std::vector<DropMark>& drops) {
   IdDelta id;
   for (const auto& d : drops)
     if (d.request) id.put(w, *d.request);
+  // Version 2: a has-arrival flag each, then for the flagged ones the arrival against the drop's
+  // time and the deadline against the arrival (both signed).
+  for (const auto& d : drops)
+    w.varint(d.arrival ? 1 : 0);
+  for (const auto& d : drops)
+    if (d.arrival) {
+      w.signed_varint((*d.arrival - d.time).count_ns());
+      w.signed_varint((d.deadline - *d.arrival).count_ns());
+    }
 }
 
-void read_drops(VarintReader& r, std::uint64_t n, TimelineData& t) {
+void read_drops(VarintReader& r, std::uint64_t n, bool arrivals, TimelineData& t) {
   t.drops.resize(n);
   read_model_times(r, t.drops, t.models.size());
   for (auto& d : t.drops)
@@ -269,6 +280,15 @@ void read_drops(VarintReader& r, std::uint64_t n, TimelineData& t) {
   IdDelta id;
   for (auto& d : t.drops)
     if (d.request) d.request = id.get(r);
+  if (!arrivals) return;
+  for (auto& d : t.drops)
+    if (r.varint_at_most(1, "a drop's arrival flag") == 1) d.arrival = Time();
+  TimeReader time(r);
+  for (auto& d : t.drops)
+    if (d.arrival) {
+      d.arrival = time.offset(d.time);
+      d.deadline = time.offset(*d.arrival);
+    }
 }
 
 // What the tables' rows may take once built: the budget of the JSON text they came in. Every
@@ -339,7 +359,9 @@ nlohmann::json pack_timeline_rows(const TimelineData& t) {
 
 void unpack_timeline_rows(const JsonCursor& packed, TimelineData& t) {
   packed.expect_object({"encoding", "bytes", "data"});
-  if (const auto encoding = packed.at("encoding"); encoding.as_string() != kEncoding)
+  const auto encoding = packed.at("encoding");
+  const auto version = encoding.as_string();
+  if (version != kEncoding && version != kEncodingV1)
     encoding.fail("expected \"" + std::string(kEncoding) + "\" (a newer ServeScope may have written this file)");
   const auto size =
       static_cast<std::uint64_t>(packed.at("bytes").as_int(0, static_cast<std::int64_t>(kMaxUnpackedTimelineBytes)));
@@ -358,7 +380,7 @@ void unpack_timeline_rows(const JsonCursor& packed, TimelineData& t) {
     r.fail("the packed tables hold " + std::to_string(requests) + " requests; the batches carry " +
            std::to_string(t.request_count()));
   read_requests(r, budget.take(requests, sizeof(SpanRequest), "requests"), t);
-  read_drops(r, budget.take(r.count(kDropCells - 1, "drops"), sizeof(DropMark), "drops"), t);
+  read_drops(r, budget.take(r.count(kDropCells - 1, "drops"), sizeof(DropMark), "drops"), version == kEncoding, t);
   if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " bytes follow the packed tables");
 }
 

@@ -233,6 +233,30 @@ TEST(RequestStory, TellsARequestsLifeAsTheRunHadIt) {
   ASSERT_TRUE(drop_story.has_value());
   EXPECT_EQ(drop_story->steps.back().kind, Kind::Dropped);
   EXPECT_NE(drop_story->steps.back().why.find("because"), std::string::npos);
+  // Issue 47, defect 6: it starts at its arrival, and a request no batch took waits until its drop
+  // (the story was its drop alone).
+  const auto mark = std::ranges::find(t.drops, dropped, &DropMark::request);
+  ASSERT_TRUE(mark->arrival.has_value());
+  EXPECT_EQ(drop_story->steps.front().kind, Kind::Arrival);
+  EXPECT_EQ(drop_story->steps.front().at, *mark->arrival);
+  EXPECT_EQ(drop_story->deadline, mark->deadline);
+  if (std::ranges::none_of(drop_story->steps, [](const StoryStep& s) { return s.kind == Kind::Batch; })) {
+    // Dropped on arrival (no reservation could reach its deadline), or after a wait in its queue.
+    const bool waited = mark->time > *mark->arrival;
+    ASSERT_EQ(drop_story->steps.size(), waited ? 3u : 2u);
+    if (waited) {
+      EXPECT_EQ(drop_story->steps[1].kind, Kind::Waiting);
+      EXPECT_EQ(drop_story->steps[1].until, mark->time);
+    }
+  }
+  // The arrival and deadline survive the file, as rows and packed.
+  for (const auto encoding : {TimelineEncoding::Rows, TimelineEncoding::Packed}) {
+    const auto back = timeline_from_json(to_json(t, encoding), "round trip");
+    const auto again = std::ranges::find(back.drops, dropped, &DropMark::request);
+    ASSERT_NE(again, back.drops.end());
+    EXPECT_EQ(again->arrival, mark->arrival);
+    EXPECT_EQ(again->deadline, mark->deadline);
+  }
   EXPECT_FALSE(request_story(t, index, 0xFFFF'FFFF'FFFFull, decides).has_value());
   // The request to tell after a time is carried by a batch starting then or later (its earlier
   // stages may have run before).

@@ -89,7 +89,7 @@ TEST(TimelinePacking, RoundTripsEveryTableExactly) {
   expect_same_timeline(packed_round_trip(symphony), symphony);
   // Drops with and without their request, a preempted batch, and times the µs rows would round.
   auto small = test::small_timeline();
-  small.drops.push_back({Duration::nanoseconds(12'345), 0, DropReason::WorkerLost, std::nullopt});
+  small.drops.push_back({Duration::nanoseconds(12'345), 0, DropReason::WorkerLost, std::nullopt, std::nullopt, {}});
   small.spans[1].preempted = true;
   small.spans[2].start = Duration::nanoseconds(25'001);
   small.requests[3].deadline = Duration::nanoseconds(-7);  // an earlier origin: negative times

@@ -107,7 +107,7 @@ TEST(Timeline, DropsAreKeptWithTheirReason) {
     auto older = j;
     older["drop_columns"] = {"time_us", "model", "reason"};
     for (auto& row : older["drops"])
-      row.erase(3);
+      row.erase(row.begin() + 3, row.end());
     EXPECT_FALSE(timeline_from_json(older, "old.json").drops.front().request.has_value());
     auto unknown = j;
     unknown["drops"][0][3] = nullptr;

@@ -68,7 +68,8 @@ inline std::shared_ptr<engine::TimelineData> synthetic_timeline() {
   // Three drops of alpha requests.
   for (const int ms : {5, 15, 25})
     t->drops.push_back({Duration::milliseconds(ms), 0, engine::DropReason::DeadlineUnreachable,
-                        static_cast<engine::RequestId>(1'000'000 + ms)});
+                        static_cast<engine::RequestId>(1'000'000 + ms), Duration::milliseconds(ms - 3),
+                        Duration::milliseconds(ms + 7)});
   for (const auto& s : t->spans)
     t->end = std::max(t->end, s.end);
   return t;

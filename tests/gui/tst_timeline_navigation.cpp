@@ -410,18 +410,29 @@ void TestTimelineNavigation::teachingModeStepsThroughOneRequest() {
     panel.go_to(k);
     const auto& s = story.steps[static_cast<std::size_t>(k)];
     QCOMPARE(view.now_ns(), std::optional<std::int64_t>(s.at.count_ns()));
-    QVERIFY(view.annotation().contains(QString::fromStdString(s.title)));
+    QVERIFY(view.annotation_at(view.now_ns()).contains(QString::fromStdString(s.title)));
     if (s.span) QCOMPARE(view.selected(), s.span);
     QVERIFY(view.from_ns() <= s.at.count_ns() && s.at.count_ns() <= view.to_ns());
   }
   QImage image(view.size(), QImage::Format_ARGB32);
   view.render(&image);  // the note paints
+  // Issue 47, defect 5: the note is about its step's moment. Once the playback line moves on (Play
+  // on the Run tab, a video of the run) it is not pinned over the rest of the run.
+  const auto last = story.steps.back();
+  view.set_now(last.until.count_ns() + 1'000'000'000);
+  QVERIFY(view.annotation_at(view.now_ns()).isEmpty());
+  view.set_now(last.at.count_ns());
+  QVERIFY(view.annotation_at(view.now_ns()).contains(QString::fromStdString(last.title)));
   QVERIFY(panel.tell_next(true));
   QCOMPARE(panel.story()->steps.back().kind, Kind::Dropped);
+  // Issue 47, defect 6: "A dropped one" tells its arrival and its wait too, not its drop alone.
+  QCOMPARE(panel.story()->steps.size(), std::size_t{3});
+  QCOMPARE(panel.story()->steps.front().kind, Kind::Arrival);
+  QCOMPARE(panel.story()->steps[1].kind, Kind::Waiting);
   // A new run forgets the story and its note.
   view.set_timeline(servescope::test::synthetic_timeline());
   QVERIFY(!panel.story());
-  QVERIFY(view.annotation().isEmpty());
+  QVERIFY(view.annotation_at(view.now_ns()).isEmpty());
 }
 
 SERVESCOPE_GUI_TEST(tst_timeline_navigation, TestTimelineNavigation)

@@ -27,7 +27,7 @@ inline engine::TimelineData small_timeline() {
   t.requests = {{100, us(5), us(50)}, {101, us(6), us(50)}, {102, us(7), us(20)}, {103, us(8), us(60)}};
   t.transfers = {{0, 1, 0, 1, 4096, us(20), us(22)}};
   t.queue = {{us(5), 0, 1}, {us(10), 0, 0}};
-  t.drops = {{us(12), 0, engine::DropReason::DeadlineUnreachable, 104}};
+  t.drops = {{us(12), 0, engine::DropReason::DeadlineUnreachable, 104, us(9), us(11)}};
   t.end = us(40);
   return t;
 }
