@@ -159,6 +159,10 @@ QString LiveView::status_text() const {
   return status_->text();
 }
 
+QString LiveView::status_tip() const {
+  return status_->toolTip();
+}
+
 void LiveView::show_connect_dialog() {
   QDialog dialog(this);
   dialog.setWindowTitle(tr("Connect to a deployment"));
@@ -230,6 +234,7 @@ bool LiveView::connect_to(const QString& address, const QString& token, const en
   disconnect_->setEnabled(true);
   apply_->setEnabled(true);
   follow_->setChecked(true);
+  address_ = address;
   status_->setText(tr("Connecting to %1…").arg(address));
   Q_EMIT message(status_->text());
   timer_->start();
@@ -304,10 +309,23 @@ void LiveView::refresh() {
     if (s.switching) text += tr(" · switching plans (flushing)");
     // The scheduler runs with --insecure beyond loopback: say so where it stays in view.
     if (s.insecure) text = tr("⚠ not encrypted: token and traffic cross the network in clear text · ") + text;
-    if (!s.missing_servers.empty())
-      text += tr(" · waiting for %1").arg(QString::fromStdString(s.missing_servers.front())) +
-              (s.missing_servers.size() > 1 ? tr(" and %1 more").arg(s.missing_servers.size() - 1) : QString());
   }
+  // Servers of the plan with no worker: the load generator waits for them (and gives up after
+  // 10 s), so name them, and give the command that starts each where the pointer rests.
+  QString missing_tip;
+  if (s.connected && !s.missing_servers.empty()) {
+    QStringList names, commands;
+    for (const auto& server : s.missing_servers) {
+      names << QString::fromStdString(server);
+      commands << QStringLiteral("servescope-cli live worker --connect %1 --node %2")
+                      .arg(address_, QString::fromStdString(server));
+    }
+    constexpr qsizetype kNamed = 3;
+    text += tr(" · no worker yet on %1").arg(names.mid(0, kNamed).join(QStringLiteral(", "))) +
+            (names.size() > kNamed ? tr(" and %1 more").arg(names.size() - kNamed) : QString());
+    missing_tip = tr("Start one worker per server the plan uses:\n%1").arg(commands.join(QLatin1Char('\n')));
+  }
+  status_->setToolTip(missing_tip);
   if (s.last_reply != shown_reply_) {
     shown_reply_ = s.last_reply;
     Q_EMIT message(QString::fromStdString(s.last_reply));

@@ -68,6 +68,7 @@ class LiveView : public QWidget {
   int history_minutes() const;
 
   QString status_text() const;
+  QString status_tip() const;  // the commands that start the plan's missing workers, if any
   widgets::TimelineView* timeline() const { return view_; }
   QChartView* chart() const { return chart_; }
 
@@ -88,6 +89,7 @@ class LiveView : public QWidget {
   widgets::TimelineView* view_;
   QChartView *chart_, *goodput_chart_;
   QLabel* status_;
+  QString address_;             // the scheduler followed, for the commands that start its missing workers
   engine::live::TlsFiles tls_;  // the files of the last connection, offered again
   QPushButton *connect_, *disconnect_, *keep_, *apply_;
   QCheckBox* follow_;
