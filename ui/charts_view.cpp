@@ -3,6 +3,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -37,14 +38,13 @@ ChartsView::ChartsView(ProjectDocument* document, QWidget* parent) : QWidget(par
   // The charts keep a legible size and scroll when the window is smaller, so this tab never
   // sets the window's minimum size (a 1280×800 screen holds the window with its docks).
   auto* charts = new QWidget(this);
-  auto* grid = new QGridLayout(charts);
-  grid->setContentsMargins(0, 0, 0, 0);
+  grid_ = new QGridLayout(charts);
+  grid_->setContentsMargins(0, 0, 0, 0);
   for (std::size_t c = 0; c < kCharts; ++c) {
     auto* view = new QChartView(charts);
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumSize(340, 260);  // room for every axis title and label, at any scale
+    view->setMinimumSize(widgets::kChartMinWidth, widgets::kChartMinHeight);
     views_.push_back(view);
-    grid->addWidget(view, static_cast<int>(c / 3), static_cast<int>(c % 3));
   }
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Run"), this));
@@ -52,16 +52,38 @@ ChartsView::ChartsView(ProjectDocument* document, QWidget* parent) : QWidget(par
   top->addWidget(status_, 1);
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
-  auto* scroll = new QScrollArea(this);
-  scroll->setObjectName(QStringLiteral("chartsScroll"));
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setWidgetResizable(true);
-  scroll->setWidget(charts);
-  box->addWidget(scroll, 1);
+  scroll_ = new QScrollArea(this);
+  scroll_->setObjectName(QStringLiteral("chartsScroll"));
+  scroll_->setFrameShape(QFrame::NoFrame);
+  scroll_->setWidgetResizable(true);
+  scroll_->setWidget(charts);
+  box->addWidget(scroll_, 1);
+  scroll_->viewport()->installEventFilter(this);
+  reflow();
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
   connect(doc_, &ProjectDocument::changed, this, &ChartsView::refresh);
   connect(doc_, &ProjectDocument::projectReset, this, &ChartsView::refresh);
   refresh();
+}
+
+bool ChartsView::eventFilter(QObject* watched, QEvent* event) {
+  // The viewport's own size, once the layout has given it (the tab's resize comes before it).
+  if (watched == scroll_->viewport() && event->type() == QEvent::Resize) reflow();
+  return QWidget::eventFilter(watched, event);
+}
+
+void ChartsView::reflow() {
+  // Three columns at 1920 px, two at 1280 with the docks open, one on a narrow window: the
+  // charts scroll down, never sideways (a third column half cut off read as a missing chart).
+  const int room = scroll_->viewport()->width();
+  const int spacing = std::max(0, grid_->horizontalSpacing());
+  const int columns = std::clamp((room + spacing) / (widgets::kChartMinWidth + spacing), 1, 3);
+  if (columns == columns_) return;
+  columns_ = columns;
+  for (auto* view : views_)
+    grid_->removeWidget(view);
+  for (std::size_t c = 0; c < views_.size(); ++c)
+    grid_->addWidget(views_[c], static_cast<int>(c) / columns, static_cast<int>(c) % columns);
 }
 
 void ChartsView::refresh() {

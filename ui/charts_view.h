@@ -10,7 +10,9 @@
 
 class QComboBox;
 class QChartView;
+class QGridLayout;
 class QLabel;
+class QScrollArea;
 
 namespace servescope::ui {
 
@@ -21,21 +23,27 @@ class ChartsView : public QWidget {
  public:
   explicit ChartsView(ProjectDocument* document, QWidget* parent = nullptr);
 
-  bool show_run(const QString& name);  // false when the project has no such simulated run
-  int chart_count() const;             // charts with at least one series drawn
-  int sweep_curves() const;            // curves on the attainment-vs-load chart
+  bool show_run(const QString& name);       // false when the project has no such simulated run
+  int chart_count() const;                  // charts with at least one series drawn
+  int sweep_curves() const;                 // curves on the attainment-vs-load chart
+  int columns() const { return columns_; }  // charts side by side: as many as the width holds, up to 3
 
  protected:
-  void changeEvent(QEvent* event) override;  // a new palette (dark mode) draws it again
+  void changeEvent(QEvent* event) override;                    // a new palette (dark mode) draws it again
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the scroll area's width
 
  private:
   void refresh();
   void draw_sweeps();
+  void reflow();  // the charts in as many columns as fit the scroll area's width
 
   ProjectDocument* doc_;
   QComboBox* runs_;
   QLabel* status_;
   std::vector<QChartView*> views_;  // attainment, goodput, busy, GPUs, batches, latency, sweeps
+  QGridLayout* grid_ = nullptr;
+  QScrollArea* scroll_ = nullptr;
+  int columns_ = 0;
 };
 
 }  // namespace servescope::ui

@@ -82,7 +82,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   goodput_chart_ = new QChartView(this);
   for (auto* view : {chart_, goodput_chart_}) {
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(200);
+    view->setMinimumSize(widgets::kChartMinWidth, widgets::kChartMinHeight);
   }
   auto* charts = new QWidget(this);
   auto* chart_row = new QHBoxLayout(charts);

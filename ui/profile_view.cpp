@@ -102,7 +102,7 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   title_ = new QLabel(this);
   chart_view_ = new QChartView(this);
   chart_view_->setRenderHint(QPainter::Antialiasing);
-  chart_view_->setMinimumHeight(260);
+  chart_view_->setMinimumHeight(widgets::kChartMinHeight);
   blocks_view_ = new QChartView(this);
   blocks_view_->setRenderHint(QPainter::Antialiasing);
   blocks_view_->setMinimumHeight(200);

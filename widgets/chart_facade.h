@@ -33,6 +33,9 @@ struct ChartSpec {
 };
 
 inline constexpr std::size_t kMaxChartPoints = 4000;
+// The least a chart view takes for its title, legend and every axis title and label unelided
+// ("% o…" at 1280×800 when the Live tab's charts were 200 px high).
+inline constexpr int kChartMinWidth = 340, kChartMinHeight = 260;
 
 // A new chart for `spec` (the caller owns it, or hands it to a view).
 QChart* build_chart(const ChartSpec& spec, const QPalette& palette);

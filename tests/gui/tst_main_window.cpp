@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
+#include <QChartView>
 #include <QComboBox>
 #include <QDialog>
 #include <QDir>
@@ -14,6 +15,8 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -32,14 +35,17 @@
 
 #include "model/io/document.h"
 #include "tests/gui/gui_test_main.h"
+#include "ui/charts_view.h"
 #include "ui/exception_guard.h"
 #include "ui/help_dialogs.h"
+#include "ui/live_view.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
 #include "ui/recovery_store.h"
 #include "ui/run_view.h"
 #include "ui/save_dialog.h"
+#include "widgets/chart_facade.h"
 #include "widgets/timeline_view.h"
 
 using servescope::ui::MainWindow;
@@ -475,6 +481,32 @@ class TestMainWindow : public QObject {
     QVERIFY(!w.details_view()->isVisible());
     tabs->setCurrentWidget(w.run_view());
     QVERIFY(!w.details_view()->isVisible() && !charts->isVisible());
+  }
+
+  // Issue 47, defect 11: at 1280×800 the Charts tab's third column was cut off at the right; the
+  // charts now take as many columns as the width holds and scroll down, never sideways.
+  void chartsFitTheWindowsWidth() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1280, 800);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    auto* charts = w.findChild<servescope::ui::ChartsView*>(QStringLiteral("chartsView"));
+    QVERIFY(charts);
+    tabs->setCurrentWidget(charts);
+    auto* scroll = charts->findChild<QScrollArea*>(QStringLiteral("chartsScroll"));
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080), QSize(1280, 800)}) {
+      w.resize(size);
+      QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+      QVERIFY(charts->columns() >= 1 && charts->columns() <= 3);
+      if (size.width() == 1920) QCOMPARE(charts->columns(), 3);
+    }
+    // The Live tab's charts keep the height their axis titles need ("% o…" at 200 px).
+    tabs->setCurrentWidget(w.live_view());
+    QTRY_VERIFY(w.live_view()->chart()->height() >= servescope::widgets::kChartMinHeight);
+    QVERIFY(w.live_view()->chart()->width() >= servescope::widgets::kChartMinWidth);
   }
 
   void selectionShowsDetails() {
