@@ -197,16 +197,20 @@ void PlanningPanel::plan_done(const QString& system, engine::ScenarioPlanResult 
   if (const auto* p = doc_->project()) artifact.name = unique_artifact_name(p->plans, artifact.system);
   const auto& summary = planned.summary;
   const auto why = doc_->add_plan(std::move(artifact));
-  Q_EMIT message(
-      why.isEmpty()
-          ? tr("%1: %2 (%3 of %4)")
-                .arg(system,
-                     summary.feasible
-                         ? tr("planned %1 req/s on %2 GPUs").arg(summary.throughput_rps, 0, 'f', 1).arg(summary.gpus)
-                         : tr("no feasible plan"))
-                .arg(done)
-                .arg(total)
-          : tr("%1: plan not kept: %2").arg(system, why));
+  Q_EMIT message(why.isEmpty()
+                     ? tr("%1: %2 (%3 of %4)")
+                           .arg(system, summary.feasible ? (summary.family == engine::PlannerFamily::Cost
+                                                                ? tr("sized for %1 req/s on %2 machines, %3 $/h")
+                                                                      .arg(summary.throughput_rps, 0, 'f', 1)
+                                                                      .arg(summary.gpus)
+                                                                      .arg(summary.cost, 0, 'f', 3)
+                                                                : tr("planned %1 req/s on %2 GPUs")
+                                                                      .arg(summary.throughput_rps, 0, 'f', 1)
+                                                                      .arg(summary.gpus))
+                                                         : tr("no feasible plan"))
+                           .arg(done)
+                           .arg(total)
+                     : tr("%1: plan not kept: %2").arg(system, why));
 }
 
 void PlanningPanel::job_finished(const QString& error, bool discarded) {

@@ -25,9 +25,29 @@ void PlanDiagramView::set_diagram(engine::PlanDiagram diagram) {
   capacity_scale_rps_ = diagram_.max_capacity_rps;
   slo_scale_ = diagram_.max_slo;
   selected_.clear();
-  setMinimumSize(sizeHint());  // in a scroll area: scroll rather than squeeze
+  // In a scroll area: drawn smaller down to kMinScale, then scrolled rather than squeezed.
+  setMinimumWidth(static_cast<int>(std::ceil(diagram_.width * kMinScale)));
+  fit_height();
   updateGeometry();
   update();
+}
+
+double PlanDiagramView::scale() const {
+  if (diagram_.width <= 0 || width() >= diagram_.width) return 1.0;
+  return std::max(kMinScale, width() / diagram_.width);
+}
+
+void PlanDiagramView::fit_height() {
+  setMinimumHeight(static_cast<int>(std::ceil((diagram_.height + 28) * scale())));
+}
+
+void PlanDiagramView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fit_height();
+}
+
+QPointF PlanDiagramView::to_diagram(QPointF widget_pos) const {
+  return widget_pos / scale();
 }
 
 void PlanDiagramView::set_scales(double capacity_rps, Duration slo) {
@@ -80,12 +100,16 @@ void PlanDiagramView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("Pick a plan to draw it"));
     return;
   }
+  const double s = scale();
+  p.scale(s, s);
+  const double room = width() / s - 24;  // the title's width in the diagram's coordinates
   QFont bold = font();
   bold.setBold(true);
   p.setFont(bold);
   p.setPen(pal.color(QPalette::Text));
-  p.drawText(QRectF(12, 4, width() - 24, 22), Qt::AlignVCenter | Qt::AlignLeft,
-             p.fontMetrics().elidedText(QString::fromStdString(diagram_.title), Qt::ElideRight, width() - 24));
+  p.drawText(
+      QRectF(12, 4, room, 22), Qt::AlignVCenter | Qt::AlignLeft,
+      p.fontMetrics().elidedText(QString::fromStdString(diagram_.title), Qt::ElideRight, static_cast<int>(room)));
   p.setFont(font());
   for (const auto& arrow : diagram_.arrows)
     paint_arrow(p, arrow);
@@ -244,7 +268,7 @@ void PlanDiagramView::paint_arrow(QPainter& p, const engine::DiagramArrow& arrow
 
 void PlanDiagramView::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return;
-  const auto hit = item_at(event->position());
+  const auto hit = item_at(to_diagram(event->position()));
   select(hit ? diagram_.items[*hit].id : std::string());
   Q_EMIT itemSelected(QString::fromStdString(selected_));
 }
@@ -252,9 +276,10 @@ void PlanDiagramView::mouseReleaseEvent(QMouseEvent* event) {
 bool PlanDiagramView::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    if (const auto hit = item_at(help->pos()))
+    const auto at = to_diagram(help->pos());
+    if (const auto hit = item_at(at))
       QToolTip::showText(help->globalPos(), QString::fromStdString(diagram_.items[*hit].tooltip), this);
-    else if (const auto arrow = arrow_at(help->pos()); arrow && !diagram_.arrows[*arrow].tooltip.empty())
+    else if (const auto arrow = arrow_at(at); arrow && !diagram_.arrows[*arrow].tooltip.empty())
       QToolTip::showText(help->globalPos(), QString::fromStdString(diagram_.arrows[*arrow].tooltip), this);
     else
       QToolTip::hideText();

@@ -28,6 +28,7 @@ class PlanDiagramView : public QWidget {
   // Selects the item with this id (empty: none) and repaints; no signal.
   void select(const std::string& id);
   const std::string& selected() const { return selected_; }
+  // In the diagram's own coordinates (the widget's divided by scale()).
   std::optional<std::size_t> item_at(QPointF pos) const;  // the topmost selectable item
   QRectF item_rect(std::size_t item) const;               // where an item is painted
   // The band between an arrow's two items that holds its label (above the arrow its first part,
@@ -38,6 +39,10 @@ class PlanDiagramView : public QWidget {
   // narrower than the text (the tooltip then has it whole).
   QStringList arrow_label_lines(std::size_t arrow) const;
 
+  // A diagram wider than the view is drawn smaller to fit its width, down to kMinScale (then
+  // it scrolls): side by side at 1280×800 a cost plan's second column was cut off.
+  static constexpr double kMinScale = 0.6;
+  double scale() const;
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override { return {200, 120}; }
 
@@ -48,11 +53,14 @@ class PlanDiagramView : public QWidget {
   void paintEvent(QPaintEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   bool event(QEvent* event) override;  // tooltips
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void paint_item(QPainter& p, const engine::DiagramItem& item);
   void paint_arrow(QPainter& p, const engine::DiagramArrow& arrow);
   void paint_arrow_label(QPainter& p, std::size_t arrow);
+  QPointF to_diagram(QPointF widget_pos) const;  // item_rect's coordinates
+  void fit_height();                             // the height the diagram takes at its scale
 
   engine::PlanDiagram diagram_;
   double capacity_scale_rps_ = 0;

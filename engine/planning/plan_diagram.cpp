@@ -167,7 +167,8 @@ PlanDiagram glets(const GletPlan& plan) {
 
 PlanDiagram cost(const CostPlanRecord& plan) {
   PlanDiagram d;
-  d.title = plan.system + " for " + plan.application + ": cost " + format_fixed(plan.total_cost, 2) + ", " +
+  // Prices are per machine-hour (the catalog's price_per_hour).
+  d.title = plan.system + " for " + plan.application + ": cost " + format_fixed(plan.total_cost, 2) + " $/h, " +
             std::to_string(plan.machines) + " machines, SLO " + diagram_ms(plan.slo) +
             (plan.feasible ? "" : " — infeasible: " + plan.reason);
   d.max_slo = plan.slo;
@@ -220,7 +221,7 @@ PlanDiagram cost(const CostPlanRecord& plan) {
     item.title = m->id + (m->model.empty() || m->model == m->id ? "" : " (" + m->model + ")");
     item.emphasised = critical.contains(m->id);
     std::string tip = m->id + ": budget " + diagram_ms(m->budget) + ", worst case " + diagram_ms(m->wcl) + ", rate " +
-                      format_fixed(m->rate_rps, 1) + " req/s, cost " + format_fixed(m->cost, 2);
+                      format_fixed(m->rate_rps, 1) + " req/s, cost " + format_fixed(m->cost, 2) + " $/h";
     if (m->cpu) {
       item.chips.push_back("CPU " + diagram_ms(m->wcl));
     } else {

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <cmath>
 
 #include "tests/gui/gui_test_main.h"
 #include "ui/main_window.h"
@@ -182,6 +183,24 @@ class TestPlanning : public QObject {
     QCOMPARE(table->index(0, PlanComparisonModel::Capacity).data().toString(), QString());
     QVERIFY(table->index(0, PlanComparisonModel::SizedFor).data(Qt::UserRole).toDouble() > 0);
     QVERIFY(w.plan_view()->left_text().contains(QStringLiteral(" $/h on ")));
+    QVERIFY2(w.log_text().contains(QStringLiteral("harpagon: sized for ")) &&
+                 w.log_text().contains(QStringLiteral(" machines, ")),
+             qPrintable(w.log_text()));
+    // Defect 11: a cost plan's diagram narrower than itself is drawn smaller to fit (its second
+    // column was cut off at 1280×800), and a click still picks what is under the pointer.
+    auto* diagram = w.plan_view()->left_diagram();
+    const double full = diagram->diagram().width;
+    diagram->resize(static_cast<int>(full * 0.75), diagram->height());
+    QVERIFY(std::abs(diagram->scale() - 0.75) < 0.01);
+    QVERIFY(diagram->minimumWidth() <=
+            static_cast<int>(std::ceil(full * servescope::widgets::PlanDiagramView::kMinScale)));
+    const auto& items = diagram->diagram().items;
+    const auto module = std::ranges::find_if(items, [](const auto& item) { return !item.id.empty(); });
+    QVERIFY(module != items.end());
+    const auto centre =
+        diagram->item_rect(static_cast<std::size_t>(module - items.begin())).center() * diagram->scale();
+    QTest::mouseClick(diagram, Qt::LeftButton, {}, centre.toPoint());
+    QCOMPARE(diagram->selected(), module->id);
     QVERIFY2(w.log_text().contains(QStringLiteral("glet could not plan")), qPrintable(w.log_text()));
     // The plan view follows the application's path with each module's budget.
     const auto text = w.plan_view()->left_text();
