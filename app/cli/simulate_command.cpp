@@ -26,8 +26,10 @@ void print_run(std::ostream& out, const engine::SimulationResult& r) {
       << " req/s (" << std::setprecision(2)
       << (r.nominal_capacity_rps > 0 ? r.offered_rate_rps / r.nominal_capacity_rps : 0.0) << "x nominal capacity "
       << std::setprecision(1) << r.nominal_capacity_rps << ")\n";
-  out << "  requests    " << s.arrivals << " measured: " << s.on_time << " on time, " << s.late << " late, "
-      << s.dropped << " dropped, " << s.unfinished << " unfinished\n";
+  // The warm-up is said, so a run here and the GUI's (which warms up min(2 s, a fifth)) are read
+  // alike.
+  out << "  requests    " << s.arrivals << " measured after a " << r.warmup.to_s() << " s warm-up: " << s.on_time
+      << " on time, " << s.late << " late, " << s.dropped << " dropped, " << s.unfinished << " unfinished\n";
   out << std::setprecision(2) << "  SLO         " << 100 * s.slo_attainment << " % attained; goodput "
       << std::setprecision(1) << s.goodput_rps << " req/s; worst model misses " << std::setprecision(2)
       << 100 * s.worst_model_miss << " %\n";

@@ -38,6 +38,7 @@ TEST(Cli, SimulateWritesResultsTimelineAndRequestLog) {
                       timeline,   "--requests", requests});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("SLO"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("measured after a 0.5 s warm-up"), std::string::npos) << r.out;  // the rule it used
   const auto run = nlohmann::json::parse(servescope::test::read_file(out));
   EXPECT_EQ(run["kind"], "run-result");
   EXPECT_EQ(run["system"], "symphony");
