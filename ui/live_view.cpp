@@ -40,16 +40,6 @@ constexpr std::int64_t kMinFollowWindowNs = 1'000'000;  // 1 ms: narrower is an 
 constexpr int kDefaultHistoryMinutes = 2;
 constexpr std::int64_t kMinuteNs = 60'000'000'000;
 
-// When a live run began on the scheduler's clock: its first event of any kind.
-std::int64_t run_start_ns(const engine::TimelineData& t) {
-  std::int64_t start = INT64_MAX;
-  if (!t.spans.empty()) start = std::min(start, t.spans.front().start.count_ns());
-  if (!t.queue.empty()) start = std::min(start, t.queue.front().time.count_ns());
-  if (!t.drops.empty()) start = std::min(start, t.drops.front().time.count_ns());
-  if (!t.transfers.empty()) start = std::min(start, t.transfers.front().start.count_ns());
-  return start == INT64_MAX ? 0 : start;
-}
-
 }  // namespace
 
 LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent), doc_(document) {
@@ -272,8 +262,11 @@ void LiveView::refresh() {
       }
       view_->append(std::move(take->chunk));
       const auto* timeline = view_->timeline();
-      if (!origin_set_ && (!timeline->spans.empty() || !timeline->queue.empty() || !timeline->drops.empty())) {
-        view_->set_time_origin(run_start_ns(*timeline));
+      // One clock for the axis, tool tips, Fit and the charts: the scheduler's, the time since the
+      // deployment started (the run's own clock starts when we joined, or at a plan change). It
+      // was the first batch's time on the axis, the run's in tool tips and charts.
+      if (!origin_set_) {
+        view_->set_time_origin(-s.run_origin.count_ns());
         origin_set_ = true;
       }
       // Let go of the oldest detail a quarter of the history at a time: one pass per 30 s or so,
@@ -348,15 +341,20 @@ void LiveView::refresh_chart() {
   auto curves = subscriber_->curves();
   if (!curves || curves->goodput_rps.points.empty()) return;
   // The last interval is still filling: drawn, it drops towards 0 and reads as a false alarm.
-  for (auto* s : {&curves->attainment_pct, &curves->goodput_rps})
+  // The rest on the timeline's clock (the scheduler's).
+  const double origin_s = subscriber_->status().run_origin.to_s();
+  for (auto* s : {&curves->attainment_pct, &curves->goodput_rps}) {
     if (!s->points.empty()) s->points.pop_back();
+    for (auto& point : s->points)
+      point.x += origin_s;
+  }
   draw_charts(curves->attainment_pct, curves->goodput_rps);
 }
 
 void LiveView::draw_charts(const engine::Series& attainment_pct, const engine::Series& goodput_rps) {
   widgets::ChartSpec attainment;
   attainment.title = tr("SLO attainment, live (complete seconds)");
-  attainment.x_title = tr("time since the run began (s)");
+  attainment.x_title = tr("time since the deployment started (s)");
   attainment.y_title = tr("% on time");
   attainment.series = {attainment_pct};
   attainment.y_range = std::pair{0.0, 100.0};
@@ -364,7 +362,7 @@ void LiveView::draw_charts(const engine::Series& attainment_pct, const engine::S
   widgets::show_chart(chart_, widgets::build_chart(attainment, palette()));
   widgets::ChartSpec goodput;
   goodput.title = tr("Goodput, live (complete seconds)");
-  goodput.x_title = tr("time since the run began (s)");
+  goodput.x_title = tr("time since the deployment started (s)");
   goodput.y_title = tr("req/s on time");
   goodput.series = {goodput_rps};
   widgets::show_chart(goodput_chart_, widgets::build_chart(goodput, palette()));

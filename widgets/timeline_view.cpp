@@ -178,13 +178,14 @@ QString TimelineView::describe(std::uint32_t span) const {
           .arg(s.size == 1 ? tr("1 request") : tr("%1 requests").arg(s.size))
           .arg(QString::fromStdString(data_->gpus[s.gpu]).toHtmlEscaped()) +
       tr("<br>%1 → %2 (%3)")
-          .arg(format_duration(ns(s.start)), format_duration(ns(s.end)), format_duration(ns(s.end - s.start)));
+          .arg(format_duration(ns(s.start) - origin_ns_), format_duration(ns(s.end) - origin_ns_),
+               format_duration(ns(s.end - s.start)));
   if (slo > Duration()) text += tr("<br>SLO %1").arg(format_duration(ns(slo)));
   text += s.late > 0 ? tr("<br><b>%1 of %2 requests late</b>").arg(s.late).arg(s.size) : tr("<br>all on time");
   if (s.preempted) text += tr("<br>preempted: its work was lost");
   if (s.window_close > s.window_open)
     text += tr("<br>could start from %1 to %2 (schedulable window)")
-                .arg(format_duration(ns(s.window_open)), format_duration(ns(s.window_close)));
+                .arg(format_duration(ns(s.window_open) - origin_ns_), format_duration(ns(s.window_close) - origin_ns_));
   const auto stages = index_.linked(span);
   if (stages.size() > 1) text += tr("<br>stage of a %1-stage pipeline batch").arg(stages.size());
   return text;

@@ -108,7 +108,9 @@ class TimelineView : public QWidget {
   const std::vector<engine::FlowStep>& flow() const { return flow_; }
   // A playback position, drawn as a line; std::nullopt hides it.
   void set_now(std::optional<std::int64_t> now_ns);
-  // Where the axis counts from: a live run's labels read from its start, not the scheduler's.
+  // Where the axis and the tool tips count from: a label reads time − origin. A live run's times
+  // are on its own clock, which starts when the GUI joined; its origin is minus that start, so
+  // every label reads the scheduler's clock.
   void set_time_origin(std::int64_t origin_ns);
   std::int64_t time_origin() const { return origin_ns_; }
   // What an empty view says (default: how to simulate a run); the Live tab says how to connect.

@@ -32,6 +32,7 @@ LiveSubscriber::~LiveSubscriber() = default;
 LiveStatus LiveSubscriber::status() const {
   std::lock_guard lock(mutex_);
   auto s = status_;
+  s.run_origin = run_origin_;
   if (s.connected) {
     s.scheduler_now = since(origin_estimate_, Clock::now()) - run_origin_;
   }

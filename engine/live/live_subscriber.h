@@ -47,6 +47,10 @@ struct LiveStatus {
   double events_per_s = 0;  // over the last second or so
   Duration lag;             // how old the newest event of the last `events` frame was on arrival
   Time scheduler_now;       // estimated, on the run's clock (0: when this subscriber joined)
+  // Where the run's clock starts on the scheduler's (when this subscriber joined, or the plan
+  // changed): the scheduler's time of an event is its time on the run's clock plus this. Views
+  // label every time on the scheduler's clock, the time since the deployment started.
+  Duration run_origin;
   std::size_t workers_connected = 0, workers_expected = 0;
   std::vector<std::string> missing_servers;
   std::uint64_t outstanding = 0;  // requests in the data plane, at the last status

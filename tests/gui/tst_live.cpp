@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QXYSeries>
 
 #include "engine/analysis/prediction_report.h"
 #include "model/io/json_cursor.h"
@@ -21,6 +22,7 @@
 #include "ui/prediction_view.h"
 #include "ui/project_document.h"
 #include "ui/run_view.h"
+#include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
 
 using servescope::test::ChildProcess;
@@ -136,6 +138,20 @@ class TestLive : public QObject {
 
     QVERIFY(load.wait_for(std::chrono::seconds(60)).value_or(-1) == 0);
     QTRY_VERIFY_WITH_TIMEOUT(live->chart()->chart() != nullptr && !live->chart()->chart()->series().isEmpty(), 20000);
+    // Issue 47 §3: one clock, the scheduler's. We joined after it started, so the axis counts from
+    // before the run's own clock began; a batch's tool tip reads as the axis does, and the charts'
+    // curves start no earlier than we joined on that clock (they read 60 s where the axis read 13).
+    {
+      const auto* t = live->timeline()->timeline();
+      QVERIFY(live->timeline()->time_origin() < 0);
+      const auto& span = t->spans.back();
+      const auto label = servescope::widgets::format_duration(span.start.count_ns() - live->timeline()->time_origin());
+      const auto tip = live->timeline()->describe(static_cast<std::uint32_t>(t->spans.size() - 1));
+      QVERIFY2(tip.contains(label), qPrintable(tip + QStringLiteral(" / ") + label));
+      auto* curve = qobject_cast<QXYSeries*>(live->chart()->chart()->series().front());
+      QVERIFY(curve && !curve->points().isEmpty());
+      QVERIFY(curve->points().front().x() >= -static_cast<double>(live->timeline()->time_origin()) / 1e9 - 1e-6);
+    }
     const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!shots.isEmpty()) {
       w.show();
