@@ -148,9 +148,15 @@ class TestLive : public QObject {
       const auto label = servescope::widgets::format_duration(span.start.count_ns() - live->timeline()->time_origin());
       const auto tip = live->timeline()->describe(static_cast<std::uint32_t>(t->spans.size() - 1));
       QVERIFY2(tip.contains(label), qPrintable(tip + QStringLiteral(" / ") + label));
-      auto* curve = qobject_cast<QXYSeries*>(live->chart()->chart()->series().front());
-      QVERIFY(curve && !curve->points().isEmpty());
-      QVERIFY(curve->points().front().x() >= -static_cast<double>(live->timeline()->time_origin()) / 1e9 - 1e-6);
+      const auto curve = [&]() -> QXYSeries* {
+        for (auto* series : live->chart()->chart()->series())
+          if (auto* xy = qobject_cast<QXYSeries*>(series);
+              xy && xy->name() == QStringLiteral("SLO attainment") && !xy->points().isEmpty())
+            return xy;
+        return nullptr;
+      };
+      QTRY_VERIFY_WITH_TIMEOUT(curve() != nullptr, 20000);
+      QVERIFY(curve()->points().front().x() >= -static_cast<double>(live->timeline()->time_origin()) / 1e9 - 1e-6);
     }
     const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!shots.isEmpty()) {
