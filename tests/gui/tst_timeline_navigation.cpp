@@ -307,6 +307,30 @@ class TestTimelineNavigation : public QObject {
     QVERIFY2(seen_grey < (seen_alpha + seen_beta) / 20, qPrintable(QString::number(seen_grey)));
   }
 
+  // Issue 47 §2: zoomed out and coloured by SLO outcome, a merged run shows its share of late
+  // batches (every 17th here), not late's colour for the whole run if any batch in it was late
+  // (a live run with 97 % on time looked almost all red zoomed out).
+  void mergedBoxesShowTheirShareOfLateBatches() {
+    ShownView v({520, 300});
+    auto& view = v.view;
+    view.set_colouring(servescope::widgets::BoxColouring::SloOutcome);
+    view.set_window(0, v.data->end.count_ns() * 4);  // every batch under 2 px: all merged
+    QImage image(view.size(), QImage::Format_ARGB32);
+    view.render(&image);
+    const auto late = servescope::widgets::late_colour(view.palette()).rgb();
+    const auto on_time = servescope::widgets::on_time_colour(view.palette()).rgb();
+    int seen_late = 0, seen_on_time = 0;
+    for (std::size_t row = 0; row < view.index().rows(); ++row)
+      for (int x = view.label_width() + 1; x < view.plot_right() - 1; ++x)
+        for (int dy = 0; dy < 18; ++dy) {
+          const auto c = image.pixelColor(x, static_cast<int>(view.row_y(row)) + dy).rgb();
+          seen_late += c == late ? 1 : 0;
+          seen_on_time += c == on_time ? 1 : 0;
+        }
+    QVERIFY2(seen_late > 0 && seen_on_time > 4 * seen_late,
+             qPrintable(QStringLiteral("%1 late, %2 on time").arg(seen_late).arg(seen_on_time)));
+  }
+
   void teachingModeStepsThroughOneRequest();
 
   // 23 s into a live run at a 100 ns step the axis does not read "23127744.3 µs": the first tick
