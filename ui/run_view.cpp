@@ -1,6 +1,7 @@
 #include "ui/run_view.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -256,6 +257,12 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   });
   refresh();
   show_selection();
+}
+
+void RunView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  // Not over a field being typed in: only when the keyboard is elsewhere or nowhere in the tab.
+  if (!isAncestorOf(QApplication::focusWidget())) view_->setFocus(Qt::OtherFocusReason);
 }
 
 RunView::~RunView() {

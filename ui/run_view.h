@@ -94,6 +94,8 @@ class RunView : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  // The timeline takes the keyboard as the tab shows, so its zoom keys (W/S, A/D) work at once.
+  void showEvent(QShowEvent* event) override;
 
  private:
   struct Job {

@@ -484,6 +484,14 @@ class TestMainWindow : public QObject {
     QVERIFY(!w.details_view()->isVisible());
     tabs->setCurrentWidget(w.run_view());
     QVERIFY(!w.details_view()->isVisible() && !charts->isVisible());
+    // Issue 47 §5: the zoom keys work as soon as the Run tab shows, without a click first.
+    tabs->setCurrentWidget(charts);
+    tabs->setCurrentWidget(w.run_view());
+    auto* timeline = w.run_view()->timeline();
+    QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(timeline));
+    const auto width = timeline->to_ns() - timeline->from_ns();
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_W);
+    QVERIFY(timeline->to_ns() - timeline->from_ns() < width);
   }
 
   // Issue 47, defect 11: at 1280×800 the Charts tab's third column was cut off at the right; the
