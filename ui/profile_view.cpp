@@ -6,6 +6,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -127,8 +128,20 @@ ProfileView::ProfileView(ProjectDocument* document, QWidget* parent) : QWidget(p
   tables->setContentsMargins(0, 0, 0, 0);
   tables_->setLayout(tables);
   title_->setWordWrap(true);
+  slo_ = new QDoubleSpinBox(this);
+  slo_->setObjectName(QStringLiteral("modelSlo"));
+  slo_->setRange(0, 1e6);
+  slo_->setSpecialValueText(tr("none"));  // 0: the model has no default SLO
+  slo_->setDecimals(3);
+  slo_->setSuffix(tr(" ms"));
+  slo_->setToolTip(tr("The model's default SLO: what a workload sending to it gets unless it sets its own"));
+  connect(slo_, &QDoubleSpinBox::editingFinished, this, [this] { set_default_slo_ms(slo_->value()); });
+  auto* heading = new QHBoxLayout;
+  heading->addWidget(title_, 1);
+  heading->addWidget(new QLabel(tr("Default SLO"), this));
+  heading->addWidget(slo_);
   auto* box = new QVBoxLayout(this);
-  box->addWidget(title_);
+  box->addLayout(heading);
   box->addWidget(chart_view_, 3);
   box->addWidget(blocks_view_, 2);
   box->addWidget(tables_, 2);
@@ -169,6 +182,23 @@ QString ProfileView::edit_linear(int row, bool alpha, double value_us) {
                 .arg(value_us));
       }
     }
+  }
+  if (!why.isEmpty()) Q_EMIT refused(why);
+  return why;
+}
+
+QString ProfileView::set_default_slo_ms(double slo_ms) {
+  const auto* p = doc_->project();
+  QString why;
+  if (!p || model_ < 0 || static_cast<std::size_t>(model_) >= p->scenario.profiles.models.size()) {
+    why = tr("no model is shown");
+  } else if (!(slo_ms > 0) || !std::isfinite(slo_ms)) {
+    why = tr("an SLO must be a positive time");
+  } else {
+    auto profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
+    profile.default_slo = Duration::from_ms(slo_ms);
+    why = doc_->set_profile(static_cast<std::size_t>(model_), profile,
+                            tr("Set %1's default SLO to %2 ms").arg(QString::fromStdString(profile.name)).arg(slo_ms));
   }
   if (!why.isEmpty()) Q_EMIT refused(why);
   return why;
@@ -402,12 +432,22 @@ void ProfileView::rebuild() {
     chart_view_->setVisible(false);
     blocks_view_->setVisible(false);
     tables_->setVisible(false);
+    {
+      const QSignalBlocker still(slo_);
+      slo_->setValue(0);
+    }
+    slo_->setEnabled(false);
     show_points(-1);
     return;
   }
   chart_view_->setVisible(true);
   tables_->setVisible(true);
   const auto& profile = p->scenario.profiles.models[static_cast<std::size_t>(model_)];
+  {
+    const QSignalBlocker still(slo_);  // showing the SLO is not an edit
+    slo_->setValue(profile.default_slo ? profile.default_slo->to_ms() : 0.0);
+  }
+  slo_->setEnabled(true);
   title_->setText(
       tr("<b>%1</b>: %2 profile%3")
           .arg(QString::fromStdString(profile.name), QString::fromUtf8(to_string(profile.form).data()),

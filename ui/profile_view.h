@@ -15,6 +15,7 @@
 class QTableWidget;
 class QLabel;
 class QChartView;
+class QDoubleSpinBox;
 class QChart;
 
 namespace servescope::ui {
@@ -49,6 +50,9 @@ class ProfileView : public QWidget {
   // Sets the latency of configuration `row` at its `batch_index`-th profiled batch (of `block`;
   // 0 for a table profile); the reason when refused.
   QString edit_point(int row, int batch_index, int block, double latency_us);
+  // Sets the model's default SLO (what a workload sending to it gets unless it sets its own);
+  // the reason when refused.
+  QString set_default_slo_ms(double slo_ms);
 
  Q_SIGNALS:
   void refused(const QString& why);
@@ -65,6 +69,7 @@ class ProfileView : public QWidget {
   ProjectDocument* doc_;
   int model_ = -1;
   QLabel* title_;
+  QDoubleSpinBox* slo_;  // the model's default SLO, ms
   QChartView* chart_view_;
   QChartView* blocks_view_;  // per-block latency at batch 1, for block profiles
   QWidget* tables_;          // the configurations and the measured points

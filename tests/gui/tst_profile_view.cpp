@@ -1,6 +1,7 @@
 // The profile view on the offscreen platform: selecting a model draws one curve per profiled
 // GPU type and share, and the α·b + β fit of a linear profile gives back its own α and β. The
 // measured points of table and block profiles are edited in place, checked and undoable.
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -72,6 +73,33 @@ class TestProfileView : public QObject {
     w.document()->undo_stack()->undo();
     QCOMPARE(w.project()->scenario.profiles.models.back().linear_fits.front().alpha,
              servescope::Duration::microseconds(250));
+  }
+
+  // Issue 47 §1: a model's default SLO is edited in the Profile tab (resnet50 stayed at 4.218 ms),
+  // one undo step, refused when not a positive time.
+  void aModelsDefaultSloIsEdited() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    QCOMPARE(w.cluster_editor()->apply_template(QStringLiteral("clusters/hc3-s.json")), QString());
+    QCOMPARE(w.add_estimated_models({QStringLiteral("resnet50")}), QString());
+    auto* view = w.profile_view();
+    view->show_model(0);
+    auto* slo = view->findChild<QDoubleSpinBox*>(QStringLiteral("modelSlo"));
+    QVERIFY(slo && slo->isEnabled());
+    const auto before = w.project()->scenario.profiles.models[0].default_slo;
+    QVERIFY(before.has_value());
+    QCOMPARE(slo->value(), before->to_ms());
+    const int steps = w.document()->undo_stack()->count();
+    slo->setValue(25);
+    Q_EMIT slo->editingFinished();
+    QCOMPARE(w.project()->scenario.profiles.models[0].default_slo,
+             std::optional(servescope::Duration::milliseconds(25)));
+    QCOMPARE(w.document()->undo_stack()->count(), steps + 1);
+    QVERIFY(!view->set_default_slo_ms(-1).isEmpty());
+    w.document()->undo_stack()->undo();
+    QCOMPARE(w.project()->scenario.profiles.models[0].default_slo, before);
+    QCOMPARE(slo->value(), before->to_ms());
   }
 
   void tableAndBlockPointsAreEditedInPlace() {
