@@ -20,6 +20,7 @@
 
 #include "model/app/application_editing.h"
 #include "model/core/error.h"
+#include "model/scenario/scenario_editing.h"
 #include "ui/project_document.h"
 #include "widgets/model_colors.h"
 
@@ -174,7 +175,12 @@ QString DagEditor::apply(const std::function<Application(Application)>& edit, co
            "application");
   } else {
     try {
-      auto edited = edit(p->scenario.applications[static_cast<std::size_t>(app_)]);
+      const auto& current = p->scenario.applications[static_cast<std::size_t>(app_)];
+      auto edited = edit(current);
+      // An SLO nobody set follows the DAG: the one derived from its modules before the edit
+      // becomes the one derived after it (model/scenario/scenario_editing.h).
+      if (edited.slo == current.slo && current.slo == derived_slo(current, p->scenario.profiles))
+        edited.slo = derived_slo(edited, p->scenario.profiles);
       why = doc_->set_application(static_cast<std::size_t>(app_), std::move(edited), what);
     } catch (const Error& e) {
       why = QString::fromStdString(e.what());

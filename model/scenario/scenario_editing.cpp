@@ -20,18 +20,44 @@ std::string unique_application_name(const Scenario& scenario, std::string_view b
       [&scenario](const std::string& name) { return has_application(scenario, name); }, " ");
 }
 
+Duration derived_slo(const Application& app, const ProfileSet& profiles) {
+  constexpr auto kUnknown = Duration::milliseconds(100);
+  const auto order = app.topological_order();
+  // Without a DNN there is no profiled latency with its slack to go by.
+  if (!order || std::ranges::none_of(app.modules, [](const AppModule& m) { return m.kind == ModuleKind::Dnn; }))
+    return kUnknown;
+  std::vector<Duration> cost(app.modules.size());
+  for (std::size_t k = 0; k < app.modules.size(); ++k) {
+    const auto& m = app.modules[k];
+    if (m.kind == ModuleKind::Cpu) {
+      cost[k] = m.cpu_latency;
+      continue;
+    }
+    const auto* profile = profiles.find(m.model);
+    cost[k] = profile && profile->default_slo ? *profile->default_slo : kUnknown;
+  }
+  // Longest path in topological order: each module's cost plus the costliest path into it.
+  std::vector<Duration> until(app.modules.size());
+  Duration longest;
+  for (const auto k : *order) {
+    Duration before;
+    for (const auto& e : app.edges)
+      if (e.to == app.modules[k].id) before = std::max(before, until[app.index_of(e.from)]);
+    until[k] = before + cost[k];
+    longest = std::max(longest, until[k]);
+  }
+  return longest > Duration() ? longest : kUnknown;
+}
+
 Application starter_application(const Scenario& scenario, std::string name) {
   Application app;
   app.name = std::move(name);
-  app.slo = Duration::milliseconds(100);
   const auto& models = scenario.profiles.models;
-  if (models.empty()) {
+  if (models.empty())
     app.modules.push_back(AppModule{"cpu", ModuleKind::Cpu, {}, Duration::milliseconds(1), 1});
-    return app;
-  }
-  const auto& model = models.front();
-  if (model.default_slo) app.slo = *model.default_slo;
-  app.modules.push_back(AppModule{model.name, ModuleKind::Dnn, model.name, {}, 1});
+  else
+    app.modules.push_back(AppModule{models.front().name, ModuleKind::Dnn, models.front().name, {}, 1});
+  app.slo = derived_slo(app, scenario.profiles);
   return app;
 }
 

@@ -15,6 +15,12 @@ namespace servescope {
 // `base`, or `base 2`, `base 3`, … : the first name no application of `scenario` has.
 std::string unique_application_name(const Scenario& scenario, std::string_view base);
 
+// The SLO an application gets until its user sets one: the costliest source-to-sink path, each
+// DNN module costed at its model's default SLO (100 ms where the model has none, or is not
+// profiled) and each CPU step at its latency. A new application's, and one whose SLO was still
+// this when a module or an edge changed gets the new DAG's.
+Duration derived_slo(const Application& app, const ProfileSet& profiles);
+
 // A new application called `name` with one module, since an application needs one: a DNN module
 // running the scenario's first profiled model under that model's default SLO (100 ms when it has
 // none), or a 1 ms CPU step under 100 ms when the scenario has no models yet.

@@ -14,6 +14,7 @@
 #include <QTreeView>
 
 #include "tests/gui/gui_test_main.h"
+#include "ui/cluster_editor.h"
 #include "ui/dag_editor.h"
 #include "ui/main_window.h"
 #include "ui/project_document.h"
@@ -187,6 +188,34 @@ class TestDagEditor : public QObject {
     }
     QCOMPARE(dag->set_slo_ms(-1).isEmpty(), false);
     QCOMPARE(dag->set_slo_ms(250), QString());
+    QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(250));
+  }
+
+  // Issue 47 §1: a new application's SLO comes from its modules, and follows the DAG until the
+  // user sets one (it stayed at the first model's 4.218 ms whatever was added).
+  void anUnsetSloFollowsTheModules() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    QCOMPARE(w.cluster_editor()->apply_template(QStringLiteral("clusters/hc3-s.json")), QString());
+    QCOMPARE(w.add_estimated_models({QStringLiteral("resnet50"), QStringLiteral("vgg16")}), QString());
+    QCOMPARE(w.new_application(QStringLiteral("pipeline")), QString());
+    const auto& models = w.project()->scenario.profiles.models;
+    const auto slo_of = [&](const char* model) {
+      return std::ranges::find(models, std::string(model), &servescope::ModelProfile::name)->default_slo.value();
+    };
+    const auto& app = w.project()->scenario.applications[0];
+    const auto first = QString::fromStdString(app.modules[0].id);
+    QCOMPARE(app.slo, slo_of(app.modules[0].model.c_str()));
+    auto* dag = w.dag_editor();
+    QCOMPARE(dag->add_module(QStringLiteral("vgg16")), QString());
+    const auto added = QString::fromStdString(w.project()->scenario.applications[0].modules.back().id);
+    QCOMPARE(dag->connect_modules(first, added), QString());
+    const auto& chained = w.project()->scenario.applications[0];
+    QCOMPARE(chained.slo, slo_of(chained.modules[0].model.c_str()) + slo_of("vgg16"));
+    // Set by the user, it stays.
+    QCOMPARE(dag->set_slo_ms(250), QString());
+    QCOMPARE(dag->add_cpu_step(3), QString());
     QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(250));
   }
 

@@ -58,6 +58,29 @@ TEST(ScenarioEditing, AStarterHasOneModuleToDrawFrom) {
   EXPECT_EQ(dnn.slo, Duration::milliseconds(50));
 }
 
+// Issue 47 §1: an application's SLO until its user sets one comes from its modules: the
+// costliest source-to-sink path, a DNN at its model's default SLO, a CPU step at its latency.
+TEST(ScenarioEditing, TheDerivedSloIsTheCostliestPath) {
+  ProfileSet profiles;
+  for (const auto& [name, ms] : {std::pair{"detect", 20}, {"classify", 8}, {"ocr", 30}}) {
+    ModelProfile m;
+    m.name = name;
+    m.default_slo = Duration::milliseconds(ms);
+    profiles.models.push_back(m);
+  }
+  Application app;
+  app.modules = {{"detect", ModuleKind::Dnn, "detect", {}, 1},
+                 {"crop", ModuleKind::Cpu, {}, Duration::milliseconds(2), 1},
+                 {"classify", ModuleKind::Dnn, "classify", {}, 1},
+                 {"ocr", ModuleKind::Dnn, "ocr", {}, 1}};
+  app.edges = {{"detect", "crop"}, {"crop", "classify"}, {"crop", "ocr"}};
+  EXPECT_EQ(derived_slo(app, profiles), Duration::milliseconds(20 + 2 + 30));  // through ocr
+  app.modules[3].model = "unprofiled";                                         // 100 ms for a model with no default SLO
+  EXPECT_EQ(derived_slo(app, profiles), Duration::milliseconds(20 + 2 + 100));
+  app.edges.push_back({"ocr", "detect"});  // a cycle: no path to go by
+  EXPECT_EQ(derived_slo(app, profiles), Duration::milliseconds(100));
+}
+
 TEST(ScenarioEditing, ARenameCarriesTheWorkloadsThatSendToTheApplication) {
   const auto before = with_one_application();
   const auto after = with_renamed_application(before, "camera", "doorbell");
