@@ -63,6 +63,7 @@
 #include "ui/recovery_store.h"
 #include "ui/run_view.h"
 #include "ui/save_dialog.h"
+#include "ui/workload_dialog.h"
 #include "widgets/timeline_view.h"
 
 namespace servescope::ui {
@@ -256,21 +257,48 @@ QString MainWindow::add_poisson_workload(const QString& target, double rate_rps,
   const auto* p = document_->project();
   if (!p) return tr("no project is open");
   Workload w;
-  w.name = unique_name(
-      target.toStdString(),
-      [p](const std::string& name) {
-        return std::ranges::any_of(p->scenario.workloads, [&](const Workload& x) { return x.name == name; });
-      },
-      "-");
+  w.name = target.toStdString();
   w.rate_rps = rate_rps;
   WorkloadTarget t;
   t.kind = application ? TargetKind::Application : TargetKind::Model;
   t.name = target.toStdString();
   w.targets.push_back(std::move(t));
-  auto why = document_->set_workload(p->scenario.workloads.size(), w,
-                                     tr("Add workload %1").arg(QString::fromStdString(w.name)));
+  return keep_workload(p->scenario.workloads.size(), std::move(w));
+}
+
+QString MainWindow::keep_workload(std::size_t index, Workload workload) {
+  const auto* p = document_->project();
+  if (!p) return tr("no project is open");
+  const auto& existing = p->scenario.workloads;
+  const bool adding = index >= existing.size();
+  // A new one (or a renamed one) takes a name no other workload has.
+  workload.name = unique_name(
+      workload.name,
+      [&](const std::string& name) {
+        for (std::size_t k = 0; k < existing.size(); ++k)
+          if (k != index && existing[k].name == name) return true;
+        return false;
+      },
+      "-");
+  const auto name = QString::fromStdString(workload.name);
+  auto why = document_->set_workload(adding ? existing.size() : index, std::move(workload),
+                                     adding ? tr("Add workload %1").arg(name) : tr("Edit workload %1").arg(name));
   if (!why.isEmpty()) log(tr("refused: %1").arg(why));
   return why;
+}
+
+void MainWindow::workload_dialog(std::optional<std::size_t> editing) {
+  const auto* p = document_->project();
+  if (!p || (editing && *editing >= p->scenario.workloads.size())) return;
+  WorkloadDialog dialog(p->scenario, editing ? &p->scenario.workloads[*editing] : nullptr, this);
+  // Until it is kept or given up: a refusal (the scenario's checks) leaves it open to correct.
+  while (dialog.exec() == QDialog::Accepted) {
+    QString why;
+    auto workload = dialog.workload(&why);
+    if (workload) why = keep_workload(editing.value_or(document_->project()->scenario.workloads.size()), *workload);
+    if (why.isEmpty()) return;
+    QMessageBox::warning(this, tr("Cannot keep the workload"), why);
+  }
 }
 
 void MainWindow::install_project(std::unique_ptr<Project> project, const QString& location) {
@@ -312,6 +340,13 @@ void MainWindow::build_docks() {
   // following that switched to Details in the middle of the tab change, which then painted two
   // pages at once.
   connect(tree_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] { show_selection(); });
+  // A workload has no tab of its own: a double-click opens its dialog.
+  connect(tree_, &QTreeView::doubleClicked, this, [this](const QModelIndex& index) {
+    const int entry = index.data(ProjectTreeModel::EntryIndexRole).toInt();
+    if (entry >= 0 && static_cast<ProjectTreeModel::Section>(index.data(ProjectTreeModel::SectionRole).toInt()) ==
+                          ProjectTreeModel::Section::Workloads)
+      workload_dialog(static_cast<std::size_t>(entry));
+  });
   auto* tree_dock = new QDockWidget(tr("Project"), this);
   tree_dock->setObjectName(QStringLiteral("projectDock"));
   tree_dock->setWidget(tree_);

@@ -6,6 +6,7 @@
 
 #include <QMainWindow>
 #include <memory>
+#include <optional>
 
 #include "model/scenario/scenario.h"
 #include "ui/project_tree_model.h"
@@ -122,6 +123,10 @@ class MainWindow : public QMainWindow {
   QString rename_selected(const QString& name);
   // A Poisson workload sending `rate_rps` to a model (or an application).
   QString add_poisson_workload(const QString& target, double rate_rps, bool application = false);
+  // Keeps `workload` as workload `index` (the count adds it, under a name of its own); the
+  // reason when refused. Edit → Add workload… and a double-click on a workload open its dialog.
+  QString keep_workload(std::size_t index, Workload workload);
+  void workload_dialog(std::optional<std::size_t> editing);
   // A pool, glet or module of `plan` picked in the Plans tab (PlanView::itemSelected): its shares
   // outlined on the cluster's chips, its rows marked on the shown run's timeline, the plan and
   // its models selected in the project tree. Returns the status line it showed.

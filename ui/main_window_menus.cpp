@@ -241,21 +241,8 @@ void MainWindow::build_edit_menu() {
     });
     dialog->show();
   });
-  edit->addAction(tr("Add &workload…"), this, [this] {
-    const auto* p = document_->project();
-    if (!p) return;
-    QStringList targets;
-    for (const auto& m : p->scenario.profiles.models)
-      targets << QString::fromStdString(m.name);
-    bool ok = false;
-    const auto target = QInputDialog::getItem(this, tr("Add workload"), tr("Model:"), targets, 0, false, &ok);
-    if (!ok) return;
-    const double rate =
-        QInputDialog::getDouble(this, tr("Add workload"), tr("Poisson rate (req/s):"), 100, 0.001, 1e9, 3, &ok);
-    if (!ok) return;
-    const auto why = add_poisson_workload(target, rate);
-    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot add workload"), why);
-  });
+  edit->addAction(tr("Add &workload…"), this, [this] { workload_dialog(std::nullopt); })
+      ->setObjectName(QStringLiteral("addWorkloadAction"));
 }
 
 void MainWindow::build_live_view_help_menus() {

@@ -4,6 +4,7 @@
 // project gets its first application from Edit → New application (or the tab's button), and a
 // renamed application keeps the workloads that send to it; both undo.
 #include <QAction>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGraphicsItem>
 #include <QGraphicsView>
@@ -19,6 +20,7 @@
 #include "ui/main_window.h"
 #include "ui/project_document.h"
 #include "ui/project_tree_model.h"
+#include "ui/workload_dialog.h"
 
 using servescope::ui::DagEditor;
 using servescope::ui::MainWindow;
@@ -217,6 +219,50 @@ class TestDagEditor : public QObject {
     QCOMPARE(dag->set_slo_ms(250), QString());
     QCOMPARE(dag->add_cpu_step(3), QString());
     QCOMPARE(w.project()->scenario.applications[0].slo, servescope::Duration::milliseconds(250));
+  }
+
+  // Issue 47 §1: a workload made in the GUI sends to an application (not only to models), with an
+  // SLO of its own, a total rate and an arrival process; its dialog opens again on it to edit.
+  void aWorkloadTargetsAnApplication() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/cost-demo.json"), false));
+    const auto& scenario = w.project()->scenario;
+    const auto app = QString::fromStdString(scenario.applications.front().name);
+    const auto before = scenario.workloads.size();
+    {
+      servescope::ui::WorkloadDialog dialog(scenario, nullptr);
+      QString why;
+      QVERIFY(!dialog.workload(&why));  // nothing ticked
+      QVERIFY(why.contains(QStringLiteral("tick")));
+      QVERIFY(dialog.choose_target(app, 60));
+      dialog.rate_field()->setValue(750);
+      dialog.process_field()->setCurrentIndex(3);
+      dialog.segments_field()->setText(QStringLiteral("10:1, 5"));
+      QVERIFY(!dialog.workload(&why));
+      QVERIFY2(why.contains(QStringLiteral("segment 2")), qPrintable(why));
+      dialog.process_field()->setCurrentIndex(1);
+      dialog.cv_field()->setValue(2);
+      const auto made = dialog.workload(&why);
+      QVERIFY2(made, qPrintable(why));
+      QCOMPARE(made->targets.size(), std::size_t{1});
+      QCOMPARE(made->targets[0].kind, servescope::TargetKind::Application);
+      QCOMPARE(made->targets[0].slo, std::optional(servescope::Duration::milliseconds(60)));
+      QCOMPARE(made->rate_rps, 750.0);
+      QCOMPARE(std::get<servescope::GammaArrivals>(made->arrivals).shape, 0.25);  // CV 2
+      QCOMPARE(w.keep_workload(before, *made), QString());
+    }
+    QCOMPARE(w.project()->scenario.workloads.size(), before + 1);
+    const auto& kept = w.project()->scenario.workloads.back();
+    QCOMPARE(kept.targets[0].name, app.toStdString());
+    // Opened again on it, the dialog shows what it holds.
+    servescope::ui::WorkloadDialog again(w.project()->scenario, &kept);
+    QCOMPARE(again.process_field()->currentIndex(), 1);
+    QCOMPARE(again.cv_field()->value(), 2.0);
+    QCOMPARE(again.rate_field()->value(), 750.0);
+    QString why;
+    const auto same = again.workload(&why);
+    QVERIFY(same && *same == kept);
   }
 
   // Issue 47, defect 9: one SLO typed into the field is one edit, however often the field says

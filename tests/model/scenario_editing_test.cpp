@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "model/core/error.h"
+#include "model/workload/rate_segments_text.h"
 
 using namespace servescope;
 
@@ -79,6 +80,24 @@ TEST(ScenarioEditing, TheDerivedSloIsTheCostliestPath) {
   EXPECT_EQ(derived_slo(app, profiles), Duration::milliseconds(20 + 2 + 100));
   app.edges.push_back({"ocr", "detect"});  // a cycle: no path to go by
   EXPECT_EQ(derived_slo(app, profiles), Duration::milliseconds(100));
+}
+
+// The GUI's piecewise segments: "SECONDS:MULTIPLIER, …", refused with the segment and the reason.
+TEST(RateSegmentsText, ParsesFormatsAndRefuses) {
+  const auto segments = parse_rate_segments(" 10:1, 20:2.5 ,30:0 ");
+  ASSERT_EQ(segments.size(), 3u);
+  EXPECT_EQ(segments[1].duration, Duration::seconds(20));
+  EXPECT_EQ(segments[1].rate_multiplier, 2.5);
+  EXPECT_EQ(segments[2].rate_multiplier, 0.0);
+  EXPECT_EQ(parse_rate_segments(format_rate_segments(segments)), segments);
+  for (const auto* bad : {"", "10", "10:x", "-1:2", "5:1, 0:1", "5:-1", "5:1e-300"}) {
+    try {
+      (void)parse_rate_segments(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const QueryError& e) {
+      EXPECT_NE(std::string(e.what()).find("segment"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(ScenarioEditing, ARenameCarriesTheWorkloadsThatSendToTheApplication) {
