@@ -80,6 +80,15 @@ int autosaving_window(const QString& name) {
   return QCoreApplication::exec();
 }
 
+// The demo in a window of the size a reviewer uses, shown and active (keys and focus as on screen).
+bool show_demo(MainWindow& w, QSize size) {
+  w.set_interactive(false);
+  w.resize(size);
+  if (!w.open_location(QStringLiteral("builtin:projects/demo.json"), false)) return false;
+  w.show();
+  return QTest::qWaitForWindowActive(&w);
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -465,11 +474,7 @@ class TestMainWindow : public QObject {
   // page, made its first row current and that switched to Details in the middle of the tab change.
   void aTabChangeShowsOnePage() {
     MainWindow w;
-    w.set_interactive(false);
-    w.resize(1280, 800);
-    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
-    w.show();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(show_demo(w, {1280, 800}));
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
     tabs->setCurrentWidget(w.details_view());
     tabs->setCurrentWidget(w.run_view());
@@ -498,11 +503,7 @@ class TestMainWindow : public QObject {
   // charts now take as many columns as the width holds and scroll down, never sideways.
   void chartsFitTheWindowsWidth() {
     MainWindow w;
-    w.set_interactive(false);
-    w.resize(1280, 800);
-    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(show_demo(w, {1280, 800}));
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
     auto* charts = w.findChild<servescope::ui::ChartsView*>(QStringLiteral("chartsView"));
     QVERIFY(charts);
