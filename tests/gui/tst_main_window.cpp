@@ -80,6 +80,22 @@ int autosaving_window(const QString& name) {
   return QCoreApplication::exec();
 }
 
+// A second of Symphony on the demo, as the Run tab keeps it (a run file's body, without a
+// scenario_file: the GUI does not write one).
+std::optional<nlohmann::json> a_demo_run() {
+  MainWindow w;
+  w.set_interactive(false);
+  if (!w.open_location(QStringLiteral("builtin:projects/demo.json"), false)) return std::nullopt;
+  QSignalSpy done(w.run_view(), &RunView::finished);
+  if (!w.run_view()->simulate(QStringLiteral("symphony"), 1) || !done.wait(120000)) return std::nullopt;
+  return w.project()->runs.back().body;
+}
+
+bool write_json(const QString& path, const nlohmann::json& json) {
+  QFile out(path);
+  return out.open(QIODevice::WriteOnly) && out.write(QByteArray::fromStdString(json.dump())) > 0;
+}
+
 // The demo in a window of the size a reviewer uses, shown and active (keys and focus as on screen).
 bool show_demo(MainWindow& w, QSize size) {
   w.set_interactive(false);
@@ -403,17 +419,8 @@ class TestMainWindow : public QObject {
   void importRunRefusesARunOfAnotherCluster() {
     QTemporaryDir dir;
     const auto path = dir.filePath(QStringLiteral("demo-run.json"));
-    {
-      MainWindow w;
-      w.set_interactive(false);
-      QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
-      QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
-      QVERIFY(w.run_view()->simulate(QStringLiteral("symphony"), 1));
-      QVERIFY(done.wait(120000));
-      QFile out(path);
-      QVERIFY(out.open(QIODevice::WriteOnly));
-      out.write(QByteArray::fromStdString(w.project()->runs.back().body.dump()));
-    }
+    const auto body = a_demo_run();
+    QVERIFY(body && write_json(path, *body));
     MainWindow w;
     w.set_interactive(false);
     QVERIFY(w.open_location(QStringLiteral("builtin:projects/ppipe-demo.json"), false));
@@ -430,22 +437,12 @@ class TestMainWindow : public QObject {
   // no scenario, or a run as its scenario, is refused saying what to open instead.
   void aRunFileOpensOnItsScenario() {
     QTemporaryDir dir;
-    nlohmann::json body;
-    {
-      MainWindow w;
-      w.set_interactive(false);
-      QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
-      QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
-      QVERIFY(w.run_view()->simulate(QStringLiteral("symphony"), 1));
-      QVERIFY(done.wait(120000));
-      body = w.project()->runs.back().body;
-    }
+    auto made = a_demo_run();
+    QVERIFY(made);
+    auto& body = *made;
     const auto write = [&](const QString& name, const nlohmann::json& json) {
       const auto path = dir.filePath(name);
-      QFile out(path);
-      out.open(QIODevice::WriteOnly);
-      out.write(QByteArray::fromStdString(json.dump()));
-      return path;
+      return write_json(path, json) ? path : QString();
     };
     MainWindow w;
     w.set_interactive(false);
