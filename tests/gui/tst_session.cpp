@@ -2,6 +2,7 @@
 // template, add three estimated models and a workload for each, run PPipe and NP on the worker
 // thread, and read both plans side by side — without editing a file. Then the whole session undoes
 // back to the empty project.
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
@@ -12,12 +13,14 @@
 
 #include "tests/gui/gui_test_main.h"
 #include "ui/cluster_editor.h"
+#include "ui/dag_editor.h"
 #include "ui/main_window.h"
 #include "ui/plan_comparison_model.h"
 #include "ui/plan_view.h"
 #include "ui/planning_panel.h"
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
+#include "ui/workload_dialog.h"
 
 using servescope::ui::MainWindow;
 using servescope::ui::PlanComparisonModel;
@@ -116,6 +119,68 @@ class TestSession : public QObject {
     while (w.document()->undo_stack()->canUndo())
       w.document()->undo_stack()->undo();
     QVERIFY(*w.project() == empty);
+  }
+
+  // Issue 47 §1's path, without a file edited: a cluster of two GPU types drawn node by node,
+  // three estimated models, a three-module DAG and an application workload made in their dialogs
+  // and editors, then gpu-let and Piccolo/Harpagon plans for the application and a PPipe plan for
+  // a model workload (PPipe plans models, not DAGs, and says so for the other).
+  void aScenarioMadeInTheGuiIsPlanned() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.new_project();
+    auto* cluster = w.cluster_editor();
+    for (const auto* type : {"V100", "T4"}) {
+      QCOMPARE(cluster->add_node(QString::fromLatin1(type)), QString());
+      auto node = w.project()->scenario.cluster.nodes.back();
+      node.gpu_count = 4;
+      node.count = 2;
+      QCOMPARE(cluster->set_node(cluster->selected_node(), node), QString());
+    }
+    QCOMPARE(w.project()->scenario.cluster.gpus_by_type().size(), std::size_t{2});
+    QCOMPARE(
+        w.add_estimated_models({QStringLiteral("resnet50"), QStringLiteral("vgg16"), QStringLiteral("mobilenet_v2")}),
+        QString());
+    QCOMPARE(w.new_application(QStringLiteral("camera")), QString());
+    auto* dag = w.dag_editor();
+    const auto first = QString::fromStdString(w.project()->scenario.applications[0].modules[0].id);
+    for (const auto* model : {"vgg16", "mobilenet_v2"}) {
+      QCOMPARE(dag->add_module(QString::fromLatin1(model)), QString());
+      QCOMPARE(
+          dag->connect_modules(first, QString::fromStdString(w.project()->scenario.applications[0].modules.back().id)),
+          QString());
+    }
+    QCOMPARE(w.project()->scenario.applications[0].modules.size(), std::size_t{3});
+    QCOMPARE(w.project()->scenario.applications[0].edges.size(), std::size_t{2});
+    const auto keep = [&](const char* target, double rate) {
+      servescope::ui::WorkloadDialog dialog(w.project()->scenario, nullptr);
+      dialog.choose_target(QString::fromLatin1(target));
+      dialog.rate_field()->setValue(rate);
+      QString why;
+      const auto workload = dialog.workload(&why);
+      return workload ? w.keep_workload(w.project()->scenario.workloads.size(), *workload) : why;
+    };
+    QCOMPARE(keep("camera", 200), QString());
+    QCOMPARE(keep("resnet50", 300), QString());
+    const auto app_workload = QString::fromStdString(w.project()->scenario.workloads[0].name);
+    const auto model_workload = QString::fromStdString(w.project()->scenario.workloads[1].name);
+
+    auto* panel = w.planning();
+    QSignalSpy done(panel, &PlanningPanel::finished);
+    panel->findChild<QLineEdit*>(QStringLiteral("option:sizes"))->setText(QStringLiteral("50,100"));
+    // gpu-let without its interference model: estimated profiles have none (glet says so and
+    // names glet-noint).
+    QVERIFY(panel->run_planners({QStringLiteral("glet-noint"), QStringLiteral("piccolo"), QStringLiteral("harpagon")},
+                                app_workload));
+    QVERIFY(done.wait(300000));
+    QVERIFY(panel->run_planners({QStringLiteral("ppipe")}, model_workload));
+    QVERIFY(done.wait(300000));
+    QStringList systems;
+    for (const auto& plan : w.project()->plans)
+      systems << QString::fromStdString(plan.system);
+    systems.sort();
+    QCOMPARE(systems, (QStringList{QStringLiteral("glet-noint"), QStringLiteral("harpagon"), QStringLiteral("piccolo"),
+                                   QStringLiteral("ppipe")}));
   }
 
   // gpu-let on the paper's 2×2 RTX 2080 Ti servers: estimated profiles come in MPS halves, so the
