@@ -266,7 +266,7 @@ void LiveView::refresh() {
       // deployment started (the run's own clock starts when we joined, or at a plan change). It
       // was the first batch's time on the axis, the run's in tool tips and charts.
       if (!origin_set_) {
-        view_->set_time_origin(-s.run_origin.count_ns());
+        view_->set_time_origin(-take->run_origin.count_ns());
         origin_set_ = true;
       }
       // Let go of the oldest detail a quarter of the history at a time: one pass per 30 s or so,
@@ -342,7 +342,7 @@ void LiveView::refresh_chart() {
   if (!curves || curves->goodput_rps.points.empty()) return;
   // The last interval is still filling: drawn, it drops towards 0 and reads as a false alarm.
   // The rest on the timeline's clock (the scheduler's).
-  const double origin_s = subscriber_->status().run_origin.to_s();
+  const double origin_s = curves->run_origin.to_s();
   for (auto* s : {&curves->attainment_pct, &curves->goodput_rps}) {
     if (!s->points.empty()) s->points.pop_back();
     for (auto& point : s->points)

@@ -412,7 +412,8 @@ bool MainWindow::follow_live(const QString& address) {
 
 bool MainWindow::open_location(const QString& location, bool interactive) {
   // Opening replaces the project: unsaved changes are asked about first, as on New and on close.
-  if (interactive && !may_discard_changes()) return false;
+  // (Asked once: the scenario a run file opens on is not asked about again.)
+  if (interactive && !opening_run_ && !may_discard_changes()) return false;
   std::unique_ptr<Project> loaded;
   try {
     const auto json = parse_json_text(read_document_text(location.toStdString()), location.toStdString());

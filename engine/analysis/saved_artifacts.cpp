@@ -9,6 +9,7 @@
 #include "engine/dataplane/run_layout.h"
 #include "engine/serving/cluster_gpus.h"
 #include "engine/systems/scenario_planner.h"
+#include "engine/systems/system_registry.h"
 #include "engine/timeline/timeline_data.h"
 #include "model/core/error.h"
 #include "model/gpu/gpu_catalog.h"
@@ -68,6 +69,12 @@ std::string run_cluster_mismatch(const nlohmann::json& body, const std::string& 
   const JsonCursor run(body, location);
   const auto gpus = run.find("gpus");
   if (!gpus) return {};  // a run that names no GPUs draws none
+  // A cost plan's run serves on machines the plan rents, not on the cluster's GPUs.
+  try {
+    if (data_plane_traits(run.string_or("system", "")).runs == PlanKind::Cost) return {};
+  } catch (const QueryError&) {
+    // A system this build does not know: its GPUs are checked like any other's.
+  }
   RunLayout layout;
   const auto names = gpus->at("names");
   for (std::size_t g = 0; g < names.size(); ++g)

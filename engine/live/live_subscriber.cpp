@@ -57,6 +57,7 @@ std::optional<LiveSubscriber::TimelineTake> LiveSubscriber::take_timeline(std::u
   take.run = status_.run;
   if (take.run != last_run) take.layout = timeline_of(run_->aggregates());
   take.chunk = run_->take_timeline();
+  take.run_origin = run_origin_;
   return take;
 }
 
@@ -69,6 +70,7 @@ std::optional<LiveSubscriber::Curves> LiveSubscriber::curves(std::size_t max_poi
   Curves out;
   attainment_and_goodput(coarser_bins(m.arrivals_per_bin(), k), coarser_bins(m.on_time_per_bin(), k),
                          m.bin().to_s() * static_cast<double>(k), out.attainment_pct, out.goodput_rps);
+  out.run_origin = run_origin_;
   return out;
 }
 

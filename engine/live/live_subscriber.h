@@ -79,12 +79,14 @@ class LiveSubscriber {
     std::uint64_t run = 0;
     std::optional<TimelineData> layout;
     TimelineChunk chunk;
+    Duration run_origin;  // LiveStatus::run_origin of this run, taken with it
   };
   std::optional<TimelineTake> take_timeline(std::uint64_t last_run);
   // SLO attainment and goodput per second so far, straight from the run's counters: no copy of
   // the timeline (nullopt before the first welcome).
   struct Curves {
-    Series attainment_pct, goodput_rps;
+    Series attainment_pct, goodput_rps;  // x: seconds on the run's clock
+    Duration run_origin;                 // LiveStatus::run_origin of this run, taken with them
   };
   // At most `max_points` points each: seconds merged into wider bins as the session grows.
   std::optional<Curves> curves(std::size_t max_points = 600) const;

@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -218,6 +219,15 @@ class TestPlanning : public QObject {
     QCOMPARE(QString::fromStdString(timeline->system), QStringLiteral("cost"));
     QVERIFY(!timeline->spans.empty());
     QVERIFY2(timeline->gpus.front().starts_with("detect/"), timeline->gpus.front().c_str());
+    // Its machines are the plan's, not the cluster's: Import run takes it back into its project.
+    QTemporaryDir runs;
+    const auto run_file = runs.filePath(QStringLiteral("cost-run.json"));
+    {
+      QFile out(run_file);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(QByteArray::fromStdString(w.project()->runs.back().body.dump()));
+    }
+    QCOMPARE(w.import_run(run_file), QString());
     const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
     if (!dir.isEmpty()) {
       w.resize(1600, 1000);
