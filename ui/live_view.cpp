@@ -28,7 +28,9 @@
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
 #include "widgets/chart_facade.h"
+#include "widgets/colouring_picker.h"
 #include "widgets/timeline_view.h"
+#include "widgets/timeline_violations.h"
 
 namespace servescope::ui {
 namespace {
@@ -80,6 +82,12 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   chart_row->addWidget(chart_);
   chart_row->addWidget(goodput_chart_);
   draw_empty_charts();  // titled and empty until a run streams
+  // What the Run tab has for finding violations: colour by outcome and Next violation (which
+  // stops following "now", to stay on what it found).
+  auto* colouring = widgets::make_colouring_picker(view_, this);
+  auto* next = new QPushButton(tr("Next violation"), this);
+  next->setObjectName(QStringLiteral("liveNextViolation"));
+  connect(next, &QPushButton::clicked, this, [this] { next_violation(); });
   auto* fit = new QToolButton(this);
   fit->setDefaultAction(view_->state()->fit_action());  // looking at the whole run stops following
   auto* top = new QHBoxLayout;
@@ -90,7 +98,12 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   top->addWidget(history_);
   top->addWidget(keep_);
   top->addWidget(apply_);
-  top->addWidget(status_, 1);
+  top->addStretch(1);
+  // Below: how to look at it, and what the deployment says (room for a long status at 1280 px).
+  auto* second = new QHBoxLayout;
+  second->addWidget(colouring);
+  second->addWidget(next);
+  second->addWidget(status_, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(view_);
   split->addWidget(charts);
@@ -98,6 +111,7 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   split->setStretchFactor(1, 1);
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
+  box->addLayout(second);
   box->addWidget(split, 1);
   disconnect_->setEnabled(false);
   keep_->setEnabled(false);
@@ -147,6 +161,14 @@ bool LiveView::follow() const {
 
 QString LiveView::status_text() const {
   return status_->text();
+}
+
+bool LiveView::next_violation() {
+  set_follow(false);
+  QString said;
+  const bool found = widgets::go_to_next_violation(*view_, 0, &said);
+  Q_EMIT message(said);
+  return found;
 }
 
 QString LiveView::status_tip() const {

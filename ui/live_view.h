@@ -68,7 +68,10 @@ class LiveView : public QWidget {
   int history_minutes() const;
 
   QString status_text() const;
-  QString status_tip() const;  // the commands that start the plan's missing workers, if any
+  QString status_tip() const;
+  // Stops following and moves to the next late batch or drop (widgets/timeline_violations.h);
+  // what it found goes out as message().
+  bool next_violation();  // the commands that start the plan's missing workers, if any
   widgets::TimelineView* timeline() const { return view_; }
   QChartView* chart() const { return chart_; }
 

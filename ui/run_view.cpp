@@ -28,6 +28,7 @@
 #include "ui/project_document.h"
 #include "ui/run_options_dialog.h"
 #include "ui/teaching_panel.h"
+#include "widgets/colouring_picker.h"
 #include "widgets/range_summary_panel.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
@@ -75,13 +76,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   sweep_->setToolTip(
       tr("Simulate at 10–120 % of the capacity (the duration per point) and keep SLO attainment "
          "against load factor for the Charts tab"));
-  colouring_ = new QComboBox(this);
-  // As wide as "Colour by model": the longer choices show in the open list.
-  colouring_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  colouring_->setMinimumContentsLength(16);
-  colouring_->addItem(tr("Colour by model"));
-  colouring_->addItem(tr("Colour by SLO outcome"));
-  colouring_->addItem(tr("Colour by batch (pipeline stages match)"));
+  colouring_ = widgets::make_colouring_picker(view_, this);
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter: model or GPU"));
   filter_->setClearButtonEnabled(true);
@@ -226,11 +221,6 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
     options_->show_for(spec.system);
   });
   connect(runs_, &QComboBox::activated, this, [this] { show_run(runs_->currentText()); });
-  connect(colouring_, &QComboBox::currentIndexChanged, this, [this](int i) {
-    view_->set_colouring(i == 1   ? widgets::BoxColouring::SloOutcome
-                         : i == 2 ? widgets::BoxColouring::Batch
-                                  : widgets::BoxColouring::Model);
-  });
   connect(filter_, &QLineEdit::textChanged, view_, &widgets::TimelineView::set_filter);
   connect(find_, &QLineEdit::returnPressed, this, [this] {
     const auto found = view_->find_next(find_->text());

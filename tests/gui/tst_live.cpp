@@ -6,6 +6,8 @@
 // Prediction tab simulates it and shows both side by side and calibrates the profiles on it, and
 // another system is applied to the running deployment. A wrong token is refused with a reason.
 #include <QChartView>
+#include <QComboBox>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -138,6 +140,23 @@ class TestLive : public QObject {
 
     QVERIFY(load.wait_for(std::chrono::seconds(60)).value_or(-1) == 0);
     QTRY_VERIFY_WITH_TIMEOUT(live->chart()->chart() != nullptr && !live->chart()->chart()->series().isEmpty(), 20000);
+    // Issue 47 §2: the Live tab has the Run tab's colour by outcome and Next violation (which
+    // stops following, to stay on what it found, and says what it found or that there is none).
+    {
+      auto* colouring = live->findChild<QComboBox*>(QStringLiteral("colouring"));
+      QVERIFY(colouring);
+      colouring->setCurrentIndex(1);
+      QCOMPARE(live->timeline()->colouring(), servescope::widgets::BoxColouring::SloOutcome);
+      QSignalSpy said(live, &servescope::ui::LiveView::message);
+      const bool found = live->next_violation();
+      QVERIFY(!live->follow());
+      QVERIFY(!said.isEmpty());
+      const auto text = said.last().first().toString();
+      QVERIFY2(found ? (text.startsWith(QStringLiteral("Late")) || text.contains(QStringLiteral("ropped")))
+                     : text.startsWith(QStringLiteral("No late batch")),
+               qPrintable(text));
+      live->set_follow(true);
+    }
     // Issue 47 §3: one clock, the scheduler's. We joined after it started, so the axis counts from
     // before the run's own clock began; a batch's tool tip reads as the axis does, and the charts'
     // curves start no earlier than we joined on that clock (they read 60 s where the axis read 13).
