@@ -281,8 +281,8 @@ TEST(Cli, PredictsARecordedRunAtTheLoadItWasOffered) {
   const double load_s = window->to_s - window->from_s;
   EXPECT_DOUBLE_EQ(report["rate_rps"].get<double>(), window->arrivals / load_s);
   // The record is a seeded simulation, so nothing here depends on the machine: the prediction's
-  // length is the window's, rounded to the nanosecond a Duration holds.
-  EXPECT_NEAR(report["duration_s"].get<double>(), load_s, 1e-9);
+  // length is the window's, as a Duration holds it.
+  EXPECT_DOUBLE_EQ(report["duration_s"].get<double>(), servescope::Duration::from_s(load_s).to_s());
   EXPECT_EQ(report["total"]["live_attainment"], run["summary"]["slo_attainment"]);
   for (const auto& d : report["differences"])
     EXPECT_EQ(d["text"].get<std::string>().find("batches took"), std::string::npos) << d.dump();

@@ -439,6 +439,7 @@ TEST(Cli, SimulateDrawsBatchTimesFromMeasuredDistributions) {
 
 TEST(Cli, SimulateDrawsALiveRunsHopsAndTheLiveSchedulerRefusesThem) {
   // Every hop 50 ms, longer than any lead Symphony orders a batch with: its batches start late.
+  // Seeded simulations only: the attainments compared are the simulator's, not the machine's.
   TempDir dir;
   const nlohmann::json hop = {{"count", 100}, {"quantiles_us", std::vector<double>(9, 50'000.0)}};
   const auto loop = dir.write("loop.json", nlohmann::json{{"batch_hop_us", hop}}.dump());
