@@ -110,8 +110,10 @@ PlanDiagram pipelines(const PipelinePlan& plan) {
 
 PlanDiagram glets(const GletPlan& plan) {
   PlanDiagram d;
-  d.title = plan.system + ": " + std::to_string(plan.layout.gpus_used()) + " of " + std::to_string(plan.gpus) + " " +
-            plan.gpu + " GPUs used";
+  // plan.gpus is where the planner's scaling stopped, not what the cluster has (the plan page
+  // counts against the cluster, ui/plan_view.cpp).
+  d.title = plan.system + ": " + std::to_string(plan.layout.gpus_used()) + " " + plan.gpu +
+            " GPUs used (scaled up to " + std::to_string(plan.gpus) + ")";
   d.width = 2 * kMargin + kGpuBarWidth;
   double y = kMargin;
   const auto name_of = [&](int model) {

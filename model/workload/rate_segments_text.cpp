@@ -1,30 +1,15 @@
 #include "model/workload/rate_segments_text.h"
 
-#include <charconv>
-#include <cmath>
-
 #include "model/core/error.h"
 #include "model/core/text.h"
 
 namespace servescope {
 namespace {
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 double number(std::string_view text, std::string_view what, std::size_t segment) {
-  double v = 0;
-  const auto t = trimmed(text);
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v))
-    throw QueryError("segment " + std::to_string(segment) + ": " + std::string(what) + " " + quote_for_message(t) +
-                     " is not a number");
-  return v;
+  if (const auto v = parse_finite_double(text)) return *v;
+  throw QueryError("segment " + std::to_string(segment) + ": " + std::string(what) + " " +
+                   quote_for_message(trim(text)) + " is not a number");
 }
 
 }  // namespace
@@ -32,10 +17,10 @@ double number(std::string_view text, std::string_view what, std::size_t segment)
 std::vector<RateSegment> parse_rate_segments(std::string_view text) {
   std::vector<RateSegment> out;
   std::size_t segment = 0;
-  while (!trimmed(text).empty()) {
+  while (!trim(text).empty()) {
     ++segment;
     const auto comma = text.find(',');
-    const auto part = trimmed(text.substr(0, comma));
+    const auto part = trim(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     const auto colon = part.find(':');
     if (colon == std::string_view::npos)

@@ -21,6 +21,7 @@
 #include "ui/profile_view.h"
 #include "ui/project_document.h"
 #include "ui/workload_dialog.h"
+#include "widgets/plan_diagram_view.h"
 
 using servescope::ui::MainWindow;
 using servescope::ui::PlanComparisonModel;
@@ -219,6 +220,8 @@ class TestSession : public QObject {
     // Issue 47, defect 8: how many of the cluster's GPUs the plan uses, not of where the planner's
     // scaling stopped ("1 of 1 V100 GPUs used" on a cluster of 4).
     QVERIFY2(left.contains(QStringLiteral("of the cluster's 4 RTX2080Ti GPUs used")), qPrintable(left.left(400)));
+    const auto title = QString::fromStdString(w.plan_view()->left_diagram()->diagram().title);
+    QVERIFY2(title.contains(QStringLiteral("RTX2080Ti GPUs used (scaled up to ")), qPrintable(title));
     QVERIFY(w.plan_view()->right_text().contains(QStringLiteral("50 %")));
 
     const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR");
