@@ -62,6 +62,22 @@ struct ShownView {
   }
 };
 
+// The view rendered: per colour, its pixels in the plot area of every row, `from`–`to` px below
+// each row's top.
+std::vector<int> pixels_in_rows(TimelineView& view, int from, int to, const std::vector<QRgb>& colours) {
+  QImage image(view.size(), QImage::Format_ARGB32);
+  view.render(&image);
+  std::vector<int> seen(colours.size(), 0);
+  for (std::size_t row = 0; row < view.index().rows(); ++row)
+    for (int x = view.label_width() + 1; x < view.plot_right() - 1; ++x)
+      for (int dy = from; dy < to; ++dy) {
+        const auto c = image.pixelColor(x, static_cast<int>(view.row_y(row)) + dy).rgb();
+        for (std::size_t k = 0; k < colours.size(); ++k)
+          seen[k] += c == colours[k] ? 1 : 0;
+      }
+  return seen;
+}
+
 }  // namespace
 
 class TestTimelineNavigation : public QObject {
@@ -289,20 +305,12 @@ class TestTimelineNavigation : public QObject {
     ShownView v({520, 300});
     auto& view = v.view;
     view.set_window(0, v.data->end.count_ns() * 4);  // about 80 px for 40 ms: every batch under 2 px
-    QImage image(view.size(), QImage::Format_ARGB32);
-    view.render(&image);
-    const auto alpha = servescope::widgets::color_for_name(QStringLiteral("alpha"), view.palette()).rgb();
-    const auto beta = servescope::widgets::color_for_name(QStringLiteral("beta"), view.palette()).rgb();
-    const auto grey = view.palette().color(QPalette::Mid).rgb();
-    int seen_alpha = 0, seen_beta = 0, seen_grey = 0;
-    for (std::size_t row = 0; row < view.index().rows(); ++row)
-      for (int x = view.label_width() + 1; x < view.plot_right() - 1; ++x)
-        for (int dy = 3; dy < 15; ++dy) {
-          const auto c = image.pixelColor(x, static_cast<int>(view.row_y(row)) + dy).rgb();
-          seen_alpha += c == alpha ? 1 : 0;
-          seen_beta += c == beta ? 1 : 0;
-          seen_grey += c == grey ? 1 : 0;
-        }
+    const auto seen =
+        pixels_in_rows(view, 3, 15,
+                       {servescope::widgets::color_for_name(QStringLiteral("alpha"), view.palette()).rgb(),
+                        servescope::widgets::color_for_name(QStringLiteral("beta"), view.palette()).rgb(),
+                        view.palette().color(QPalette::Mid).rgb()});
+    const int seen_alpha = seen[0], seen_beta = seen[1], seen_grey = seen[2];
     QVERIFY2(seen_alpha > 500 && seen_beta > 500, qPrintable(QStringLiteral("%1 %2").arg(seen_alpha).arg(seen_beta)));
     QVERIFY2(seen_grey < (seen_alpha + seen_beta) / 20, qPrintable(QString::number(seen_grey)));
   }
@@ -315,18 +323,10 @@ class TestTimelineNavigation : public QObject {
     auto& view = v.view;
     view.set_colouring(servescope::widgets::BoxColouring::SloOutcome);
     view.set_window(0, v.data->end.count_ns() * 4);  // every batch under 2 px: all merged
-    QImage image(view.size(), QImage::Format_ARGB32);
-    view.render(&image);
-    const auto late = servescope::widgets::late_colour(view.palette()).rgb();
-    const auto on_time = servescope::widgets::on_time_colour(view.palette()).rgb();
-    int seen_late = 0, seen_on_time = 0;
-    for (std::size_t row = 0; row < view.index().rows(); ++row)
-      for (int x = view.label_width() + 1; x < view.plot_right() - 1; ++x)
-        for (int dy = 0; dy < 18; ++dy) {
-          const auto c = image.pixelColor(x, static_cast<int>(view.row_y(row)) + dy).rgb();
-          seen_late += c == late ? 1 : 0;
-          seen_on_time += c == on_time ? 1 : 0;
-        }
+    const auto seen = pixels_in_rows(view, 0, 18,
+                                     {servescope::widgets::late_colour(view.palette()).rgb(),
+                                      servescope::widgets::on_time_colour(view.palette()).rgb()});
+    const int seen_late = seen[0], seen_on_time = seen[1];
     QVERIFY2(seen_late > 0 && seen_on_time > 4 * seen_late,
              qPrintable(QStringLiteral("%1 late, %2 on time").arg(seen_late).arg(seen_on_time)));
   }
