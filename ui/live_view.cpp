@@ -13,8 +13,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -27,10 +29,13 @@
 #include "engine/timeline/timeline_data.h"
 #include "ui/exception_guard.h"
 #include "ui/project_document.h"
+#include "widgets/batch_details.h"
 #include "widgets/chart_facade.h"
 #include "widgets/colouring_picker.h"
+#include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
 #include "widgets/timeline_violations.h"
+#include "widgets/violations_panel.h"
 
 namespace servescope::ui {
 namespace {
@@ -104,8 +109,33 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   second->addWidget(colouring);
   second->addWidget(next);
   second->addWidget(status_, 1);
+  // Beside them, what the Run tab has: the picked batch, and which models miss their SLO in
+  // view (or in the marked range), a click away from the worst batch.
+  details_ = new QLabel(this);
+  details_->setTextFormat(Qt::RichText);
+  details_->setWordWrap(true);
+  details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  auto* details_scroll = new QScrollArea(this);
+  details_scroll->setWidget(details_);
+  details_scroll->setWidgetResizable(true);
+  details_scroll->setFrameShape(QFrame::NoFrame);
+  violations_ = new widgets::ViolationsPanel(view_, this);
+  side_ = new QTabWidget(this);
+  side_->setObjectName(QStringLiteral("liveSidePanel"));
+  side_->addTab(violations_, tr("Violations"));
+  side_->addTab(details_scroll, tr("Batch"));
+  side_->setMinimumWidth(200);
+  // Beside the timeline only, so the charts below keep the tab's whole width (two charts and the
+  // panel side by side would not fit a 1280-pixel screen with the docks open).
+  auto* body = new QSplitter(Qt::Horizontal, this);
+  body->addWidget(view_);
+  body->addWidget(side_);
+  body->setStretchFactor(0, 1);
+  body->setStretchFactor(1, 0);
+  body->setCollapsible(0, false);
+  body->setSizes({1000, 280});
   auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(view_);
+  split->addWidget(body);
   split->addWidget(charts);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
@@ -113,6 +143,15 @@ LiveView::LiveView(ProjectDocument* document, QWidget* parent) : QWidget(parent)
   box->addLayout(top);
   box->addLayout(second);
   box->addWidget(split, 1);
+  connect(violations_, &widgets::ViolationsPanel::jumped, this, [this](const QString& what) {
+    set_follow(false);  // stay on what was found
+    Q_EMIT message(what);
+  });
+  connect(view_, &widgets::TimelineView::selectionChanged, this, [this, details_scroll](auto span) {
+    details_->setText(widgets::batch_details_html(*view_));
+    if (span && side_->currentWidget() != violations_) side_->setCurrentWidget(details_scroll);
+  });
+  details_->setText(widgets::batch_details_html(*view_));
   disconnect_->setEnabled(false);
   keep_->setEnabled(false);
   apply_->setEnabled(false);
@@ -282,6 +321,12 @@ void LiveView::refresh() {
         origin_set_ = false;
         view_->set_timeline(std::make_shared<const engine::TimelineData>(std::move(*take->layout)));
       }
+      // What the scheduler said of itself (a worker lost, a plan switch) goes to the Log as well as
+      // on the timeline, on the timeline's clock.
+      for (const auto& n : take->chunk.notices)
+        Q_EMIT message(tr("Live %1: %2")
+                           .arg(widgets::format_duration(n.time.count_ns() + take->run_origin.count_ns()),
+                                QString::fromStdString(n.text)));
       view_->append(std::move(take->chunk));
       const auto* timeline = view_->timeline();
       // One clock for the axis, tool tips, Fit and the charts: the scheduler's, the time since the

@@ -1,7 +1,9 @@
 // The Live tab (README "Live deployment", GUI live mode): connect to a running deployment (address,
 // token), watch its per-vGPU timeline grow and follow "now" (scrolling back pauses following), live
-// SLO-attainment and goodput charts, and a status line with the event rate, how far the stream
-// lags the scheduler and which workers are connected. The stream is followed by the engine's
+// SLO-attainment and goodput charts, a side panel with the violations table and the picked batch,
+// and a status line with the event rate, how far the stream lags the scheduler and which workers
+// are connected. What the scheduler says of itself (a worker lost or late, a plan switch) shows
+// on the timeline where it happened and in the Log. The stream is followed by the engine's
 // LiveSubscriber on a thread of its own; four times a second this view takes what arrived since
 // and appends it to the timeline, keeping the last minutes of detail (the charts cover the whole
 // session; the scheduler's --record keeps all of it), so an hours-long session costs the same per
@@ -24,6 +26,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 class QTimer;
 
 namespace servescope::engine::live {
@@ -32,7 +35,8 @@ class LiveSubscriber;
 
 namespace servescope::widgets {
 class TimelineView;
-}
+class ViolationsPanel;
+}  // namespace servescope::widgets
 
 namespace servescope::ui {
 
@@ -71,8 +75,9 @@ class LiveView : public QWidget {
   QString status_tip() const;
   // Stops following and moves to the next late batch or drop (widgets/timeline_violations.h);
   // what it found goes out as message().
-  bool next_violation();  // the commands that start the plan's missing workers, if any
+  bool next_violation();
   widgets::TimelineView* timeline() const { return view_; }
+  widgets::ViolationsPanel* violations() const { return violations_; }
   QChartView* chart() const { return chart_; }
 
  Q_SIGNALS:
@@ -90,6 +95,9 @@ class LiveView : public QWidget {
 
   ProjectDocument* doc_;
   widgets::TimelineView* view_;
+  widgets::ViolationsPanel* violations_;
+  QLabel* details_;  // the picked batch
+  QTabWidget* side_;
   QChartView *chart_, *goodput_chart_;
   QLabel* status_;
   QString address_;             // the scheduler followed, for the commands that start its missing workers

@@ -28,10 +28,12 @@
 #include "ui/project_document.h"
 #include "ui/run_options_dialog.h"
 #include "ui/teaching_panel.h"
+#include "widgets/batch_details.h"
 #include "widgets/colouring_picker.h"
 #include "widgets/range_summary_panel.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
+#include "widgets/violations_panel.h"
 
 namespace servescope::ui {
 namespace {
@@ -130,6 +132,8 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   details_->setMinimumWidth(180);
   details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   summary_ = new widgets::RangeSummaryPanel(view_, this);
+  violations_ = new widgets::ViolationsPanel(view_, this);
+  connect(violations_, &widgets::ViolationsPanel::jumped, this, &RunView::message);
   teaching_ = new TeachingPanel(view_, this);
   clock_ = new QTimer(this);
   clock_->setInterval(kFrameMs);
@@ -163,6 +167,7 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   details_scroll->setFrameShape(QFrame::NoFrame);
   side->addTab(details_scroll, tr("Batch"));
   side->addTab(summary_, tr("Range"));
+  side->addTab(violations_, tr("Violations"));
   side->addTab(teaching_, tr("Teach"));
   side->setMinimumWidth(200);
   // A marked range shows its summary at once; a batch picked while the panel is folded, its details.
@@ -333,44 +338,7 @@ bool RunView::show_run(const QString& name) {
 }
 
 void RunView::show_selection() {
-  const auto* t = view_->timeline();
-  const auto span = view_->selected();
-  if (!t || !span) {
-    if (!t) {
-      details_->setText(tr("No run shown."));
-      return;
-    }
-    QString text = tr("Click a batch to see it here.<br>");  // and the mouse's gestures
-    const auto gestures = widgets::TimelineView::key_help().first(widgets::TimelineView::kMouseGestures);
-    for (const auto& [keys, does] : gestures)
-      text += QStringLiteral("<br>%1: %2").arg(widgets::TimelineView::tr(keys), widgets::TimelineView::tr(does));
-    details_->setText(text);
-    return;
-  }
-  // Its requests: how long each waited, its latency and the slack its deadline left.
-  QString text = view_->describe(*span);
-  const auto requests = t->requests_of(*span);
-  if (!requests.empty()) {
-    const auto& s = t->spans[*span];
-    text +=
-        tr("<table cellspacing=0 cellpadding=2><tr><th align=left>request</th><th align=right>waited</th>"
-           "<th align=right>latency</th><th align=right>slack</th></tr>");
-    constexpr std::size_t kShown = 40;
-    for (std::size_t k = 0; k < requests.size() && k < kShown; ++k) {
-      const auto& r = requests[k];
-      const auto slack = (r.deadline - s.end).count_ns();
-      text += QStringLiteral(
-                  "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4%5%6</td></tr>")
-                  .arg(r.id)
-                  .arg(widgets::format_duration((s.start - r.arrival).count_ns()),
-                       widgets::format_duration((s.end - r.arrival).count_ns()),
-                       slack < 0 ? QStringLiteral("<b>") : QString(), widgets::format_duration(slack),
-                       slack < 0 ? QStringLiteral("</b>") : QString());
-    }
-    text += QStringLiteral("</table>");
-    if (requests.size() > kShown) text += tr("… and %1 more").arg(requests.size() - kShown);
-  }
-  details_->setText(text);
+  details_->setText(widgets::batch_details_html(*view_));
 }
 
 QString RunView::status_text() const {

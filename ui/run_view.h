@@ -30,6 +30,7 @@ class QTimer;
 
 namespace servescope::widgets {
 class RangeSummaryPanel;
+class ViolationsPanel;
 class TimelineView;
 }  // namespace servescope::widgets
 
@@ -80,7 +81,7 @@ class RunView : public QWidget {
   // there was one.
   bool next_violation();
   void advance(std::int64_t wall_ns);  // one playback step (the timer calls it)
-  // The side panel (Batch, Range, Teach) beside the timeline: on a tab narrower than
+  // The side panel (Batch, Range, Violations, Teach) beside the timeline: on a tab narrower than
   // kSidePanelMinTabWidth it is folded away so the timeline gets the width, and it opens on the
   // page that has something to show. Once the user shows or hides it, that choice stays.
   static constexpr int kSidePanelMinTabWidth = 900;
@@ -138,6 +139,7 @@ class RunView : public QWidget {
   QLineEdit* filter_;
   QLineEdit* find_;
   widgets::RangeSummaryPanel* summary_;
+  widgets::ViolationsPanel* violations_;
   TeachingPanel* teaching_;
   QPushButton* play_;
   QDoubleSpinBox* speed_;

@@ -291,8 +291,12 @@ void TimelineView::selection_moved() {
 bool TimelineView::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    if (const auto span = span_at(help->pos()))
-      QToolTip::showText(help->globalPos(), describe(*span), this);
+    // A notice's words first (they say why), then the batch under them.
+    QStringList parts;
+    if (const auto notices = notices_at(help->pos()); !notices.empty()) parts << describe_notices(notices);
+    if (const auto span = span_at(help->pos())) parts << describe(*span);
+    if (!parts.isEmpty())
+      QToolTip::showText(help->globalPos(), parts.join(QStringLiteral("<hr>")), this);
     else
       QToolTip::hideText();
     return true;

@@ -1,7 +1,8 @@
 // What every virtual GPU did, when (README "The GUI", Run tab; Qt Creator's timeline and
 // Perfetto's navigation, docs gui-anchors §0 items 1–3): one row per slot (vGPU, glet) grouped
 // by physical GPU, whose groups collapse; a row per NIC; one row per model's queue depth; and an
-// overview strip of late batches and drops over all rows. Batches are boxes coloured by model,
+// overview strip of late batches and drops over all rows, and a line at each thing the serving
+// system said of itself (a worker lost, a plan switch). Batches are boxes coloured by model,
 // SLO outcome or batch, the stages of a selected pipeline batch joined by flow arrows through
 // the NICs that carried their feature maps (PPipe Fig. 12). Painting culls to the visible window
 // through the engine's TimelineIndex and merges boxes narrower than a pixel into runs painted in
@@ -134,6 +135,10 @@ class TimelineView : public QWidget {
   std::optional<std::size_t> row_at(double y) const;        // index row under y, if any
   std::optional<std::uint32_t> span_at(QPointF pos) const;  // the batch under pos
   QString describe(std::uint32_t span) const;               // the tooltip text
+  // The notices (engine::RunNotice) whose line is within a few pixels of `pos`, and their tool
+  // tip: each one's time and the serving system's words.
+  std::vector<std::size_t> notices_at(QPointF pos) const;
+  QString describe_notices(const std::vector<std::size_t>& notices) const;
   int label_width() const { return kLabelWidth; }
   int plot_right() const;                     // the right edge of the time area
   double row_y(std::size_t index_row) const;  // top of the row, when shown
@@ -215,6 +220,8 @@ class TimelineView : public QWidget {
   void paint_range(QPainter& p, double bottom);
   void paint_flow(QPainter& p);
   void paint_annotation(QPainter& p);
+  void paint_notices(QPainter& p, double bottom);  // timeline_view_notices.cpp
+  QColor notice_colour(const engine::RunNotice& notice) const;
   double lane_centre(const Lane* lane) const;
   const Lane* nic_lane(std::uint32_t n) const;
   QColor box_colour(std::uint32_t model, std::uint32_t late, bool preempted) const;

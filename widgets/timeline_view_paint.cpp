@@ -58,6 +58,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.setClipping(false);
   paint_axis(p);
   paint_overview(p);
+  paint_notices(p, height());
   // Label column border and the playback line.
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(QPointF(kLabelWidth - 0.5, 0), QPointF(kLabelWidth - 0.5, height()));

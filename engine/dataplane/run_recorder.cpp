@@ -15,6 +15,7 @@ void TimelineRecorder::forget_before(Time t) {
   std::erase_if(transfers_, [&](const TransferSpan& s) { return s.end < t; });
   std::erase_if(queue_, [&](const QueueSample& q) { return q.time < t; });
   std::erase_if(drops_, [&](const DropMark& d) { return d.time < t; });
+  std::erase_if(notices_, [&](const RunNotice& n) { return n.time < t; });
   last_sample_.assign(last_sample_.size(), SIZE_MAX);  // they indexed queue_
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/dataplane/request.h"
+#include "engine/dataplane/run_notice.h"
 
 namespace servescope::engine {
 
@@ -27,6 +28,8 @@ class RunRecorder {
   virtual void on_dispatch(const Batch&, Time /*now*/) {}
   // A transfer finished: it held its links from `start` to `end`.
   virtual void on_transfer(const Transfer&, Time /*start*/, Time /*end*/) {}
+  // The serving system says what happened to it (a worker lost, a plan switch): run_notice.h.
+  virtual void on_notice(const RunNotice&) {}
 };
 
 // Forwards every hook to several recorders.
@@ -56,6 +59,10 @@ class RecorderFanout final : public RunRecorder {
   void on_transfer(const Transfer& t, Time start, Time end) override {
     for (auto* s : sinks_)
       s->on_transfer(t, start, end);
+  }
+  void on_notice(const RunNotice& n) override {
+    for (auto* s : sinks_)
+      s->on_notice(n);
   }
 
  private:
@@ -123,7 +130,8 @@ struct TimelineChunk {
   std::vector<TransferSpan> transfers;
   std::vector<QueueSample> queue;  // in the order the queues changed
   std::vector<DropMark> drops;
-  bool empty() const { return spans.empty() && transfers.empty() && queue.empty() && drops.empty(); }
+  std::vector<RunNotice> notices;  // in time order
+  bool empty() const { return spans.empty() && transfers.empty() && queue.empty() && drops.empty() && notices.empty(); }
 };
 
 class TimelineRecorder final : public RunRecorder {
@@ -163,6 +171,7 @@ class TimelineRecorder final : public RunRecorder {
   void on_transfer(const Transfer& t, Time start, Time end) override {
     transfers_.push_back({t.id, t.batch, t.from_gpu, t.to_gpu, t.bytes, start, end});
   }
+  void on_notice(const RunNotice& n) override { notices_.push_back(n); }
   const std::vector<TransferSpan>& transfers() const { return transfers_; }
   // In the order batches left their GPUs.
   const std::vector<TimelineSpan>& spans() const { return spans_; }
@@ -178,6 +187,8 @@ class TimelineRecorder final : public RunRecorder {
   const std::vector<QueueSample>& queue_samples() const { return queue_; }
   // In time order.
   const std::vector<DropMark>& drops() const { return drops_; }
+  // In time order.
+  const std::vector<RunNotice>& notices() const { return notices_; }
   // Every batch's requests; TimelineSpan::requests_at indexes it.
   const std::vector<SpanRequest>& requests() const { return requests_; }
 
@@ -186,7 +197,7 @@ class TimelineRecorder final : public RunRecorder {
   // the viewer has not seen yet.
   TimelineChunk take() {
     TimelineChunk chunk{std::exchange(spans_, {}), std::exchange(requests_, {}), std::exchange(transfers_, {}),
-                        std::exchange(queue_, {}), std::exchange(drops_, {})};
+                        std::exchange(queue_, {}), std::exchange(drops_, {}),    std::exchange(notices_, {})};
     last_sample_.assign(last_sample_.size(), SIZE_MAX);
     return chunk;
   }
@@ -219,6 +230,7 @@ class TimelineRecorder final : public RunRecorder {
   std::vector<QueueSample> queue_;
   std::vector<SpanRequest> requests_;
   std::vector<DropMark> drops_;
+  std::vector<RunNotice> notices_;
   std::unordered_set<RequestId> waiting_;  // arrived, not yet dispatched, dropped or completed
   std::vector<std::int64_t> depth_;
   std::vector<std::size_t> last_sample_;

@@ -5,7 +5,7 @@
 namespace servescope::engine::live {
 namespace {
 
-enum class Kind : std::uint8_t { Arrival = 1, Drop, Batch, Complete, Dispatch, Transfer };
+enum class Kind : std::uint8_t { Arrival = 1, Drop, Batch, Complete, Dispatch, Transfer, Notice };
 
 void put(ByteWriter& w, const Request& r) {
   w.u64(r.id);
@@ -125,6 +125,19 @@ void EventEncoder::on_transfer(const Transfer& t, Time start, Time end) {
   ++records_;
 }
 
+void EventEncoder::on_notice(const RunNotice& n) {
+  ByteWriter w(bytes_);
+  w.u8(static_cast<std::uint8_t>(Kind::Notice));
+  w.i64(n.time.count_ns());
+  w.u8(static_cast<std::uint8_t>(n.kind));
+  // A log line may name anything; the frame carries a bounded prefix of it.
+  w.text(std::string_view(n.text).substr(0, kMaxNoticeTextBytes));
+  w.u32(static_cast<std::uint32_t>(n.gpus.size()));
+  for (const auto g : n.gpus)
+    w.u32(g);
+  ++records_;
+}
+
 std::uint64_t replay_events(std::span<const std::uint8_t> bytes, RunRecorder& recorder) {
   ByteReader r(bytes, "events frame");
   std::uint64_t n = 0;
@@ -169,6 +182,22 @@ std::uint64_t replay_events(std::span<const std::uint8_t> bytes, RunRecorder& re
         t.batch = r.u64("batch id");
         const auto start = time(r, "start");
         recorder.on_transfer(t, start, time(r, "end"));
+        break;
+      }
+      case Kind::Notice: {
+        RunNotice notice;
+        notice.time = time(r, "notice time");
+        const auto notice_kind = r.u8("notice kind");
+        if (notice_kind >= kNoticeKindCount)
+          throw ProtocolError("events frame: unknown notice kind " + std::to_string(notice_kind));
+        notice.kind = static_cast<NoticeKind>(notice_kind);
+        notice.text = r.text("notice text");
+        if (notice.text.size() > kMaxNoticeTextBytes)
+          throw ProtocolError("events frame: a notice's text passes " + std::to_string(kMaxNoticeTextBytes) + " bytes");
+        notice.gpus.resize(r.count(4, "notice gpus"));
+        for (auto& g : notice.gpus)
+          g = r.u32("notice gpu");
+        recorder.on_notice(notice);
         break;
       }
       default:

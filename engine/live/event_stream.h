@@ -22,6 +22,7 @@ class EventEncoder final : public RunRecorder {
   void on_complete(const Request& r, Time start, Time end) override;
   void on_dispatch(const Batch& b, Time now) override;
   void on_transfer(const Transfer& t, Time start, Time end) override;
+  void on_notice(const RunNotice& n) override;
 
   // What was recorded since the last take(), cleared.
   std::vector<std::uint8_t> take() { return std::exchange(bytes_, {}); }

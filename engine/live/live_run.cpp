@@ -126,6 +126,15 @@ class LiveRun::Checked final : public RunRecorder {
     ordered(s, e, "a transfer");
     run_.timeline_.on_transfer(moved_transfer, s, e);
   }
+  void on_notice(const RunNotice& n) override {
+    for (const auto g : n.gpus)
+      if (g >= run_.description_.gpus.size())
+        throw ProtocolError("events frame: a notice names GPU " + std::to_string(g) + " of " +
+                            std::to_string(run_.description_.gpus.size()));
+    auto moved_notice = n;
+    moved_notice.time = instant(n.time, "a notice");
+    run_.timeline_.on_notice(moved_notice);
+  }
 
  private:
   static constexpr Duration kSlack = Duration::seconds(3600);
@@ -198,6 +207,7 @@ SimulationResult LiveRun::snapshot() const {
   r.queue_samples = timeline_.queue_samples();
   r.span_requests = timeline_.requests();
   r.drops = timeline_.drops();
+  r.notices = timeline_.notices();
   return r;
 }
 

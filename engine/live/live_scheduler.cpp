@@ -93,6 +93,11 @@ void LiveScheduler::log(const std::string& line) const {
   if (log_) log_(line);
 }
 
+void LiveScheduler::notice(NoticeKind kind, std::optional<std::uint32_t> server, const std::string& line) {
+  log(line);
+  recording_.events().on_notice({now(), kind, line, server ? roster_.slots_of(*server) : std::vector<std::uint32_t>{}});
+}
+
 Time LiveScheduler::now() const {
   return Duration::nanoseconds(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count());

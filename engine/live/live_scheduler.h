@@ -132,6 +132,10 @@ class LiveScheduler final : private Clock, private Executor, private OutcomeSink
   void frame(Peer& peer, const Frame& frame) override;
   void closed(Peer& peer, const std::string& why) override;
   void log(const std::string& line) const override;
+  // A log line that explains the timeline (run_notice.h): logged, and recorded with the run, so
+  // subscribers and the recording show it where it happened; `server`'s slots are the ones it
+  // concerns (none: the whole run).
+  void notice(NoticeKind kind, std::optional<std::uint32_t> server, const std::string& line);
 
   void handle_requests(Peer& peer, const Frame& frame);
   void handle_report(Peer& peer, const Frame& frame);

@@ -57,9 +57,10 @@ void LiveScheduler::lose_worker(std::uint32_t server, const std::string& why) {
     held += b.batch.requests.size();
   for (const auto& c : cut)
     held += c.transfer.requests.size();
-  log("worker of " + prepared_.result.server_names[server] + " lost (" + why + "): " + std::to_string(lost.size()) +
-      " batches and " + std::to_string(cut.size()) + " transfers in flight, holding " + std::to_string(held) +
-      " requests");
+  notice(NoticeKind::WorkerLost, server,
+         "worker of " + prepared_.result.server_names[server] + " lost (" + why + "): " + std::to_string(lost.size()) +
+             " batches and " + std::to_string(cut.size()) + " transfers in flight, holding " + std::to_string(held) +
+             " requests");
   // Out of planning first, so nothing the plane does on hearing of its lost batches goes there,
   // and what the plane reserved there is ended with it.
   set_server_available(server, false);
@@ -169,7 +170,7 @@ void LiveScheduler::welcomed(Peer& peer) {
   roster_.join(peer.server, peer.id);
   set_server_available(peer.server, true);
   ++counters_.workers_joined;
-  log("worker " + peer.hello.name + " joined");
+  notice(NoticeKind::WorkerBack, peer.server, "worker " + peer.hello.name + " joined");
   broadcast_status();
 }
 
@@ -211,7 +212,7 @@ void LiveScheduler::handle_report(Peer& peer, const Frame& frame) {
         })) {
       roster_.clear_doubt(peer.server);
       set_server_available(peer.server, true);
-      log("worker of " + peer.hello.name + " answered again");
+      notice(NoticeKind::WorkerBack, peer.server, "worker of " + peer.hello.name + " answered again");
     }
   } else if (const auto* got = std::get_if<ReceiveReport>(&report)) {
     const auto it = transfers_.find(got->transfer);
@@ -270,7 +271,7 @@ void LiveScheduler::handle_apply_plan(Peer& peer, const nlohmann::json& command)
       reply["message"] = "switching to " + switch_.next().result.system + ": flushing the current plan";
     } catch (const std::exception& e) {
       reply["message"] = std::string("plan not applied: ") + e.what();
-      log(reply["message"].get<std::string>());
+      notice(NoticeKind::Refused, std::nullopt, reply["message"].get<std::string>());
     }
   }
   peer.conn->send(FrameType::Control, reply.dump());
@@ -360,8 +361,9 @@ void LiveScheduler::check_liveness() {
   for (const auto& [server, batch] : doubted) {
     ++counters_.workers_doubted;
     set_server_available(server, false);
-    log("worker of " + prepared_.result.server_names[server] + " is late with batch " + std::to_string(batch) +
-        "; planning without its GPUs until it answers");
+    notice(NoticeKind::WorkerLate, server,
+           "worker of " + prepared_.result.server_names[server] + " is late with batch " + std::to_string(batch) +
+               "; planning without its GPUs until it answers");
   }
 }
 

@@ -24,8 +24,9 @@ void LiveScheduler::apply_plan(PreparedServing next, Duration flush_limit) {
   check_servable_live(next);
   switch_.begin(std::move(next), now(), flush_limit);
   const auto& result = switch_.next().result;
-  log("switching to " + result.system + (result.plan_system.empty() ? "" : " (" + result.plan_system + ")") +
-      ": holding new requests while the current plane flushes");
+  notice(NoticeKind::FlushBegan, std::nullopt,
+         "switching to " + result.system + (result.plan_system.empty() ? "" : " (" + result.plan_system + ")") +
+             ": holding new requests while the current plane flushes");
   broadcast_status();
 }
 
@@ -68,9 +69,10 @@ void LiveScheduler::maybe_switch() {
     recording_.events().on_arrival(r);
     prepared_.plane->on_request(r);
   }
-  log("switched to " + prepared_.result.system + " after a flush of " + std::to_string(done.flush.to_ms()) + " ms; " +
-      std::to_string(done.held.size()) + " held requests handed over, " + std::to_string(stranded.size()) +
-      " dropped as the old plan went");
+  notice(NoticeKind::PlanSwitched, std::nullopt,
+         "switched to " + prepared_.result.system + " after a flush of " + std::to_string(done.flush.to_ms()) +
+             " ms; " + std::to_string(done.held.size()) + " held requests handed over, " +
+             std::to_string(stranded.size()) + " dropped as the old plan went");
   broadcast_status();
 }
 

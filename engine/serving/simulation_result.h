@@ -47,6 +47,7 @@ struct SimulationResult : RunLayout {
   std::vector<QueueSample> queue_samples;  // with the timeline: each model's queue depth
   std::vector<SpanRequest> span_requests;  // with the timeline: every batch's requests
   std::vector<DropMark> drops;             // with the timeline: every dropped request
+  std::vector<RunNotice> notices;          // with the timeline: what the serving system said
   SimulatorStats sim;
   double wall_seconds = 0;
   std::vector<SubclusterSummary> subclusters;  // one entry when the cluster is not split

@@ -40,6 +40,19 @@ std::vector<float> busy_profile(const TimelineIndex& index, std::size_t row, Tim
   return out;
 }
 
+std::uint64_t ModelViolations::dropped_total() const {
+  std::uint64_t n = 0;
+  for (const auto d : dropped)
+    n += d;
+  return n;
+}
+
+std::optional<double> ModelViolations::attainment_pct() const {
+  const auto all = finished + dropped_total();
+  if (!requests_known || all == 0) return std::nullopt;
+  return 100.0 * static_cast<double>(finished - late) / static_cast<double>(all);
+}
+
 RangeSummariser::RangeSummariser(const TimelineData& data, const TimelineIndex& index)
     : data_(data), index_(index), has_requests_(!data.requests.empty()) {
   if (!has_requests_) return;
@@ -47,6 +60,7 @@ RangeSummariser::RangeSummariser(const TimelineData& data, const TimelineIndex& 
   struct Last {
     Time end;
     Time arrival, deadline;
+    std::uint32_t span = 0;
   };
   std::unordered_map<RequestId, Last> last;
   last.reserve(data.requests.size());
@@ -54,13 +68,14 @@ RangeSummariser::RangeSummariser(const TimelineData& data, const TimelineIndex& 
     const auto& span = data.spans[i];
     if (span.preempted) continue;
     for (const auto& r : data.requests_of(i)) {
-      auto [it, fresh] = last.try_emplace(r.id, Last{span.end, r.arrival, r.deadline});
-      if (!fresh && span.end > it->second.end) it->second.end = span.end;
+      const auto at = static_cast<std::uint32_t>(i);
+      auto [it, fresh] = last.try_emplace(r.id, Last{span.end, r.arrival, r.deadline, at});
+      if (!fresh && span.end > it->second.end) it->second = {span.end, r.arrival, r.deadline, at};
     }
   }
   finishes_.reserve(last.size());
   for (const auto& [id, l] : last)
-    finishes_.push_back({l.end, l.end - l.arrival, l.end > l.deadline});
+    finishes_.push_back({l.end, l.end - l.arrival, l.end - l.deadline, l.span});
   std::ranges::sort(finishes_, {}, &Finish::at);
 }
 
@@ -92,7 +107,30 @@ RangeSummary RangeSummariser::summarise(Time from, Time to) const {
   const auto dropped_from = std::ranges::lower_bound(data_.drops, from, {}, &DropMark::time);
   const auto dropped_to = std::ranges::lower_bound(dropped_from, data_.drops.end(), to, {}, &DropMark::time);
   out.dropped = static_cast<std::uint64_t>(dropped_to - dropped_from);
-  if (!has_requests_) return out;
+  std::vector<ModelViolations> by_model(data_.models.size());
+  std::vector<std::vector<Duration>> model_latencies(data_.models.size());
+  for (std::uint32_t m = 0; m < by_model.size(); ++m) {
+    by_model[m].model = m;
+    by_model[m].requests_known = has_requests_;
+  }
+  for (auto d = dropped_from; d != dropped_to; ++d) {
+    if (d->model >= by_model.size()) continue;
+    auto& v = by_model[d->model];
+    ++v.dropped[static_cast<std::size_t>(d->reason)];
+    if (!v.first_drop) v.first_drop = d->time;
+  }
+  const auto keep_models = [&] {
+    for (std::size_t m = 0; m < by_model.size(); ++m) {
+      auto& v = by_model[m];
+      v.p50 = nearest_rank(model_latencies[m], 50);
+      v.p99 = nearest_rank(model_latencies[m], 99);
+      if (v.finished > 0 || v.dropped_total() > 0) out.models.push_back(v);
+    }
+  };
+  if (!has_requests_) {
+    keep_models();
+    return out;
+  }
   const auto begin = std::ranges::lower_bound(finishes_, from, {}, &Finish::at);
   const auto end = std::ranges::lower_bound(begin, finishes_.end(), to, {}, &Finish::at);
   std::vector<Duration> latencies;
@@ -100,8 +138,20 @@ RangeSummary RangeSummariser::summarise(Time from, Time to) const {
   std::uint64_t late = 0;
   for (auto it = begin; it != end; ++it) {
     latencies.push_back(it->latency);
-    late += it->late ? 1u : 0u;
+    late += it->late() ? 1u : 0u;
+    const auto model = data_.spans[it->span].model;
+    if (model >= by_model.size()) continue;
+    auto& v = by_model[model];
+    ++v.finished;
+    model_latencies[model].push_back(it->latency);
+    if (!it->late()) continue;
+    ++v.late;
+    if (!v.worst_span || it->lateness > v.worst_lateness) {
+      v.worst_span = it->span;
+      v.worst_lateness = it->lateness;
+    }
   }
+  keep_models();
   out.finished = latencies.size();
   out.late = late;
   out.p50 = nearest_rank(latencies, 50);

@@ -147,8 +147,13 @@ TimelineData shifted(TimelineData t, Duration by) {
     r.arrival += by;
     r.deadline += by;
   }
-  for (auto& d : t.drops)
+  for (auto& d : t.drops) {
     d.time += by;
+    if (d.arrival) *d.arrival += by;
+    d.deadline += by;
+  }
+  for (auto& n : t.notices)
+    n.time += by;
   t.end += by;
   return t;
 }
@@ -164,11 +169,13 @@ TimelineData timeline_of(const SimulationResult& r) {
   t.queue = r.queue_samples;
   t.requests = r.span_requests;
   t.drops = r.drops;
+  t.notices = r.notices;
   for (const auto& s : t.spans)
     t.end = std::max(t.end, s.end);
   for (const auto& s : t.transfers)
     t.end = std::max(t.end, s.end);
   if (!t.queue.empty()) t.end = std::max(t.end, t.queue.back().time);
+  if (!t.notices.empty()) t.end = std::max(t.end, t.notices.back().time);
   return t;
 }
 
@@ -201,6 +208,12 @@ nlohmann::json layout_json(const TimelineData& t) {
 
 nlohmann::json to_json(const TimelineData& t, TimelineEncoding encoding) {
   auto json = layout_json(t);
+  // A handful per run, each a line of text: objects in either encoding.
+  if (!t.notices.empty()) {
+    auto& notices = json["notices"] = nlohmann::json::array();
+    for (const auto& n : t.notices)
+      notices.push_back({{"time_us", n.time.to_us()}, {"kind", to_string(n.kind)}, {"text", n.text}, {"gpus", n.gpus}});
+  }
   if (encoding == TimelineEncoding::Packed) {
     json["packed"] = pack_timeline_rows(t);
     return json;
@@ -396,6 +409,29 @@ void read_drops(const JsonCursor& root, TimelineData& t) {
   }
 }
 
+void read_notices(const JsonCursor& root, TimelineData& t) {
+  const auto list = root.find("notices");
+  if (!list) return;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const auto n = list->element(i);
+    n.expect_object({"time_us", "kind", "text", "gpus"});
+    RunNotice notice;
+    notice.time = n.at("time_us").as_duration_us(kMinTimeUs);
+    const auto kind = n.at("kind");
+    const auto parsed = parse_notice_kind(kind.as_string());
+    if (!parsed)
+      kind.fail("expected a notice kind (worker-lost, worker-late, plan-switched, …), got " +
+                describe_json(kind.value()));
+    notice.kind = *parsed;
+    const auto text = n.at("text");
+    notice.text = text.as_string(true);
+    if (notice.text.size() > kMaxNoticeTextBytes)
+      text.fail("a notice's text passes " + std::to_string(kMaxNoticeTextBytes) + " bytes");
+    if (const auto gpus = n.find("gpus")) notice.gpus = indexes(*gpus, t.gpus.size(), "the timeline's GPUs");
+    t.notices.push_back(std::move(notice));
+  }
+}
+
 }  // namespace
 
 TimelineData timeline_from_json(const JsonCursor& root) {
@@ -413,6 +449,7 @@ TimelineData timeline_from_json(const JsonCursor& root) {
     read_requests(root, t);
     read_drops(root, t);
   }
+  read_notices(root, t);
   // Files written by others need not be sorted; the views rely on it.
   const auto by_start = [](const TimelineSpan& a, const TimelineSpan& b) {
     return a.start < b.start || (a.start == b.start && a.gpu < b.gpu);
@@ -421,6 +458,8 @@ TimelineData timeline_from_json(const JsonCursor& root) {
   std::ranges::stable_sort(t.transfers, {}, &TransferSpan::start);
   std::ranges::stable_sort(t.queue, {}, &QueueSample::time);
   std::ranges::stable_sort(t.drops, {}, &DropMark::time);
+  std::ranges::stable_sort(t.notices, {}, &RunNotice::time);
+  if (!t.notices.empty()) t.end = std::max(t.end, t.notices.back().time);
   return t;
 }
 

@@ -26,8 +26,9 @@ struct TimelineData : RunLayout {
   std::vector<QueueSample> queue;           // in time order
   // Every batch's requests (TimelineSpan::requests_at, size); empty when the file had none.
   std::vector<SpanRequest> requests;
-  std::vector<DropMark> drops;  // dropped requests, in time order
-  Time end;                     // the latest end of anything above
+  std::vector<DropMark> drops;     // dropped requests, in time order
+  std::vector<RunNotice> notices;  // what the serving system said of itself, in time order
+  Time end;                        // the latest end of anything above
 
   std::uint64_t request_count() const;  // requests the spans carried (each stage of a pipeline counts)
   // The requests of span `i` (empty when the timeline keeps none).

@@ -42,6 +42,8 @@ TimelineChange append(TimelineData& data, TimelineChunk chunk) {
     data.end = std::max(data.end, t.end);
   for (const auto& q : chunk.queue)
     data.end = std::max(data.end, q.time);
+  for (const auto& n : chunk.notices)
+    data.end = std::max(data.end, n.time);
   data.requests.insert(data.requests.end(), chunk.requests.begin(), chunk.requests.end());
   TimelineChange change;
   change.spans = merge_in(data.spans, chunk.spans, by_start_then_slot);
@@ -51,6 +53,8 @@ TimelineChange append(TimelineData& data, TimelineChunk chunk) {
       merge_in(data.queue, chunk.queue, [](const QueueSample& a, const QueueSample& b) { return a.time < b.time; });
   change.drops =
       merge_in(data.drops, chunk.drops, [](const DropMark& a, const DropMark& b) { return a.time < b.time; });
+  change.notices =
+      merge_in(data.notices, chunk.notices, [](const RunNotice& a, const RunNotice& b) { return a.time < b.time; });
   return change;
 }
 
@@ -60,6 +64,7 @@ TimelineCut forget_before(TimelineData& data, Time t) {
   cut.transfers = erase_before(data.transfers, t, &TransferSpan::start);
   cut.queue = erase_before(data.queue, t, &QueueSample::time);
   cut.drops = erase_before(data.drops, t, &DropMark::time);
+  cut.notices = erase_before(data.notices, t, &RunNotice::time);
   if (cut.spans == 0) return cut;
   // Requests are kept in the order chunks came, which is not the spans' order: let go of those
   // before the first a kept span needs (a few let go spans' requests stay until the next cut).

@@ -15,7 +15,7 @@ namespace servescope::engine {
 
 // Positions from which each table is new or moved; everything before them is as it was.
 struct TimelineChange {
-  std::size_t spans = 0, transfers = 0, queue = 0, drops = 0;
+  std::size_t spans = 0, transfers = 0, queue = 0, drops = 0, notices = 0;
 };
 
 // Merges `chunk` in; its spans' requests go to the end of `data.requests`. `end` grows.
@@ -23,12 +23,12 @@ TimelineChange append(TimelineData& data, TimelineChunk chunk);
 
 // How many entries left the front of each table.
 struct TimelineCut {
-  std::size_t spans = 0, transfers = 0, queue = 0, drops = 0;
-  bool any() const { return spans + transfers + queue + drops > 0; }
+  std::size_t spans = 0, transfers = 0, queue = 0, drops = 0, notices = 0;
+  bool any() const { return spans + transfers + queue + drops + notices > 0; }
 };
 
-// Lets go of what started before `t`: spans and transfers that started before it, queue samples
-// and drops before it, and the requests no kept span refers to.
+// Lets go of what started before `t`: spans and transfers that started before it, queue samples,
+// drops and notices before it, and the requests no kept span refers to.
 TimelineCut forget_before(TimelineData& data, Time t);
 
 }  // namespace servescope::engine

@@ -15,6 +15,9 @@ namespace live = servescope::engine::live;
 using servescope::Duration;
 using servescope::engine::Batch;
 using servescope::engine::DropReason;
+using servescope::engine::kMaxNoticeTextBytes;
+using servescope::engine::kNoticeKindCount;
+using servescope::engine::NoticeKind;
 using servescope::engine::Request;
 using servescope::engine::SimulationResult;
 using servescope::engine::Transfer;
@@ -237,6 +240,46 @@ TEST(LiveEvents, RecordsNamingModelsOrGpusTheRunLacksAreRefused) {
   Batch back;
   encoder.on_batch(back, Duration::microseconds(10), Duration::microseconds(5), true);
   EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
+}
+
+// What the scheduler says of itself travels with the events: the run keeps it on its own clock,
+// with the slots it concerns; one naming a slot the run lacks, an unknown kind or an overlong
+// text is refused.
+TEST(LiveEvents, NoticesTravelWithTheRunAndBadOnesAreRefused) {
+  live::EventEncoder encoder;
+  encoder.on_arrival(request(1, 0, 1'000'000));
+  encoder.on_notice({Duration::milliseconds(1500), NoticeKind::WorkerLost, "worker of s2 lost (closed)", {1, 2}});
+  encoder.on_notice({Duration::milliseconds(1700), NoticeKind::PlanSwitched, "switched to nexus", {}});
+  EXPECT_EQ(encoder.records(), 3u);
+  live::LiveRun run(two_model_run(), Duration(), Duration::seconds(1), Duration::milliseconds(500));
+  run.apply(encoder.take());
+  const auto notices = run.snapshot().notices;
+  ASSERT_EQ(notices.size(), 2u);
+  EXPECT_EQ(notices[0].time, Duration::milliseconds(1000));  // on the run's clock, from its origin
+  EXPECT_EQ(notices[0].kind, NoticeKind::WorkerLost);
+  EXPECT_EQ(notices[0].text, "worker of s2 lost (closed)");
+  EXPECT_EQ(notices[0].gpus, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(notices[1].kind, NoticeKind::PlanSwitched);
+  EXPECT_TRUE(notices[1].gpus.empty());
+
+  encoder.on_notice({Duration::milliseconds(1800), NoticeKind::WorkerLate, "late", {9}});
+  EXPECT_THROW(run.apply(encoder.take()), live::ProtocolError);
+  encoder.on_notice({Duration::milliseconds(1800), NoticeKind::WorkerLate, "late", {}});
+  auto bytes = encoder.take();
+  bytes[1 + 8] = kNoticeKindCount;  // after the kind byte and the time
+  EXPECT_THROW(run.apply(bytes), live::ProtocolError);
+  // The encoder sends a bounded prefix of a long line; a frame that claims more is refused.
+  encoder.on_notice({Duration::milliseconds(1800), NoticeKind::Refused, std::string(10'000, 'x'), {}});
+  run.apply(encoder.take());
+  EXPECT_EQ(run.snapshot().notices.back().text.size(), kMaxNoticeTextBytes);
+  std::vector<std::uint8_t> forged;
+  live::ByteWriter w(forged);
+  w.u8(7);
+  w.i64(Duration::milliseconds(1800).count_ns());
+  w.u8(0);
+  w.text(std::string(kMaxNoticeTextBytes + 1, 'y'));
+  w.u32(0);
+  EXPECT_THROW(run.apply(forged), live::ProtocolError);
 }
 
 TEST(LiveRunDescription, RoundTripsThroughTheWelcome) {

@@ -34,7 +34,7 @@ RangeSummary brute_force(const TimelineData& t, const TimelineIndex& index, Time
   RangeSummary out;
   out.busy.assign(index.rows(), 0.0);
   std::map<std::uint32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> pieces;  // per slot
-  std::map<RequestId, std::tuple<Time, Time, Time>> last;                              // end, arrival, deadline
+  std::map<RequestId, std::tuple<Time, Time, Time, std::uint32_t>> last;               // end, arrival, deadline, model
   for (std::size_t i = 0; i < t.spans.size(); ++i) {
     const auto& s = t.spans[i];
     if (s.start >= from && s.start < to) ++out.batches;
@@ -43,7 +43,7 @@ RangeSummary brute_force(const TimelineData& t, const TimelineIndex& index, Time
     if (s.preempted) continue;
     for (const auto& r : t.requests_of(i)) {
       auto& l = last[r.id];
-      if (std::get<0>(l) < s.end) l = {s.end, r.arrival, r.deadline};
+      if (std::get<0>(l) < s.end) l = {s.end, r.arrival, r.deadline, s.model};
     }
   }
   for (auto& [slot, list] : pieces) {
@@ -57,27 +57,47 @@ RangeSummary brute_force(const TimelineData& t, const TimelineIndex& index, Time
     out.busy[*index.row_of_slot(slot)] = static_cast<double>(busy) / static_cast<double>((to - from).count_ns());
   }
   std::vector<Duration> latencies;
+  std::map<std::uint32_t, std::vector<Duration>> model_latencies;
+  std::map<std::uint32_t, ModelViolations> models;
   std::uint64_t late = 0;
   for (const auto& [id, l] : last) {
-    const auto& [end, arrival, deadline] = l;
+    const auto& [end, arrival, deadline, model] = l;
     if (end < from || end >= to) continue;
     latencies.push_back(end - arrival);
-    late += end > deadline ? 1u : 0u;
+    model_latencies[model].push_back(end - arrival);
+    auto& v = models[model];
+    ++v.finished;
+    if (end > deadline) {
+      ++late;
+      ++v.late;
+      v.worst_lateness = std::max(v.worst_lateness, end - deadline);
+    }
   }
   out.finished = latencies.size();
   out.late = late;
-  std::ranges::sort(latencies);
-  const auto pick = [&](double p) -> std::optional<Duration> {
-    if (latencies.empty()) return std::nullopt;
+  const auto pick = [](std::vector<Duration> values, double p) -> std::optional<Duration> {
+    if (values.empty()) return std::nullopt;
+    std::ranges::sort(values);
     std::size_t k = 0;
-    while (static_cast<double>(k + 1) < p / 100.0 * static_cast<double>(latencies.size()))
+    while (static_cast<double>(k + 1) < p / 100.0 * static_cast<double>(values.size()))
       ++k;
-    return latencies[k];
+    return values[k];
   };
-  out.p50 = pick(50);
-  out.p99 = pick(99);
+  out.p50 = pick(latencies, 50);
+  out.p99 = pick(latencies, 99);
   for (const auto& d : t.drops)
-    out.dropped += d.time >= from && d.time < to ? 1u : 0u;
+    if (d.time >= from && d.time < to) {
+      ++out.dropped;
+      auto& v = models[d.model];
+      ++v.dropped[static_cast<std::size_t>(d.reason)];
+      if (!v.first_drop) v.first_drop = d.time;
+    }
+  for (auto& [model, v] : models) {
+    v.model = model;
+    v.p50 = pick(model_latencies[model], 50);
+    v.p99 = pick(model_latencies[model], 99);
+    out.models.push_back(v);
+  }
   return out;
 }
 
@@ -109,6 +129,31 @@ TEST(RangeSummary, MatchesABruteForceCountOverTheRun) {
     EXPECT_EQ(got.p50, want.p50);
     EXPECT_EQ(got.p99, want.p99);
     late_seen += got.late.value_or(0);
+    // Per model: the same counts, by reason, percentiles, and a worst batch that holds a request
+    // late by the most any of the model's was.
+    ASSERT_EQ(got.models.size(), want.models.size());
+    for (std::size_t k = 0; k < want.models.size(); ++k) {
+      const auto &g = got.models[k], &w = want.models[k];
+      SCOPED_TRACE(testing::Message() << "model " << w.model);
+      EXPECT_EQ(g.model, w.model);
+      EXPECT_EQ(g.finished, w.finished);
+      EXPECT_EQ(g.late, w.late);
+      EXPECT_EQ(g.dropped, w.dropped);
+      EXPECT_EQ(g.first_drop, w.first_drop);
+      EXPECT_EQ(g.p50, w.p50);
+      EXPECT_EQ(g.p99, w.p99);
+      const auto attainment = g.attainment_pct();
+      ASSERT_TRUE(attainment.has_value());
+      EXPECT_DOUBLE_EQ(*attainment, 100.0 * static_cast<double>(w.finished - w.late) /
+                                        static_cast<double>(w.finished + w.dropped_total()));
+      ASSERT_EQ(g.worst_span.has_value(), w.late > 0);
+      if (!g.worst_span) continue;
+      EXPECT_EQ(g.worst_lateness, w.worst_lateness);
+      const auto& span = t.spans[*g.worst_span];
+      EXPECT_EQ(span.model, w.model);
+      EXPECT_TRUE(std::ranges::any_of(t.requests_of(*g.worst_span),
+                                      [&](const SpanRequest& r) { return span.end - r.deadline == w.worst_lateness; }));
+    }
   }
   EXPECT_GT(late_seen, 0u) << "some range should hold late requests, or the count is untested";
 }
@@ -122,6 +167,15 @@ TEST(RangeSummary, NoRequestListsMeansNoRequestCounts) {
   EXPECT_FALSE(s.p99.has_value());
   EXPECT_EQ(s.dropped, t.drops.size());
   EXPECT_GT(s.batches, 0u);
+  // Per model, the drops still count; finished and attainment are not known, so not claimed.
+  ASSERT_FALSE(s.models.empty());
+  std::uint64_t dropped = 0;
+  for (const auto& m : s.models) {
+    EXPECT_FALSE(m.attainment_pct().has_value());
+    EXPECT_FALSE(m.worst_span.has_value());
+    dropped += m.dropped_total();
+  }
+  EXPECT_EQ(dropped, t.drops.size());
 }
 
 TEST(RequestFlow, FollowsOneBatchThroughItsStagesAndTransfers) {

@@ -199,5 +199,28 @@ TEST(TimelineRecorder, LetsGoOfWhatEndedBeforeAndKeepsTheRestWhole) {
   EXPECT_TRUE(std::ranges::all_of(chunk.queue, [&](const QueueSample& q) { return q.time >= ms(50); }));
 }
 
+// Notices come with the chunk of their time, merge in by time (a late chunk's earlier notice goes
+// before), grow the end, and are let go with the rest of the old detail.
+TEST(TimelineGrowth, NoticesMergeByTimeAndAreLetGoWithTheOldest) {
+  const auto ms = [](std::int64_t n) { return Duration::milliseconds(n); };
+  TimelineData grown;
+  TimelineChunk first, second;
+  first.notices = {{ms(10), NoticeKind::WorkerBack, "worker a joined", {0}},
+                   {ms(40), NoticeKind::WorkerLost, "worker of a lost", {0}}};
+  second.notices = {{ms(30), NoticeKind::WorkerLate, "worker of b is late", {1}},
+                    {ms(90), NoticeKind::PlanSwitched, "switched", {}}};
+  EXPECT_EQ(append(grown, first).notices, 0u);
+  EXPECT_EQ(append(grown, second).notices, 1u);  // the 30-ms one went before the 40-ms one
+  ASSERT_EQ(grown.notices.size(), 4u);
+  EXPECT_TRUE(std::ranges::is_sorted(grown.notices, {}, &RunNotice::time));
+  EXPECT_EQ(grown.notices[1].kind, NoticeKind::WorkerLate);
+  EXPECT_EQ(grown.end, ms(90));
+  const auto cut = forget_before(grown, ms(35));
+  EXPECT_EQ(cut.notices, 2u);
+  EXPECT_TRUE(cut.any());
+  ASSERT_EQ(grown.notices.size(), 2u);
+  EXPECT_EQ(grown.notices[0].text, "worker of a lost");
+}
+
 }  // namespace
 }  // namespace servescope::engine

@@ -122,6 +122,50 @@ TEST(Timeline, DropsAreKeptWithTheirReason) {
   }
 }
 
+// Notices keep their time, kind, text and slots through both encodings; a file naming a slot the
+// timeline lacks or an unknown kind is refused where it says so; older files have none.
+TEST(Timeline, NoticesRoundTripAndBadOnesSayWhere) {
+  const auto project = load_project("builtin:projects/demo.json");
+  SimulationSpec spec;
+  spec.system = "nexus";
+  spec.workloads = {"mixed-37"};
+  spec.duration = Duration::milliseconds(500);
+  spec.warmup = Duration::milliseconds(100);
+  spec.timeline = true;
+  auto result = simulate(project.scenario, spec);
+  result.notices = {{Duration::milliseconds(120), NoticeKind::WorkerLost, "worker of a lost (closed)", {0, 1}},
+                    {Duration::seconds(3), NoticeKind::PlanSwitched, "switched to nexus", {}}};
+  const auto t = timeline_of(result);
+  EXPECT_EQ(t.end, Duration::seconds(3));  // a notice past the last batch is still on the axis
+  for (const auto encoding : {TimelineEncoding::Rows, TimelineEncoding::Packed}) {
+    const auto back = timeline_from_json(nlohmann::json::parse(to_json(t, encoding).dump()), "t.json");
+    ASSERT_EQ(back.notices.size(), 2u);
+    EXPECT_EQ(back.notices[0].time, Duration::milliseconds(120));
+    EXPECT_EQ(back.notices[0].kind, NoticeKind::WorkerLost);
+    EXPECT_EQ(back.notices[0].text, "worker of a lost (closed)");
+    EXPECT_EQ(back.notices[0].gpus, (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_TRUE(back.notices[1].gpus.empty());
+    EXPECT_EQ(back.end, Duration::seconds(3));
+  }
+  const auto fails_at = [](nlohmann::json j) {
+    try {
+      (void)timeline_from_json(j, "t.json");
+    } catch (const InputError& e) {
+      return e.where();
+    }
+    return std::string("accepted");
+  };
+  auto j = to_json(t);
+  j["notices"][0]["gpus"][1] = 999;
+  EXPECT_EQ(fails_at(j), "$.notices[0].gpus[1]");
+  j = to_json(t);
+  j["notices"][1]["kind"] = "bored";
+  EXPECT_EQ(fails_at(j), "$.notices[1].kind");
+  j = to_json(t);
+  j.erase("notices");
+  EXPECT_TRUE(timeline_from_json(j, "t.json").notices.empty());
+}
+
 // Symphony's batches carry the window they could start in, and start inside it; glet slots carry
 // their duty cycle. Both survive the file.
 TEST(Timeline, SchedulableWindowsAndDutyCycles) {

@@ -4,7 +4,9 @@
 // pauses following, the status line names the workers and the event rate, the chart shows, the
 // watched run is kept in the project and reopens in the Run tab like a simulated one, the
 // Prediction tab simulates it and shows both side by side and calibrates the profiles on it, and
-// another system is applied to the running deployment. A wrong token is refused with a reason.
+// another system is applied to the running deployment. A wrong token is refused with a reason. A
+// worker that stops is explained: a notice on the timeline and in the Log, its requests in the
+// violations table, the notice kept in the recording.
 #include <QChartView>
 #include <QComboBox>
 #include <QSignalSpy>
@@ -26,6 +28,7 @@
 #include "ui/run_view.h"
 #include "widgets/time_axis.h"
 #include "widgets/timeline_view.h"
+#include "widgets/violations_panel.h"
 
 using servescope::test::ChildProcess;
 using servescope::ui::MainWindow;
@@ -33,6 +36,32 @@ using servescope::ui::MainWindow;
 namespace {
 
 constexpr const char* kToken = "gui-live-token-5d2e";  // at least 16 bytes, or the daemons refuse it
+
+// A scheduler of the demo's mixed-37 workload on Symphony, on a free loopback port; its endpoint.
+std::pair<std::unique_ptr<ChildProcess>, std::string> start_scheduler(const std::filesystem::path& at,
+                                                                      const std::vector<std::string>& extra) {
+  const auto port_file = (at / "port").string();
+  std::vector<std::string> args{"live",     "scheduler", "-s",          "builtin:projects/demo.json",
+                                "-w",       "mixed-37",  "--system",    "symphony",
+                                "--warmup", "0",         "--listen",    "127.0.0.1:0",
+                                "--token",  kToken,      "--port-file", port_file};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto process = std::make_unique<ChildProcess>(SERVESCOPE_CLI, args, at / "scheduler.out", at / "scheduler.err");
+  const auto written = [&] { return servescope::test::read_file(port_file).find('\n') != std::string::npos; };
+  for (int k = 0; k < 2000 && !written(); ++k)
+    QTest::qWait(10);
+  if (!written()) return {std::move(process), ""};
+  return {std::move(process), "127.0.0.1:" + std::to_string(std::stoi(servescope::test::read_file(port_file)))};
+}
+
+// The worker of server a100-`i`.
+std::unique_ptr<ChildProcess> start_worker_on(const std::filesystem::path& at, const std::string& endpoint, int i) {
+  return std::make_unique<ChildProcess>(SERVESCOPE_CLI,
+                                        std::vector<std::string>{"live", "worker", "--connect", endpoint, "--token",
+                                                                 kToken, "--node", "a100-" + std::to_string(i)},
+                                        at / ("w" + std::to_string(i) + ".out"),
+                                        at / ("w" + std::to_string(i) + ".err"));
+}
 
 }  // namespace
 
@@ -47,43 +76,14 @@ class TestLive : public QObject {
   void watchesADeploymentLive() {
     QTemporaryDir dir;
     const std::filesystem::path at(dir.path().toStdString());
-    const auto port_file = (at / "port").string();
-    ChildProcess scheduler(SERVESCOPE_CLI,
-                           {"live",
-                            "scheduler",
-                            "-s",
-                            "builtin:projects/demo.json",
-                            "-w",
-                            "mixed-37",
-                            "--system",
-                            "symphony",
-                            "--warmup",
-                            "0",
-                            "--listen",
-                            "127.0.0.1:0",
-                            "--token",
-                            kToken,
-                            "--port-file",
-                            port_file,
-                            "--ctrl-delay-us",
-                            "300",
-                            "--response-delay-us",
-                            "300",
-                            "--record",
-                            (at / "recorded.json").string()},
-                           at / "scheduler.out", at / "scheduler.err");
-    QTRY_VERIFY_WITH_TIMEOUT(servescope::test::read_file(port_file).find('\n') != std::string::npos, 20000);
-    const auto port = std::stoi(servescope::test::read_file(port_file));
-    const auto endpoint = "127.0.0.1:" + std::to_string(port);
+    const auto started = start_scheduler(
+        at, {"--ctrl-delay-us", "300", "--response-delay-us", "300", "--record", (at / "recorded.json").string()});
+    auto& scheduler = *started.first;
+    const auto endpoint = started.second;
+    QVERIFY2(!endpoint.empty(), "the scheduler wrote no port");
     std::vector<std::unique_ptr<ChildProcess>> workers;
     // Seven of the eight: the eighth joins once the GUI has said it is missing.
-    const auto start_worker = [&](int i) {
-      workers.push_back(std::make_unique<ChildProcess>(
-          SERVESCOPE_CLI,
-          std::vector<std::string>{"live", "worker", "--connect", endpoint, "--token", kToken, "--node",
-                                   "a100-" + std::to_string(i)},
-          at / ("w" + std::to_string(i) + ".out"), at / ("w" + std::to_string(i) + ".err")));
-    };
+    const auto start_worker = [&](int i) { workers.push_back(start_worker_on(at, endpoint, i)); };
     for (int i = 0; i < 7; ++i)
       start_worker(i);
 
@@ -262,6 +262,102 @@ class TestLive : public QObject {
     QVERIFY(w.run_view()->timeline()->timeline()->spans.size() > 50);
     QCOMPARE(w.import_run(QString::fromStdString((at / "recorded.json").string())), QString());
     QCOMPARE(w.project()->runs.back().system, std::string("eager"));
+  }
+
+  // Issue 47 §2: a worker that stops mid-run is explained where it shows. Its worker hangs
+  // (SIGSTOP) while it serves, so the batches it holds are overdue, then lost: the scheduler's
+  // notice shows on the Live timeline at that moment over the server's rows, reaches the Log, and
+  // the violations table counts the requests it cost by their reason and shows where they went;
+  // the scheduler's recording keeps the notice, so the recorded run, reopened, shows it too.
+  // Nothing here times anything: each step waits for the deployment to say what happened.
+  void aStoppedWorkerIsExplained() {
+    QTemporaryDir dir;
+    const std::filesystem::path at(dir.path().toStdString());
+    const auto started = start_scheduler(at, {"--record", (at / "recorded.json").string()});
+    auto& scheduler = *started.first;
+    const auto endpoint = started.second;
+    QVERIFY2(!endpoint.empty(), "the scheduler wrote no port");
+    std::vector<std::unique_ptr<ChildProcess>> workers;
+    for (int i = 0; i < 8; ++i)
+      workers.push_back(start_worker_on(at, endpoint, i));
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1280, 800);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* live = w.live_view();
+    w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(live);
+    QSignalSpy said(live, &servescope::ui::LiveView::message);
+    QVERIFY(live->connect_to(QString::fromStdString(endpoint), QString::fromLatin1(kToken)));
+    QTRY_VERIFY_WITH_TIMEOUT(live->status_text().contains(QStringLiteral("8/8 workers")), 20000);
+    ChildProcess load(
+        SERVESCOPE_CLI,
+        {"--json", "live", "loadgen", "--connect", endpoint, "--token", kToken, "--rate", "1000", "--duration", "8"},
+        at / "load.out", at / "load.err");
+    const auto run = [&] { return live->timeline()->timeline(); };
+    QTRY_VERIFY_WITH_TIMEOUT(run() && run()->spans.size() > 200, 20000);
+    // The server whose slot ran the latest batch: it is serving, so it gets work while it hangs.
+    const auto slot = run()->spans.back().gpu;
+    const auto server = run()->gpu_server.at(slot);
+    const auto name = run()->server_names.at(server);
+    QVERIFY(name.starts_with("a100-"));
+    auto& stopped = *workers.at(static_cast<std::size_t>(std::stoi(name.substr(5))));
+    stopped.signal(SIGSTOP);
+    const auto lost = [&]() -> const servescope::engine::RunNotice* {
+      for (const auto& n : run()->notices)
+        if (n.kind == servescope::engine::NoticeKind::WorkerLost && n.text.find(name) != std::string::npos) return &n;
+      return nullptr;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(lost() != nullptr, 30000);
+    // Over the server's rows: every slot the plan put there.
+    std::vector<std::uint32_t> slots;
+    for (std::uint32_t g = 0; g < run()->gpu_server.size(); ++g)
+      if (run()->gpu_server[g] == server) slots.push_back(g);
+    QCOMPARE(lost()->gpus, slots);
+    // On the timeline: a line at the notice whose tool tip carries the scheduler's words.
+    live->set_follow(false);
+    auto* view = live->timeline();
+    const auto at_ns = lost()->time.count_ns();
+    view->set_window(at_ns - 100'000'000, at_ns + 100'000'000);
+    const auto here = view->notices_at(QPointF(view->x_of(at_ns), view->lanes_top() + 5));
+    QVERIFY(!here.empty());
+    QVERIFY2(view->describe_notices(here).contains(QString::fromStdString(name)),
+             qPrintable(view->describe_notices(here)));
+    // In the Log, on the timeline's clock.
+    const auto logged = [&] {
+      for (const auto& args : said)
+        if (args.first().toString().contains(QStringLiteral("worker of %1 lost").arg(QString::fromStdString(name))))
+          return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(logged(), 10000);
+    // In the violations table, over the whole kept run: the requests it held, dropped as
+    // worker-lost, and a click goes to them.
+    QVERIFY(load.wait_for(std::chrono::seconds(60)).has_value());
+    live->refresh();
+    view->state()->set_range(servescope::widgets::TimeRange{0, run()->end.count_ns() + 1});
+    auto* violations = live->violations();
+    violations->refresh_now();
+    auto* table = violations->table();
+    int worker_lost_row = -1;
+    for (int r = 0; r < table->rowCount(); ++r)
+      if (table->item(r, 5)->text().contains(QStringLiteral("worker-lost"))) worker_lost_row = r;
+    QVERIFY2(worker_lost_row >= 0, qPrintable(violations->headline()));
+    QSignalSpy jumped(violations, &servescope::widgets::ViolationsPanel::jumped);
+    violations->show_row(worker_lost_row);
+    QCOMPARE(jumped.size(), 1);
+    QVERIFY2(jumped.first().first().toString().startsWith(table->item(worker_lost_row, 0)->text()),
+             qPrintable(jumped.first().first().toString()));
+    // The recording keeps the notice: the run reopened shows it where it happened.
+    stopped.signal(SIGKILL);
+    live->disconnect_from();
+    scheduler.signal(SIGTERM);
+    QCOMPARE(scheduler.wait_for(std::chrono::seconds(30)).value_or(-1), 0);
+    QCOMPARE(w.import_run(QString::fromStdString((at / "recorded.json").string())), QString());
+    QVERIFY(w.run_view()->show_run(QString::fromStdString(w.project()->runs.back().name)));
+    const auto& reopened = w.run_view()->timeline()->timeline()->notices;
+    QVERIFY(std::ranges::any_of(reopened, [&](const servescope::engine::RunNotice& n) {
+      return n.kind == servescope::engine::NoticeKind::WorkerLost && n.text.find(name) != std::string::npos;
+    }));
   }
 };
 

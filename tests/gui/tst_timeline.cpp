@@ -37,6 +37,7 @@
 #include "widgets/model_colors.h"
 #include "widgets/plan_diagram_view.h"
 #include "widgets/timeline_view.h"
+#include "widgets/violations_panel.h"
 
 using servescope::Duration;
 using servescope::engine::TimelineData;
@@ -82,6 +83,110 @@ class TestTimeline : public QObject {
         QVERIFY2(circular(hue, late) >= 0.06, qPrintable(name));
       }
     }
+  }
+
+  // Issue 47 §2: the violations table, per model, for the window in view or the marked range;
+  // sorted worst first and by any column as numbers; a click selects the model's worst batch, or
+  // shows its first drop.
+  void violationsTableShowsTheWorstBatchAndFollowsTheWindow() {
+    auto t = servescope::test::synthetic_timeline();
+    // Two beta batches finish late, the second by more; beta also loses a request to a worker.
+    std::vector<std::uint32_t> beta;
+    for (std::uint32_t i = 0; i < t->spans.size() && beta.size() < 2; ++i)
+      if (t->spans[i].model == 1 && t->spans[i].start > Duration::milliseconds(10)) beta.push_back(i);
+    const Duration by[] = {Duration::microseconds(100), Duration::microseconds(300)};
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto& span = t->spans[beta[k]];
+      for (auto r = span.requests_at; r < span.requests_at + span.size; ++r)
+        t->requests[r].deadline = span.end - by[k];
+    }
+    t->drops.push_back({Duration::milliseconds(30), 1, servescope::engine::DropReason::WorkerLost, 2'000'000,
+                        Duration::milliseconds(29), Duration::milliseconds(34)});
+    TimelineView view;
+    view.resize(1000, 400);
+    view.set_timeline(t);
+    servescope::widgets::ViolationsPanel panel(&view);
+    panel.refresh_now();
+    QVERIFY(panel.headline().startsWith(QStringLiteral("In view")));
+    auto* table = panel.table();
+    QCOMPARE(table->rowCount(), 2);
+    // Worst first: beta lost 8 of its requests' deadlines and one to a worker; alpha only dropped 3.
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("beta"));
+    QCOMPARE(table->item(0, 3)->text(), QStringLiteral("8"));
+    QCOMPARE(table->item(0, 5)->text(), QStringLiteral("worker-lost 1"));
+    QCOMPARE(table->item(1, 5)->text(), QStringLiteral("deadline-unreachable 3"));
+    QVERIFY(table->item(0, 1)->data(Qt::UserRole).toDouble() < table->item(1, 1)->data(Qt::UserRole).toDouble());
+    // Any column sorts as numbers: p99 ascending.
+    table->sortByColumn(7, Qt::AscendingOrder);
+    QVERIFY(table->item(0, 7)->data(Qt::UserRole).toDouble() <= table->item(1, 7)->data(Qt::UserRole).toDouble());
+    // A click on beta selects its worst batch, the later-by-more one.
+    QSignalSpy jumped(&panel, &servescope::widgets::ViolationsPanel::jumped);
+    const int beta_row = table->item(0, 0)->text() == QStringLiteral("beta") ? 0 : 1;
+    panel.show_row(beta_row);
+    QCOMPARE(view.selected(), std::optional<std::uint32_t>(beta[1]));
+    QVERIFY2(jumped.last().first().toString().contains(QStringLiteral("worst batch")),
+             qPrintable(jumped.last().first().toString()));
+    // A model with no late batch shows its first drop.
+    panel.show_row(1 - beta_row);
+    QVERIFY2(jumped.last().first().toString().contains(QStringLiteral("first drop, at 5 ms")),
+             qPrintable(jumped.last().first().toString()));
+    // The window in view: before the late batches and drops, only alpha's first drop is there.
+    view.set_window(0, Duration::milliseconds(6).count_ns());
+    panel.refresh_now();
+    QCOMPARE(panel.summary()->to.count_ns(), Duration::milliseconds(6).count_ns());
+    bool alpha_dropped_once = false;
+    for (int r = 0; r < table->rowCount(); ++r)
+      if (table->item(r, 0)->text() == QStringLiteral("alpha"))
+        alpha_dropped_once = table->item(r, 4)->text() == QStringLiteral("1");
+    QVERIFY(alpha_dropped_once);
+    // A marked range wins over the window.
+    view.state()->set_range(servescope::widgets::TimeRange{0, t->end.count_ns() + 1});
+    panel.refresh_now();
+    QVERIFY(panel.headline().startsWith(QStringLiteral("In the marked range")));
+    QCOMPARE(table->rowCount(), 2);
+  }
+
+  // Issue 47 §2: what the serving system said shows where it happened: a notice's line is found
+  // under the pointer, with the scheduler's words and its time in the tool tip, and drawn over
+  // the rows it concerns.
+  void noticesShowWhereTheyHappened() {
+    auto t = servescope::test::synthetic_timeline();
+    t->notices = {{Duration::milliseconds(10),
+                   servescope::engine::NoticeKind::WorkerLost,
+                   "worker of s1 lost (closed): 2 batches in flight",
+                   {2, 3}},
+                  {Duration::milliseconds(30), servescope::engine::NoticeKind::PlanSwitched, "switched to nexus", {}}};
+    TimelineView view;
+    view.resize(1000, 400);
+    view.set_timeline(t);
+    view.set_window(0, Duration::milliseconds(40).count_ns());
+    const double x = view.x_of(Duration::milliseconds(10).count_ns());
+    const auto found = view.notices_at(QPointF(x + 2, view.lanes_top() + 4));
+    QCOMPARE(found.size(), std::size_t{1});
+    const auto tip = view.describe_notices(found);
+    QVERIFY2(tip.contains(QStringLiteral("10 ms")) && tip.contains(QStringLiteral("worker of s1 lost")),
+             qPrintable(tip));
+    QVERIFY(view.notices_at(QPointF(x + 40, view.lanes_top() + 4)).empty());
+    // Drawn: the lost worker's rows carry the late colour at the notice, a row it does not
+    // concern only its dashes.
+    QImage image(view.size(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    view.render(&image);
+    const auto late = servescope::widgets::late_colour(view.palette());
+    const auto reddish = [&](int px, double y) {
+      int n = 0;
+      for (int dx = -1; dx <= 1; ++dx) {
+        const QColor c = image.pixelColor(px + dx, static_cast<int>(y));
+        n += std::abs(c.red() - late.red()) < 40 && std::abs(c.green() - late.green()) < 40 &&
+                     std::abs(c.blue() - late.blue()) < 40
+                 ? 1
+                 : 0;
+      }
+      return n > 0;
+    };
+    const int px = static_cast<int>(std::lround(x));
+    QVERIFY(view.row_y(*view.index().row_of_slot(2)) > 0);
+    QVERIFY(reddish(px, view.row_y(*view.index().row_of_slot(2)) + 9));
   }
 
   void wheelZoomKeepsTheTimeUnderTheCursor() {
