@@ -13,7 +13,8 @@
 namespace servescope::widgets {
 namespace {
 
-enum Column { kModel, kOnTime, kFinished, kLate, kDropped, kReasons, kP50, kP99, kColumns };
+// What a narrow panel shows first: how bad, then why, then the rest.
+enum Column { kModel, kOnTime, kLate, kDropped, kReasons, kP99, kP50, kFinished, kColumns };
 constexpr int kSortRole = Qt::UserRole;
 constexpr int kModelRole = Qt::UserRole + 1;
 // A pan or zoom moves the window every frame: summarise once it rests this long.
@@ -44,8 +45,16 @@ ViolationsPanel::ViolationsPanel(TimelineView* view, QWidget* parent)
   headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   table_->setObjectName(QStringLiteral("violationsTable"));
   table_->setColumnCount(kColumns);
-  table_->setHorizontalHeaderLabels({tr("Model"), tr("On time %"), tr("Finished"), tr("Late"), tr("Dropped"),
-                                     tr("Drops by reason"), tr("p50"), tr("p99")});
+  QStringList labels(kColumns);  // by column, so the order is the enum's alone
+  labels[kModel] = tr("Model");
+  labels[kOnTime] = tr("On time %");
+  labels[kLate] = tr("Late");
+  labels[kDropped] = tr("Dropped");
+  labels[kReasons] = tr("Drops by reason");
+  labels[kP99] = tr("p99");
+  labels[kP50] = tr("p50");
+  labels[kFinished] = tr("Finished");
+  table_->setHorizontalHeaderLabels(labels);
   table_->horizontalHeaderItem(kOnTime)->setToolTip(tr("Finished on time over finished and dropped"));
   table_->horizontalHeaderItem(kLate)->setToolTip(tr("Finished after their deadline"));
   table_->verticalHeader()->hide();
@@ -53,7 +62,6 @@ ViolationsPanel::ViolationsPanel(TimelineView* view, QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSortingEnabled(true);
   table_->sortByColumn(kOnTime, Qt::AscendingOrder);  // the worst model first
   table_->setToolTip(tr("Click a model to see its worst batch (or its first drop) on the timeline"));

@@ -340,13 +340,27 @@ class TestLive : public QObject {
     auto* table = violations->table();
     int worker_lost_row = -1;
     for (int r = 0; r < table->rowCount(); ++r)
-      if (table->item(r, 5)->text().contains(QStringLiteral("worker-lost"))) worker_lost_row = r;
+      if (table->item(r, 4)->text().contains(QStringLiteral("worker-lost"))) worker_lost_row = r;
     QVERIFY2(worker_lost_row >= 0, qPrintable(violations->headline()));
     QSignalSpy jumped(violations, &servescope::widgets::ViolationsPanel::jumped);
     violations->show_row(worker_lost_row);
     QCOMPARE(jumped.size(), 1);
     QVERIFY2(jumped.first().first().toString().startsWith(table->item(worker_lost_row, 0)->text()),
              qPrintable(jumped.first().first().toString()));
+    // Inspecting a live run at a laptop's 1280×800: the notice over the lost worker's rows, the
+    // violations table beside it, coloured by outcome.
+    if (const auto shots = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR"); !shots.isEmpty()) {
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      live->findChild<QComboBox*>(QStringLiteral("colouring"))->setCurrentIndex(1);
+      view->set_window(at_ns - 400'000'000, at_ns + 600'000'000);
+      view->state()->set_range(std::nullopt);
+      view->reveal(at_ns, slots.front());  // the lost worker's rows, not the queue a click showed
+      violations->refresh_now();
+      QTest::qWait(1100);  // the charts redraw once a second
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(shots + QStringLiteral("/live-violations.png")));
+    }
     // The recording keeps the notice: the run reopened shows it where it happened.
     stopped.signal(SIGKILL);
     live->disconnect_from();

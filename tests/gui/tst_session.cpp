@@ -182,6 +182,21 @@ class TestSession : public QObject {
     systems.sort();
     QCOMPARE(systems, (QStringList{QStringLiteral("glet-noint"), QStringLiteral("harpagon"), QStringLiteral("piccolo"),
                                    QStringLiteral("ppipe")}));
+    // Designing a plan from nothing, at a laptop's 1280×800: a cost plan beside PPipe's.
+    if (const auto dir = qEnvironmentVariable("SERVESCOPE_SCREENSHOTS_DIR"); !dir.isEmpty()) {
+      w.resize(1280, 800);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      const auto index_of = [&](const char* system) {
+        const auto& plans = w.project()->plans;
+        return static_cast<int>(std::ranges::find(plans, std::string(system), &servescope::SavedArtifact::system) -
+                                plans.begin());
+      };
+      w.plan_view()->show_plans(index_of("harpagon"), index_of("ppipe"));
+      w.findChild<QTabWidget*>(QStringLiteral("centralTabs"))->setCurrentWidget(w.plan_view());
+      QCoreApplication::processEvents();
+      QVERIFY(w.grab().save(dir + QStringLiteral("/design-from-scratch.png")));
+    }
   }
 
   // gpu-let on the paper's 2×2 RTX 2080 Ti servers: estimated profiles come in MPS halves, so the
