@@ -11,6 +11,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSlider>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -78,6 +79,32 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   sweep_->setToolTip(
       tr("Simulate at 10–120 % of the capacity (the duration per point) and keep SLO attainment "
          "against load factor for the Charts tab"));
+  // What if the load were more or less: a short window re-simulated when the slider is let go.
+  what_if_ = new QSlider(Qt::Horizontal, this);
+  what_if_->setObjectName(QStringLiteral("whatIfLoad"));
+  what_if_->setRange(25, 200);
+  what_if_->setSingleStep(5);
+  what_if_->setPageStep(25);
+  what_if_->setValue(100);
+  what_if_->setFixedWidth(80);
+  what_if_->setToolTip(
+      tr("What if the load were this share of the workloads' rates: let go to simulate the chosen system or "
+         "plan for %1 s at it (the last what-if run is replaced)")
+          .arg(kWhatIfSeconds));
+  // Short, so the row fits a 1280-pixel screen beside the docks; the tool tip says what it is.
+  what_if_label_ = new QLabel(tr("100 %"), this);
+  what_if_label_->setToolTip(what_if_->toolTip());
+  what_if_label_->setMinimumWidth(what_if_label_->fontMetrics().horizontalAdvance(tr("200 %")));
+  connect(what_if_, &QSlider::valueChanged, this,
+          [this](int percent) { what_if_label_->setText(tr("%1 %").arg(percent)); });
+  // Let go, or moved by keys: a drag's every step would be a simulation.
+  connect(what_if_, &QSlider::sliderReleased, this, [this] { what_if(what_if_->value() / 100.0); });
+  connect(what_if_, &QSlider::actionTriggered, this, [this](int action) {
+    if (action != QAbstractSlider::SliderMove)
+      QTimer::singleShot(0, this, [this] {
+        if (!what_if_->isSliderDown()) what_if(what_if_->value() / 100.0);
+      });
+  });
   colouring_ = widgets::make_colouring_picker(view_, this);
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter: model or GPU"));
@@ -148,8 +175,8 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   top->addStretch(1);
   auto* make = new QHBoxLayout;
   make->addWidget(new QLabel(tr("New run with"), this));
-  for (QWidget* w :
-       std::initializer_list<QWidget*>{source_, seconds_, options_button_, simulate_, sweep_, progress_, stop_button_})
+  for (QWidget* w : std::initializer_list<QWidget*>{source_, seconds_, options_button_, simulate_, sweep_, what_if_,
+                                                    what_if_label_, progress_, stop_button_})
     make->addWidget(w);
   make->addStretch(1);
   auto* bar = new QHBoxLayout;

@@ -24,6 +24,7 @@ class QProgressBar;
 class QPushButton;
 class QAction;
 class QCheckBox;
+class QSlider;
 class QSplitter;
 class QTabWidget;
 class QTimer;
@@ -57,6 +58,14 @@ class RunView : public QWidget {
   // its system or the project's plan it served, rate, seed, length and warm-up, with this tab's
   // data-plane options, and keeps it as "prediction of NAME"; predicted() says when it landed.
   bool predict(const QString& live_run);
+  // What if the load were `scale` × the workloads' own rates (issue 47 §1): simulates the chosen
+  // source for a short window (kWhatIfSeconds, or the duration box's when shorter) and keeps it
+  // as "what-if SOURCE at N %" in place of the previous what-if run, so dragging the load slider
+  // about leaves one run, not dozens (each replacement one undo step). The slider beside New run
+  // calls this when let go; asked while a job runs, it runs once that job ends. False as
+  // simulate() is.
+  bool what_if(double scale);
+  static constexpr double kWhatIfSeconds = 5;
   bool busy() const;
   // Asks the running simulation or sweep to stop; it ends soon, keeping nothing.
   void stop();
@@ -131,7 +140,12 @@ class RunView : public QWidget {
   QDoubleSpinBox* seconds_;
   QPushButton* simulate_;
   QPushButton* sweep_;
-  QProgressBar* progress_;  // the running job's, in per cent or load points
+  QSlider* what_if_;            // load, % of the workloads' rates
+  QLabel* what_if_label_;       // its value
+  QString what_if_running_;     // the what-if run the job makes, when it makes one
+  QString last_what_if_;        // the what-if run kept last, which the next replaces
+  bool what_if_again_ = false;  // the slider moved while a job ran
+  QProgressBar* progress_;      // the running job's, in per cent or load points
   QPushButton* stop_button_;
   QPushButton* options_button_;
   RunOptionsDialog* options_;  // the chosen system's family's options

@@ -7,6 +7,8 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSlider>
+#include <QTimer>
 #include <algorithm>
 
 #include "engine/analysis/live_run_source.h"
@@ -165,6 +167,25 @@ bool RunView::simulate(const QString& source, double seconds) {
   return true;
 }
 
+bool RunView::what_if(double scale) {
+  if (busy()) {
+    what_if_again_ = true;  // the slider's latest value, once the running job ends
+    return false;
+  }
+  const auto source = source_->currentData().toString();
+  auto job = prepare(source, std::min(kWhatIfSeconds, seconds_->value()));
+  if (!job) return false;
+  job->spec.rate_scale = scale;
+  const auto percent = static_cast<int>(std::lround(scale * 100));
+  what_if_running_ = unique_name(tr("what-if %1 at %2 %").arg(job->label).arg(percent));
+  status_->setText(tr("What if the load were %1 %: simulating %2 for %3 s…")
+                       .arg(percent)
+                       .arg(job->label)
+                       .arg(job->spec.duration.to_s()));
+  start_simulation(std::move(*job), what_if_running_.toStdString());
+  return true;
+}
+
 bool RunView::predict(const QString& live_run) {
   const auto* p = doc_->project();
   if (!p) return false;
@@ -219,6 +240,9 @@ void RunView::start_simulation(Job job, const std::string& name) {
 void RunView::job_finished(const QString& error, bool discarded) {
   const QString name = running_;
   const QString prediction_of = std::exchange(prediction_of_, QString());
+  const bool was_what_if = !name.isEmpty() && name == std::exchange(what_if_running_, QString());
+  // The slider moved while this ran: its latest value, once this job is out of the way.
+  if (std::exchange(what_if_again_, false)) QTimer::singleShot(0, this, [this] { what_if(what_if_->value() / 100.0); });
   progress_->hide();
   auto out = std::exchange(pending_, Outcome{});
   simulate_->setEnabled(doc_->project() != nullptr);
@@ -266,6 +290,16 @@ void RunView::job_finished(const QString& error, bool discarded) {
   QString timeline_note;
   const auto why = doc_->add_run(std::move(run), &timeline_note);
   if (why.isEmpty()) timelines_[key] = out.timeline;
+  if (why.isEmpty() && was_what_if) {
+    // In place of the previous what-if run, if it is still there.
+    const auto& runs = doc_->project()->runs;
+    if (const auto old = std::ranges::find(runs, last_what_if_.toStdString(), &SavedArtifact::name);
+        !last_what_if_.isEmpty() && old != runs.end()) {
+      timelines_.erase(old->name);
+      doc_->remove_run(static_cast<std::size_t>(old - runs.begin()));
+    }
+    last_what_if_ = kept;
+  }
   if (!why.isEmpty()) {
     status_->setText(tr("Run not kept: %1").arg(why));
   } else {

@@ -28,6 +28,7 @@ struct SimulationSpec {
   std::string base_dir;                // where relative trace paths start (the scenario's folder)
   std::optional<double> rate_rps;      // total rate, scaling the workloads' rates proportionally
   std::optional<double> load_factor;   // rate = factor × nominal_capacity_rps()
+  std::optional<double> rate_scale;    // rate = scale × the workloads' own (a what-if of more load)
   Duration duration = Duration::seconds(60);
   Duration warmup = Duration::seconds(5);
   Duration drain = Duration::seconds(10);  // after arrivals stop, to let queued work finish

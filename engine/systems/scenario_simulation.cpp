@@ -33,6 +33,7 @@ PreparedServing prepare_serving(const Scenario& as_given, const SimulationSpec& 
   double rate = setup.workload_rate_rps;
   if (spec.rate_rps) rate = *spec.rate_rps;
   if (spec.load_factor) rate = *spec.load_factor * result.nominal_capacity_rps;
+  if (spec.rate_scale) rate = *spec.rate_scale * setup.workload_rate_rps;
   if (rate <= 0) throw QueryError("the offered rate must be positive");
   const double scale = rate / setup.workload_rate_rps;
   for (auto& s : setup.streams)
@@ -151,6 +152,8 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
   if (spec.rate_rps && !(*spec.rate_rps >= kMinRateRps && *spec.rate_rps <= kMaxRateRps))
     throw QueryError("an offered rate of " + format_number(*spec.rate_rps) + " req/s is outside " +
                      format_number(kMinRateRps) + " to " + format_number(kMaxRateRps) + " req/s");
+  if (spec.rate_scale && !(*spec.rate_scale > 0 && *spec.rate_scale <= 1000))
+    throw QueryError("a load of " + format_number(*spec.rate_scale) + " × the workloads' rates is outside (0, 1000]");
   auto prepared = prepare_serving(scenario, spec);
   if (spec.execution_profiles) use_execution_profiles(scenario, spec, prepared);
   check_request_count(prepared.setup.streams, spec.duration);

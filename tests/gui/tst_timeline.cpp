@@ -5,11 +5,13 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QFile>
 #include <QItemSelectionModel>
 #include <QPainter>
 #include <QProgressBar>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -190,6 +192,38 @@ class TestTimeline : public QObject {
     const int px = static_cast<int>(std::lround(x));
     QVERIFY(view.row_y(*view.index().row_of_slot(2)) > 0);
     QVERIFY(reddish(px, view.row_y(*view.index().row_of_slot(2)) + 9));
+  }
+
+  // Issue 47 §1: the what-if load slider simulates a short window of the chosen source at a share
+  // of the workloads' rates and keeps it in place of the previous what-if run.
+  void whatIfLoadReplacesItsRun() {
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    auto* runs = w.run_view();
+    auto* sources = runs->findChild<QComboBox*>(QStringLiteral("runSource"));
+    sources->setCurrentIndex(sources->findData(QStringLiteral("nexus")));
+    const auto before = w.project()->runs.size();
+    QSignalSpy done(runs, &RunView::finished);
+    QVERIFY(runs->what_if(1.5));
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), before + 1);
+    const auto first = w.project()->runs.back();
+    QCOMPARE(QString::fromStdString(first.name), QStringLiteral("what-if nexus at 150 %"));
+    QVERIFY(first.body["config"]["duration_s"].get<double>() <= RunView::kWhatIfSeconds);
+    // The slider moved by a key: 100 → 75 %, simulated at once, in place of the 150 % run.
+    auto* slider = runs->findChild<QSlider*>(QStringLiteral("whatIfLoad"));
+    QCOMPARE(slider->value(), 100);
+    slider->triggerAction(QAbstractSlider::SliderPageStepSub);
+    QCOMPARE(slider->value(), 75);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), before + 1);
+    const auto& second = w.project()->runs.back();
+    QCOMPARE(QString::fromStdString(second.name), QStringLiteral("what-if nexus at 75 %"));
+    const double ratio = first.body["config"]["offered_rate_rps"].get<double>() /
+                         second.body["config"]["offered_rate_rps"].get<double>();
+    QVERIFY2(std::abs(ratio - 2.0) < 1e-9, qPrintable(QString::number(ratio)));
+    QVERIFY(runs->status_text().startsWith(QStringLiteral("what-if nexus at 75 %")));
   }
 
   void wheelZoomKeepsTheTimeUnderTheCursor() {
