@@ -4,14 +4,17 @@
 // half-filled, and unsaved edits are flagged in the title and asked about on close.
 #pragma once
 
+#include <QFont>
 #include <QMainWindow>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "model/scenario/scenario.h"
 #include "ui/project_tree_model.h"
 #include "ui/view_picture.h"
 
+class QDockWidget;
 class QTextBrowser;
 class QPlainTextEdit;
 class QTreeView;
@@ -131,6 +134,11 @@ class MainWindow : public QMainWindow {
   // outlined on the cluster's chips, its rows marked on the shown run's timeline, the plan and
   // its models selected in the project tree. Returns the status line it showed.
   QString show_plan_item(const QString& plan, const QString& id);
+  // Presentation mode (View → Presentation mode, F11): fonts ×kPresentationFontScale, no docks,
+  // the Run tab's timeline over its run's SLO attainment; off puts the window back as it was.
+  void set_presentation(bool on);
+  bool presenting() const { return before_presentation_.has_value(); }
+  static constexpr double kPresentationFontScale = 1.4;
   // Whether closing with unsaved changes asks first (off in tests).
   void set_interactive(bool on) { interactive_ = on; }
   ProjectTreeModel* tree_model() const { return tree_model_; }
@@ -142,6 +150,13 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  struct Presenting {  // what presentation mode put aside
+    QFont font;
+    int tab = 0;
+    std::vector<QDockWidget*> docks;
+  };
+  std::optional<Presenting> before_presentation_;
+  QAction* presentation_action_ = nullptr;
   // A run file, on `scenario`, the scenario it names ("" when it names none).
   bool open_run_file(const QString& location, const QString& scenario, bool interactive);
   void build_actions();  // the menus, below

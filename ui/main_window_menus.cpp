@@ -268,6 +268,11 @@ void MainWindow::build_live_view_help_menus() {
   auto* view = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>())
     view->addAction(dock->toggleViewAction());
+  presentation_action_ = view->addAction(tr("&Presentation mode"), this, [this](bool on) { set_presentation(on); });
+  presentation_action_->setObjectName(QStringLiteral("presentationMode"));
+  presentation_action_->setCheckable(true);
+  presentation_action_->setShortcut(QKeySequence(Qt::Key_F11));
+  presentation_action_->setToolTip(tr("Larger fonts, no docks: the run's timeline and its SLO attainment"));
   view->addSeparator();
   // Ctrl+1 … Ctrl+9: the tabs in their order.
   for (int i = 0; i < tabs_->count() && i < 9; ++i) {

@@ -2,6 +2,8 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -21,6 +23,7 @@
 #include <algorithm>
 
 #include "engine/analysis/kept_timeline.h"
+#include "engine/analysis/run_series.h"
 #include "engine/analysis/saved_artifacts.h"
 #include "engine/systems/scenario_simulation.h"
 #include "model/core/error.h"
@@ -30,6 +33,7 @@
 #include "ui/run_options_dialog.h"
 #include "ui/teaching_panel.h"
 #include "widgets/batch_details.h"
+#include "widgets/chart_facade.h"
 #include "widgets/colouring_picker.h"
 #include "widgets/range_summary_panel.h"
 #include "widgets/time_axis.h"
@@ -173,7 +177,9 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   for (QWidget* w : std::initializer_list<QWidget*>{play_, speed_, follow_, next_late})
     top->addWidget(w);
   top->addStretch(1);
-  auto* make = new QHBoxLayout;
+  make_row_ = new QWidget(this);  // a widget, so presentation mode can fold it away
+  auto* make = new QHBoxLayout(make_row_);
+  make->setContentsMargins(0, 0, 0, 0);
   make->addWidget(new QLabel(tr("New run with"), this));
   for (QWidget* w : std::initializer_list<QWidget*>{source_, seconds_, options_button_, simulate_, sweep_, what_if_,
                                                     what_if_label_, progress_, stop_button_})
@@ -225,10 +231,17 @@ RunView::RunView(ProjectDocument* document, QWidget* parent) : QWidget(parent), 
   });
   auto* box = new QVBoxLayout(this);
   box->addLayout(top);
-  box->addLayout(make);
+  box->addWidget(make_row_);
   box->addWidget(status_);
   box->addLayout(bar);
   box->addWidget(body, 1);
+  // Presentation mode's one chart: the shown run's SLO attainment, under its timeline.
+  presentation_chart_ = new QChartView(this);
+  presentation_chart_->setObjectName(QStringLiteral("presentationChart"));
+  presentation_chart_->setRenderHint(QPainter::Antialiasing);
+  presentation_chart_->setMinimumHeight(widgets::kChartMinHeight);
+  presentation_chart_->hide();
+  box->addWidget(presentation_chart_);
 
   connect(simulate_, &QPushButton::clicked, this,
           [this] { simulate(source_->currentData().toString(), seconds_->value()); });
@@ -361,7 +374,38 @@ bool RunView::show_run(const QString& name) {
   else
     status_->setText(tr("%1: %2 batches").arg(name).arg(timeline->spans.size()));
   show_selection();
+  if (presenting_) draw_presentation_chart();
   return true;
+}
+
+void RunView::set_presentation(bool on) {
+  if (on == presenting_) return;
+  presenting_ = on;
+  make_row_->setVisible(!on);
+  presentation_chart_->setVisible(on);
+  if (on) {
+    side_was_shown_ = side_panel_shown();
+    show_side_panel(false, false);
+    draw_presentation_chart();
+  } else {
+    show_side_panel(side_was_shown_, false);
+  }
+}
+
+void RunView::draw_presentation_chart() {
+  const auto* p = doc_->project();
+  const auto it = p ? std::ranges::find(p->runs, runs_->currentText().toStdString(), &SavedArtifact::name)
+                    : std::vector<SavedArtifact>::const_iterator{};
+  widgets::ChartSpec spec;
+  spec.title = tr("SLO attainment over time");
+  spec.x_title = tr("time (s)");
+  spec.y_title = tr("% on time");
+  spec.y_range = std::pair{0.0, 100.0};
+  spec.thresholds = {{99.0, tr("99 % target")}};
+  spec.series = {{"SLO attainment", {}}};
+  if (p && it != p->runs.end() && engine::artifact_kind(*it) == engine::ArtifactKind::RunResult)
+    run_guarded([&] { spec.series = {engine::run_series(it->body, it->name).attainment_pct}; });
+  widgets::show_chart(presentation_chart_, widgets::build_chart(spec, palette()));
 }
 
 void RunView::show_selection() {

@@ -23,6 +23,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QAction;
+class QChartView;
 class QCheckBox;
 class QSlider;
 class QSplitter;
@@ -67,6 +68,10 @@ class RunView : public QWidget {
   bool what_if(double scale);
   static constexpr double kWhatIfSeconds = 5;
   bool busy() const;
+  // Presentation mode (issue 47 §5, for a class): the timeline over the shown run's SLO attainment,
+  // without the New run row or the side panel; off puts them back as they were.
+  void set_presentation(bool on);
+  bool presenting() const { return presenting_; }
   // Asks the running simulation or sweep to stop; it ends soon, keeping nothing.
   void stop();
   // Shows a run of the project by name (its timeline from this session, or the one it keeps).
@@ -132,6 +137,7 @@ class RunView : public QWidget {
   void refresh();
   void job_finished(const QString& error, bool discarded);
   void show_selection();
+  void draw_presentation_chart();
 
   ProjectDocument* doc_;
   widgets::TimelineView* view_;
@@ -140,6 +146,9 @@ class RunView : public QWidget {
   QDoubleSpinBox* seconds_;
   QPushButton* simulate_;
   QPushButton* sweep_;
+  QWidget* make_row_;               // New run with …
+  QChartView* presentation_chart_;  // presentation mode's chart
+  bool presenting_ = false, side_was_shown_ = false;
   QSlider* what_if_;            // load, % of the workloads' rates
   QLabel* what_if_label_;       // its value
   QString what_if_running_;     // the what-if run the job makes, when it makes one

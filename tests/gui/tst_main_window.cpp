@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QMenu>
@@ -27,6 +28,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QTreeView>
+#include <QXYSeries>
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -326,6 +328,58 @@ class TestMainWindow : public QObject {
 
   // The window, with its docks, fits a 1280×800 laptop screen: no tab sets a larger minimum, and
   // the project tree is wide enough for its headings.
+  // Issue 47 §5: presentation mode (View → Presentation mode, F11) shows the Run tab's timeline
+  // over its run's SLO attainment in larger fonts without docks or the New run row; off puts the
+  // docks, the font and the tab back.
+  void presentationModeShowsTheTimelineAndOneChart() {
+    MainWindow w;
+    w.set_interactive(false);
+    QSignalSpy done(w.run_view(), &servescope::ui::RunView::finished);
+    QVERIFY(w.open_demo(false, 3));
+    QVERIFY(done.wait(120000));
+    if (done.size() < 2) QVERIFY(done.wait(120000));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("centralTabs"));
+    tabs->setCurrentIndex(0);
+    const auto font = w.font().pointSizeF();
+    std::vector<QDockWidget*> docks;
+    for (auto* dock : w.findChildren<QDockWidget*>())
+      if (dock->isVisible()) docks.push_back(dock);
+    QVERIFY(docks.size() >= 3);
+    auto* action = w.findChild<QAction*>(QStringLiteral("presentationMode"));
+    QVERIFY(action && action->shortcut() == QKeySequence(Qt::Key_F11));
+    action->trigger();
+    QVERIFY(w.presenting());
+    QCOMPARE(tabs->currentWidget(), w.run_view());
+    for (auto* dock : docks)
+      QVERIFY(!dock->isVisible());
+    QCOMPARE(w.font().pointSizeF(), font * MainWindow::kPresentationFontScale);
+    QCOMPARE(w.run_view()->font().pointSizeF(), font * MainWindow::kPresentationFontScale);
+    QVERIFY(!w.run_view()->findChild<QWidget*>(QStringLiteral("runOptionsButton"))->isVisible());
+    QVERIFY(!w.run_view()->side_panel_shown());
+    auto* chart = w.run_view()->findChild<QChartView*>(QStringLiteral("presentationChart"));
+    QVERIFY(chart && chart->isVisible() && chart->chart());
+    const auto has_points = [&] {
+      for (auto* series : chart->chart()->series())
+        if (auto* xy = qobject_cast<QXYSeries*>(series); xy && !xy->points().isEmpty()) return true;
+      return false;
+    };
+    QVERIFY(has_points());
+    // Another run shown, its curve drawn.
+    QVERIFY(w.run_view()->show_run(QString::fromStdString(w.project()->runs[1].name)));
+    QVERIFY(has_points());
+    action->trigger();
+    QVERIFY(!w.presenting());
+    QCOMPARE(tabs->currentIndex(), 0);
+    for (auto* dock : docks)
+      QVERIFY(dock->isVisible());
+    QCOMPARE(w.font().pointSizeF(), font);
+    QVERIFY(!chart->isVisible());
+    QVERIFY(w.run_view()->findChild<QWidget*>(QStringLiteral("runOptionsButton"))->isVisibleTo(w.run_view()));
+  }
+
   void fitsASmallScreen() {
     MainWindow w;
     w.set_interactive(false);
