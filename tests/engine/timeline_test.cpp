@@ -31,6 +31,18 @@
 namespace servescope::engine {
 namespace {
 
+// The demo's mixed workload on Nexus, with its timeline: it drops requests at the demo's rate.
+SimulationResult nexus_demo_run(Duration duration, Duration warmup) {
+  const auto project = load_project("builtin:projects/demo.json");
+  SimulationSpec spec;
+  spec.system = "nexus";
+  spec.workloads = {"mixed-37"};
+  spec.duration = duration;
+  spec.warmup = warmup;
+  spec.timeline = true;
+  return simulate(project.scenario, spec);
+}
+
 TimelineData pipeline_run_timeline() {
   return test::simulate_pipeline_timeline(0.9, Duration::seconds(5));
 }
@@ -82,14 +94,7 @@ TEST(Timeline, PipelineStagesLinkAndQueuesDrain) {
 // Nexus drops a sixth of the demo's requests at its rate: each drop is kept with its model and
 // reason, survives the file, and a bad reason in a file is named.
 TEST(Timeline, DropsAreKeptWithTheirReason) {
-  const auto project = load_project("builtin:projects/demo.json");
-  SimulationSpec spec;
-  spec.system = "nexus";
-  spec.workloads = {"mixed-37"};
-  spec.duration = Duration::seconds(2);
-  spec.warmup = Duration::milliseconds(200);
-  spec.timeline = true;
-  const auto result = simulate(project.scenario, spec);
+  const auto result = nexus_demo_run(Duration::seconds(2), Duration::milliseconds(200));
   const auto t = timeline_of(result);
   ASSERT_FALSE(t.drops.empty());
   EXPECT_TRUE(std::ranges::is_sorted(t.drops, {}, &DropMark::time));
@@ -125,14 +130,7 @@ TEST(Timeline, DropsAreKeptWithTheirReason) {
 // Notices keep their time, kind, text and slots through both encodings; a file naming a slot the
 // timeline lacks or an unknown kind is refused where it says so; older files have none.
 TEST(Timeline, NoticesRoundTripAndBadOnesSayWhere) {
-  const auto project = load_project("builtin:projects/demo.json");
-  SimulationSpec spec;
-  spec.system = "nexus";
-  spec.workloads = {"mixed-37"};
-  spec.duration = Duration::milliseconds(500);
-  spec.warmup = Duration::milliseconds(100);
-  spec.timeline = true;
-  auto result = simulate(project.scenario, spec);
+  auto result = nexus_demo_run(Duration::milliseconds(500), Duration::milliseconds(100));
   result.notices = {{Duration::milliseconds(120), NoticeKind::WorkerLost, "worker of a lost (closed)", {0, 1}},
                     {Duration::seconds(3), NoticeKind::PlanSwitched, "switched to nexus", {}}};
   const auto t = timeline_of(result);
