@@ -405,7 +405,17 @@ void RunView::draw_presentation_chart() {
   spec.series = {{"SLO attainment", {}}};
   if (p && it != p->runs.end() && engine::artifact_kind(*it) == engine::ArtifactKind::RunResult)
     run_guarded([&] { spec.series = {engine::run_series(it->body, it->name).attainment_pct}; });
-  widgets::show_chart(presentation_chart_, widgets::build_chart(spec, palette()));
+  auto* chart = widgets::build_chart(spec, palette());
+  // A chart keeps fonts of its own: the room at the back reads the tab's larger ones.
+  QFont bold = font();
+  bold.setBold(true);
+  chart->setTitleFont(bold);
+  chart->legend()->setFont(font());
+  for (auto* axis : chart->axes()) {
+    axis->setLabelsFont(font());
+    axis->setTitleFont(bold);
+  }
+  widgets::show_chart(presentation_chart_, chart);
 }
 
 void RunView::show_selection() {
@@ -438,7 +448,8 @@ void RunView::resizeEvent(QResizeEvent* event) {
   // A laptop screen with the docks open leaves the tab under 900 px: the timeline needs it more
   // than the panel, which opens when a batch is picked or a range marked. Until the user shows
   // or hides the panel, the tab's width decides.
-  if (side_follows_width_) show_side_panel(width() >= kSidePanelMinTabWidth, false);
+  // Presentation mode keeps it folded, however wide the tab gets without the docks.
+  if (side_follows_width_ && !presenting_) show_side_panel(width() >= kSidePanelMinTabWidth, false);
 }
 
 }  // namespace servescope::ui

@@ -20,7 +20,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   boxes_painted_ = 0;
   if (!data_) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(rect(), Qt::AlignCenter,
+    // Wrapped: a narrow view (the Live tab beside its side panel) must not cut the sentence.
+    p.drawText(rect().adjusted(16, 0, -16, 0), Qt::AlignCenter | Qt::TextWordWrap,
                empty_text_.isEmpty() ? tr("No run yet: simulate a plan to see what every GPU does") : empty_text_);
     return;
   }

@@ -367,6 +367,11 @@ class TestMainWindow : public QObject {
       return false;
     };
     QVERIFY(has_points());
+    QCOMPARE(chart->chart()->titleFont().pointSizeF(), font * MainWindow::kPresentationFontScale);
+    // The docks' room goes to the timeline, not to the side panel.
+    w.resize(1600, 1000);
+    QCoreApplication::processEvents();
+    QVERIFY(!w.run_view()->side_panel_shown());
     // Another run shown, its curve drawn.
     QVERIFY(w.run_view()->show_run(QString::fromStdString(w.project()->runs[1].name)));
     QVERIFY(has_points());
