@@ -384,6 +384,8 @@ void RunView::set_presentation(bool on) {
   make_row_->setVisible(!on);
   presentation_chart_->setVisible(on);
   if (on) {
+    // Tall enough for its axis title in the larger font (16 lines of it).
+    presentation_chart_->setMinimumHeight(std::max(widgets::kChartMinHeight, 16 * fontMetrics().height()));
     side_was_shown_ = side_panel_shown();
     show_side_panel(false, false);
     draw_presentation_chart();
