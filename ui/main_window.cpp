@@ -589,6 +589,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   recovery_->remove_own();
+  set_presentation(false);  // the docks as the user keeps them, not as presentation hid them
   QSettings settings;
   settings.setValue(QStringLiteral("mainwindow/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("mainwindow/state"), saveState());

@@ -3,6 +3,7 @@
 // everything is put back as it was (docks, font, tab).
 #include <QDockWidget>
 #include <QTabWidget>
+#include <cmath>
 
 #include "ui/main_window.h"
 #include "ui/run_view.h"
@@ -19,7 +20,10 @@ void MainWindow::set_presentation(bool on) {
         dock->hide();
       }
     QFont larger = font();
-    larger.setPointSizeF(larger.pointSizeF() * kPresentationFontScale);
+    if (larger.pointSizeF() > 0)
+      larger.setPointSizeF(larger.pointSizeF() * kPresentationFontScale);
+    else  // a font sized in pixels
+      larger.setPixelSize(static_cast<int>(std::lround(larger.pixelSize() * kPresentationFontScale)));
     setFont(larger);
     tabs_->setCurrentWidget(run_view_);
     run_view_->set_presentation(true);

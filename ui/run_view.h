@@ -62,7 +62,7 @@ class RunView : public QWidget {
   // What if the load were `scale` × the workloads' own rates (issue 47 §1): simulates the chosen
   // source for a short window (kWhatIfSeconds, or the duration box's when shorter) and keeps it
   // as "what-if SOURCE at N %" in place of the previous what-if run, so dragging the load slider
-  // about leaves one run, not dozens (each replacement one undo step). The slider beside New run
+  // about leaves one run, not dozens (undo brings the replaced one back). The slider beside New run
   // calls this when let go; asked while a job runs, it runs once that job ends. False as
   // simulate() is.
   bool what_if(double scale);

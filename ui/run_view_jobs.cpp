@@ -296,7 +296,7 @@ void RunView::job_finished(const QString& error, bool discarded) {
     if (const auto old = std::ranges::find(runs, last_what_if_.toStdString(), &SavedArtifact::name);
         !last_what_if_.isEmpty() && old != runs.end()) {
       timelines_.erase(old->name);
-      doc_->remove_run(static_cast<std::size_t>(old - runs.begin()));
+      doc_->remove_run(static_cast<std::size_t>(old - runs.begin()));  // undone apart from the add
     }
     last_what_if_ = kept;
   }

@@ -66,6 +66,9 @@ class TimelineView : public QWidget {
   const engine::TimelineData* timeline() const { return data_.get(); }
   const std::shared_ptr<const engine::TimelineData>& shared_timeline() const { return data_; }
   const engine::TimelineIndex& index() const { return index_; }
+  // Bumped whenever the timeline shown changes (a new run, a chunk appended, history let go): what
+  // was computed over it at another generation is stale, and may index spans that moved.
+  std::uint64_t content_generation() const { return generation_; }
 
   // The visible time window [from, to) in ns since the run's start (the state's).
   std::int64_t from_ns() const { return state_->from_ns(); }
@@ -238,6 +241,7 @@ class TimelineView : public QWidget {
   TimelineViewState* state_;
   std::shared_ptr<const engine::TimelineData> data_;
   std::shared_ptr<engine::TimelineData> growing_;  // data_ itself, once the view grows it (append)
+  std::uint64_t generation_ = 0;                   // content_generation()
   std::int64_t forgotten_before_ns_ = INT64_MIN;   // the history kept starts here (forget_before)
   engine::TimelineIndex index_;
   std::vector<Lane> lanes_;                                    // what is drawn, top to bottom

@@ -13,6 +13,7 @@ namespace servescope::widgets {
 void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
   const auto* before = data_.get();
   data_ = std::move(timeline);
+  ++generation_;
   growing_.reset();
   forgotten_before_ns_ = INT64_MIN;
   if (state_->selection() && state_->selection()->timeline == before) state_->select(std::nullopt);
@@ -35,6 +36,7 @@ void TimelineView::adopt(std::shared_ptr<const engine::TimelineData> timeline) {
 
 void TimelineView::append(engine::TimelineChunk chunk) {
   if (!data_) return;
+  ++generation_;
   // data_ and growing_ are two holders: a third (an export, a summary) keeps the timeline it took.
   if (!growing_ || growing_.use_count() > 2) {
     auto copy = std::make_shared<engine::TimelineData>(*data_);
@@ -71,6 +73,7 @@ void TimelineView::append(engine::TimelineChunk chunk) {
 
 void TimelineView::forget_before(std::int64_t t_ns) {
   if (!growing_) return;  // only a timeline the view grows has history to let go
+  ++generation_;
   const auto chosen = selected();
   const auto cut = engine::forget_before(*growing_, engine::Time::nanoseconds(t_ns));
   forgotten_before_ns_ = std::max(forgotten_before_ns_, t_ns);

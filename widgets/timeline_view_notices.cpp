@@ -29,10 +29,14 @@ void TimelineView::paint_notices(QPainter& p, double bottom) {
   auto it = std::ranges::lower_bound(notices, Duration::nanoseconds(from_ns()), {}, &engine::RunNotice::time);
   p.save();
   p.setRenderHint(QPainter::Antialiasing);
+  // The lines stay in the lanes (rows scrolled above them must not paint over the axis); the flags
+  // go on the axis, unclipped.
+  const QRectF lanes(kLabelWidth, lanes_top(), plot_right() - kLabelWidth, bottom - lanes_top());
   for (; it != notices.end() && ns(it->time) <= to_ns(); ++it) {
     const double x = x_of(ns(it->time));
     if (x < kLabelWidth || x > plot_right()) continue;
     const auto colour = notice_colour(*it);
+    p.setClipRect(lanes);
     QPen dashed(colour, 1, Qt::DashLine);
     p.setPen(dashed);
     p.drawLine(QPointF(x, lanes_top()), QPointF(x, bottom));
@@ -45,6 +49,7 @@ void TimelineView::paint_notices(QPainter& p, double bottom) {
       const double y = lanes_top() + lane->top - scroll_px_;
       p.drawLine(QPointF(x, y), QPointF(x, y + lane->height));
     }
+    p.setClipping(false);
     // The flag on the axis: a downward triangle the pointer finds.
     QPainterPath flag;
     flag.moveTo(x - kNoticeFlagHalfWidth, kAxisHeight - 9);

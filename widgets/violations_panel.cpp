@@ -89,24 +89,31 @@ void ViolationsPanel::schedule() {
   if (isVisible()) settle_->start();
 }
 
+void ViolationsPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (stale() || !summary_) refresh_now();
+}
+
+bool ViolationsPanel::stale() const {
+  return summarised_generation_ != view_->content_generation();
+}
+
 void ViolationsPanel::refresh_now() {
   settle_->stop();
-  const auto run = view_->shared_timeline();
+  const auto* run = view_->timeline();
   if (!run) {
     summary_.reset();
     summariser_.reset();
-    summarised_.reset();
+    summarised_generation_ = view_->content_generation();
     table_->setRowCount(0);
     headline_->setText(tr("No run shown."));
     return;
   }
   // Built over the view's index of this run; a live run that grew is built again (its requests'
   // finishes moved), at most once per settled refresh.
-  if (run != summarised_ || run->spans.size() != summarised_spans_ || run->drops.size() != summarised_drops_) {
+  if (stale() || !summariser_) {
     summariser_ = std::make_unique<engine::RangeSummariser>(*run, view_->index());
-    summarised_ = run;
-    summarised_spans_ = run->spans.size();
-    summarised_drops_ = run->drops.size();
+    summarised_generation_ = view_->content_generation();
   }
   const auto& range = view_->state()->range();
   const auto from = range ? range->from_ns : view_->from_ns(), to = range ? range->to_ns : view_->to_ns();
@@ -119,7 +126,7 @@ void ViolationsPanel::refresh_now() {
 }
 
 void ViolationsPanel::fill() {
-  const auto& run = *summarised_;
+  const auto& run = *view_->timeline();
   const auto sorted_by = table_->horizontalHeader()->sortIndicatorSection();
   const auto order = table_->horizontalHeader()->sortIndicatorOrder();
   table_->setSortingEnabled(false);  // rows are filled unsorted, then sorted once
@@ -167,10 +174,17 @@ void ViolationsPanel::fill() {
 void ViolationsPanel::show_row(int row) {
   if (!summary_ || row < 0 || row >= table_->rowCount()) return;
   const auto model = table_->item(row, kModel)->data(kModelRole).toUInt();
-  const auto it = std::ranges::find(summary_->models, model, &engine::ModelViolations::model);
-  if (it == summary_->models.end()) return;
-  const auto& run = *summarised_;
   const auto name = table_->item(row, kModel)->text();
+  // The run moved since the table was filled (a live chunk, history let go): its spans' indexes
+  // with it. The model clicked, as the run is now.
+  if (stale()) refresh_now();
+  if (!summary_ || !view_->timeline()) return;
+  const auto it = std::ranges::find(summary_->models, model, &engine::ModelViolations::model);
+  if (it == summary_->models.end()) {
+    Q_EMIT jumped(tr("%1: nothing late or dropped here any more").arg(name));
+    return;
+  }
+  const auto& run = *view_->timeline();
   if (it->worst_span && *it->worst_span < run.spans.size()) {
     const auto& span = run.spans[*it->worst_span];
     view_->select(*it->worst_span);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <QWidget>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -46,8 +47,13 @@ class ViolationsPanel : public QWidget {
   QLabel* headline_;
   QTableWidget* table_;
   QTimer* settle_;
-  std::shared_ptr<const engine::TimelineData> summarised_;
-  std::size_t summarised_spans_ = 0, summarised_drops_ = 0;  // a grown run is summarised again
+  void showEvent(QShowEvent* event) override;
+  bool stale() const;
+
+  // Not a share of the run: a third holder would make every live append copy the whole timeline
+  // (TimelineView::append). The view's generation says when the run changed under the summariser,
+  // which holds references into the view's run and index.
+  std::uint64_t summarised_generation_ = UINT64_MAX;
   std::unique_ptr<engine::RangeSummariser> summariser_;
   std::optional<engine::RangeSummary> summary_;
 };

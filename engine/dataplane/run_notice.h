@@ -24,6 +24,7 @@ enum class NoticeKind : std::uint8_t {
   Refused,       // the scheduler refused something asked of it (a plan, a command)
 };
 inline constexpr int kNoticeKindCount = 6;
+static_assert(static_cast<int>(NoticeKind::Refused) + 1 == kNoticeKindCount, "a new kind must be counted");
 std::string_view to_string(NoticeKind kind);
 std::optional<NoticeKind> parse_notice_kind(std::string_view text);
 // Whether a notice of this kind is bad news for the requests (drawn in the late colour).

@@ -1,6 +1,7 @@
 #include "engine/live/event_stream.h"
 
 #include "engine/live/byte_codec.h"
+#include "model/core/text.h"
 
 namespace servescope::engine::live {
 namespace {
@@ -130,8 +131,8 @@ void EventEncoder::on_notice(const RunNotice& n) {
   w.u8(static_cast<std::uint8_t>(Kind::Notice));
   w.i64(n.time.count_ns());
   w.u8(static_cast<std::uint8_t>(n.kind));
-  // A log line may name anything; the frame carries a bounded prefix of it.
-  w.text(std::string_view(n.text).substr(0, kMaxNoticeTextBytes));
+  // A log line may name anything; the frame carries a bounded prefix of it, whole characters.
+  w.text(utf8_prefix(n.text, kMaxNoticeTextBytes));
   w.u32(static_cast<std::uint32_t>(n.gpus.size()));
   for (const auto g : n.gpus)
     w.u32(g);
@@ -192,8 +193,9 @@ std::uint64_t replay_events(std::span<const std::uint8_t> bytes, RunRecorder& re
           throw ProtocolError("events frame: unknown notice kind " + std::to_string(notice_kind));
         notice.kind = static_cast<NoticeKind>(notice_kind);
         notice.text = r.text("notice text");
-        if (notice.text.size() > kMaxNoticeTextBytes)
-          throw ProtocolError("events frame: a notice's text passes " + std::to_string(kMaxNoticeTextBytes) + " bytes");
+        if (notice.text.size() > kMaxNoticeTextBytes || !is_valid_utf8(notice.text))
+          throw ProtocolError("events frame: a notice's text is not UTF-8 of at most " +
+                              std::to_string(kMaxNoticeTextBytes) + " bytes");
         notice.gpus.resize(r.count(4, "notice gpus"));
         for (auto& g : notice.gpus)
           g = r.u32("notice gpu");

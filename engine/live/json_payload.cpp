@@ -26,12 +26,7 @@ nlohmann::json parse_payload(std::span<const std::uint8_t> payload, std::string_
     return parse_json_text(text_of(payload), std::string(what), kPayloadLimits);
   } catch (const InputError& e) {
     std::string reason = e.what();
-    if (reason.size() > kMaxReasonBytes) {
-      std::size_t cut = kMaxReasonBytes;
-      while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xC0) == 0x80)
-        --cut;  // not inside a UTF-8 character
-      reason = reason.substr(0, cut) + "...";
-    }
+    if (reason.size() > kMaxReasonBytes) reason = std::string(utf8_prefix(reason, kMaxReasonBytes)) + "...";
     throw ProtocolError(reason);
   }
 }

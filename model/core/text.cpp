@@ -110,14 +110,19 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes) {
+  std::size_t cut = std::min(s.size(), max_bytes);
+  while (cut > 0 && cut < s.size() && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+    --cut;  // not inside a character
+  return s.substr(0, cut);
+}
+
 std::string quote_for_message(std::string_view s) {
   constexpr std::size_t kMax = 60;
   std::string out = "'";
   const bool utf8 = is_valid_utf8(s);
-  std::size_t cut = std::min(s.size(), kMax);
   // Never split a multi-byte character of valid UTF-8.
-  while (utf8 && cut < s.size() && cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
-    --cut;
+  const std::size_t cut = utf8 ? utf8_prefix(s, kMax).size() : std::min(s.size(), kMax);
   for (std::size_t i = 0; i < cut; ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c == 0x7F || (!utf8 && c >= 0x80)) {

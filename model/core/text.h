@@ -13,6 +13,10 @@ namespace servescope {
 // True when `s` is well-formed UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 
+// The longest prefix of `s` of at most `max_bytes` that does not end inside a UTF-8 character
+// (a cut text stays readable, and JSON writers take it).
+std::string_view utf8_prefix(std::string_view s, std::size_t max_bytes);
+
 // Byte offset of the first ill-formed UTF-8 sequence, or nullopt.
 std::optional<std::size_t> first_invalid_utf8(std::string_view s);
 

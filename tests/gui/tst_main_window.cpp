@@ -326,8 +326,6 @@ class TestMainWindow : public QObject {
     QVERIFY(done.wait(120000));
   }
 
-  // The window, with its docks, fits a 1280×800 laptop screen: no tab sets a larger minimum, and
-  // the project tree is wide enough for its headings.
   // Issue 47 §5: presentation mode (View → Presentation mode, F11) shows the Run tab's timeline
   // over its run's SLO attainment in larger fonts without docks or the New run row; off puts the
   // docks, the font and the tab back.
@@ -385,6 +383,8 @@ class TestMainWindow : public QObject {
     QVERIFY(w.run_view()->findChild<QWidget*>(QStringLiteral("runOptionsButton"))->isVisibleTo(w.run_view()));
   }
 
+  // The window, with its docks, fits a 1280×800 laptop screen: no tab sets a larger minimum, and
+  // the project tree is wide enough for its headings.
   void fitsASmallScreen() {
     MainWindow w;
     w.set_interactive(false);

@@ -172,11 +172,15 @@ class TestTimeline : public QObject {
     QVERIFY2(tip.contains(QStringLiteral("10 ms")) && tip.contains(QStringLiteral("worker of s1 lost")),
              qPrintable(tip));
     QVERIFY(view.notices_at(QPointF(x + 40, view.lanes_top() + 4)).empty());
-    // Drawn: the lost worker's rows carry the late colour at the notice, a row it does not
-    // concern only its dashes.
-    QImage image(view.size(), QImage::Format_ARGB32);
-    image.fill(Qt::white);
-    view.render(&image);
+    // Drawn: the lost worker's rows carry the late colour at the notice, which they do not
+    // without it.
+    const auto rendered = [&] {
+      QImage out(view.size(), QImage::Format_ARGB32);
+      out.fill(Qt::white);
+      view.render(&out);
+      return out;
+    };
+    QImage image = rendered();
     const auto late = servescope::widgets::late_colour(view.palette());
     const auto reddish = [&](int px, double y) {
       int n = 0;
@@ -192,6 +196,12 @@ class TestTimeline : public QObject {
     const int px = static_cast<int>(std::lround(x));
     QVERIFY(view.row_y(*view.index().row_of_slot(2)) > 0);
     QVERIFY(reddish(px, view.row_y(*view.index().row_of_slot(2)) + 9));
+    auto quiet = std::make_shared<TimelineData>(*t);
+    quiet->notices.clear();
+    view.set_timeline(quiet);
+    view.set_window(0, Duration::milliseconds(40).count_ns());
+    image = rendered();
+    QVERIFY(!reddish(px, view.row_y(*view.index().row_of_slot(2)) + 9));
   }
 
   // Issue 47 §1: the what-if load slider simulates a short window of the chosen source at a share
