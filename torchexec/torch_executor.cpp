@@ -294,9 +294,9 @@ void TorchExecutor::received_feature_map(std::uint32_t model, std::uint32_t boun
   }
   if (!m || boundary == 0 || boundary >= m->blocks()) return;  // refused on its header already
   std::vector<std::int64_t> shape{static_cast<std::int64_t>(requests.size())};
-  const auto& per = m->manifest().blocks.at(boundary).input_shape;
-  shape.insert(shape.end(), per.begin(), per.end());
-  store_.put(model, boundary, requests, Tensor::from_bytes(bytes, shape));
+  const auto& block = m->manifest().blocks.at(boundary);
+  shape.insert(shape.end(), block.input_shape.begin(), block.input_shape.end());
+  store_.put(model, boundary, requests, Tensor::from_bytes(bytes, shape, block.input_dtype));
 }
 
 TorchExecutorStats TorchExecutor::stats() const {

@@ -80,6 +80,22 @@ void finish(const torch::Tensor& x) {
 #endif
 }
 
+torch::ScalarType scalar_type(TensorDType dtype) {
+  switch (dtype) {
+    case TensorDType::Float32:
+      return torch::kFloat32;
+    case TensorDType::Float16:
+      return torch::kFloat16;
+    case TensorDType::Int64:
+      return torch::kInt64;
+    case TensorDType::Int32:
+      return torch::kInt32;
+    case TensorDType::Bool:
+      return torch::kBool;
+  }
+  return torch::kFloat32;
+}
+
 constexpr const char* kNoCuda =
     "this LibTorch has no CUDA (Debian's libtorch-dev is built for the CPU only: build servescope-torch against a "
     "CUDA LibTorch, as bench/gpu/build_torch.sh does with PyTorch's); use --device cpu";
@@ -111,12 +127,13 @@ std::vector<std::uint8_t> Tensor::to_bytes() const {
   return out;
 }
 
-Tensor Tensor::from_bytes(std::span<const std::uint8_t> bytes, const std::vector<std::int64_t>& shape) {
-  const auto expected = static_cast<std::size_t>(element_count(shape)) * sizeof(float);
+Tensor Tensor::from_bytes(std::span<const std::uint8_t> bytes, const std::vector<std::int64_t>& shape,
+                          TensorDType dtype) {
+  const auto expected = static_cast<std::size_t>(element_count(shape) * element_bytes(dtype));
   if (bytes.size() != expected)
-    throw QueryError("a " + shape_text(shape) + " float32 tensor is " + std::to_string(expected) + " bytes, not " +
-                     std::to_string(bytes.size()));
-  auto t = torch::empty(shape, torch::kFloat32);
+    throw QueryError("a " + shape_text(shape) + " " + std::string(to_string(dtype)) + " tensor is " +
+                     std::to_string(expected) + " bytes, not " + std::to_string(bytes.size()));
+  auto t = torch::empty(shape, scalar_type(dtype));
   if (expected > 0) std::memcpy(t.data_ptr(), bytes.data(), expected);
   return Tensor(std::make_unique<Impl>(Impl{std::move(t)}));
 }
@@ -172,7 +189,9 @@ TorchModel::TorchModel(ExportedModel manifest, ComputeDevice device)
   // feature maps of one size while the plan moved another.
   std::vector<std::int64_t> shape{1};
   shape.insert(shape.end(), manifest_.input_shape.begin(), manifest_.input_shape.end());
-  auto x = torch::zeros(shape, torch::TensorOptions().device(impl_->device));
+  // Zeros of the input's dtype: a token id of 0 is in every vocabulary.
+  const auto options = torch::TensorOptions().device(impl_->device).dtype(scalar_type(manifest_.input_dtype));
+  auto x = torch::zeros(shape, options);
   for (std::size_t k = 0; k < impl_->blocks.size(); ++k) {
     const auto& b = manifest_.blocks[k];
     const auto file = manifest_.path_of(b.file);
@@ -181,9 +200,13 @@ TorchModel::TorchModel(ExportedModel manifest, ComputeDevice device)
       throw InputError(
           file.string(), "",
           "gives " + shape_text(per_sample(x)) + " per sample, but the manifest says " + shape_text(b.output_shape));
+    // A feature map travels as its dtype's bytes: one of another dtype would be read wrongly.
+    if (x.scalar_type() != scalar_type(b.output_dtype))
+      throw InputError(file.string(), "",
+                       "gives " + std::string(c10::toString(x.scalar_type())) + ", but the manifest says " +
+                           std::string(to_string(b.output_dtype)));
   }
-  const auto out = forward(impl_->whole, torch::zeros(shape, torch::TensorOptions().device(impl_->device)),
-                           manifest_.path_of(manifest_.whole));
+  const auto out = forward(impl_->whole, torch::zeros(shape, options), manifest_.path_of(manifest_.whole));
   if (per_sample(out) != manifest_.blocks.back().output_shape)
     throw InputError(manifest_.path_of(manifest_.whole).string(), "",
                      "gives " + shape_text(per_sample(out)) + " per sample, but the last block gives " +
@@ -218,23 +241,35 @@ Tensor TorchModel::run_whole(const Tensor& input) const {
 Tensor TorchModel::synthesize_input(std::span<const std::uint64_t> request_ids) const {
   std::vector<std::int64_t> shape{static_cast<std::int64_t>(request_ids.size())};
   shape.insert(shape.end(), manifest_.input_shape.begin(), manifest_.input_shape.end());
-  auto t = torch::empty(shape, torch::kFloat32);
   const auto per = static_cast<std::size_t>(element_count(manifest_.input_shape));
-  auto* data = t.data_ptr<float>();
+  const auto dtype = manifest_.input_dtype;
+  // Drawn as float32 or int64, then converted to the input's dtype (float16, int32, bool).
+  const bool integer = is_integer(dtype) || dtype == TensorDType::Bool;
+  auto t = torch::empty(shape, integer ? torch::kInt64 : torch::kFloat32);
+  const auto range = dtype == TensorDType::Bool ? std::uint64_t{2} : static_cast<std::uint64_t>(manifest_.vocabulary);
   for (std::size_t r = 0; r < request_ids.size(); ++r) {
-    // Uniform in [-1, 1): the scale of normalised images, from a generator of the request's own.
-    // SplitMix64: a 224×224 batch of 8 is 1.2 M draws, made on the worker's clock, so a cheap
-    // generator keeps the synthesis out of the measured serving (a Mersenne twister took ~4 ms).
+    // From a generator of the request's own, in the input's domain: uniform in [-1, 1) (the scale
+    // of normalised images), or ids below the vocabulary (token ids). SplitMix64: a 224×224
+    // batch of 8 is 1.2 M draws, made on the worker's clock, so a cheap generator keeps the
+    // synthesis out of the measured serving (a Mersenne twister took ~4 ms).
     std::uint64_t state = request_ids[r] * 0x9E3779B97F4A7C15ULL + manifest_.seed;
-    for (std::size_t i = 0; i < per; ++i) {
+    const auto next = [&state] {
       std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
       z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
       z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-      z ^= z >> 31;
-      data[r * per + i] = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+      return z ^ (z >> 31);
+    };
+    if (integer) {
+      auto* data = t.data_ptr<std::int64_t>();
+      for (std::size_t i = 0; i < per; ++i)
+        data[r * per + i] = static_cast<std::int64_t>(next() % range);
+    } else {
+      auto* data = t.data_ptr<float>();
+      for (std::size_t i = 0; i < per; ++i)
+        data[r * per + i] = static_cast<float>(static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0);
     }
   }
-  return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{t.to(impl_->device)}));
+  return Tensor(std::make_unique<Tensor::Impl>(Tensor::Impl{t.to(impl_->device, scalar_type(dtype))}));
 }
 
 bool cuda_available() {

@@ -15,7 +15,8 @@
 
 namespace servescope::torchexec {
 
-// A batch of float32 samples: shape[0] is the batch. Moves are cheap; it holds a LibTorch tensor.
+// A batch of samples of one dtype (float32 unless a model's boundary says otherwise): shape[0] is
+// the batch. Moves are cheap; it holds a LibTorch tensor.
 class Tensor {
  public:
   Tensor();
@@ -27,10 +28,11 @@ class Tensor {
 
   std::vector<std::int64_t> shape() const;
   std::int64_t bytes() const;
-  // The raw float32 data, row-major (what travels as a feature map), and back (on the CPU; a
-  // model moves its input to its device).
+  // The raw data, row-major (what travels as a feature map), and back as `dtype` (on the CPU; a
+  // model moves its input to its device). Throws QueryError when the bytes are not the shape's.
   std::vector<std::uint8_t> to_bytes() const;
-  static Tensor from_bytes(std::span<const std::uint8_t> bytes, const std::vector<std::int64_t>& shape);
+  static Tensor from_bytes(std::span<const std::uint8_t> bytes, const std::vector<std::int64_t>& shape,
+                           TensorDType dtype = TensorDType::Float32);
   // The largest absolute difference to `other` (same shape), and the largest absolute value.
   double max_abs_difference(const Tensor& other) const;
   double max_abs() const;
@@ -84,7 +86,8 @@ class TorchModel {
   Tensor run_whole(const Tensor& input) const;
 
   // The input of a batch of requests: each sample drawn from a generator seeded by its request
-  // id, so a worker makes the same input as a check that knows only the id.
+  // id, so a worker makes the same input as a check that knows only the id; in the input's own
+  // domain (floats in [-1, 1), token ids below the vocabulary, coin flips for bool).
   Tensor synthesize_input(std::span<const std::uint64_t> request_ids) const;
 
  private:

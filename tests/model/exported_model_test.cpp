@@ -44,6 +44,31 @@ TEST(ExportedModel, ReadsAFolderWhoseShapesChain) {
   EXPECT_EQ(element_count({3, 8, 8}), 192);
 }
 
+// Issue 48: token ids in, an int64 cut inside; a manifest without dtypes holds float32.
+TEST(ExportedModel, ReadsEachBoundarysDtype) {
+  const std::string tokens = R"({"schema_version": 1, "kind": "torch-model", "name": "enc", "seed": 0,
+ "input": {"shape": [32], "dtype": "int64", "vocabulary": 1000}, "output_shape": [8], "whole": "whole.pt",
+ "work_shares": [0.5, 0.5],
+ "blocks": [{"file": "block_00.pt", "input_shape": [32], "input_dtype": "int64", "output_shape": [32],
+             "output_dtype": "int32", "output_bytes_per_sample": 128},
+            {"file": "block_01.pt", "input_shape": [32], "input_dtype": "int32", "output_shape": [8],
+             "output_dtype": "float16", "output_bytes_per_sample": 16}]})";
+  Folder f(tokens);
+  const auto m = read_exported_model(f.dir.path());
+  EXPECT_EQ(m.input_dtype, TensorDType::Int64);
+  EXPECT_EQ(m.vocabulary, 1000);
+  EXPECT_EQ(m.blocks[0].output_dtype, TensorDType::Int32);
+  EXPECT_EQ(m.blocks[1].input_dtype, TensorDType::Int32);
+  EXPECT_EQ(m.cut_bytes(1), 128);
+  const auto old = read_exported_model(Folder(kGood).dir.path());
+  EXPECT_EQ(old.input_dtype, TensorDType::Float32);
+  EXPECT_EQ(old.blocks[1].output_dtype, TensorDType::Float32);
+  EXPECT_EQ(old.vocabulary, 0);
+  EXPECT_EQ(element_bytes(TensorDType::Bool), 1);
+  EXPECT_EQ(parse_tensor_dtype("float16"), TensorDType::Float16);
+  EXPECT_FALSE(parse_tensor_dtype("float64").has_value());
+}
+
 TEST(ExportedModel, RefusesABadFolderNamingTheFileAndThePlace) {
   struct Case {
     std::string from, to, says;
@@ -57,7 +82,14 @@ TEST(ExportedModel, RefusesABadFolderNamingTheFileAndThePlace) {
       {R"("output_shape": [10], "whole")", R"("output_shape": [11], "whole")", "its last block gives 10"},
       {R"("file": "block_01.pt")", R"("file": "missing.pt")", "'missing.pt' is not a regular file"},
       {R"("file": "block_01.pt")", R"("file": "../block_01.pt")", "is not a plain file name"},
-      {R"("dtype": "float32")", R"("dtype": "float16")", "only float32 inputs"},
+      {R"("dtype": "float32")", R"("dtype": "complex64")", "expected a dtype (float32, float16, int64, int32, bool)"},
+      {R"("dtype": "float32")", R"("dtype": "int64")", "vocabulary"},
+      {R"("dtype": "float32")", R"("dtype": "float32", "vocabulary": 10)", "only an integer input has a vocabulary"},
+      {R"("output_shape": [4, 4, 4], "output_bytes_per_sample": 256)",
+       R"("output_shape": [4, 4, 4], "output_dtype": "int64", "output_bytes_per_sample": 256)",
+       "256 bytes per sample, but a int64 4x4x4 tensor is 512"},
+      {R"("input_shape": [4, 4, 4])", R"("input_shape": [4, 4, 4], "input_dtype": "int32")",
+       "block 1 takes int32 but block 0 gives float32"},
       {R"("kind": "torch-model")", R"("kind": "profiles")", "torch-model"},
       {R"("output_shape": [4, 4, 4])", R"("output_shape": [])", "1 to 8 dimensions"},
       {R"("seed": 3)", R"("seed": 3, "bogus": 1)", "bogus"},
