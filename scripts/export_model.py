@@ -31,7 +31,9 @@ Architectures come from torchvision with random weights (weights=None): nothing 
 """
 
 import argparse
+import contextlib
 import importlib.util
+import io
 import json
 import math
 import os
@@ -248,11 +250,14 @@ def export(spec, out_dir, blocks, input_shape, seed, dtype_name="auto", vocabula
     shares = []
     if traced:
         try:
-            with torch.no_grad():
+            # ShapeProp prints the traceback of a node that fails before it raises: the user gets
+            # the cause in one line instead.
+            with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
                 ShapeProp(traced).propagate(example)
         except Exception as e:
+            cause = e.__cause__ or e.__context__ or e
             raise ExportError("%s does not run on a %s %s input: %s" % (name, "x".join(map(str, input_shape)),
-                                                                      DTYPE_NAMES[dtype], str(e).split("\n")[0]))
+                                                                      DTYPE_NAMES[dtype], str(cause).split("\n")[0]))
         nodes = list(traced.graph.nodes)
         work = [node_work(n, modules) for n in nodes]
         candidates = cut_candidates(traced.graph)

@@ -1,4 +1,5 @@
-// Real models end to end (README "Real models"): a model exported into blocks, profiled on this
+// Real models end to end (README "Real models"): a model exported into blocks (resnet18, and models
+// of a user's own on token ids or with integer feature maps), profiled on this
 // CPU, planned by PPipe in two partitions on two servers (cut by hand: the planner keeps this
 // small model whole), and served live by a scheduler, two workers running the blocks on real
 // tensors (feature maps are the real output tensors) and a load generator. Every request
@@ -23,52 +24,37 @@ int run_cli(const TempDir& dir, const std::vector<std::string>& args) {
   return status.value_or(-1);
 }
 
-TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput) {
-  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / "servescope-model.json"))
-    GTEST_SKIP() << "no exported model";
+// Profiles `model` on this CPU, plans it with PPipe on two servers, cuts its one pipeline in two
+// at block `cut` (on two CPUs the planner rightly keeps a small model whole), one partition per
+// server so the stages' feature maps cross the network, and serves it live with every output
+// checked against the whole model.
+void serve_cut_in_two(const std::filesystem::path& model, int cut) {
+  const auto manifest = nlohmann::json::parse(servescope::test::read_file(model / "servescope-model.json"));
+  const auto name = manifest["name"].get<std::string>();
+  const auto blocks = static_cast<int>(manifest["blocks"].size());
   TempDir dir;
   const auto scenario = (dir.path() / "scenario.json").string();
   const auto plan = (dir.path() / "plan.json").string();
   // A generous SLO (100 x the whole model), so whether requests make it does not depend on how
   // loaded the machine was while profiling.
-  ASSERT_EQ(run_cli(dir, {"profile",
-                          ::servescope::test::exported_resnet18().string(),
-                          "--batches",
-                          "1-4",
-                          "--shares",
-                          "1",
-                          "--repeat",
-                          "3",
-                          "--warmup",
-                          "1",
-                          "--slo-multiplier",
-                          "100",
-                          "--nodes",
-                          "2",
-                          "--rate",
-                          "20",
-                          "-o",
-                          (dir.path() / "profiles.json").string(),
-                          "--scenario-out",
-                          scenario}),
+  ASSERT_EQ(run_cli(dir, {"profile", model.string(), "--batches", "1-4", "--shares", "1", "--repeat", "3", "--warmup",
+                          "1", "--slo-multiplier", "100", "--nodes", "2", "--rate", "20", "-o",
+                          (dir.path() / "profiles.json").string(), "--scenario-out", scenario}),
             0);
   ASSERT_EQ(run_cli(dir, {"plan", "-s", scenario, "--system", "ppipe", "-o", plan}), 0);
-  // On two CPUs the planner rightly keeps the small model whole; cut it in two by hand, one
-  // partition per server, so the stages' feature maps cross the network.
-  auto cut = nlohmann::json::parse(servescope::test::read_file(plan));
-  auto& partitions = cut["pipelines"][0]["partitions"];
-  ASSERT_EQ(partitions.size(), 1u) << cut.dump(1);
+  auto cut_plan = nlohmann::json::parse(servescope::test::read_file(plan));
+  auto& partitions = cut_plan["pipelines"][0]["partitions"];
+  ASSERT_EQ(partitions.size(), 1u) << cut_plan.dump(1);
   auto first = partitions[0], second = partitions[0];
-  first["blocks"] = {0, 2};
-  second["blocks"] = {2, 3};
+  first["blocks"] = {0, cut};
+  second["blocks"] = {cut, blocks};
   for (auto* part : {&first, &second})
     (*part)["gpus"] = (*part)["vgpus"] = 1;
   partitions = {first, second};
-  dir.write("plan.json", cut.dump(1));
+  dir.write("plan.json", cut_plan.dump(1));
 
-  Deployment d(
-      dir, {"-s", scenario, "--plan", plan, "--warmup", "0"}, 0,
-      {"--executor", "torch", "--models", ::servescope::test::exported_resnet18().string(), "--check-every", "1"});
+  Deployment d(dir, {"-s", scenario, "--plan", plan, "--warmup", "0"}, 0,
+               {"--executor", "torch", "--models", model.string(), "--check-every", "1"});
   ASSERT_EQ(d.nodes().size(), 2u);
   const auto load = d.load(20, 3);
   const auto metrics = http_get(d.metrics_port(), "/metrics");
@@ -85,7 +71,7 @@ TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput)
     d.worker(n).signal(SIGTERM);
     EXPECT_EQ(d.worker(n).wait_for(30s), 0) << d.worker(n).err();
     const auto& err = d.worker(n).err();
-    EXPECT_NE(err.find("loaded resnet18 (3 blocks)"), std::string::npos) << err;
+    EXPECT_NE(err.find("loaded " + name + " (" + std::to_string(blocks) + " blocks)"), std::string::npos) << err;
     const auto got = after(err, "), received ");
     if (!got.empty()) received += std::stoull(got);
     const auto c = after(err, "; checked ", ' ');
@@ -95,6 +81,24 @@ TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput)
   // Every completed request's output was compared with the whole model, and none differed (a
   // difference stops the worker with exit 1, which the waits above would have shown).
   EXPECT_EQ(checked, served);
+}
+
+TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput) {
+  if (!std::filesystem::exists(::servescope::test::exported_resnet18() / "servescope-model.json"))
+    GTEST_SKIP() << "no exported model";
+  serve_cut_in_two(::servescope::test::exported_resnet18(), 2);
+}
+
+// Issue 48: models of a user's own served the same way. The encoder takes token ids the workers
+// synthesise below its vocabulary; the binned model's first cut carries int64 bins from one
+// server to the other; the GRU classifier is cut after its recurrent layer.
+TEST(TorchLive, OwnModelsServeTokenIdsAndIntegerFeatureMaps) {
+  for (const auto& [name, cut] : {std::pair{"encoder", 1}, std::pair{"binned", 1}, std::pair{"gru_classifier", 2}}) {
+    SCOPED_TRACE(name);
+    const auto folder = ::servescope::test::exported_resnet18().parent_path() / name;
+    if (!std::filesystem::exists(folder / "servescope-model.json")) GTEST_SKIP() << "no exported " << name;
+    serve_cut_in_two(folder, cut);
+  }
 }
 
 TEST(TorchLive, BadModelFoldersAreRefusedWithExit2NamingTheFile) {

@@ -53,6 +53,48 @@ TEST(TorchModel, BlocksInOrderGiveTheWholeModel) {
   EXPECT_THROW((void)model.run(2, 1, input), QueryError);
 }
 
+// Issue 48: models of a user's own run in their dtypes. Token ids are synthesised below the
+// vocabulary, the same for the same request; the blocks in order give the whole model; the
+// binned model's int64 cut survives the trip through bytes; the encoder's blocks got even work.
+TEST(TorchModel, OwnModelsRunInTheirDtypes) {
+  for (const std::string name : {"encoder", "gru_classifier", "binned"}) {
+    SCOPED_TRACE(name);
+    const auto folder = exported(name);
+    REQUIRE_MODEL(folder);
+    const TorchModel model(read_exported_model(folder));
+    EXPECT_EQ(model.manifest().name, name);  // the factory's name, not the file's
+    const std::vector<std::uint64_t> ids{5, 6, 7};
+    const auto input = model.synthesize_input(ids);
+    EXPECT_EQ(input.shape(), (std::vector<std::int64_t>{3, 32}));
+    if (name != "binned") {
+      EXPECT_EQ(model.manifest().input_dtype, TensorDType::Int64);
+      EXPECT_EQ(model.manifest().vocabulary, 1000);
+      EXPECT_EQ(input.bytes(), 3 * 32 * 8);
+      EXPECT_LT(input.max_abs(), 1000.0);  // every id in the vocabulary
+    } else {
+      EXPECT_EQ(model.manifest().input_dtype, TensorDType::Float32);
+      EXPECT_LE(input.max_abs(), 1.0);
+    }
+    EXPECT_EQ(model.synthesize_input(ids).max_abs_difference(input), 0.0);
+    const auto whole = model.run_whole(input);
+    EXPECT_LE(model.run(0, model.blocks(), input).max_abs_difference(whole), 1e-5 * std::max(1.0, whole.max_abs()));
+    // Every cut through bytes, in the dtype the manifest gives it.
+    for (std::size_t cut = 1; cut < model.blocks(); ++cut) {
+      const auto before = model.run(0, cut, input);
+      EXPECT_EQ(before.bytes(), 3 * model.manifest().cut_bytes(cut));
+      const auto received =
+          Tensor::from_bytes(before.to_bytes(), before.shape(), model.manifest().blocks[cut].input_dtype);
+      const auto after = model.run(cut, model.blocks(), received);
+      EXPECT_LE(after.max_abs_difference(whole), 1e-5 * std::max(1.0, whole.max_abs())) << "cut " << cut;
+    }
+  }
+  const auto binned = exported("binned");
+  REQUIRE_MODEL(binned);
+  const auto manifest = read_exported_model(binned);
+  EXPECT_EQ(manifest.blocks[0].output_dtype, TensorDType::Int64);
+  EXPECT_EQ(manifest.cut_bytes(1), 32 * 8);
+}
+
 // Copies the exported folder, breaks one thing, and expects the load to name the file.
 void expect_refused(const std::filesystem::path& folder,
                     const std::function<void(const std::filesystem::path&)>& breaks, const std::string& file,
