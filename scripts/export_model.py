@@ -32,13 +32,16 @@ Architectures come from torchvision with random weights (weights=None): nothing 
 
 import argparse
 import contextlib
+import dis
 import importlib.util
+import inspect
 import io
 import json
 import math
 import os
 import sys
 import tempfile
+import warnings
 
 try:
     import torch
@@ -62,21 +65,30 @@ class ExportError(Exception):
     pass
 
 
-class SplitTracer(torch.fx.Tracer):
-    """torch.fx's tracer, but a recurrent layer's (output, state) comes back as a tuple of two
-    proxies, so `out, _ = self.gru(x)` traces: unpacking one proxy fails on Python 3.11, whose
-    bytecode torch 1.13's fx does not read."""
-
-    def call_module(self, m, forward, args, kwargs):
-        result = super().call_module(m, forward, args, kwargs)
-        if isinstance(m, torch.nn.RNNBase) and isinstance(result, torch.fx.Proxy):
-            return result[0], result[1]
-        return result
+def _unpacking_iter(proxy):
+    """Proxy.__iter__ for Python 3.11: `a, b = proxy` unpacks into as many proxies as the caller's
+    UNPACK_SEQUENCE takes. torch 1.13 finds that instruction by f_lasti // 2, which 3.11's
+    bytecode (with its inline caches) no longer matches, so every unpacking of a traced value
+    failed: an RNN's `out, _ = …`, ShuffleNet's and ViT's `n, c, h, w = x.shape`."""
+    calling = inspect.currentframe().f_back
+    for inst in dis.get_instructions(calling.f_code):
+        if inst.offset == calling.f_lasti:
+            if inst.opname == "UNPACK_SEQUENCE":
+                return (proxy[i] for i in range(inst.argval))
+            break
+    return proxy.tracer.iter(proxy)
 
 
 def trace_graph(model):
-    tracer = SplitTracer()
-    graph = tracer.trace(model)
+    """torch.fx's trace of `model`, with unpacking that works on this Python."""
+    original = torch.fx.proxy.Proxy.__iter__
+    if sys.version_info >= (3, 11):
+        torch.fx.proxy.Proxy.__iter__ = _unpacking_iter
+    try:
+        tracer = torch.fx.Tracer()
+        graph = tracer.trace(model)
+    finally:
+        torch.fx.proxy.Proxy.__iter__ = original
     return torch.fx.GraphModule(tracer.root, graph, model.__class__.__name__)
 
 
@@ -226,6 +238,9 @@ def trace_whole(model, example):
 
 
 def export(spec, out_dir, blocks, input_shape, seed, dtype_name="auto", vocabulary=None, name=None, cut_after=None):
+    # Tracing a block warns where a value of it is read as a Python number (a shape assertion);
+    # the check below is what says whether the blocks are the model.
+    warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     torch.manual_seed(seed)
     model, default_name = build_model(spec)
     name = name or default_name
