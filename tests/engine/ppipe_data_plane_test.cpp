@@ -150,6 +150,26 @@ TEST(PpipeT6T7, ProbeFollowsTheEarliestFinishAndQueuesAfterReserve) {
   }
 }
 
+// Issue 49: the artifact's uplink-aware pick. Stage 1 may run on G1 (server 1, free) or G2 (server
+// 2, busy until 5 µs); G1's uplink is held until 50 µs. By inference end G1 wins and its feature
+// map waits for the link; avoiding the busy uplink picks G2, whose map leaves at once.
+TEST(PpipeT6T7, AvoidingABusyUplinkPicksTheVgpuWhoseMapLeavesFirst) {
+  const auto d = layout({0, 1, 2}, {{{{0, 1}, 0, 10, 0}, {{2}, 0, 8, 4000}}}, {1});
+  for (const bool avoid : {false, true}) {
+    SCOPED_TRACE(avoid ? "avoiding busy uplinks" : "by inference end");
+    ReservationTable t(PipelineProber::resource_count(d), ReservationMode::GapFilling);
+    ProbeOptions options;
+    options.avoid_jammed_uplink = avoid;
+    PipelineProber prober(d, t, options);
+    t.reserve(1, at_us(0), at_us(5));                  // G2 busy on [0, 5)
+    t.reserve(prober.uplink(0), at_us(0), at_us(50));  // server 1's uplink held until 50 µs
+    const auto o = prober.probe(0, 1, at_us(0));
+    EXPECT_EQ(o.stage[0].gpu, avoid ? 1u : 0u);
+    EXPECT_EQ(o.stage[1].link_start, avoid ? at_us(15) : at_us(50));
+    EXPECT_EQ(o.finish, avoid ? at_us(27) : at_us(62));
+  }
+}
+
 // The plane's learned pace (slot_pace.h): a vGPU whose batches take 2.5× their profile is
 // reserved at that, so the probe prefers an idle vGPU of the pool that really runs faster.
 TEST(PpipeT6T7, ProbeReservesAtEachVgpusLearnedPace) {

@@ -24,6 +24,10 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
       });
   first_look.min = 0;
   first_look.max = 1;
+  o.flag("avoid-busy-uplink", "Avoid busy uplinks",
+         "Reservation data plane: pick a non-final stage's vGPU by the later of its inference end and its "
+         "server's uplink becoming free, so a full uplink is avoided (the artifact's rule; default: by inference end)",
+         [](P& p) -> bool& { return p.reservation.probe.avoid_jammed_uplink; });
   o.flag("local-handoff-free", "Local hand-offs free",
          "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)",
          [](P& p) -> bool& { return p.reservation.probe.local_handoff_free; });
