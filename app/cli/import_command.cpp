@@ -1,15 +1,20 @@
 // `servescope-cli import ppipe|nexus|alphabeta|glet …`: turns published profile formats into a
 // ServeScope profiles file (written atomically with --out, else printed). Scenarios then pull
-// it in with "profile_includes".
+// it in with "profile_includes". `import ppipe-plan` turns one of the PPipe authors' plan files
+// into a pipeline plan and the scenario it implies (engine/ppipe/reference_plan_import.h).
 #include <iostream>
 
 #include "app/cli/cli_context.h"
 #include "app/cli/profiles_output.h"
+#include "engine/ppipe/pipeline_plan_json.h"
+#include "engine/ppipe/reference_plan_import.h"
 #include "model/core/error.h"
 #include "model/import/alphabeta_import.h"
 #include "model/import/glet_import.h"
 #include "model/import/nexus_import.h"
 #include "model/import/ppipe_import.h"
+#include "model/io/document.h"
+#include "model/io/file_io.h"
 
 namespace servescope::cli {
 namespace {
@@ -64,6 +69,39 @@ void add_ppipe(CLI::App& parent, const GlobalOptions& global, CommandBody& run) 
       if (args->all) models = list_ppipe_models(args->dir);
       if (models.empty()) throw InputError(args->dir, "", "choose models with --model NAME, or --all (see --list)");
       return finish(global, args->output, import_ppipe(args->dir, models, catalog, args->options), {});
+    };
+  });
+}
+
+void add_ppipe_plan(CLI::App& parent, const GlobalOptions& global, CommandBody& run) {
+  auto* cmd = parent.add_subcommand(
+      "ppipe-plan", "Import one of the PPipe authors' plan files as a pipeline plan and the scenario it implies");
+  struct Args {
+    std::string dir, file, out, scenario_out;
+  };
+  auto args = std::make_shared<Args>();
+  cmd->add_option("dir", args->dir, "PPipe data/ folder (its profiles)")->required();
+  cmd->add_option("plan", args->file, "The plan file, e.g. DIR/plans/maf19/…_v4.json")->required();
+  cmd->add_option("-o,--out", args->out, "Pipeline plan to write (atomically)")->required();
+  cmd->add_option("--scenario-out", args->scenario_out,
+                  "Scenario to write: the plan's cluster, the artifact's profiles and a workload at the plan's "
+                  "throughput and SLOs")
+      ->required();
+  cmd->callback([&global, &run, args] {
+    run = [&global, args] {
+      check_outputs({args->out, args->scenario_out});
+      const auto imported = engine::import_reference_plan(args->dir, args->file);
+      save_scenario(args->scenario_out, imported.scenario);
+      save_json_file(args->out, engine::pipeline_plan_to_json(imported.plan, imported.scenario.name));
+      if (global.json) {
+        print_json({{"plan", args->out}, {"scenario", args->scenario_out}, {"notes", imported.notes}});
+      } else {
+        for (const auto& note : imported.notes)
+          report_stream() << "note: " << note << "\n";
+        report_stream() << "wrote " << args->out << " (" << imported.plan.pipelines.size() << " pipelines for "
+                        << imported.plan.models.size() << " models) and " << args->scenario_out << "\n";
+      }
+      return kExitOk;
     };
   });
 }
@@ -151,6 +189,7 @@ void add_import_command(CLI::App& app, const GlobalOptions& global, CommandBody&
   auto* cmd = app.add_subcommand("import", "Convert published profile formats into a ServeScope profiles file");
   cmd->require_subcommand(1);
   add_ppipe(*cmd, global, run);
+  add_ppipe_plan(*cmd, global, run);
   add_nexus(*cmd, global, run);
   add_alphabeta(*cmd, global, run);
   add_glet(*cmd, global, run);

@@ -28,16 +28,17 @@ int run_cli(const TempDir& dir, const std::vector<std::string>& args) {
 // at block `cut` (on two CPUs the planner rightly keeps a small model whole), one partition per
 // server so the stages' feature maps cross the network, and serves it live with every output
 // checked against the whole model.
-void serve_cut_in_two(const std::filesystem::path& model, int cut) {
+void serve_cut_in_two(const std::filesystem::path& model, int cut, bool plan_at_medians) {
   const auto manifest = nlohmann::json::parse(servescope::test::read_file(model / "servescope-model.json"));
   const auto name = manifest["name"].get<std::string>();
   const auto blocks = static_cast<int>(manifest["blocks"].size());
   TempDir dir;
   const auto scenario = (dir.path() / "scenario.json").string();
   const auto plan = (dir.path() / "plan.json").string();
-  // A generous SLO (1,000 x the whole model's median) and a plan at the measured medians, so that
-  // whether a plan exists does not depend on how loaded the machine was while profiling: blocks of
-  // a quarter millisecond timed 3 times under a busy ctest had p99s of tens of ms, past 100 x.
+  // A generous SLO (100 x the whole model), so whether requests make it does not depend on how
+  // loaded the machine was while profiling. Blocks of a quarter millisecond (the own models),
+  // timed 3 times under a busy ctest, had p99s past 100 x their median, which left no plan: those
+  // are planned at the medians.
   ASSERT_EQ(run_cli(dir, {"profile",
                           model.string(),
                           "--batches",
@@ -49,7 +50,7 @@ void serve_cut_in_two(const std::filesystem::path& model, int cut) {
                           "--warmup",
                           "1",
                           "--slo-multiplier",
-                          "1000",
+                          "100",
                           "--nodes",
                           "2",
                           "--rate",
@@ -59,7 +60,9 @@ void serve_cut_in_two(const std::filesystem::path& model, int cut) {
                           "--scenario-out",
                           scenario}),
             0);
-  ASSERT_EQ(run_cli(dir, {"plan", "-s", scenario, "--system", "ppipe", "--latency-quantile", "0.5", "-o", plan}), 0);
+  std::vector<std::string> plan_args{"plan", "-s", scenario, "--system", "ppipe", "-o", plan};
+  if (plan_at_medians) plan_args.insert(plan_args.end(), {"--latency-quantile", "0.5"});
+  ASSERT_EQ(run_cli(dir, plan_args), 0);
   auto cut_plan = nlohmann::json::parse(servescope::test::read_file(plan));
   auto& partitions = cut_plan["pipelines"][0]["partitions"];
   ASSERT_EQ(partitions.size(), 1u) << cut_plan.dump(1);
@@ -104,7 +107,7 @@ void serve_cut_in_two(const std::filesystem::path& model, int cut) {
 TEST(TorchLive, APpipePlanServesRealTensorsAcrossTwoWorkersAndChecksEveryOutput) {
   if (!std::filesystem::exists(::servescope::test::exported_resnet18() / "servescope-model.json"))
     GTEST_SKIP() << "no exported model";
-  serve_cut_in_two(::servescope::test::exported_resnet18(), 2);
+  serve_cut_in_two(::servescope::test::exported_resnet18(), 2, false);
 }
 
 // Issue 48: models of a user's own served the same way. The encoder takes token ids the workers
@@ -115,7 +118,7 @@ TEST(TorchLive, OwnModelsServeTokenIdsAndIntegerFeatureMaps) {
     SCOPED_TRACE(name);
     const auto folder = ::servescope::test::exported_resnet18().parent_path() / name;
     if (!std::filesystem::exists(folder / "servescope-model.json")) GTEST_SKIP() << "no exported " << name;
-    serve_cut_in_two(folder, cut);
+    serve_cut_in_two(folder, cut, true);
   }
 }
 
