@@ -34,8 +34,7 @@ std::vector<int> ReferenceCase::reference_whole_gpus_per_partition() const {
         const auto it = std::ranges::find_if(gpus, [&](const PlannerGpuType& g) { return g.gpu == id; });
         if (it == gpus.end())
           throw InputError(name, "pipelines", "a partition on " + part.gpu + ", not one of the cluster's GPU types");
-        // The files print counts like 74.99999517980692 for 75: a tolerance, not a ceiling, at the edge.
-        need[static_cast<std::size_t>(it - gpus.begin())] += static_cast<int>(std::ceil(part.num_gpu - 1e-4));
+        need[static_cast<std::size_t>(it - gpus.begin())] += whole_gpus(part);
       }
   return need;
 }
@@ -45,6 +44,18 @@ bool ReferenceCase::reference_fits_whole_gpus() const {
   for (std::size_t k = 0; k < gpus.size(); ++k)
     if (need[k] > gpus[k].count) return false;
   return true;
+}
+
+namespace {
+constexpr double kCountTolerance = 1e-4;
+}
+
+int whole_gpus(const ReferencePartition& partition) {
+  return static_cast<int>(std::ceil(partition.num_gpu - kCountTolerance));
+}
+
+bool fractional_gpus(const ReferencePartition& partition) {
+  return std::abs(partition.num_gpu - std::round(partition.num_gpu)) > kCountTolerance;
 }
 
 double normalised_throughput_rps(const PipelinePlan& plan) {

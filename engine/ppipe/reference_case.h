@@ -34,6 +34,12 @@ struct ReferenceCase {
   bool reference_fits_whole_gpus() const;
 };
 
+// Whole physical GPUs a partition of the authors' plan holds: its count rounded up, where the
+// files print counts like 74.99999517980692 for 75 (a tolerance, not a ceiling, at the edge).
+int whole_gpus(const ReferencePartition& partition);
+// Whether the file gives the partition a fraction of a GPU (1.5 V100s).
+bool fractional_gpus(const ReferencePartition& partition);
+
 // Profiles imported from the artifact, by model name; a case points into it.
 using ReferenceProfiles = std::map<std::string, ModelProfile>;
 

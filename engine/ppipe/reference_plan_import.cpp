@@ -13,9 +13,6 @@
 namespace servescope::engine {
 namespace {
 
-// The files print counts like 74.99999517980692 for 75: a tolerance, not a ceiling, at the edge.
-constexpr double kCountTolerance = 1e-4;
-
 Cluster cluster_of(const ReferenceCase& c) {
   Cluster cluster;
   cluster.name = c.name;
@@ -69,8 +66,8 @@ ImportedReferencePlan import_reference_plan(const std::filesystem::path& data_di
         planned.vgpu_divisor = part.mps_divisor;
         planned.blocks = part.blocks;
         planned.vgpus = std::max(1, static_cast<int>(std::lround(part.num_gpu * part.mps_divisor)));
-        planned.gpus = static_cast<int>(std::ceil(part.num_gpu - kCountTolerance));
-        if (std::abs(part.num_gpu - std::round(part.num_gpu)) > kCountTolerance)
+        planned.gpus = whole_gpus(part);
+        if (fractional_gpus(part))
           out.notes.push_back(r.dnn + ": a partition of " + format_number(part.num_gpu) + " " + planned.gpu +
                               " GPUs gets " + std::to_string(planned.gpus) + " whole ones");
         planned.latency = Duration::from_us(part.lat_infer_us);
