@@ -241,8 +241,10 @@ void RunView::job_finished(const QString& error, bool discarded) {
   const QString name = running_;
   const QString prediction_of = std::exchange(prediction_of_, QString());
   const bool was_what_if = !name.isEmpty() && name == std::exchange(what_if_running_, QString());
-  // The slider moved while this ran: its latest value, once this job is out of the way.
-  if (std::exchange(what_if_again_, false)) QTimer::singleShot(0, this, [this] { what_if(what_if_->value() / 100.0); });
+  // The slider moved while this ran: its latest value, once this job is out of the way (not
+  // after a Stop, which asked for nothing more to run, nor a project closed).
+  if (std::exchange(what_if_again_, false) && !discarded && !job_->stop_requested())
+    QTimer::singleShot(0, this, [this] { what_if(what_if_->value() / 100.0); });
   progress_->hide();
   auto out = std::exchange(pending_, Outcome{});
   simulate_->setEnabled(doc_->project() != nullptr);

@@ -234,6 +234,15 @@ class TestTimeline : public QObject {
                          second.body["config"]["offered_rate_rps"].get<double>();
     QVERIFY2(std::abs(ratio - 2.0) < 1e-9, qPrintable(QString::number(ratio)));
     QVERIFY(runs->status_text().startsWith(QStringLiteral("what-if nexus at 75 %")));
+    // The slider moved while a what-if runs, then Stop: nothing more runs, nothing is kept.
+    QVERIFY(runs->what_if(1.25));
+    QVERIFY(!runs->what_if(1.5));  // queued behind the running one
+    runs->stop();
+    QVERIFY(done.wait(120000));
+    QCoreApplication::processEvents();
+    QVERIFY(!runs->busy());
+    QCOMPARE(w.project()->runs.size(), before + 1);
+    QCOMPARE(QString::fromStdString(w.project()->runs.back().name), QStringLiteral("what-if nexus at 75 %"));
   }
 
   void wheelZoomKeepsTheTimeUnderTheCursor() {
