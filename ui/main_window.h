@@ -95,6 +95,10 @@ class MainWindow : public QMainWindow {
   // Adds a run file (`simulate -o`, a live scheduler's `--record`) to the project's runs; the
   // reason when it is not one or cannot be added.
   QString import_run(const QString& path);
+  // File → Import PPipe authors' plan: one of the artifact's plan files (data/plans/…) becomes a
+  // new project, the scenario it implies (cluster, profiles, a workload at the plan's rates and
+  // SLOs) with the plan in it, ready to simulate as "plan:NAME". The reason when refused.
+  QString import_ppipe_plan(const QString& path);
   QString export_plan(int index, const QString& path);
   // What the built-in demo opens on: `systems` simulated one after another for `seconds` each,
   // then compared; the Run tab shows the first. False when a simulation is already running.

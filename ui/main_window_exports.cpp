@@ -35,6 +35,8 @@
 #include "engine/analysis/saved_artifacts.h"
 #include "engine/estimate/cnn_architectures.h"
 #include "engine/estimate/profile_estimator.h"
+#include "engine/ppipe/pipeline_plan_json.h"
+#include "engine/ppipe/reference_plan_import.h"
 #include "engine/timeline/chrome_trace.h"
 #include "model/core/error.h"
 #include "model/core/text.h"
@@ -176,6 +178,38 @@ QString MainWindow::import_profiles(ImportKind kind, const QStringList& paths) {
                     : tr("refused: %1").arg(why));
   if (!why.isEmpty() && interactive_) QMessageBox::warning(this, tr("Cannot import"), why);
   return why;
+}
+
+QString MainWindow::import_ppipe_plan(const QString& path) {
+  const std::filesystem::path file = path.toStdString();
+  const auto data_dir = engine::reference_data_dir(file);
+  if (!data_dir)
+    return tr("%1 is not inside a PPipe artifact's data folder (no folder above it holds models/ and plans/)")
+        .arg(path);
+  auto project = std::make_unique<Project>();
+  std::vector<std::string> notes;
+  try {
+    auto imported = engine::import_reference_plan(*data_dir, file);
+    project->name = imported.scenario.name;
+    SavedArtifact plan;
+    plan.name = "authors' " + imported.plan.system;
+    plan.system = imported.plan.system;
+    plan.created_utc = QFileInfo(path).lastModified().toUTC().toString(Qt::ISODate).toStdString();
+    plan.body = engine::pipeline_plan_to_json(imported.plan, imported.scenario.name);
+    project->scenario = std::move(imported.scenario);
+    project->plans.push_back(std::move(plan));
+    notes = std::move(imported.notes);
+  } catch (const Error& e) {
+    log(tr("refused: %1").arg(QString::fromUtf8(e.what())));
+    return QString::fromUtf8(e.what());
+  }
+  install_project(std::move(project), QString());
+  log(tr("imported the PPipe authors' plan %1 (profiles from %2)")
+          .arg(path, QString::fromStdString(data_dir->string())));
+  for (const auto& note : notes)
+    log(QString::fromStdString(note));
+  update_title();
+  return {};
 }
 
 QString MainWindow::import_run(const QString& path) {

@@ -105,6 +105,14 @@ void MainWindow::build_file_menu() {
     const auto why = import_run(path);
     if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot import the run"), why);
   });
+  file->addAction(tr("Import PPipe &authors' plan…"), this, [this] {
+    if (!may_discard_changes()) return;
+    const auto path = QFileDialog::getOpenFileName(this, tr("A plan file of the PPipe artifact (data/plans/…)"),
+                                                   QString(), tr("PPipe plans (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    const auto why = import_ppipe_plan(path);
+    if (!why.isEmpty()) QMessageBox::warning(this, tr("Cannot import the plan"), why);
+  });
   auto* exports = file->addMenu(tr("&Export"));
   exports->addAction(tr("View as PNG or SVG…"), this, [this] {
     const auto how = ask_picture_options(this, tabs_->currentWidget());

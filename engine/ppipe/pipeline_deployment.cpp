@@ -3,15 +3,23 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/ppipe/gpu_placement.h"
 #include "model/core/error.h"
+#include "model/core/text.h"
 
 namespace servescope::engine {
 
 Duration PipelineDeployment::transfer_time(std::uint32_t from, std::uint32_t to, std::int64_t bytes,
                                            bool local_free) const {
-  const auto a = slots[from].server, b = slots[to].server;
-  if (a == b && local_free) return Duration();
-  return servescope::transfer_time(bytes, std::min(servers[a].up_gbps, servers[b].down_gbps));
+  if (slots[from].server == slots[to].server && local_free) return Duration();
+  return servescope::transfer_time(bytes, std::min(nic(nic_of(from)).up_gbps, nic(nic_of(to)).down_gbps));
+}
+
+NetworkLinks PipelineDeployment::network_links() const {
+  std::vector<std::uint32_t> of(slots.size());
+  for (std::uint32_t s = 0; s < slots.size(); ++s)
+    of[s] = nic_of(s);
+  return NetworkLinks(nics.empty() ? servers : nics, std::move(of));
 }
 
 PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vector<std::string>& models,
@@ -26,20 +34,21 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
   for (const auto& g : gpus)
     if (g.server >= servers.size()) throw QueryError("GPU '" + g.name + "' names a server that does not exist");
 
-  // The next unused physical GPU of a type, in cluster order. GPUs are only ever taken this way,
-  // so a cursor per type (where its last scan stopped) keeps placement linear in the cluster.
-  std::vector<bool> taken(gpus.size(), false);
-  std::map<std::string, std::uint32_t> next_of_type;
-  auto take_gpu = [&](const std::string& type) -> std::optional<std::uint32_t> {
-    auto& g = next_of_type[type];
-    while (g < gpus.size() && gpus[g].gpu_type != type)
-      ++g;
-    if (g == gpus.size()) return std::nullopt;
-    taken[g] = true;
-    return g++;
-  };
-  auto count_of = [&](const std::string& type) {
-    return std::ranges::count_if(gpus, [&](const PhysicalGpu& g) { return g.gpu_type == type; });
+  std::map<std::string, std::vector<int>> divisors;
+  for (const auto& p : plan.pipelines)
+    for (const auto& part : p.partitions)
+      divisors[part.gpu].push_back(part.vgpu_divisor);
+  GpuPlacement placement(gpus, servers, divisors);
+  std::vector<int> slots_on(gpus.size(), 0);
+  // Shares, not whole GPUs: what the plan asks of a type against what the cluster has.
+  auto shortage = [&](const std::string& type) {
+    double needed = 0;
+    for (const auto& q : plan.pipelines)
+      for (const auto& r : q.partitions)
+        if (r.gpu == type) needed += static_cast<double>(r.vgpus) / std::max(1, r.vgpu_divisor);
+    const auto have = std::ranges::count_if(gpus, [&](const PhysicalGpu& g) { return g.gpu_type == type; });
+    return QueryError("the plan needs " + format_number(needed) + " " + type + " GPUs; the cluster has " +
+                      std::to_string(have));
   };
 
   for (const auto& p : plan.pipelines) {
@@ -63,30 +72,26 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
       const auto kit = std::ranges::find(kernels, part.blocks);
       stage.kernel = static_cast<std::uint32_t>(kit - kernels.begin());
       if (kit == kernels.end()) kernels.push_back(part.blocks);
-      int left = part.vgpus;
-      for (int g = 0; g < part.gpus && left > 0; ++g) {
-        const auto phys = take_gpu(part.gpu);
-        if (!phys) {
-          int needed = 0;
-          for (const auto& q : plan.pipelines)
-            for (const auto& r : q.partitions)
-              if (r.gpu == part.gpu) needed += r.gpus;
-          throw QueryError("the plan needs " + std::to_string(needed) + " " + part.gpu + " GPUs; the cluster has " +
-                           std::to_string(count_of(part.gpu)));
-        }
-        for (int v = 0; v < part.vgpu_divisor && left > 0; ++v, --left) {
-          const auto& pg = gpus[*phys];
-          const auto index = static_cast<std::uint32_t>(d.slots.size());
-          d.slots.push_back(GpuSlot{index, part.vgpu_divisor > 1 ? pg.name + "/v" + std::to_string(v) : pg.name,
-                                    pg.gpu_type, share, pg.server});
-          d.slot_physical.push_back(*phys);
-          stage.pool.push_back(index);
-        }
-      }
-      if (left > 0)
+      if (part.vgpus > part.gpus * part.vgpu_divisor)
         throw QueryError("a partition of model '" + p.model + "' asks for " + std::to_string(part.vgpus) +
                          " vGPUs of 1/" + std::to_string(part.vgpu_divisor) + " on only " + std::to_string(part.gpus) +
                          " GPUs");
+      // Each vGPU's share of the pipeline's feature maps, in and out.
+      const double per_vgpu_rps = part.vgpus > 0 ? p.assigned_rps / part.vgpus : 0;
+      const auto out_bytes = k + 1 < p.partitions.size() ? profile.cut_bytes(part.blocks.end) : std::int64_t{0};
+      const GpuPlacement::Traffic traffic{per_vgpu_rps * 8.0 * static_cast<double>(stage.in_bytes_per_sample),
+                                          per_vgpu_rps * 8.0 * static_cast<double>(out_bytes)};
+      const auto placed = placement.place(part.gpu, part.vgpu_divisor, part.vgpus, traffic);
+      if (placed.empty() && part.vgpus > 0) throw shortage(part.gpu);
+      for (const auto phys : placed) {
+        const int on_gpu = slots_on[phys]++;  // a GPU's vGPUs are numbered across partitions
+        const auto& pg = gpus[phys];
+        const auto index = static_cast<std::uint32_t>(d.slots.size());
+        d.slots.push_back(GpuSlot{index, part.vgpu_divisor > 1 ? pg.name + "/v" + std::to_string(on_gpu) : pg.name,
+                                  pg.gpu_type, share, pg.server});
+        d.slot_physical.push_back(phys);
+        stage.pool.push_back(index);
+      }
       dp.stages.push_back(std::move(stage));
     }
     d.model_pipelines[model].push_back(static_cast<std::uint32_t>(d.pipelines.size()));
@@ -100,7 +105,7 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
                             : " (the plan was made for other models)"));
   // Unused GPUs stay in the cluster, idle.
   for (std::uint32_t g = 0; g < gpus.size(); ++g)
-    if (!taken[g]) {
+    if (!placement.used(g)) {
       d.slots.push_back(GpuSlot{static_cast<std::uint32_t>(d.slots.size()), gpus[g].name, gpus[g].gpu_type,
                                 GpuShare::whole(), gpus[g].server});
       d.slot_physical.push_back(g);

@@ -48,6 +48,16 @@ struct PipelineDeployment {
   std::vector<DeployedPipeline> pipelines;
   std::vector<std::vector<std::uint32_t>> model_pipelines;  // per model, its pipelines
   std::vector<std::vector<BlockRange>> kernels;             // per model, its kernels' blocks
+  // The NIC each slot sends and receives through, and the NICs: by default each server's
+  // (empty: slot s uses servers[slots[s].server]); network_layout.h can draw them otherwise.
+  std::vector<std::uint32_t> slot_nic;
+  std::vector<LinkSpeed> nics;
+
+  std::uint32_t nic_of(std::uint32_t slot) const { return slot_nic.empty() ? slots[slot].server : slot_nic[slot]; }
+  std::size_t nic_count() const { return nics.empty() ? servers.size() : nics.size(); }
+  const LinkSpeed& nic(std::uint32_t n) const { return nics.empty() ? servers[n] : nics[n]; }
+  // The links a simulator times this deployment's transfers on.
+  NetworkLinks network_links() const;
 
   // Moving `bytes` from slot `from` to slot `to` over the slower of the sender's uplink and the
   // receiver's downlink; 0 between slots of one server only when `local_free`.

@@ -52,7 +52,7 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
       if (s > 0) {
         c.link = transfer_time(prev, g, stage.in_bytes_per_sample * batch);
         if (c.link > Duration()) {
-          const std::array<std::uint32_t, 2> ends{uplink(d_.slots[prev].server), downlink(d_.slots[g].server)};
+          const std::array<std::uint32_t, 2> ends{uplink_of(prev), downlink_of(g)};
           t = table_.earliest_slot(ends, t, c.link);
         }
         c.link_start = t;
@@ -60,9 +60,16 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
       }
       c.start = table_.earliest_slot(g, t, run);
       const Time end = c.start + run;
-      // Strict <: ties go to the first vGPU in pool order.
-      const Time score =
-          !last && options_.avoid_jammed_uplink ? std::max(end, table_.busy_until(uplink(d_.slots[g].server))) : end;
+      // Strict <: ties go to the first vGPU in pool order. Avoiding a busy uplink, a candidate is
+      // scored by when its output could start leaving: the first time from `end` its uplink is
+      // free for the hand-off (in horizon tables, the later of `end` and the uplink's busy-until,
+      // the artifact's rule; gap-filling tables find the gaps too).
+      Time score = end;
+      if (!last && options_.avoid_jammed_uplink) {
+        const auto& next = p.stages[static_cast<std::size_t>(s + 1)];
+        const Duration out = transfer_time(g, next.pool.front(), next.in_bytes_per_sample * batch);
+        if (out > Duration()) score = table_.earliest_slot(uplink_of(g), end, out);
+      }
       if (score < best_score) {
         best = c;
         best_end = end;
@@ -90,8 +97,8 @@ void PipelineProber::reserve(Offer& o) {
   for (int s = 0; s < o.stages; ++s) {
     auto& st = o.stage[static_cast<std::size_t>(s)];
     if (s > 0 && st.link > Duration()) {
-      st.reserved_uplink = table_.reserve(uplink(d_.slots[prev].server), st.link_start, st.link);
-      st.reserved_downlink = table_.reserve(downlink(d_.slots[st.gpu].server), st.link_start, st.link);
+      st.reserved_uplink = table_.reserve(uplink_of(prev), st.link_start, st.link);
+      st.reserved_downlink = table_.reserve(downlink_of(st.gpu), st.link_start, st.link);
     }
     st.reserved_run = table_.reserve(st.gpu, st.start, st.run);
     prev = st.gpu;

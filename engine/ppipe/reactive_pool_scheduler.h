@@ -16,8 +16,8 @@ namespace servescope::engine {
 
 struct ReactiveSchedulerOptions {
   // Artifact: a head whose first batch would be under this fraction of the planned one is
-  // dropped at once. 0: off.
-  double first_look_min_fraction = 0;
+  // dropped at once. 0: off. 0.95, the artifact's, as the reservation plane's (one option sets both).
+  double first_look_min_fraction = 0.95;
 };
 
 class ReactivePoolScheduler final : public DataPlane {

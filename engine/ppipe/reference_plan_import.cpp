@@ -69,7 +69,8 @@ ImportedReferencePlan import_reference_plan(const std::filesystem::path& data_di
         planned.gpus = whole_gpus(part);
         if (fractional_gpus(part))
           out.notes.push_back(r.dnn + ": a partition of " + format_number(part.num_gpu) + " " + planned.gpu +
-                              " GPUs gets " + std::to_string(planned.gpus) + " whole ones");
+                              " GPUs: its " + std::to_string(planned.vgpus) + " vGPUs of 1/" +
+                              std::to_string(part.mps_divisor) + " share a GPU with another partition");
         planned.latency = Duration::from_us(part.lat_infer_us);
         planned.transfer = k + 1 < rp.partitions.size() ? Duration::from_us(part.lat_trans_us) : Duration();
         planned.transfer_bytes =
@@ -92,6 +93,19 @@ ImportedReferencePlan import_reference_plan(const std::filesystem::path& data_di
   out.scenario.workloads.push_back(std::move(workload));
   std::ranges::copy(out.notes, std::back_inserter(plan.notes));
   return out;
+}
+
+std::optional<std::filesystem::path> reference_data_dir(const std::filesystem::path& plan_file) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(plan_file, ec);
+  if (ec) return std::nullopt;
+  for (auto dir = absolute.lexically_normal().parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    std::error_code absent;  // a folder without them is no error, only not the one
+    if (std::filesystem::is_directory(dir / "models", absent) && std::filesystem::is_directory(dir / "plans", absent))
+      return dir;
+    if (dir == dir.root_path()) break;
+  }
+  return std::nullopt;
 }
 
 }  // namespace servescope::engine

@@ -4,11 +4,12 @@
 // the models with the artifact's profiles, a Poisson workload offering each model the throughput
 // the plan gives it (load factor 1, as the artifact's simulator offers it) at the plan's SLO,
 // and each pipeline's partitions as the file has them. A partition of a fractional GPU count
-// (1.5 V100s: MPS halves shared with another partition) gets whole GPUs here, as every plan of
-// ours does; the notes say where, and such a plan may need more GPUs than the cluster has.
+// (1.5 V100s) holds that many MPS shares, and the placement (gpu_placement.h) gives the share its
+// last GPU leaves to another partition, as the authors' plans do; the notes say where.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,9 @@ struct ImportedReferencePlan {
 // the place.
 ImportedReferencePlan import_reference_plan(const std::filesystem::path& data_dir,
                                             const std::filesystem::path& plan_file);
+
+// The artifact's data/ folder a plan file lies in (data/plans/maf19/x.json → data): the nearest
+// folder above it with both models/ and plans/; nullopt when there is none.
+std::optional<std::filesystem::path> reference_data_dir(const std::filesystem::path& plan_file);
 
 }  // namespace servescope::engine

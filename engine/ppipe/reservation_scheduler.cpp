@@ -264,10 +264,8 @@ void ReservationScheduler::on_transfer_done(const TransferDone& done) {
   const auto& st = offer.stage[static_cast<std::size_t>(stage)];
   const auto from = offer.stage[static_cast<std::size_t>(stage - 1)].gpu;
   if (options_.feedback) {
-    table_.correct(prober_.uplink(d_.slots[from].server), st.reserved_uplink, st.link_start, st.link, done.start,
-                   done.end);
-    table_.correct(prober_.downlink(d_.slots[st.gpu].server), st.reserved_downlink, st.link_start, st.link, done.start,
-                   done.end);
+    table_.correct(prober_.uplink_of(from), st.reserved_uplink, st.link_start, st.link, done.start, done.end);
+    table_.correct(prober_.downlink_of(st.gpu), st.reserved_downlink, st.link_start, st.link, done.start, done.end);
   }
   ready(flight, stage, false);
 }

@@ -31,7 +31,9 @@ struct ReservationSchedulerOptions {
   WakeRule wake = WakeRule::LatestFeasible;
   // Artifact admission heuristic: when a request first becomes head, only batches within
   // [round(f · planned), planned] are tried, and it is dropped at once if none fits. 0: off.
-  double first_look_min_fraction = 0;
+  // 0.95 since issue 49 (the artifact's value; a planned batch of one is untouched): a head that
+  // cannot make a near-planned batch is let go before it drags its successors into small ones.
+  double first_look_min_fraction = 0.95;
   // Artifact tweak: a pipeline whose batch of one already misses the head's deadline scores an
   // extra SLO in Step 1, so it is never picked over one that can make it.
   bool penalise_late_single = true;

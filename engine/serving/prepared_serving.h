@@ -39,6 +39,9 @@ struct PreparedServing {
   // Per slot, how long its device's slow and fast spells last where batch times are drawn
   // (spell_draws.h); empty or zero: each batch drawn on its own.
   std::vector<Duration> spells;
+  // The links transfers are timed on when they are not the servers' NICs (a pipeline plan's
+  // network layout); empty: one uplink and one downlink per server (network_of).
+  std::optional<NetworkLinks> network;
   // After a run: copies the plane's own counters (probes, reorganisations) into the result.
   std::function<void(SimulationResult& result)> collect;
 };

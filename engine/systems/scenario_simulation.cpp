@@ -181,7 +181,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationSpec& spec,
 
   WorkloadArrivals arrivals(setup.streams, until, spec.seed);
   Simulator sim(setup.gpus.size(), std::move(*prepared.times), arrivals, *plane, fanout);
-  sim.set_network(network_of(setup));
+  sim.set_network(prepared.network ? *prepared.network : network_of(setup));
   if (spec.runtime_jitter > 0) sim.set_runtime_jitter(spec.runtime_jitter, spec.seed ^ 0x9e3779b97f4a7c15ULL);
   if (result.sampled_runtime) sim.set_runtime_sampling(runtime_sampling_seed(spec.seed), prepared.spells);
   if (spec.hops.any()) sim.set_hops(spec.hops);

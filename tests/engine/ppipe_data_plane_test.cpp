@@ -257,13 +257,21 @@ Request req(RequestId id, Time deadline) {
   return Request{id, 0, 0, Time(), deadline};
 }
 
+// The digest's worked examples follow the paper's Algorithm 1: no first look (the artifact's
+// admission rule, on by default since issue 49).
+ReservationSchedulerOptions paper_rules() {
+  ReservationSchedulerOptions o;
+  o.first_look_min_fraction = 0;
+  return o;
+}
+
 }  // namespace
 
 TEST(PpipeT11, BatchWaitAndDropDecisions) {
   // One pipeline, planned batch 4, work(b) = 10 + 5b, all idle.
   const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
   for (const auto rule : {WakeRule::LatestFeasible, WakeRule::NextBatchInfeasible}) {
-    ReservationSchedulerOptions o;
+    auto o = paper_rules();
     o.wake = rule;
     ReservationScheduler s(d, {at_us(28)}, o);
     Scripted w;
@@ -285,7 +293,7 @@ TEST(PpipeT11, BatchWaitAndDropDecisions) {
   }
   // Five queued at once (arrivals before the scheduler runs again): 3 go, the other 2 are
   // evaluated next against a GPU busy until 25 and, with deadline 28, dropped.
-  ReservationScheduler s(d, {at_us(28)});
+  ReservationScheduler s(d, {at_us(28)}, paper_rules());
   Scripted w;
   s.start(w.ctx);
   for (RequestId id = 1; id <= 5; ++id)
@@ -294,7 +302,7 @@ TEST(PpipeT11, BatchWaitAndDropDecisions) {
   EXPECT_EQ(w.batches[0].requests.size(), 3u);
   EXPECT_EQ(w.drops, (std::vector<RequestId>{4, 5}));
   // Drop case: deadline 14 cannot be met even by a batch of one (15).
-  ReservationScheduler tight(d, {at_us(14)});
+  ReservationScheduler tight(d, {at_us(14)}, paper_rules());
   Scripted w2;
   tight.start(w2.ctx);
   tight.on_request(req(9, at_us(14)));
@@ -304,7 +312,7 @@ TEST(PpipeT11, BatchWaitAndDropDecisions) {
 
 TEST(PpipeT11, WakingWithNoNewArrivalsSendsTheQueue) {
   const auto d = layout({0}, {{{{0}, 5, 10, 0}}}, {4});
-  ReservationScheduler s(d, {at_us(28)});
+  ReservationScheduler s(d, {at_us(28)}, paper_rules());
   Scripted w;
   s.start(w.ctx);
   s.on_request(req(1, at_us(28)));
@@ -471,8 +479,10 @@ TEST(PpipeDataPlane, PlannedPipelinesMeetTheirSloAtHalfLoadInEveryMode) {
 // batches near the planned size and the goodput near the plan's capacity.
 TEST(PpipeDataPlane, AnOverloadedPipelineKeepsItsBatchesAndItsCapacity) {
   const auto with_floor = [](double fraction) {
+    // Without the first look, which on its own (the default) keeps these batches as well.
     return [fraction](SimulationSpec& s) {
       s.edit_options<PipelineRunOptions>().reservation.behind_min_fraction = fraction;
+      s.edit_options<PipelineRunOptions>().reservation.first_look_min_fraction = 0;
     };
   };
   // A looser SLO than the fixture's, so that the plan batches.

@@ -37,6 +37,7 @@
 
 #include "model/io/document.h"
 #include "tests/gui/gui_test_main.h"
+#include "tests/support/test_support.h"
 #include "ui/charts_view.h"
 #include "ui/exception_guard.h"
 #include "ui/help_dialogs.h"
@@ -115,6 +116,43 @@ class TestMainWindow : public QObject {
   void initTestCase() {
     QCoreApplication::setApplicationName(QStringLiteral("servescope-tests"));
     QStandardPaths::setTestModeEnabled(true);  // recovery copies and settings away from the user's
+  }
+
+  // File → Import PPipe authors' plan (issue 49): one of the artifact's plan files becomes a
+  // project with the scenario it implies and the plan, which simulates from the Run tab. A file
+  // outside an artifact's data folder is refused, naming it, and leaves the open project alone.
+  void importsAPpipeAuthorsPlanAndSimulatesIt() {
+    const auto data = servescope::test::shared_data_dir();
+    const auto plans = data / "PPipe/data/plans/maf19";
+    if (data.empty() || !std::filesystem::is_directory(plans)) QSKIP("needs ../shared/data/PPipe (absent)");
+    QString file;
+    for (const auto& entry : std::filesystem::directory_iterator(plans))
+      if (entry.path().filename().string().starts_with("colorization") &&
+          entry.path().filename().string().ends_with("_L4-T4_25-75_bw-gbps-10_sla-multiplier-5_v4.json"))
+        file = QString::fromStdString(entry.path().string());
+    QVERIFY(!file.isEmpty());
+    MainWindow w;
+    w.set_interactive(false);
+    QVERIFY(w.open_location(QStringLiteral("builtin:projects/demo.json"), false));
+    servescope::test::TempDir outside;
+    const auto stray = QString::fromStdString(outside.write("plan_v4.json", "[]"));
+    const auto why = w.import_ppipe_plan(stray);
+    QVERIFY2(why.contains(stray) && why.contains(QStringLiteral("data folder")), qPrintable(why));
+    QCOMPARE(QString::fromStdString(w.project()->name), QStringLiteral("ServeScope demo"));
+
+    QCOMPARE(w.import_ppipe_plan(file), QString());
+    const auto* p = w.project();
+    QCOMPARE(p->plans.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(p->plans[0].system), QStringLiteral("ppipe"));
+    QCOMPARE(p->scenario.cluster.gpus_by_type().at("L4"), 25);
+    QCOMPARE(p->scenario.cluster.gpus_by_type().at("T4"), 75);
+    QCOMPARE(p->scenario.profiles.models.size(), std::size_t{3});
+    QSignalSpy done(w.run_view(), &RunView::finished);
+    QVERIFY(w.run_view()->simulate(QStringLiteral("plan:") + QString::fromStdString(p->plans[0].name), 2));
+    QVERIFY(done.wait(120000));
+    QCOMPARE(w.project()->runs.size(), std::size_t{1});
+    const auto& summary = w.project()->runs[0].body.at("summary");
+    QVERIFY2(summary.at("slo_attainment").get<double>() > 0.9, summary.dump().c_str());
   }
 
   // Unsaved work autosaved by a session that then died is offered at the next start, named with

@@ -73,3 +73,98 @@ TEST(PpipePlanImport, AnAuthorsPlanBecomesOursAndSimulates) {
   // Not a plan file: refused naming it.
   EXPECT_THROW((void)import_reference_plan(data, data / "plans" / "maf19" / "no_such_plan_v4.json"), Error);
 }
+
+// The three HC4 plans whose partitions hold fractions of V100s (1.5 and 13.5 at 1/2, 11.33 at
+// 1/3): with MPS shares as the capacity, all three models of each fit the cluster's 25 V100s
+// together and simulate; with whole GPUs per partition, RTMDet's group needed 26.
+TEST(PpipePlanImport, TheHc4PlansWithFractionalGpusFitTheirClusterTogether) {
+  SERVESCOPE_REQUIRE_SHARED_DATA("PPipe/data/plans/maf19");
+  const auto data = shared_data / "PPipe/data";
+  int fractional_plans = 0, needed_more_whole = 0;
+  for (const auto& file : reference_plan_files(data, "maf19", "v4")) {
+    if (file.filename().string().find("_V100-T4_") == std::string::npos) continue;
+    const auto imported = import_reference_plan(data, file);
+    if (imported.notes.empty()) continue;  // whole GPUs only
+    SCOPED_TRACE(file.filename().string());
+    ++fractional_plans;
+    double v100_shares = 0;
+    int whole_v100s = 0;
+    for (const auto& p : imported.plan.pipelines)
+      for (const auto& part : p.partitions)
+        if (part.gpu == "V100") {
+          v100_shares += static_cast<double>(part.vgpus) / part.vgpu_divisor;
+          whole_v100s += part.gpus;
+        }
+    EXPECT_LE(v100_shares, 25 + 1e-9);
+    needed_more_whole += whole_v100s > 25 ? 1 : 0;
+    SimulationSpec spec;
+    spec.system = "reservation";
+    spec.duration = Duration::seconds(3);
+    spec.warmup = Duration::milliseconds(500);
+    spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(imported.plan);
+    const auto result = simulate(imported.scenario, spec);
+    const auto& models = result.metrics->models();
+    ASSERT_EQ(models.size(), 3u);
+    for (const auto& m : models) {
+      EXPECT_GT(m.arrivals, 0u);
+      EXPECT_GT(m.attainment(), 0.9);
+    }
+  }
+  EXPECT_EQ(fractional_plans, 3);
+  EXPECT_EQ(needed_more_whole, 1);  // RTMDet's 1.5 + 13.5 V100s: 26 whole ones
+}
+
+namespace {
+
+// Simulates `file`'s plan with `options` given as the command line spells them.
+std::vector<std::uint64_t> drops_with(const std::filesystem::path& data, const std::filesystem::path& file,
+                                      const std::vector<std::pair<std::string, std::string>>& options) {
+  const auto imported = import_reference_plan(data, file);
+  SimulationSpec spec;
+  spec.system = "reservation";
+  spec.duration = Duration::seconds(10);
+  spec.seed = 1;
+  spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(imported.plan);
+  const auto schema = pipeline_simulation_options();
+  for (const auto& [name, text] : options) {
+    const auto* o = schema.find(name);
+    if (!o) throw std::invalid_argument("no option --" + name);
+    o->write(spec, text.empty() ? OptionValue(true) : parse_option_value(o->spec, text));
+  }
+  std::vector<std::uint64_t> out;
+  const auto result = simulate(imported.scenario, spec);
+  for (const auto& m : result.metrics->models())
+    out.push_back(m.dropped);
+  return out;
+}
+
+}  // namespace
+
+// The PPipe artifact's simulator, configured by options alone: its busy-until tables, wake rule,
+// first look, uplink-aware pick (on by default), per-pipeline links, and none of ServeScope's
+// additions (the behind floor, feedback). The drops per model are those of a recorded run of that
+// configuration (ServeScope on 2026-11-30, the commit that added this test: seed 1, 10 s, the
+// three models together; docs/reproduction/ppipe.md "Against the artifact's simulator" compares
+// that configuration with the Java simulator itself). The plan is HC2's colorization / GoogLeNet /
+// RepVGG, where the pick and the links decide the most.
+TEST(PpipePlanImport, TheArtifactsConfigurationDropsWhatItsRecordedRunDropped) {
+  SERVESCOPE_REQUIRE_SHARED_DATA("PPipe/data/plans/maf19");
+  const auto data = shared_data / "PPipe/data";
+  std::filesystem::path file;
+  for (const auto& f : reference_plan_files(data, "maf19", "v4"))
+    if (f.filename().string().starts_with("colorization") && f.filename().string().find("_L4-T4_") != std::string::npos)
+      file = f;
+  ASSERT_FALSE(file.empty());
+  const std::vector<std::pair<std::string, std::string>> artifact = {
+      {"reservations", "horizon"}, {"wake", "artifact"},      {"first-look", "0.95"},
+      {"network", "artifact"},     {"behind-min-batch", "0"}, {"no-feedback", ""}};
+  const auto drops = drops_with(data, file, artifact);
+  EXPECT_EQ(drops, (std::vector<std::uint64_t>{45, 117, 3}));
+  // Each rule counts: the servers' links, or the uplink-blind pick, drop other requests.
+  auto per_server = artifact;
+  per_server[3].second = "per-server";
+  EXPECT_NE(drops_with(data, file, per_server), drops);
+  auto blind = artifact;
+  blind.emplace_back("uplink-blind", "");
+  EXPECT_NE(drops_with(data, file, blind), drops);
+}

@@ -15,7 +15,8 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
   // Both pipeline data planes take the artifact's first look; one option sets it for both.
   auto& first_look = o.add(
       option_spec("first-look", "First look",
-                  "Drop a new head at once unless a batch of this fraction of the planned one fits (0: off)",
+                  "Drop a new head at once unless a batch of this fraction of the planned one fits (0: off; the "
+                  "artifact's 0.95 by default, which leaves a planned batch of one alone)",
                   OptionType::Real),
       [](const P& p) -> OptionValue { return p.reservation.first_look_min_fraction; },
       [](P& p, const OptionValue& v) {
@@ -24,10 +25,18 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
       });
   first_look.min = 0;
   first_look.max = 1;
-  o.flag("avoid-busy-uplink", "Avoid busy uplinks",
-         "Reservation data plane: pick a non-final stage's vGPU by the later of its inference end and its "
-         "server's uplink becoming free, so a full uplink is avoided (the artifact's rule; default: by inference end)",
-         [](P& p) -> bool& { return p.reservation.probe.avoid_jammed_uplink; });
+  o.negated_flag("uplink-blind", "Uplink-blind stage pick",
+                 "Reservation data plane: pick a non-final stage's vGPU by its inference end alone, as the paper's "
+                 "Algorithm 2 (default: by the later of that and its uplink becoming free, the artifact's rule, so a "
+                 "full uplink is avoided)",
+                 [](P& p) -> bool& { return p.reservation.probe.avoid_jammed_uplink; });
+  o.choice<NetworkLayout>(
+      "network", "Network layout",
+      "Which NICs a transfer holds: per-server (one uplink and one downlink per server, shared by its vGPUs) | "
+      "artifact (the PPipe artifact's simulator: a link per server's worth of a partition's vGPUs within each "
+      "pipeline, and one per final-stage vGPU)",
+      {{"per-server", NetworkLayout::PerServer}, {"artifact", NetworkLayout::Artifact}},
+      [](P& p) -> NetworkLayout& { return p.network; });
   o.flag("local-handoff-free", "Local hand-offs free",
          "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)",
          [](P& p) -> bool& { return p.reservation.probe.local_handoff_free; });

@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "engine/ppipe/network_layout.h"
 #include "engine/ppipe/pipeline_plan.h"
 #include "engine/ppipe/reactive_pool_scheduler.h"
 #include "engine/ppipe/reservation_scheduler.h"
@@ -20,6 +21,8 @@ struct PipelineRunOptions {
   std::shared_ptr<const PipelinePlan> plan;
   ReservationSchedulerOptions reservation;
   ReactiveSchedulerOptions reactive;
+  // Which NICs transfers hold: the servers' or the artifact's per-pipeline links.
+  NetworkLayout network = NetworkLayout::PerServer;
 };
 
 OptionSchema<SimulationSpec> pipeline_simulation_options();

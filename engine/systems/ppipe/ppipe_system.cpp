@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/ppipe/network_layout.h"
 #include "engine/ppipe/pipeline_deployment.h"
 #include "engine/ppipe/pipeline_plan_json.h"
 #include "engine/ppipe/reactive_pool_scheduler.h"
@@ -63,8 +64,10 @@ class PpipeFamily final : public ServingFamily {
     std::vector<PhysicalGpu> physical;
     for (const auto& g : setup.gpus)
       physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
-    auto deployment = std::make_shared<const PipelineDeployment>(
-        deploy_pipeline_plan(*plan, names, physical, setup.servers, scenario.profiles));
+    auto placed = deploy_pipeline_plan(*plan, names, physical, setup.servers, scenario.profiles);
+    apply_network_layout(placed, spec.options<PipelineRunOptions>().network);
+    if (!placed.nics.empty()) prepared.network = placed.network_links();
+    auto deployment = std::make_shared<const PipelineDeployment>(std::move(placed));
     setup.gpus = deployment->slots;
     result.gpu_physical = deployment->slot_physical;
     result.plan_system = plan->system;
