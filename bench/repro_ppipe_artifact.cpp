@@ -42,16 +42,7 @@ const std::vector<Config>& configs() {
          o.reservation.first_look_min_fraction = 0;
        }},
       {"--network artifact", [](PipelineRunOptions& o) { o.network = NetworkLayout::Artifact; }},
-      {"artifact",
-       [](PipelineRunOptions& o) {
-         o.reservation.mode = ReservationMode::Horizon;
-         o.reservation.wake = WakeRule::NextBatchInfeasible;
-         o.reservation.first_look_min_fraction = 0.95;
-         o.reservation.probe.avoid_jammed_uplink = true;
-         o.reservation.behind_min_fraction = 0;
-         o.reservation.feedback = false;
-         o.network = NetworkLayout::Artifact;
-       }},
+      {"artifact", {}},  // artifact_simulator_options(), by name
   };
   return all;
 }
@@ -86,9 +77,11 @@ std::vector<double> attainment(const ImportedReferencePlan& imported, const Conf
     spec.duration = Duration::from_s(duration_s);
     spec.warmup = Duration::milliseconds(1);  // the artifact leaves out the first millisecond's arrivals
     spec.seed = 1;
-    auto& options = spec.edit_options<PipelineRunOptions>();
-    options.plan = plan;
-    config.set(options);
+    spec.edit_options<PipelineRunOptions>().plan = plan;
+    if (config.set)
+      config.set(spec.edit_options<PipelineRunOptions>());
+    else
+      apply_artifact_simulator_options(spec);
     const auto result = simulate(scenario, spec);
     return result.metrics->models();
   };

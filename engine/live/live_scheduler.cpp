@@ -29,6 +29,12 @@ void check_servable_live(const PreparedServing& p) {
     throw QueryError("application requests are not served live yet; give a workload of models");
   if (const auto& why = data_plane_traits(system).not_live; !why.empty()) throw QueryError(why);
   if (!p.times) throw QueryError("the " + system + " data plane has no batch timings");
+  // A drawn network layout models a simulator (the PPipe artifact's), not the cluster the
+  // workers run on: reservations on links that do not exist would book what nobody carries.
+  if (p.network)
+    throw QueryError(
+        "--network artifact lays links out as the PPipe artifact's simulator does; a live deployment "
+        "runs on its servers' own NICs (per-server)");
 }
 
 LiveScheduler::LiveScheduler(PreparedServing prepared, SchedulerOptions options, std::string scenario_name)

@@ -1,8 +1,10 @@
 #include "engine/ppipe/gpu_placement.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
-#include <optional>
+#include <queue>
+#include <stdexcept>
 
 #include "engine/ppipe/pipeline_deployment.h"
 #include "model/core/error.h"
@@ -11,7 +13,7 @@ namespace servescope::engine {
 
 GpuPlacement::GpuPlacement(const std::vector<PhysicalGpu>& gpus, const std::vector<LinkSpeed>& servers,
                            const std::map<std::string, std::vector<int>>& divisors)
-    : gpus_(gpus), servers_(servers), up_(servers.size(), 0), down_(servers.size(), 0) {
+    : gpus_(gpus), servers_(servers), up_bps_(servers.size(), 0), down_bps_(servers.size(), 0) {
   for (const auto& [type, list] : divisors) {
     std::int64_t units = 1;
     for (const int v : list) {
@@ -19,70 +21,89 @@ GpuPlacement::GpuPlacement(const std::vector<PhysicalGpu>& gpus, const std::vect
       if (units > (std::int64_t{1} << 40))
         throw QueryError("the plan splits " + type + " GPUs into too many different vGPU sizes to share them");
     }
-    units_[type] = units;
+    types_[type].units = units;
   }
-  for (std::uint32_t g = 0; g < gpus.size(); ++g)
-    free_.push_back(units_of(g));
+  for (std::uint32_t g = 0; g < gpus.size(); ++g) {
+    auto& type = types_[gpus[g].gpu_type];
+    if (type.servers.empty() || type.servers.back().server != gpus[g].server)
+      type.servers.push_back({gpus[g].server, {}, 0});
+    type.servers.back().gpus.push_back(g);
+    whole_.push_back(type.units);
+  }
+  free_ = whole_;
 }
 
-std::int64_t GpuPlacement::units_of(std::uint32_t gpu) const {
-  const auto it = units_.find(gpus_[gpu].gpu_type);
-  return it == units_.end() ? 1 : it->second;
+double GpuPlacement::load_with(std::uint32_t server, int vgpus, Traffic traffic) const {
+  const auto& s = servers_[server];
+  const double up = static_cast<double>(up_bps_[server] + vgpus * traffic.out_bps) / s.up_gbps;
+  const double down = static_cast<double>(down_bps_[server] + vgpus * traffic.in_bps) / s.down_gbps;
+  return std::max(up, down);
 }
 
-double GpuPlacement::free_gpus(const std::string& type) const {
-  double n = 0;
-  for (std::uint32_t g = 0; g < gpus_.size(); ++g)
-    if (gpus_[g].gpu_type == type) n += static_cast<double>(free_[g]) / static_cast<double>(units_of(g));
-  return n;
+void GpuPlacement::put(std::uint32_t gpu, int vgpus, std::int64_t share, Traffic traffic,
+                       std::vector<std::uint32_t>& out) {
+  out.insert(out.end(), static_cast<std::size_t>(vgpus), gpu);
+  free_[gpu] -= share * vgpus;
+  up_bps_[gpus_[gpu].server] += vgpus * traffic.out_bps;
+  down_bps_[gpus_[gpu].server] += vgpus * traffic.in_bps;
 }
 
-std::optional<std::uint32_t> GpuPlacement::fresh_gpu(const std::string& type, int vgpus, Traffic traffic) const {
-  std::optional<std::uint32_t> best;
-  double best_load = 0;
-  std::uint32_t last_server = UINT32_MAX;
-  for (std::uint32_t g = 0; g < gpus_.size(); ++g) {
-    if (gpus_[g].gpu_type != type || used(g)) continue;
-    const auto s = gpus_[g].server;
-    if (s == last_server) continue;  // a server's first fresh GPU stands for it
-    last_server = s;
-    if (traffic.in_bps <= 0 && traffic.out_bps <= 0) return g;  // nothing to balance: cluster order
-    const double up = up_[s] + vgpus * traffic.out_bps / (servers_[s].up_gbps * 1e9);
-    const double down = down_[s] + vgpus * traffic.in_bps / (servers_[s].down_gbps * 1e9);
-    const double load = std::max(up, down);
-    if (!best || load < best_load) {
-      best = g;
-      best_load = load;
+std::vector<std::uint32_t> GpuPlacement::place(const std::string& type_name, int divisor, int vgpus, Traffic traffic) {
+  std::vector<std::uint32_t> out;
+  const auto it = types_.find(type_name);
+  if (it == types_.end() || vgpus < 1) return out;
+  auto& type = it->second;
+  if (type.units % divisor != 0) throw std::invalid_argument("GpuPlacement: a divisor the placement was not told of");
+  const std::int64_t share = type.units / divisor;
+  int left = vgpus;
+
+  // Shares other partitions left on GPUs they hold, where they divide what is free (a half
+  // beside a half); then fresh GPUs; shares that leave a piece behind only when no fresh GPU is
+  // left, so that vGPUs of other sizes strand as little as they can.
+  auto fill_partial = [&](bool exact) {
+    for (const auto g : type.partial) {
+      if (left == 0) break;
+      if (free_[g] < share || (exact && free_[g] % share != 0)) continue;
+      const int n = static_cast<int>(std::min<std::int64_t>(left, free_[g] / share));
+      put(g, n, share, traffic, out);
+      left -= n;
+    }
+    std::erase_if(type.partial, [&](std::uint32_t g) { return free_[g] == 0; });
+  };
+  fill_partial(true);
+
+  auto open = [&](ServerGpus& s) {
+    const auto g = s.gpus[s.next++];
+    const int n = std::min(left, divisor);
+    put(g, n, share, traffic, out);
+    left -= n;
+    if (free_[g] > 0) type.partial.push_back(g);
+  };
+  if (traffic.in_bps == 0 && traffic.out_bps == 0) {  // nothing to balance: cluster order
+    while (left > 0) {
+      while (type.first_open < type.servers.size() &&
+             type.servers[type.first_open].next == type.servers[type.first_open].gpus.size())
+        ++type.first_open;
+      if (type.first_open == type.servers.size()) break;
+      open(type.servers[type.first_open]);
+    }
+  } else {
+    // The server whose busier link stays lowest with a GPU's worth more, ties in cluster order.
+    using Entry = std::pair<double, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> best;
+    for (std::size_t i = type.first_open; i < type.servers.size(); ++i)
+      if (type.servers[i].next < type.servers[i].gpus.size())
+        best.emplace(load_with(type.servers[i].server, divisor, traffic), i);
+    while (left > 0 && !best.empty()) {
+      const auto i = best.top().second;
+      best.pop();
+      auto& s = type.servers[i];
+      open(s);
+      if (s.next < s.gpus.size()) best.emplace(load_with(s.server, divisor, traffic), i);
     }
   }
-  return best;
-}
-
-std::vector<std::uint32_t> GpuPlacement::place(const std::string& type, int divisor, int vgpus, Traffic traffic) {
-  std::vector<std::uint32_t> out;
-  const auto unit_it = units_.find(type);
-  const std::int64_t whole = unit_it == units_.end() ? 1 : unit_it->second;
-  if (whole % divisor != 0) throw std::invalid_argument("GpuPlacement: a divisor the placement was not told of");
-  const std::int64_t share = whole / divisor;
-  int left = vgpus;
-  auto put = [&](std::uint32_t g, int n) {
-    out.insert(out.end(), static_cast<std::size_t>(n), g);
-    left -= n;
-    free_[g] -= share * n;
-    const auto s = gpus_[g].server;
-    up_[s] += n * traffic.out_bps / (servers_[s].up_gbps * 1e9);
-    down_[s] += n * traffic.in_bps / (servers_[s].down_gbps * 1e9);
-  };
-  // Shares other partitions left on GPUs they hold first, so GPUs are not opened needlessly.
-  for (std::uint32_t g = 0; g < gpus_.size() && left > 0; ++g)
-    if (gpus_[g].gpu_type == type && used(g) && free_[g] >= share)
-      put(g, static_cast<int>(std::min<std::int64_t>(left, free_[g] / share)));
-  while (left > 0) {
-    const int here = std::min(left, divisor);
-    const auto g = fresh_gpu(type, here, traffic);
-    if (!g) return {};
-    put(*g, here);
-  }
+  if (left > 0) fill_partial(false);
+  if (left > 0) return {};
   return out;
 }
 

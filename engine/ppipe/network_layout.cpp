@@ -40,15 +40,19 @@ void apply_network_layout(PipelineDeployment& d, NetworkLayout layout) {
           d.slot_nic[g] = new_nic(g);
         continue;
       }
-      // A NIC per so many vGPUs, in placement order (a GPU's vGPUs side by side).
+      // A NIC per so many physical GPUs, in placement order (a GPU's vGPUs side by side).
       const auto& next = p.stages[s + 1].pool;
       const auto& type = d.slots[pool.front()].gpu_type;
       const int gpus = std::max(per_server.at(type), next.empty() ? 1 : per_server.at(d.slots[next.front()].gpu_type));
-      const int divisor = d.slots[pool.front()].share.mps_divisor().value_or(1);
-      const std::size_t group = static_cast<std::size_t>(gpus) * static_cast<std::size_t>(divisor);
       std::uint32_t nic = 0;
+      int gpus_on_nic = 0;
       for (std::size_t i = 0; i < pool.size(); ++i) {
-        if (i % group == 0) nic = new_nic(pool[i]);
+        const bool new_gpu = i == 0 || d.slot_physical[pool[i]] != d.slot_physical[pool[i - 1]];
+        if (new_gpu && (i == 0 || gpus_on_nic == gpus)) {
+          nic = new_nic(pool[i]);
+          gpus_on_nic = 0;
+        }
+        gpus_on_nic += new_gpu ? 1 : 0;
         d.slot_nic[pool[i]] = nic;
       }
     }

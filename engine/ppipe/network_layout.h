@@ -2,7 +2,8 @@
 // §5.1 "node layout"). The paper's model, and ServeScope's default, is the cluster's: one uplink
 // and one downlink per server, shared by every vGPU on it. The authors' cluster simulator lays
 // links out per pipeline instead (issue 49): a non-final partition's vGPUs share one NIC per
-// max(its, the next partition's) GPUs-per-server physical GPUs, and every final-stage vGPU
+// max(its, the next partition's) GPUs-per-server physical GPUs, taken in placement order
+// whatever server they are on, and every final-stage vGPU
 // receives on a NIC of its own, so no two pipelines, and no two final-stage vGPUs, contend for a
 // link. Choosing the artifact's layout reproduces its numbers; it is not a cluster one can build.
 #pragma once

@@ -1,6 +1,7 @@
 #include "engine/ppipe/pipeline_deployment.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "engine/ppipe/gpu_placement.h"
@@ -47,6 +48,9 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
       for (const auto& r : q.partitions)
         if (r.gpu == type) needed += static_cast<double>(r.vgpus) / std::max(1, r.vgpu_divisor);
     const auto have = std::ranges::count_if(gpus, [&](const PhysicalGpu& g) { return g.gpu_type == type; });
+    if (needed <= static_cast<double>(have) + 1e-9)  // enough in sum, but pieces no vGPU fits
+      return QueryError("the plan's " + format_number(needed) + " " + type + " GPUs' worth of vGPUs do not pack into " +
+                        "the cluster's " + std::to_string(have) + ": vGPUs of different sizes leave shares none fits");
     return QueryError("the plan needs " + format_number(needed) + " " + type + " GPUs; the cluster has " +
                       std::to_string(have));
   };
@@ -72,17 +76,20 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
       const auto kit = std::ranges::find(kernels, part.blocks);
       stage.kernel = static_cast<std::uint32_t>(kit - kernels.begin());
       if (kit == kernels.end()) kernels.push_back(part.blocks);
+      if (part.vgpus < 1) throw QueryError("a partition of model '" + p.model + "' has no vGPUs");
       if (part.vgpus > part.gpus * part.vgpu_divisor)
         throw QueryError("a partition of model '" + p.model + "' asks for " + std::to_string(part.vgpus) +
                          " vGPUs of 1/" + std::to_string(part.vgpu_divisor) + " on only " + std::to_string(part.gpus) +
                          " GPUs");
       // Each vGPU's share of the pipeline's feature maps, in and out.
-      const double per_vgpu_rps = part.vgpus > 0 ? p.assigned_rps / part.vgpus : 0;
+      const double per_vgpu_rps = std::max(0.0, p.assigned_rps) / part.vgpus;
       const auto out_bytes = k + 1 < p.partitions.size() ? profile.cut_bytes(part.blocks.end) : std::int64_t{0};
-      const GpuPlacement::Traffic traffic{per_vgpu_rps * 8.0 * static_cast<double>(stage.in_bytes_per_sample),
-                                          per_vgpu_rps * 8.0 * static_cast<double>(out_bytes)};
-      const auto placed = placement.place(part.gpu, part.vgpu_divisor, part.vgpus, traffic);
-      if (placed.empty() && part.vgpus > 0) throw shortage(part.gpu);
+      const auto bps = [&](std::int64_t bytes) {
+        return static_cast<std::int64_t>(std::llround(per_vgpu_rps * 8.0 * static_cast<double>(bytes)));
+      };
+      const auto placed = placement.place(part.gpu, part.vgpu_divisor, part.vgpus,
+                                          GpuPlacement::Traffic{bps(stage.in_bytes_per_sample), bps(out_bytes)});
+      if (placed.empty()) throw shortage(part.gpu);
       for (const auto phys : placed) {
         const int on_gpu = slots_on[phys]++;  // a GPU's vGPUs are numbered across partitions
         const auto& pg = gpus[phys];

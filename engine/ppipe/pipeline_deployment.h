@@ -1,8 +1,9 @@
 // A pooled-pipeline plan placed on a real cluster (PPipe, seed 000 §5; digest §5.1 "node
-// layout"): each partition takes whole physical GPUs of its type in cluster order and splits
-// each into its v vGPUs, which sit side by side and share their server's NIC. What the data
-// planes dispatch to and what the simulator times. GPUs the plan leaves unused stay in the
-// list, idle, so utilisation can be measured over the whole cluster.
+// layout"): each partition takes MPS shares of physical GPUs of its type (gpu_placement.h: by
+// NIC load, shares left by other partitions first) as its vGPUs, which sit side by side and
+// share their server's NIC (network_layout.h can draw the NICs otherwise). What the data planes
+// dispatch to and what the simulator times. GPUs the plan leaves unused stay in the list, idle,
+// so utilisation can be measured over the whole cluster.
 #pragma once
 
 #include <string>

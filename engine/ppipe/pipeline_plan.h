@@ -17,7 +17,7 @@ struct PlannedPartition {
   int vgpu_divisor = 1;  // each vGPU is 1/v of a GPU
   BlockRange blocks;
   int vgpus = 0;
-  int gpus = 0;                     // physical GPUs: ⌈vgpus / v⌉, whole GPUs per partition
+  int gpus = 0;                     // ⌈vgpus / v⌉ physical GPUs' worth (whole in our plans; see gpu_placement.h)
   Duration latency;                 // one batch on one vGPU
   Duration transfer;                // shipping this partition's output to the next (0 for the last)
   std::int64_t transfer_bytes = 0;  // that output, for the whole batch (0: the last, or a plan from before it was kept)

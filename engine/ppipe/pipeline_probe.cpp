@@ -66,8 +66,9 @@ Offer PipelineProber::probe(std::uint32_t pipeline, int batch, Time now) const {
       // the artifact's rule; gap-filling tables find the gaps too).
       Time score = end;
       if (!last && options_.avoid_jammed_uplink) {
-        const auto& next = p.stages[static_cast<std::size_t>(s + 1)];
-        const Duration out = transfer_time(g, next.pool.front(), next.in_bytes_per_sample * batch);
+        // Which receiver is not chosen yet: the hand-off is timed on the sender's uplink alone.
+        const auto bytes = p.stages[static_cast<std::size_t>(s + 1)].in_bytes_per_sample * batch;
+        const Duration out = servescope::transfer_time(bytes, d_.nic(d_.nic_of(g)).up_gbps);
         if (out > Duration()) score = table_.earliest_slot(uplink_of(g), end, out);
       }
       if (score < best_score) {

@@ -20,8 +20,8 @@ struct ProbeOptions {
   // Hand-offs between two vGPUs of one server skip the NIC (digest §4.3: the artifact always
   // charges the network, which is the default).
   bool local_handoff_free = false;
-  // The artifact's refinement: a non-final stage's candidate also waits for its server's uplink,
-  // so a vGPU whose NIC is jammed is avoided. On by default since issue 49: over the authors' 72
+  // The artifact's refinement: a non-final stage's candidate is scored by when its uplink could
+  // start the hand-off, so a vGPU whose NIC is jammed is avoided. On by default since issue 49: over the authors' 72
   // maf19 models it never lost more than 0.01 point and kept up to 27 (a full uplink).
   bool avoid_jammed_uplink = true;
 };

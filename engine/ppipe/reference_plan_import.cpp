@@ -70,7 +70,7 @@ ImportedReferencePlan import_reference_plan(const std::filesystem::path& data_di
         if (fractional_gpus(part))
           out.notes.push_back(r.dnn + ": a partition of " + format_number(part.num_gpu) + " " + planned.gpu +
                               " GPUs: its " + std::to_string(planned.vgpus) + " vGPUs of 1/" +
-                              std::to_string(part.mps_divisor) + " share a GPU with another partition");
+                              std::to_string(part.mps_divisor) + " may share a GPU with another partition");
         planned.latency = Duration::from_us(part.lat_infer_us);
         planned.transfer = k + 1 < rp.partitions.size() ? Duration::from_us(part.lat_trans_us) : Duration();
         planned.transfer_bytes =

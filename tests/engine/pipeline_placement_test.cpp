@@ -104,6 +104,34 @@ TEST(PipelinePlacement, MpsSharesNotWholeGpusAreTheCapacity) {
   }
 }
 
+// vGPUs of different sizes on the same GPUs: a share goes where it divides what is free (a half
+// beside a half, a third beside thirds) before a fresh GPU, and a fresh GPU before a piece that
+// would leave a share nobody fits. In arrival order the halves and thirds would strand a sixth on
+// each GPU and the last third would not fit.
+TEST(PipelinePlacement, SharesOfDifferentSizesPackWithoutStrandingPieces) {
+  std::string json = test::kPipelineScenarioJson;
+  const std::string p4 = R"({"gpu": "P4", "share": "1")";
+  json.replace(json.find(p4), 0,
+               R"({"gpu": "V100", "share": "1/3", "latency_us": [[2000, 3200, 4400, 5600], [3000, 4800, 6600, 8400],
+                   [2400, 3800, 5200, 6600], [1600, 2600, 3600, 4600]]}, )");
+  test::TempDir dir;
+  const auto scenario = load_scenario(dir.write("s.json", json));
+  PipelinePlan plan;
+  for (const int divisor : {2, 3, 2, 3, 3}) {
+    PlannedPipeline p;
+    p.model = "seg";
+    p.batch = 1;
+    p.partitions = {partition({0, 4}, divisor, 1)};
+    plan.pipelines.push_back(p);
+  }
+  const std::vector<LinkSpeed> nic(1, LinkSpeed{8, 8});
+  const auto d = deploy_pipeline_plan(plan, {"seg"}, v100s(1, 2), nic, scenario.profiles);
+  std::vector<std::uint32_t> physical;
+  for (const auto& p : d.pipelines)
+    physical.push_back(d.slot_physical[p.stages[0].pool[0]]);
+  EXPECT_EQ(physical, (std::vector<std::uint32_t>{0, 1, 0, 1, 1}));
+}
+
 TEST(NetworkLayout, TheArtifactsLinksArePerPipelineAndPerFinalStageVgpu) {
   Fixture f;
   PipelinePlan plan;

@@ -116,23 +116,20 @@ TEST(PpipePlanImport, TheHc4PlansWithFractionalGpusFitTheirClusterTogether) {
 
 namespace {
 
-// Simulates `file`'s plan with `options` given as the command line spells them.
+// Simulates `file`'s plan under the artifact's configuration, then `changes` as the command line
+// spells them.
 std::vector<std::uint64_t> drops_with(const std::filesystem::path& data, const std::filesystem::path& file,
-                                      const std::vector<std::pair<std::string, std::string>>& options) {
+                                      const std::vector<std::pair<std::string, std::string>>& changes) {
   const auto imported = import_reference_plan(data, file);
   SimulationSpec spec;
   spec.system = "reservation";
   spec.duration = Duration::seconds(10);
   spec.seed = 1;
   spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(imported.plan);
-  const auto schema = pipeline_simulation_options();
-  for (const auto& [name, text] : options) {
-    const auto* o = schema.find(name);
-    if (!o) throw std::invalid_argument("no option --" + name);
-    o->write(spec, text.empty() ? OptionValue(true) : parse_option_value(o->spec, text));
-  }
-  std::vector<std::uint64_t> out;
+  apply_artifact_simulator_options(spec);
+  apply_pipeline_options(spec, changes);
   const auto result = simulate(imported.scenario, spec);
+  std::vector<std::uint64_t> out;
   for (const auto& m : result.metrics->models())
     out.push_back(m.dropped);
   return out;
@@ -140,13 +137,13 @@ std::vector<std::uint64_t> drops_with(const std::filesystem::path& data, const s
 
 }  // namespace
 
-// The PPipe artifact's simulator, configured by options alone: its busy-until tables, wake rule,
-// first look, uplink-aware pick (on by default), per-pipeline links, and none of ServeScope's
-// additions (the behind floor, feedback). The drops per model are those of a recorded run of that
-// configuration (ServeScope on 2026-11-30, the commit that added this test: seed 1, 10 s, the
-// three models together; docs/reproduction/ppipe.md "Against the artifact's simulator" compares
-// that configuration with the Java simulator itself). The plan is HC2's colorization / GoogLeNet /
-// RepVGG, where the pick and the links decide the most.
+// The PPipe artifact's simulator, configured by options alone (artifact_simulator_options: its
+// busy-until tables, wake rule, first look, per-pipeline links, none of ServeScope's additions;
+// the uplink-aware pick is the default). A regression pin: the drops per model are those of a
+// recorded run of that configuration in ServeScope itself (2026-11-30, the commit that added this
+// test: seed 1, 10 s, the three models together); docs/reproduction/ppipe.md "Against the
+// artifact's simulator" compares the configuration with the Java simulator. The plan is HC2's
+// colorization / GoogLeNet / RepVGG, where the pick and the links decide the most.
 TEST(PpipePlanImport, TheArtifactsConfigurationDropsWhatItsRecordedRunDropped) {
   SERVESCOPE_REQUIRE_SHARED_DATA("PPipe/data/plans/maf19");
   const auto data = shared_data / "PPipe/data";

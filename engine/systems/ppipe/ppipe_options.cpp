@@ -1,5 +1,7 @@
 #include "engine/systems/ppipe/ppipe_options.h"
 
+#include "model/core/error.h"
+
 namespace servescope::engine {
 
 OptionSchema<SimulationSpec> pipeline_simulation_options() {
@@ -56,6 +58,22 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
          "serve it in a batch below this fraction of the planned one (0: the paper's rule)",
          0, 1, [](P& p) -> double& { return p.reservation.behind_min_fraction; });
   return o.lift<SimulationSpec>([](SimulationSpec& spec) -> P& { return spec.family_options.edit<P>(); });
+}
+
+const std::vector<std::pair<std::string, std::string>>& artifact_simulator_options() {
+  static const std::vector<std::pair<std::string, std::string>> options = {
+      {"reservations", "horizon"}, {"wake", "artifact"},      {"first-look", "0.95"},
+      {"network", "artifact"},     {"behind-min-batch", "0"}, {"no-feedback", ""}};
+  return options;
+}
+
+void apply_pipeline_options(SimulationSpec& spec, const std::vector<std::pair<std::string, std::string>>& options) {
+  const auto schema = pipeline_simulation_options();
+  for (const auto& [name, text] : options) {
+    const auto* o = schema.find(name);
+    if (!o) throw QueryError("the pipeline data planes have no option --" + name);
+    o->write(spec, text.empty() ? OptionValue(true) : parse_option_value(o->spec, text));
+  }
 }
 
 OptionSchema<ScenarioPlanRequest> pipeline_planner_options() {

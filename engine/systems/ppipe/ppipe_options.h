@@ -5,6 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/ppipe/network_layout.h"
 #include "engine/ppipe/pipeline_plan.h"
@@ -26,6 +29,18 @@ struct PipelineRunOptions {
 };
 
 OptionSchema<SimulationSpec> pipeline_simulation_options();
+
+// The PPipe artifact's cluster-sim as options of the reservation plane (issue 49;
+// docs/reproduction/ppipe.md, "Against the artifact's simulator"), as a command line spells
+// them ("" for a flag): --reservations horizon --wake artifact --first-look 0.95 --network
+// artifact --behind-min-batch 0 --no-feedback (the uplink-aware pick is the default).
+const std::vector<std::pair<std::string, std::string>>& artifact_simulator_options();
+// Writes options spelled so (name, text; "" for a flag) into `spec` through the family's option
+// schema; throws QueryError for a name it lacks or a value its check refuses.
+void apply_pipeline_options(SimulationSpec& spec, const std::vector<std::pair<std::string, std::string>>& options);
+inline void apply_artifact_simulator_options(SimulationSpec& spec) {
+  apply_pipeline_options(spec, artifact_simulator_options());
+}
 OptionSchema<ScenarioPlanRequest> pipeline_planner_options();
 
 }  // namespace servescope::engine

@@ -64,8 +64,15 @@ class PpipeFamily final : public ServingFamily {
     std::vector<PhysicalGpu> physical;
     for (const auto& g : setup.gpus)
       physical.push_back(PhysicalGpu{g.name, g.gpu_type, g.server});
+    const auto& options = spec.options<PipelineRunOptions>();
+    // The artifact's links never join two vGPUs of one server, so a free local hand-off there
+    // would be booked free by the plane and charged by the links.
+    if (options.network == NetworkLayout::Artifact && options.reservation.probe.local_handoff_free)
+      throw QueryError(
+          "--local-handoff-free and --network artifact do not go together: the artifact's links "
+          "charge every hand-off");
     auto placed = deploy_pipeline_plan(*plan, names, physical, setup.servers, scenario.profiles);
-    apply_network_layout(placed, spec.options<PipelineRunOptions>().network);
+    apply_network_layout(placed, options.network);
     if (!placed.nics.empty()) prepared.network = placed.network_links();
     auto deployment = std::make_shared<const PipelineDeployment>(std::move(placed));
     setup.gpus = deployment->slots;
