@@ -36,6 +36,18 @@ PlannedPartition partition(BlockRange blocks, int divisor, int vgpus) {
   return p;
 }
 
+// A plan of one pipeline of model "seg" at batch 1 with these partitions, carrying `rps`.
+PipelinePlan one_pipeline(std::vector<PlannedPartition> partitions, double rps = 0) {
+  PlannedPipeline p;
+  p.model = "seg";
+  p.batch = 1;
+  p.assigned_rps = rps;
+  p.partitions = std::move(partitions);
+  PipelinePlan plan;
+  plan.pipelines = {p};
+  return plan;
+}
+
 struct Fixture {
   test::TempDir dir;
   Scenario scenario = load_scenario(dir.write("s.json", test::kPipelineScenarioJson));
@@ -52,13 +64,7 @@ std::vector<std::uint32_t> servers_of(const PipelineDeployment& d, const Deploye
 
 TEST(PipelinePlacement, PartitionsSpreadSoSendersSitBesideReceivers) {
   Fixture f;
-  PipelinePlan plan;
-  PlannedPipeline p;
-  p.model = "seg";
-  p.batch = 1;
-  p.assigned_rps = 100;
-  p.partitions = {partition({0, 2}, 1, 2), partition({2, 4}, 1, 2)};
-  plan.pipelines = {p};
+  auto plan = one_pipeline({partition({0, 2}, 1, 2), partition({2, 4}, 1, 2)}, 100);
   const std::vector<LinkSpeed> nics(2, LinkSpeed{8, 8});
   const auto d = deploy_pipeline_plan(plan, {"seg"}, v100s(2, 2), nics, f.scenario.profiles);
   // In cluster order both senders would share server 0's uplink and both receivers server 1's
@@ -76,12 +82,7 @@ TEST(PipelinePlacement, MpsSharesNotWholeGpusAreTheCapacity) {
   Fixture f;
   // Two partitions of 1.5 V100s at 1/2, as the PPipe authors' plans have them: three GPUs, the
   // middle one holding a half of each. Whole GPUs per partition would need four.
-  PipelinePlan plan;
-  PlannedPipeline p;
-  p.model = "seg";
-  p.batch = 1;
-  p.partitions = {partition({0, 2}, 2, 3), partition({2, 4}, 2, 3)};
-  plan.pipelines = {p};
+  auto plan = one_pipeline({partition({0, 2}, 2, 3), partition({2, 4}, 2, 3)});
   const std::vector<LinkSpeed> nic(1, LinkSpeed{8, 8});
   const auto d = deploy_pipeline_plan(plan, {"seg"}, v100s(1, 3), nic, f.scenario.profiles);
   std::vector<std::uint32_t> physical;
@@ -117,13 +118,8 @@ TEST(PipelinePlacement, SharesOfDifferentSizesPackWithoutStrandingPieces) {
   test::TempDir dir;
   const auto scenario = load_scenario(dir.write("s.json", json));
   PipelinePlan plan;
-  for (const int divisor : {2, 3, 2, 3, 3}) {
-    PlannedPipeline p;
-    p.model = "seg";
-    p.batch = 1;
-    p.partitions = {partition({0, 4}, divisor, 1)};
-    plan.pipelines.push_back(p);
-  }
+  for (const int divisor : {2, 3, 2, 3, 3})
+    plan.pipelines.push_back(one_pipeline({partition({0, 4}, divisor, 1)}).pipelines[0]);
   const std::vector<LinkSpeed> nic(1, LinkSpeed{8, 8});
   const auto d = deploy_pipeline_plan(plan, {"seg"}, v100s(1, 2), nic, scenario.profiles);
   std::vector<std::uint32_t> physical;
@@ -134,12 +130,7 @@ TEST(PipelinePlacement, SharesOfDifferentSizesPackWithoutStrandingPieces) {
 
 TEST(NetworkLayout, TheArtifactsLinksArePerPipelineAndPerFinalStageVgpu) {
   Fixture f;
-  PipelinePlan plan;
-  PlannedPipeline p;
-  p.model = "seg";
-  p.batch = 1;
-  p.partitions = {partition({0, 2}, 1, 4), partition({2, 4}, 1, 4)};
-  plan.pipelines = {p};
+  const auto plan = one_pipeline({partition({0, 2}, 1, 4), partition({2, 4}, 1, 4)});
   const std::vector<LinkSpeed> nics(4, LinkSpeed{8, 8});
   auto d = deploy_pipeline_plan(plan, {"seg"}, v100s(4, 2), nics, f.scenario.profiles);
   const auto& first = d.pipelines[0].stages[0].pool;
