@@ -22,6 +22,11 @@ namespace servescope::engine {
 
 struct PhysicalGpu;
 
+enum class GpuPlacementRule : std::uint8_t {
+  NicLoad,       // new GPUs where their server's links stay least loaded (the default)
+  ClusterOrder,  // the artifact's: every partition fills servers in cluster order
+};
+
 class GpuPlacement {
  public:
   // `divisors` lists, per GPU type, the vGPU divisors the plan uses there (shares are counted in

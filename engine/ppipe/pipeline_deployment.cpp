@@ -25,7 +25,7 @@ NetworkLinks PipelineDeployment::network_links() const {
 
 PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vector<std::string>& models,
                                         const std::vector<PhysicalGpu>& gpus, const std::vector<LinkSpeed>& servers,
-                                        const ProfileSet& profiles) {
+                                        const ProfileSet& profiles, GpuPlacementRule rule) {
   PipelineDeployment d;
   d.models = models;
   d.physical = gpus;
@@ -84,7 +84,8 @@ PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vec
       // Each vGPU's share of the pipeline's feature maps, in and out.
       const double per_vgpu_rps = std::max(0.0, p.assigned_rps) / part.vgpus;
       const auto out_bytes = k + 1 < p.partitions.size() ? profile.cut_bytes(part.blocks.end) : std::int64_t{0};
-      const auto bps = [&](std::int64_t bytes) {
+      const auto bps = [&](std::int64_t bytes) {  // no traffic to balance: cluster order
+        if (rule == GpuPlacementRule::ClusterOrder) return std::int64_t{0};
         return static_cast<std::int64_t>(std::llround(per_vgpu_rps * 8.0 * static_cast<double>(bytes)));
       };
       const auto placed = placement.place(part.gpu, part.vgpu_divisor, part.vgpus,

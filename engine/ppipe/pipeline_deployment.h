@@ -13,6 +13,7 @@
 #include "engine/dataplane/data_plane.h"
 #include "engine/dataplane/execution_times.h"
 #include "engine/dataplane/network_links.h"
+#include "engine/ppipe/gpu_placement.h"
 #include "engine/ppipe/pipeline_plan.h"
 #include "model/profile/model_profile.h"
 
@@ -73,6 +74,6 @@ struct PipelineDeployment {
 // cluster has or a profile lacks a partition's GPU type, share or batch.
 PipelineDeployment deploy_pipeline_plan(const PipelinePlan& plan, const std::vector<std::string>& models,
                                         const std::vector<PhysicalGpu>& gpus, const std::vector<LinkSpeed>& servers,
-                                        const ProfileSet& profiles);
+                                        const ProfileSet& profiles, GpuPlacementRule rule = GpuPlacementRule::NicLoad);
 
 }  // namespace servescope::engine

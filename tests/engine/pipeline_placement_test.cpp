@@ -72,6 +72,12 @@ TEST(PipelinePlacement, PartitionsSpreadSoSendersSitBesideReceivers) {
   EXPECT_EQ(servers_of(d, d.pipelines[0].stages[0]), (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(servers_of(d, d.pipelines[0].stages[1]), (std::vector<std::uint32_t>{0, 1}));
 
+  // Asked for the artifact's placement, servers fill in turn: the senders on server 0.
+  const auto in_order =
+      deploy_pipeline_plan(plan, {"seg"}, v100s(2, 2), nics, f.scenario.profiles, GpuPlacementRule::ClusterOrder);
+  EXPECT_EQ(servers_of(in_order, in_order.pipelines[0].stages[0]), (std::vector<std::uint32_t>{0, 0}));
+  EXPECT_EQ(servers_of(in_order, in_order.pipelines[0].stages[1]), (std::vector<std::uint32_t>{1, 1}));
+
   // A partition that moves no feature maps fills servers in cluster order.
   plan.pipelines[0].partitions = {partition({0, 4}, 1, 3)};
   const auto whole = deploy_pipeline_plan(plan, {"seg"}, v100s(2, 2), nics, f.scenario.profiles);

@@ -39,6 +39,12 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
       "pipeline, and one per final-stage vGPU)",
       {{"per-server", NetworkLayout::PerServer}, {"artifact", NetworkLayout::Artifact}},
       [](P& p) -> NetworkLayout& { return p.network; });
+  o.choice<GpuPlacementRule>(
+      "placement", "GPU placement",
+      "Where a plan's partitions take their GPUs: nic-load (each new GPU on the server whose links its feature "
+      "maps load least, so partitions spread) | cluster-order (servers filled in turn, as the PPipe artifact does)",
+      {{"nic-load", GpuPlacementRule::NicLoad}, {"cluster-order", GpuPlacementRule::ClusterOrder}},
+      [](P& p) -> GpuPlacementRule& { return p.placement; });
   o.flag("local-handoff-free", "Local hand-offs free",
          "Hand-offs between vGPUs of one server skip the NIC (default: charged, as in PPipe's artifact)",
          [](P& p) -> bool& { return p.reservation.probe.local_handoff_free; });
@@ -62,8 +68,8 @@ OptionSchema<SimulationSpec> pipeline_simulation_options() {
 
 const std::vector<std::pair<std::string, std::string>>& artifact_simulator_options() {
   static const std::vector<std::pair<std::string, std::string>> options = {
-      {"reservations", "horizon"}, {"wake", "artifact"},      {"first-look", "0.95"},
-      {"network", "artifact"},     {"behind-min-batch", "0"}, {"no-feedback", ""}};
+      {"reservations", "horizon"}, {"wake", "artifact"}, {"first-look", "0.95"},        {"network", "artifact"},
+      {"behind-min-batch", "0"},   {"no-feedback", ""},  {"placement", "cluster-order"}};
   return options;
 }
 

@@ -26,6 +26,8 @@ struct PipelineRunOptions {
   ReactiveSchedulerOptions reactive;
   // Which NICs transfers hold: the servers' or the artifact's per-pipeline links.
   NetworkLayout network = NetworkLayout::PerServer;
+  // Where a plan's GPUs go: by NIC load, or in cluster order as the artifact places them.
+  GpuPlacementRule placement = GpuPlacementRule::NicLoad;
 };
 
 OptionSchema<SimulationSpec> pipeline_simulation_options();
@@ -33,7 +35,8 @@ OptionSchema<SimulationSpec> pipeline_simulation_options();
 // The PPipe artifact's cluster-sim as options of the reservation plane (issue 49;
 // docs/reproduction/ppipe.md, "Against the artifact's simulator"), as a command line spells
 // them ("" for a flag): --reservations horizon --wake artifact --first-look 0.95 --network
-// artifact --behind-min-batch 0 --no-feedback (the uplink-aware pick is the default).
+// artifact --behind-min-batch 0 --no-feedback --placement cluster-order (the uplink-aware pick is
+// the default).
 const std::vector<std::pair<std::string, std::string>>& artifact_simulator_options();
 // Writes options spelled so (name, text; "" for a flag) into `spec` through the family's option
 // schema; throws QueryError for a name it lacks or a value its check refuses.

@@ -71,7 +71,7 @@ class PpipeFamily final : public ServingFamily {
       throw QueryError(
           "--local-handoff-free and --network artifact do not go together: the artifact's links "
           "charge every hand-off");
-    auto placed = deploy_pipeline_plan(*plan, names, physical, setup.servers, scenario.profiles);
+    auto placed = deploy_pipeline_plan(*plan, names, physical, setup.servers, scenario.profiles, options.placement);
     apply_network_layout(placed, options.network);
     if (!placed.nics.empty()) prepared.network = placed.network_links();
     auto deployment = std::make_shared<const PipelineDeployment>(std::move(placed));
