@@ -31,11 +31,13 @@ echo "lintian: clean"
 
 # servescope-cuda needs cuBLAS from the CUDA toolkit, which no Debian package provides: the
 # package leaves it out (app/CMakeLists.txt), or its dependencies could not be stated.
-if dpkg-deb -c "$deb" | grep -q 'usr/bin/servescope-cuda$'; then
+# (The listing first: `dpkg-deb | grep -q` under pipefail fails when grep quits early.)
+contents=$(dpkg-deb -c "$deb")
+if grep -q 'usr/bin/servescope-cuda$' <<<"$contents"; then
   echo "the package holds servescope-cuda, which needs cuBLAS from outside Debian" >&2
   exit 1
 fi
-echo "programs: $(dpkg-deb -c "$deb" | awk '/usr\/bin\// { n = split($NF, p, "/"); printf "%s ", p[n] }')"
+echo "programs: $(awk '/usr\/bin\// { n = split($NF, p, "/"); printf "%s ", p[n] }' <<<"$contents")"
 
 # The systemd units as installed: systemd-analyze verify against the package's own files (the
 # binary they start, unpacked) beside this machine's units (the targets they order against). It

@@ -47,7 +47,11 @@ rehearse() {
   [ "$files" -le 8 ] || problem "$(basename "$out"): $files files in OUT, the device tool brings back 8"
   [ -s "$out/summary.md" ] || problem "$(basename "$out"): no summary.md"
   [ -s "$out/environment.txt" ] || problem "$(basename "$out"): no environment.txt"
-  tar -tzf "$out/logs.tar.gz" | grep -q 'environment.log' || problem "$(basename "$out"): the logs were not packed"
+  # The listing first: `tar | grep -q` under pipefail fails at random, when grep has its match and
+  # quits before tar has written the rest (tar dies of SIGPIPE).
+  local packed
+  packed=$(tar -tzf "$out/logs.tar.gz" 2>/dev/null) || packed=
+  grep -q 'environment.log' <<<"$packed" || problem "$(basename "$out"): the logs were not packed"
   echo "--- $(basename "$out"): $(ls "$out" | tr '\n' ' ')"
   cat "$out/summary.md"
 }
