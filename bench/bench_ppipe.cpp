@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 
+#include "bench/ppipe_reference_data.h"
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
 #include "engine/systems/ppipe/ppipe_options.h"
@@ -22,11 +23,6 @@ using namespace servescope;
 using namespace servescope::engine;
 
 namespace {
-
-std::filesystem::path data_dir() {
-  if (const char* env = std::getenv("SERVESCOPE_SHARED_DATA")) return std::filesystem::path(env) / "PPipe/data";
-  return std::filesystem::path(SERVESCOPE_SHARED_DATA_DIR) / "PPipe/data";
-}
 
 ReferenceProfiles& profile_cache() {
   static ReferenceProfiles cache;
@@ -42,7 +38,7 @@ std::map<std::string, ModelProfile>& profile_models() {
 // One solve per iteration; counters: our objective, the reference's, their ratio, columns.
 // `system` is the reference file's, or "v4-multi": PPipe with several configs per type sequence.
 void solve_case(benchmark::State& state, const std::filesystem::path& file, const std::string& system) {
-  const auto c = load_reference_case(data_dir(), file, profile_cache());
+  const auto c = load_reference_case(bench::ppipe_data_dir(), file, profile_cache());
   const auto models = c.planner_models();
   auto options = c.options;
   options.several_configs_per_sequence = system == "v4-multi";
@@ -77,13 +73,13 @@ struct G4Case {
 };
 const G4Case* g4_case() {
   static const std::optional<G4Case> c = []() -> std::optional<G4Case> {
-    const auto files = reference_plan_files(data_dir(), "maf19", "v4");
+    const auto files = reference_plan_files(bench::ppipe_data_dir(), "maf19", "v4");
     const auto it = std::ranges::find_if(files, [](const std::filesystem::path& f) {
       const auto n = f.filename().string();
       return n.starts_with("fcn") && n.find("_V100-P4_") != std::string::npos;
     });
     if (it == files.end()) return std::nullopt;
-    const auto rc = load_reference_case(data_dir(), *it, profile_cache());
+    const auto rc = load_reference_case(bench::ppipe_data_dir(), *it, profile_cache());
     G4Case out;
     out.scenario.name = "G4 on HC3-L";
     out.scenario.cluster = std::get<Cluster>(load_document("builtin:clusters/hc3-l.json").content);
@@ -172,7 +168,7 @@ struct RandomMix {
 };
 
 std::optional<RandomMix> random_mix(unsigned seed) {
-  const auto models_dir = data_dir() / "models" / "model-profile-tf32";
+  const auto models_dir = bench::ppipe_data_dir() / "models" / "model-profile-tf32";
   if (!std::filesystem::is_directory(models_dir)) return std::nullopt;
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(models_dir))
@@ -189,7 +185,9 @@ std::optional<RandomMix> random_mix(unsigned seed) {
     const auto& name = names[static_cast<std::size_t>(m)];
     auto it = profile_models().find(name);
     if (it == profile_models().end())
-      it = profile_models().emplace(name, import_ppipe_model(data_dir(), name, GpuCatalog::builtin())).first;
+      it = profile_models()
+               .emplace(name, import_ppipe_model(bench::ppipe_data_dir(), name, GpuCatalog::builtin()))
+               .first;
     mix.profiles.push_back(&it->second);
     mix.weights.push_back(weight(rng));
     total += mix.weights.back();
@@ -270,7 +268,7 @@ void BM_RandomMixesFrontierAgainstMilp(benchmark::State& state) {
 BENCHMARK(BM_RandomMixesFrontierAgainstMilp)->DenseRange(1, 12)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1);
 
 void register_solves() {
-  const auto dir = data_dir();
+  const auto dir = bench::ppipe_data_dir();
   if (!std::filesystem::is_directory(dir / "plans")) {
     std::cerr << "bench_ppipe: " << dir.string()
               << " not found: the control-plane cases need the PPipe artifact's data (../shared/data); skipped\n";

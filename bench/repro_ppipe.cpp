@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 
+#include "bench/ppipe_reference_data.h"
 #include "engine/analysis/load_sweep.h"
 #include "engine/ppipe/reference_case.h"
 #include "engine/systems/ppipe/ppipe_options.h"
@@ -32,25 +33,13 @@ double g_duration_s = 30;
 PpipeSolver g_solver = PpipeSolver::Milp;
 const double kBurstyShape = 0.25;  // Gamma inter-arrivals, CV 2: the MAF 2021 trace is not in ../shared
 
-std::filesystem::path data_dir() {
-  if (const char* env = std::getenv("SERVESCOPE_SHARED_DATA")) return std::filesystem::path(env) / "PPipe/data";
-  return std::filesystem::path(SERVESCOPE_SHARED_DATA_DIR) / "PPipe/data";
-}
-
-std::string cluster_of(const std::vector<PlannerGpuType>& gpus) {
-  const auto pair = gpus[0].gpu + "-" + gpus[1].gpu;
-  if (pair == "L4-P4") return "hc1-l";
-  if (pair == "L4-T4") return "hc2-l";
-  if (pair == "V100-P4") return "hc3-l";
-  return "hc4-l";
-}
-
 // Each model is offered load factor × its own throughput in PPipe's plan, as the artifact does
 // (the max-min plan may give a model more than its weight's share).
 Scenario scenario_for(const ReferenceCase& c, const PipelinePlan& ppipe, const ArrivalProcess& arrivals) {
   Scenario s;
   s.name = c.name;
-  s.cluster = std::get<Cluster>(load_document("builtin:clusters/" + cluster_of(c.gpus) + ".json").content);
+  s.cluster =
+      std::get<Cluster>(load_document("builtin:clusters/" + bench::reference_cluster(c.gpus) + ".json").content);
   Workload w{"load", 1, arrivals, {}, Popularity::Explicit, 0.9};
   for (std::size_t m = 0; m < c.profiles.size(); ++m) {
     s.profiles.models.push_back(*c.profiles[m]);
@@ -110,8 +99,8 @@ int main(int argc, char** argv) {
       g_solver = std::strcmp(argv[++i], "frontier") == 0 ? PpipeSolver::Frontier : PpipeSolver::Milp;
   }
   std::cout << "<!-- plans by the " << to_string(g_solver) << " -->\n\n";
-  if (!std::filesystem::is_directory(data_dir() / "plans")) {
-    std::cerr << "repro_ppipe: " << data_dir().string() << " not found; needs the PPipe artifact's data\n";
+  if (!std::filesystem::is_directory(bench::ppipe_data_dir() / "plans")) {
+    std::cerr << "repro_ppipe: " << bench::ppipe_data_dir().string() << " not found; needs the PPipe artifact's data\n";
     return 2;
   }
   ReferenceProfiles profiles;
@@ -128,18 +117,18 @@ int main(int argc, char** argv) {
   std::cout << "### Max load factor at >= 99 % attainment, per case (" << g_duration_s << " s per point)\n\n"
             << "| cluster | group | PPipe plan req/s | trace | PPipe | NP | DART-r | low-class busy PPipe / NP / "
                "DART-r |\n|---|---|---|---|---|---|---|---|\n";
-  for (const auto& file : reference_plan_files(data_dir(), "maf19", "v4")) {
-    auto c = load_reference_case(data_dir(), file, profiles);
+  for (const auto& file : reference_plan_files(bench::ppipe_data_dir(), "maf19", "v4")) {
+    auto c = load_reference_case(bench::ppipe_data_dir(), file, profiles);
     c.options.solver = g_solver;
     const auto models = c.planner_models();
     const std::map<std::string, PipelinePlan> plans = {{"ppipe", plan_ppipe(models, c.gpus, c.options)},
                                                        {"np", plan_np(models, c.gpus, c.options)},
                                                        {"dart-r", plan_dart_r(models, c.gpus, c.options)}};
     const double base = plans.at("ppipe").total_throughput_rps();
-    const auto cluster = cluster_of(c.gpus);
+    const auto cluster = bench::reference_cluster(c.gpus);
     std::string group;
     for (const auto* p : c.profiles)
-      group += (group.empty() ? "" : ", ") + p->name.substr(0, p->name.find_first_of("_-"));
+      group += (group.empty() ? "" : ", ") + bench::short_model_name(p->name);
     for (const auto& [trace, arrivals] : traces) {
       const auto s = scenario_for(c, plans.at("ppipe"), arrivals);
       std::map<std::string, Outcome> out;
@@ -213,8 +202,8 @@ int main(int argc, char** argv) {
             << "| model | PPipe plan req/s | reservation | reactive |\n|---|---|---|---|\n";
   double sum_res = 0, sum_rea = 0;
   int n = 0;
-  for (const auto& file : reference_plan_files(data_dir(), "ablation", "v4")) {
-    auto c = load_reference_case(data_dir(), file, profiles);
+  for (const auto& file : reference_plan_files(bench::ppipe_data_dir(), "ablation", "v4")) {
+    auto c = load_reference_case(bench::ppipe_data_dir(), file, profiles);
     c.options.solver = g_solver;
     const auto plan = plan_ppipe(c.planner_models(), c.gpus, c.options);
     const auto s = scenario_for(c, plan, PoissonArrivals{});

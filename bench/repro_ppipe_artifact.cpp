@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "bench/ppipe_reference_data.h"
 #include "engine/ppipe/reference_case.h"
 #include "engine/ppipe/reference_plan_import.h"
 #include "engine/systems/ppipe/ppipe_options.h"
@@ -45,24 +46,6 @@ const std::vector<Config>& configs() {
       {"artifact", {}},  // artifact_simulator_options(), by name
   };
   return all;
-}
-
-std::filesystem::path data_dir() {
-  if (const char* env = std::getenv("SERVESCOPE_SHARED_DATA")) return std::filesystem::path(env) / "PPipe/data";
-  return std::filesystem::path(SERVESCOPE_SHARED_DATA_DIR) / "PPipe/data";
-}
-
-// "L4-T4_25-75" → "HC2", as digest §6.1 names the clusters.
-std::string cluster_name(const std::string& file) {
-  const std::pair<const char*, const char*> names[] = {
-      {"_L4-P4_", "HC1"}, {"_L4-T4_", "HC2"}, {"_V100-P4_", "HC3"}, {"_V100-T4_", "HC4"}};
-  for (const auto& [key, name] : names)
-    if (file.find(key) != std::string::npos) return name;
-  return "?";
-}
-
-std::string short_model(const std::string& dnn) {
-  return dnn.substr(0, dnn.find_first_of("_-"));
 }
 
 // Attainment of each model of `imported`, alone or together, under `config`.
@@ -115,7 +98,7 @@ int main(int argc, char** argv) try {
       return 2;
     }
   }
-  const auto data = data_dir();
+  const auto data = bench::ppipe_data_dir();
   if (!std::filesystem::exists(data / "plans/maf19")) {
     std::cerr << "repro_ppipe_artifact: " << data << "/plans/maf19 is absent; nothing to measure\n";
     return 0;
@@ -130,8 +113,10 @@ int main(int argc, char** argv) try {
   std::vector<double> sum(configs().size(), 0);
   int models = 0, below = 0;
   double worst = 0;
+  ReferenceProfiles profiles;
   for (const auto& file : reference_plan_files(data, "maf19", "v4")) {
     const auto imported = import_reference_plan(data, file);
+    const auto cluster = bench::reference_cluster(load_reference_case(data, file, profiles).gpus);
     std::vector<std::vector<double>> columns;
     for (const auto& c : configs())
       columns.push_back(attainment(imported, c, duration_s, joint));
@@ -141,7 +126,7 @@ int main(int argc, char** argv) try {
       below += marked;
       worst = std::max(worst, gap);
       ++models;
-      std::cout << "| " << cluster_name(file.filename().string()) << ' ' << short_model(imported.plan.models[m].name)
+      std::cout << "| " << cluster << ' ' << bench::short_model_name(imported.plan.models[m].name)
                 << (marked ? " **(default > 1 pt below)**" : "") << " |";
       for (std::size_t c = 0; c < columns.size(); ++c) {
         std::cout << ' ' << 100 * columns[c][m] << " |";

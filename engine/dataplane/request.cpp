@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/core/text.h"
+
 namespace servescope::engine {
 
 std::string_view to_string(DropReason reason) {
@@ -21,9 +23,7 @@ std::string_view to_string(DropReason reason) {
 }
 
 std::optional<DropReason> parse_drop_reason(std::string_view text) {
-  for (int r = 0; r < kDropReasonCount; ++r)
-    if (to_string(static_cast<DropReason>(r)) == text) return static_cast<DropReason>(r);
-  return std::nullopt;
+  return enum_from_string<DropReason>(text, kDropReasonCount);
 }
 
 void insert_by_deadline(std::deque<Request>& queue, const Request& r) {

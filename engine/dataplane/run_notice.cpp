@@ -1,5 +1,7 @@
 #include "engine/dataplane/run_notice.h"
 
+#include "model/core/text.h"
+
 namespace servescope::engine {
 
 std::string_view to_string(NoticeKind kind) {
@@ -21,9 +23,7 @@ std::string_view to_string(NoticeKind kind) {
 }
 
 std::optional<NoticeKind> parse_notice_kind(std::string_view text) {
-  for (int k = 0; k < kNoticeKindCount; ++k)
-    if (to_string(static_cast<NoticeKind>(k)) == text) return static_cast<NoticeKind>(k);
-  return std::nullopt;
+  return enum_from_string<NoticeKind>(text, kNoticeKindCount);
 }
 
 bool is_trouble(NoticeKind kind) {

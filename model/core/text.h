@@ -49,4 +49,13 @@ std::string unique_name(const std::string& base, const std::function<bool(const 
 // (within a third of the word's length, at least one edit): "did you mean …?". nullopt otherwise.
 std::optional<std::string> closest_name(std::string_view word, const std::vector<std::string>& candidates);
 
+// The enumerator among E's first `count` (0 … count − 1) whose to_string, found beside E, is
+// `text`: how each file format reads back the names it writes. nullopt when none is.
+template <typename E>
+std::optional<E> enum_from_string(std::string_view text, int count) {
+  for (int k = 0; k < count; ++k)
+    if (to_string(static_cast<E>(k)) == text) return static_cast<E>(k);
+  return std::nullopt;
+}
+
 }  // namespace servescope

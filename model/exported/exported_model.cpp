@@ -1,6 +1,7 @@
 #include "model/exported/exported_model.h"
 
 #include "model/core/error.h"
+#include "model/core/text.h"
 #include "model/io/file_io.h"
 #include "model/io/json_cursor.h"
 #include "model/io/json_text.h"
@@ -71,9 +72,7 @@ std::string_view to_string(TensorDType dtype) {
 }
 
 std::optional<TensorDType> parse_tensor_dtype(std::string_view text) {
-  for (int k = 0; k < kDTypeCount; ++k)
-    if (to_string(static_cast<TensorDType>(k)) == text) return static_cast<TensorDType>(k);
-  return std::nullopt;
+  return enum_from_string<TensorDType>(text, kDTypeCount);
 }
 
 std::int64_t element_bytes(TensorDType dtype) {

@@ -151,6 +151,7 @@ class TestMainWindow : public QObject {
     QVERIFY(w.run_view()->simulate(QStringLiteral("plan:") + QString::fromStdString(p->plans[0].name), 2));
     QVERIFY(done.wait(120000));
     QCOMPARE(w.project()->runs.size(), std::size_t{1});
+    // A simulated run: virtual time from a fixed seed, the same figure on any machine under any load.
     const auto& summary = w.project()->runs[0].body.at("summary");
     QVERIFY2(summary.at("slo_attainment").get<double>() > 0.9, summary.dump().c_str());
   }

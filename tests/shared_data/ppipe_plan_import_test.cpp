@@ -103,6 +103,8 @@ TEST(PpipePlanImport, TheHc4PlansWithFractionalGpusFitTheirClusterTogether) {
     spec.warmup = Duration::milliseconds(500);
     spec.edit_options<PipelineRunOptions>().plan = std::make_shared<const PipelinePlan>(imported.plan);
     const auto result = simulate(imported.scenario, spec);
+    // The simulator's figures, in virtual time from the spec's fixed seed: the same on any machine
+    // under any load (no wall clock enters a simulation).
     const auto& models = result.metrics->models();
     ASSERT_EQ(models.size(), 3u);
     for (const auto& m : models) {
